@@ -1,0 +1,74 @@
+#include "lapi/config.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <string_view>
+
+namespace lapi {
+
+namespace {
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return (v && *v) ? v : nullptr;
+}
+
+}  // namespace
+
+std::string_view to_string(ProgressMode mode) {
+  return mode == ProgressMode::polling ? "polling" : "interrupt";
+}
+
+std::string_view to_string(CompletionPolicy policy) {
+  switch (policy) {
+    case CompletionPolicy::inline_run: return "inline";
+    case CompletionPolicy::thread: return "thread";
+    case CompletionPolicy::fiber: return "fiber";
+  }
+  return "?";
+}
+
+Status Config::from_env(Config& config) {
+  if (const char* v = env("LAPIS_MODE")) {
+    const std::string_view s(v);
+    if (s == "polling") {
+      config.mode = ProgressMode::polling;
+    } else if (s == "interrupt") {
+      config.mode = ProgressMode::interrupt;
+    } else {
+      return fail(Errc::set_val, "LAPIS_MODE='{}': expected polling or interrupt", s);
+    }
+  }
+  if (const char* v = env("LAPIS_POLICY")) {
+    const std::string_view s(v);
+    if (s == "inline") {
+      config.policy = CompletionPolicy::inline_run;
+    } else if (s == "thread") {
+      config.policy = CompletionPolicy::thread;
+    } else if (s == "fiber") {
+      config.policy = CompletionPolicy::fiber;
+    } else {
+      return fail(Errc::set_val, "LAPIS_POLICY='{}': expected inline, thread or fiber", s);
+    }
+  }
+  if (const char* v = env("LAPIS_AM_EAGER_LIMIT")) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long n = std::strtoull(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || v[0] == '-') {
+      return fail(Errc::set_val, "LAPIS_AM_EAGER_LIMIT='{}': expected a byte count", v);
+    }
+    config.eager_limit = n;
+  }
+  if (const char* v = env("LAPIS_ERROR_CHECK")) {
+    const std::string_view s(v);
+    if (s == "0" || s == "1") {
+      config.error_checking = s == "1";
+    } else {
+      return fail(Errc::set_val, "LAPIS_ERROR_CHECK='{}': expected 0 or 1", s);
+    }
+  }
+  return Errc::success;
+}
+
+}  // namespace lapi

@@ -1,0 +1,34 @@
+#pragma once
+// Start-up configuration of a context. Defaults can come from LAPIS_*
+// environment variables (Config::from_env); every field is also readable
+// through Context::qenv and most are settable with Context::senv.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "handlers/handler.hpp"
+#include "lapi/status.hpp"
+
+namespace lapi {
+
+enum class ProgressMode : std::uint8_t { polling, interrupt };
+
+struct Config {
+  ProgressMode mode = ProgressMode::polling;
+  CompletionPolicy policy = CompletionPolicy::inline_run;
+  // Amsend data of at least this many bytes goes by UCX rendezvous (pulled
+  // zero-copy into the landing buffer); smaller data is sent eagerly.
+  std::size_t eager_limit = 8192;
+  bool error_checking = true;
+
+  // Reads LAPIS_MODE (polling|interrupt), LAPIS_POLICY (inline|thread|fiber),
+  // LAPIS_AM_EAGER_LIMIT (bytes) and LAPIS_ERROR_CHECK (0|1) over the given
+  // defaults. An invalid value is an Errc::set_val error naming the variable.
+  static Status from_env(Config& config);
+};
+
+std::string_view to_string(ProgressMode mode);
+std::string_view to_string(CompletionPolicy policy);
+
+}  // namespace lapi

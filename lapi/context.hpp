@@ -1,0 +1,147 @@
+#pragma once
+// The one-sided core: a LAPI context over one UCX worker.
+//
+// Every data-moving call is non-blocking and reports progress through
+// counters (see counters/counter.hpp):
+//   origin counter      at the origin, once the origin buffer may be reused;
+//   target counter      at the target, after the data landed and the
+//                       completion handler (if any) ran;
+//   completion counter  at the origin, once the target has finished.
+// A target counter is named by a RemoteCounter handle that the target handed
+// out (register_counter, typically shared with address_init); the target
+// validates it before touching anything.
+//
+// Threading: a context may be used by one application thread at a time plus
+// the library's own threads (interrupt-mode progress thread, completion
+// handler thread). Header handlers must not communicate.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "counters/counter.hpp"
+#include "handlers/handler.hpp"
+#include "lapi/config.hpp"
+#include "lapi/status.hpp"
+
+namespace lapi {
+
+struct RemoteCounter {
+  std::uint64_t handle = 0;  // 0 = no counter
+  explicit operator bool() const { return handle != 0; }
+};
+
+struct Counters {
+  RemoteCounter target{};
+  Counter* origin = nullptr;
+  Counter* completion = nullptr;
+};
+
+enum class Query : std::uint8_t {
+  task_id,
+  num_tasks,
+  max_uhdr_size,
+  max_data_size,
+  interrupt_mode,     // 0 polling, 1 interrupt
+  completion_policy,  // CompletionPolicy as integer
+  eager_limit,
+  error_checking,
+};
+
+enum class RmwOp : std::uint8_t { fetch_and_add, fetch_and_or, swap, compare_and_swap };
+
+// Counts of remote faults, for tests and diagnostics.
+struct FaultStats {
+  std::uint64_t refused_here;     // peers' requests this task refused
+  std::uint64_t reported_to_me;   // my requests that a target refused
+};
+
+// Called (in the progress context) when a target refuses one of this task's
+// requests. `code` is the Errc value; `detail` names what was wrong.
+using RemoteErrorHandler = void (*)(Context& ctx, TaskId target, Errc code, const char* detail,
+                                    void* arg);
+
+class Context {
+ public:
+  // Collective over all tasks of the job: creates the UCX worker, exchanges
+  // addresses through the bootstrap and connects to every task.
+  static Status init(const Config& config, std::unique_ptr<Context>& out);
+  ~Context();  // terms the context if term() was not called
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  // Collective: a global fence, then tears down. Later calls return terminated.
+  Status term();
+
+  TaskId task_id() const;
+  std::uint32_t num_tasks() const;
+  Status qenv(Query query, std::int64_t& value) const;
+  Status senv(Query query, std::int64_t value);
+
+  // Registers a header handler under `id` (1 .. kMaxUserHandlers-1). Every
+  // task must register the same ids before messages for them arrive.
+  Status register_handler(HandlerId id, HeaderHandler handler, void* handler_arg = nullptr);
+
+  // Sends uhdr (at most max_uhdr_size bytes) and data to `tgt`; `handler`
+  // runs there and names the landing buffer.
+  Status amsend(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
+                const void* data, std::size_t data_len, const Counters& counters = {});
+
+  // Moves len bytes between registered memory here and registered memory at
+  // tgt. The target counter moves only after the data is visible there.
+  Status put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, const void* org_addr,
+             const Counters& counters = {});
+  Status get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
+             RemoteCounter tgt_cntr = {}, Counter* org_cntr = nullptr);
+
+  // Atomic read-modify-write on a 32- or 64-bit integer in registered memory
+  // at tgt. `operand` is the add/or/swap value, or for compare_and_swap the
+  // new value stored when the target equals `compare`. `*prev` (optional)
+  // receives the old target value once org_cntr moves.
+  Status rmw32(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int32_t operand,
+               std::int32_t compare, std::int32_t* prev, Counter* org_cntr);
+  Status rmw64(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int64_t operand,
+               std::int64_t compare, std::int64_t* prev, Counter* org_cntr);
+
+  // Registered memory: remote Put/Get/Rmw may touch only these ranges.
+  Status register_memory(void* addr, std::size_t len);
+  Status deregister_memory(void* addr);
+  // Memory allocated (and registered) by the transport: on shared memory,
+  // remote Put/Get to it become plain loads and stores.
+  Status alloc_registered(std::size_t len, void*& out);
+  Status free_registered(void* addr);
+
+  // Makes `counter` nameable as a target counter from other tasks.
+  Status register_counter(Counter& counter, RemoteCounter& out);
+  Status unregister_counter(Counter& counter);
+
+  // Waits until counter >= value, then subtracts value. Drives progress in
+  // polling mode; yields or sleeps rather than spinning when idle. `current`
+  // (optional) receives the value after the subtraction.
+  Status waitcntr(Counter& counter, int value, int* current = nullptr);
+
+  // Runs the progress engine once.
+  Status probe();
+  // Data fence: everything this task issued has completed at its target.
+  Status fence();
+  // Collective fence + barrier.
+  Status gfence();
+  Status barrier();
+  // Collective: out[i] = task i's `mine`. out.size() must be num_tasks().
+  Status address_init(std::uint64_t mine, std::span<std::uint64_t> out);
+
+  void set_remote_error_handler(RemoteErrorHandler handler, void* arg);
+  FaultStats fault_stats() const;
+  // True while this thread is inside one of this context's header handlers.
+  bool in_header_handler() const;
+
+  class Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  explicit Context(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace lapi

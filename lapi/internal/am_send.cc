@@ -1,0 +1,126 @@
+// Origin side of Amsend and of every control message:
+//   validate → frame the header (Lapis words + user header) → pick protocol
+//   (eager below the eager limit, rendezvous at or above) → post to UCX.
+
+#include <cstring>
+
+#include "lapi/internal/engine.hpp"
+
+namespace lapi {
+
+using namespace internal;
+
+namespace {
+
+void on_send_done(void* request, ucs_status_t status, void* user_data) {
+  auto* op = static_cast<SendOp*>(user_data);
+  auto* impl = static_cast<Context::Impl*>(op->engine);
+  if (status != UCS_OK && status != UCS_ERR_CANCELED) {
+    // A refused rendezvous Amsend also arrives here; the target's fault
+    // message carries the details and the completion cookie.
+    impl->send_errors_++;
+  }
+  if (op->origin) op->origin->add();
+  impl->send_pool_.release(op);
+  ucp_request_free(request);
+}
+
+}  // namespace
+
+Status Context::Impl::post_send_locked(TaskId tgt, Proto proto, const void* header,
+                                       std::size_t header_len, const void* data,
+                                       std::size_t data_len, std::uint32_t am_flags,
+                                       Counter* origin) {
+  SendOp* op = send_pool_.acquire();
+  std::memcpy(op->header, header, header_len);
+  op->header_len = static_cast<std::uint32_t>(header_len);
+  return post_op_locked(op, tgt, proto, data, data_len, am_flags, origin);
+}
+
+Status Context::Impl::post_op_locked(SendOp* op, TaskId tgt, Proto proto, const void* data,
+                                     std::size_t data_len, std::uint32_t am_flags,
+                                     Counter* origin) {
+  op->engine = this;
+  op->origin = origin;
+  ucp_request_param_t p;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                   UCP_OP_ATTR_FIELD_FLAGS;
+  p.flags = am_flags;
+  p.cb.send = on_send_done;
+  p.user_data = op;
+  ucs_status_ptr_t r = ucp_am_send_nbx(eps_[tgt], static_cast<unsigned>(proto), op->header,
+                                       op->header_len, data, data_len, &p);
+  if (r == nullptr) {  // done already: UCX will not call on_send_done
+    if (origin) origin->add();
+    send_pool_.release(op);
+    return Errc::success;
+  }
+  if (UCS_PTR_IS_ERR(r)) {
+    send_pool_.release(op);
+    return fail(Errc::transport, "send to task {}: {}", tgt, ucs_status_string(UCS_PTR_STATUS(r)));
+  }
+  return Errc::success;
+}
+
+void Context::Impl::send_control_locked(TaskId tgt, Proto proto, const void* header,
+                                        std::size_t len, const void* data, std::size_t data_len) {
+  // Control messages are small; a transport error here will surface through
+  // the operation that waits for the reply.
+  (void)post_send_locked(tgt, proto, header, len, data, data_len, UCP_AM_SEND_FLAG_EAGER, nullptr);
+}
+
+Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
+                             std::size_t uhdr_len, const void* data, std::size_t data_len,
+                             const Counters& counters) {
+  if (tl_header_handler_depth > 0) [[unlikely]] {
+    return fail(Errc::in_header_handler, "amsend: called from inside a header handler");
+  }
+  if (config_.error_checking) {
+    if (terminated_.load(std::memory_order_relaxed)) {
+      return fail(Errc::terminated, "amsend: context already terminated");
+    }
+    if (tgt >= ntasks_) return fail(Errc::tgt, "amsend: tgt={} is not a task (0..{})", tgt, ntasks_ - 1);
+    if (handler == 0 || handler >= kMaxUserHandlers) {
+      return fail(Errc::hdr_hndlr_null, "amsend: handler={} is not a handler id (1..{})", handler,
+                  kMaxUserHandlers - 1);
+    }
+    if (uhdr == nullptr && uhdr_len > 0) {
+      return fail(Errc::uhdr_null, "amsend: uhdr is null but uhdr_len={}", uhdr_len);
+    }
+    if (uhdr_len > max_uhdr_) {
+      return fail(Errc::uhdr_len, "amsend: uhdr_len={} exceeds MAX_UHDR_SZ={}", uhdr_len, max_uhdr_);
+    }
+    if (data == nullptr && data_len > 0) {
+      return fail(Errc::org_addr_null, "amsend: udata is null but udata_len={}", data_len);
+    }
+  }
+
+  // Frame, built straight into the pooled header: AmsendWire, optional
+  // counter handle and completion cookie, then the user header.
+  Guard guard(lock_);
+  SendOp* op = send_pool_.acquire();
+  std::byte* frame = op->header;
+  AmsendWire w{me_, static_cast<std::uint16_t>(handler), 0};
+  std::size_t off = sizeof w;
+  if (counters.target) {
+    w.flags |= kHasTargetCounter;
+    std::memcpy(frame + off, &counters.target.handle, 8);
+    off += 8;
+  }
+  if (counters.completion) {
+    w.flags |= kHasCompletion;
+    const std::uint64_t cookie = completions_.insert(counters.completion);
+    std::memcpy(frame + off, &cookie, 8);
+    off += 8;
+  }
+  std::memcpy(frame, &w, sizeof w);
+  if (uhdr_len) std::memcpy(frame + off, uhdr, uhdr_len);
+  op->header_len = static_cast<std::uint32_t>(off + uhdr_len);
+
+  const std::uint32_t protocol =
+      data_len < config_.eager_limit ? UCP_AM_SEND_FLAG_EAGER : UCP_AM_SEND_FLAG_RNDV;
+  ++sent_to_[tgt];
+  return post_op_locked(op, tgt, Proto::amsend, data, data_len, protocol, counters.origin);
+}
+
+}  // namespace lapi

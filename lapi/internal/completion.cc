@@ -1,0 +1,131 @@
+#include "lapi/internal/completion.hpp"
+
+#include <sched.h>
+
+#include <utility>
+
+namespace lapi::internal {
+
+namespace {
+constexpr int kSpinsBeforeSleep = 2000;
+}
+
+HandlerThread::HandlerThread(JobRunner run) : run_(std::move(run)), thread_([this] { loop(); }) {}
+
+HandlerThread::~HandlerThread() {
+  stop_.store(true, std::memory_order_release);
+  wake_.fetch_add(1, std::memory_order_release);
+  wake_.notify_one();
+  thread_.join();
+}
+
+void HandlerThread::push(const CompletionJob& job) {
+  pushed_.fetch_add(1, std::memory_order_relaxed);
+  bool queued_in_order;
+  {
+    std::lock_guard<std::mutex> lock(overflow_mutex_);
+    // Once anything overflowed, keep FIFO order by appending there too.
+    queued_in_order = overflow_.empty() && queue_.push(job);
+    if (!queued_in_order) overflow_.push_back(job);
+  }
+  if (sleeping_.load(std::memory_order_acquire)) {
+    wake_.fetch_add(1, std::memory_order_release);
+    wake_.notify_one();
+  }
+}
+
+std::uint64_t HandlerThread::backlog() const {
+  return pushed_.load(std::memory_order_acquire) - finished_.load(std::memory_order_acquire);
+}
+
+void HandlerThread::loop() {
+  int idle = 0;
+  CompletionJob job;
+  while (true) {
+    bool got = queue_.pop(job);
+    if (!got) {
+      std::lock_guard<std::mutex> lock(overflow_mutex_);
+      if (!overflow_.empty()) {
+        // Drain what the ring still holds first: it was filled earlier.
+        got = queue_.pop(job);
+        if (!got) {
+          job = overflow_.front();
+          overflow_.pop_front();
+          got = true;
+        }
+      }
+    }
+    if (got) {
+      run_(job);
+      finished_.fetch_add(1, std::memory_order_release);
+      idle = 0;
+      continue;
+    }
+    if (stop_.load(std::memory_order_acquire)) return;
+    if (++idle < kSpinsBeforeSleep) {
+      sched_yield();  // stay responsive without starving oversubscribed ranks
+      continue;
+    }
+    const std::uint32_t seen = wake_.load(std::memory_order_acquire);
+    sleeping_.store(true, std::memory_order_seq_cst);
+    if (queue_.read_available() == 0 && !stop_.load(std::memory_order_acquire)) {
+      wake_.wait(seen, std::memory_order_acquire);
+    }
+    sleeping_.store(false, std::memory_order_relaxed);
+    idle = 0;
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+namespace {
+// The fiber currently running on this thread, and where it returns to.
+thread_local boost::context::fiber* tl_scheduler_side = nullptr;
+constexpr std::size_t kFiberStack = 256 * 1024;
+}  // namespace
+
+FiberScheduler::FiberScheduler(JobRunner run) : run_(std::move(run)), stacks_(kFiberStack) {}
+
+FiberScheduler::~FiberScheduler() {
+  // Fibers still waiting at Term are unwound by destroying them: Boost.Context
+  // throws forced_unwind inside each, running its destructors.
+  waiting_.clear();
+}
+
+bool FiberScheduler::in_fiber() { return tl_scheduler_side != nullptr; }
+
+void FiberScheduler::yield() {
+  boost::context::fiber* back = tl_scheduler_side;
+  *back = std::move(*back).resume();
+  tl_scheduler_side = back;  // restored after another thread-local use
+}
+
+void FiberScheduler::spawn(const CompletionJob& job) {
+  boost::context::fiber fiber(std::allocator_arg, stacks_,
+                              [this, job](boost::context::fiber&& scheduler) {
+                                tl_scheduler_side = &scheduler;
+                                run_(job);
+                                tl_scheduler_side = nullptr;
+                                return std::move(scheduler);
+                              });
+  run_fiber(std::move(fiber));
+}
+
+void FiberScheduler::run_fiber(boost::context::fiber&& fiber) {
+  boost::context::fiber* outer = tl_scheduler_side;  // nested: a fiber driving progress
+  fiber = std::move(fiber).resume();
+  tl_scheduler_side = outer;
+  if (fiber) waiting_.push_back(std::move(fiber));
+  waiting_count_.store(waiting_.size(), std::memory_order_relaxed);
+}
+
+bool FiberScheduler::resume_waiting() {
+  if (waiting_.empty()) return false;
+  std::vector<boost::context::fiber> batch;
+  batch.swap(waiting_);
+  const std::size_t before = batch.size();
+  for (auto& f : batch) run_fiber(std::move(f));
+  return waiting_.size() < before;
+}
+
+}  // namespace lapi::internal

@@ -1,0 +1,93 @@
+#pragma once
+// Completion policies. A CompletionJob is what is left to do once an
+// Amsend's data has landed: run the user's completion handler, then bump the
+// target counter and acknowledge to the origin (Engine::finish_job).
+//   inline: the job is run by whoever drives progress, right after
+//           ucp_worker_progress returns (never inside a UCX callback);
+//   thread: HandlerThread runs jobs on one dedicated thread, fed through a
+//           Boost.Lockfree single-producer/single-consumer queue (producers
+//           hold the engine lock, so there is one producer at a time);
+//   fiber:  FiberScheduler runs each job on a Boost.Context fiber; a handler
+//           that waits on a counter yields back to the progress loop.
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <boost/context/fiber.hpp>
+#include <boost/context/pooled_fixedsize_stack.hpp>
+#include <boost/lockfree/spsc_queue.hpp>
+
+#include "counters/counter.hpp"
+#include "handlers/handler.hpp"
+
+namespace lapi::internal {
+
+struct CompletionJob {
+  CompletionHandler handler = nullptr;
+  void* user_info = nullptr;
+  void* completion_arg = nullptr;
+  Counter* target_counter = nullptr;
+  TaskId src = 0;
+  std::uint64_t cookie = 0;  // origin's completion cookie, 0 if none
+};
+
+using JobRunner = std::function<void(const CompletionJob&)>;
+
+class HandlerThread {
+ public:
+  explicit HandlerThread(JobRunner run);
+  ~HandlerThread();
+  HandlerThread(const HandlerThread&) = delete;
+  HandlerThread& operator=(const HandlerThread&) = delete;
+
+  // Producer side: caller holds the engine lock (one producer at a time).
+  void push(const CompletionJob& job);
+  // Jobs pushed but not yet finished.
+  std::uint64_t backlog() const;
+
+ private:
+  void loop();
+
+  JobRunner run_;
+  boost::lockfree::spsc_queue<CompletionJob, boost::lockfree::capacity<4096>> queue_;
+  std::mutex overflow_mutex_;  // guards overflow_ (used only when queue_ is full)
+  std::deque<CompletionJob> overflow_;
+  alignas(64) std::atomic<std::uint64_t> pushed_{0};
+  alignas(64) std::atomic<std::uint64_t> finished_{0};
+  std::atomic<std::uint32_t> wake_{0};  // futex word the idle thread sleeps on
+  std::atomic<bool> sleeping_{false};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+class FiberScheduler {
+ public:
+  explicit FiberScheduler(JobRunner run);
+  ~FiberScheduler();
+
+  // Starts a fiber for the job and runs it until it finishes or waits.
+  void spawn(const CompletionJob& job);
+  // Resumes every waiting fiber once. Returns whether any fiber finished.
+  bool resume_waiting();
+  // Safe to call from any thread (a hint; resume_waiting needs the lock).
+  bool has_waiting() const { return waiting_count_.load(std::memory_order_relaxed) != 0; }
+
+  // Inside a fiber run by any scheduler: suspend back to the scheduler.
+  static bool in_fiber();
+  static void yield();
+
+ private:
+  void run_fiber(boost::context::fiber&& fiber);
+
+  JobRunner run_;
+  boost::context::pooled_fixedsize_stack stacks_;
+  std::vector<boost::context::fiber> waiting_;
+  std::atomic<std::size_t> waiting_count_{0};
+};
+
+}  // namespace lapi::internal

@@ -1,0 +1,215 @@
+#pragma once
+// Context::Impl — the engine behind lapi::Context. Its methods live in files
+// by responsibility: engine_init.cc (UCX setup, connect, term), am_send.cc /
+// am_recv.cc (Amsend both sides), rma.cc (Put/Get/Rmw), memory.cc (regions
+// and rkeys), progress.cc (poll, wait, interrupt thread), sync.cc (fence,
+// barrier, address_init), faults.cc (refusal and reporting).
+//
+// Locking: lock_ guards the UCX worker and every table below when more than
+// one thread may drive the engine. UCX callbacks run with lock_ held (they
+// are only reached through ucp_worker_progress), so code called from them
+// uses the *_locked helpers and never takes lock_ again.
+
+#include <ucp/api/ucp.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "counters/counter.hpp"
+#include "handlers/handler.hpp"
+#include "lapi/context.hpp"
+#include "lapi/internal/completion.hpp"
+#include "lapi/internal/maybe_mutex.hpp"
+#include "lapi/internal/send_pool.hpp"
+#include "lapi/internal/slot_table.hpp"
+#include "lapi/internal/wire.hpp"
+
+namespace lapi {
+
+using internal::CompletionJob;
+using internal::Proto;
+
+class Context::Impl {
+ public:
+  Impl(Context& owner, const Config& config);
+  ~Impl();
+
+  // ---- engine_init.cc
+  Status start();
+  Status shutdown();
+
+  // ---- am_send.cc
+  Status amsend(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
+                const void* data, std::size_t data_len, const Counters& counters);
+  // Posts one active message (header copied into a pooled SendOp). Caller
+  // holds lock_. `origin` is bumped once the data buffer may be reused.
+  Status post_send_locked(TaskId tgt, internal::Proto proto, const void* header,
+                          std::size_t header_len, const void* data, std::size_t data_len,
+                          std::uint32_t am_flags, Counter* origin);
+  Status post_op_locked(internal::SendOp* op, TaskId tgt, internal::Proto proto,
+                        const void* data, std::size_t data_len, std::uint32_t am_flags,
+                        Counter* origin);
+  // Sends a control message; caller holds lock_. Header is copied.
+  void send_control_locked(TaskId tgt, Proto proto, const void* header, std::size_t len,
+                           const void* data = nullptr, std::size_t data_len = 0);
+
+  // ---- am_recv.cc
+  Status register_handler(HandlerId id, HeaderHandler handler, void* arg);
+  ucs_status_t on_amsend(const void* header, std::size_t header_len, void* data,
+                         std::size_t length, const ucp_am_recv_param_t* param);
+  // Data of an Amsend from `src` is in place: count it, then complete.
+  void landed_locked(const CompletionJob& job);
+  // Runs after the completion handler (or at once when there is none).
+  void finish_job(const CompletionJob& job);
+  void finish_job_locked(const CompletionJob& job);
+
+  // ---- rma.cc
+  Status put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, const void* org_addr,
+             const Counters& counters);
+  Status get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
+             RemoteCounter tgt_cntr, Counter* org_cntr);
+  Status rmw(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int64_t operand,
+             std::int64_t compare, void* prev, unsigned width, Counter* org_cntr);
+  void on_counter_update_locked(const internal::CounterUpdateWire& msg);
+  void on_completion_ack_locked(const internal::CompletionAckWire& msg);
+
+  // ---- memory.cc
+  Status register_memory(void* addr, std::size_t len, bool allocate, void** out);
+  Status deregister_memory(void* addr, bool allocated);
+  // Looks up (fetching once from the target if needed) the rkey covering the
+  // remote range. Blocks with progress on a miss.
+  Status remote_key(TaskId tgt, std::uint64_t addr, std::size_t len, ucp_rkey_h& out);
+  void on_rkey_request_locked(const internal::RkeyRequestWire& req);
+  void on_rkey_reply_bytes_locked(const internal::RkeyReplyWire& reply, const void* rkey,
+                                  std::size_t rkey_len);
+
+  // Switches the completion policy (starting the handler thread or fiber
+  // scheduler on first use). Called only when no other engine thread runs.
+  void apply_policy(CompletionPolicy policy);
+
+  // ---- progress.cc
+  // Runs the engine once; returns whether anything happened.
+  bool poll_once();
+  // Blocks (with progress) until done() returns true. Yields and then sleeps
+  // on the worker's event fd when idle, so oversubscribed hosts keep moving.
+  template <typename Done>
+  Status wait_until(Done done);
+  void idle_backoff(int& idle);
+  void start_progress_thread();
+  void stop_progress_thread();
+  // Waits for a UCX request returned by a *_nbx call to finish.
+  ucs_status_t wait_request(ucs_status_ptr_t request);
+
+  // ---- sync.cc
+  Status fence();
+  Status barrier();
+  Status address_init(std::uint64_t mine, std::span<std::uint64_t> out);
+  void on_fence_request_locked(const internal::FenceWire& msg);
+  void on_fence_reply_locked(const internal::FenceWire& msg);
+  void on_barrier_locked(const internal::BarrierWire& msg);
+  void on_address_init_locked(const internal::AddressInitWire& msg);
+  void check_fence_requests_locked(TaskId src);
+
+  // ---- faults.cc
+  // Refuses a peer's request: counts it and reports it back to `src` (when
+  // src names a task) with the request's completion cookie.
+  void refuse_locked(std::uint32_t src, Errc code, std::uint64_t cookie, std::string detail);
+  void on_fault_bytes_locked(const internal::FaultWire& msg, const void* text, std::size_t len);
+
+  // ---- shared state (read by every file)
+  Context& owner_;
+  Config config_;
+  TaskId me_ = 0;
+  std::uint32_t ntasks_ = 1;
+  std::size_t max_uhdr_ = 0;
+  std::atomic<bool> terminated_{false};
+
+  ucp_context_h ucp_ = nullptr;
+  ucp_worker_h worker_ = nullptr;
+  std::vector<ucp_ep_h> eps_;
+  int efd_ = -1;
+  internal::MaybeMutex lock_;
+
+  struct UserHandler {
+    HeaderHandler fn = nullptr;
+    void* arg = nullptr;
+  };
+  std::array<UserHandler, kMaxUserHandlers> handlers_{};
+
+  std::unordered_set<std::uint64_t> counters_;  // registered target counters
+  internal::SlotTable<Counter*> completions_;   // cookie -> completion counter
+
+  // Local registered regions, by base address.
+  struct Region {
+    std::size_t len = 0;
+    ucp_mem_h memh = nullptr;
+    std::vector<std::byte> packed_rkey;
+    bool allocated = false;
+  };
+  std::map<std::uint64_t, Region> regions_;
+  // Remote regions learnt from peers, per peer by base address.
+  struct RemoteRegion {
+    std::uint64_t len = 0;
+    ucp_rkey_h rkey = nullptr;
+  };
+  std::vector<std::map<std::uint64_t, RemoteRegion>> remote_regions_;
+  struct RkeyWait {
+    bool done = false;
+    Errc code = Errc::success;
+  };
+  std::uint64_t next_rkey_token_ = 1;
+  std::unordered_map<std::uint64_t, RkeyWait> rkey_waits_;
+
+  // Fence bookkeeping: Amsends sent to / landed from each task.
+  std::vector<std::uint64_t> sent_to_;
+  std::vector<std::uint64_t> landed_from_;
+  std::vector<std::uint64_t> fence_wanted_;  // per src: count a fence waits for
+  std::vector<std::uint64_t> fence_acked_;   // per tgt: count confirmed landed
+
+  // Barrier and address_init.
+  std::uint64_t barrier_epoch_ = 0;
+  std::array<std::array<std::uint32_t, 32>, 2> barrier_arrivals_{};
+  std::uint64_t addr_epoch_ = 0;
+  struct AddrRound {
+    std::vector<std::uint64_t> values;
+    std::uint32_t arrived = 0;
+  };
+  std::map<std::uint64_t, AddrRound> addr_rounds_;
+
+  // Completion policies.
+  std::vector<CompletionJob> deferred_;  // inline and fiber jobs, guarded by lock_
+  std::unique_ptr<internal::HandlerThread> handler_thread_;
+  std::unique_ptr<internal::FiberScheduler> fibers_;
+  std::mutex fiber_mutex_;  // one thread at a time resumes fibers
+
+  // Interrupt mode.
+  std::thread progress_thread_;
+  std::atomic<bool> progress_stop_{false};
+  std::atomic<std::uint32_t> app_waiters_{0};  // threads driving progress themselves
+  std::atomic<std::uint32_t> sleepers_{0};     // threads blocked on efd_
+
+  internal::SendPool send_pool_;
+  std::atomic<std::uint64_t> send_errors_{0};
+
+  // Faults.
+  std::atomic<std::uint64_t> refused_here_{0};
+  std::atomic<std::uint64_t> reported_to_me_{0};
+  RemoteErrorHandler remote_error_handler_ = nullptr;
+  void* remote_error_arg_ = nullptr;
+};
+
+// Set while a header handler runs on this thread (any context).
+extern thread_local int tl_header_handler_depth;
+
+}  // namespace lapi
+#include "lapi/internal/wait.hpp"

@@ -1,0 +1,225 @@
+// Engine life cycle: UCX context and worker, the protocol handler table,
+// address exchange through the bootstrap, endpoints to every task, Term.
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "lapi/internal/engine.hpp"
+#include "runtime/bootstrap.hpp"
+
+namespace lapi {
+
+using namespace internal;
+
+namespace {
+
+// Trampolines from UCX's untyped callbacks to the engine. Each control
+// message kind gets a fixed-size header check before it is read.
+template <typename Wire, void (Context::Impl::*Handler)(const Wire&)>
+ucs_status_t on_fixed(void* arg, const void* header, size_t header_len, void*, size_t,
+                      const ucp_am_recv_param_t*) {
+  auto* impl = static_cast<Context::Impl*>(arg);
+  if (header_len != sizeof(Wire)) {
+    std::uint32_t src = UINT32_MAX;
+    if (header_len >= sizeof(std::uint32_t)) std::memcpy(&src, header, sizeof src);
+    impl->refuse_locked(src, Errc::hdr_len, 0,
+                        fmt::format("control message of {} bytes, expected {}", header_len,
+                                    sizeof(Wire)));
+    return UCS_OK;
+  }
+  Wire msg;
+  std::memcpy(&msg, header, sizeof msg);
+  if (msg.src >= impl->ntasks_) {
+    impl->refuse_locked(UINT32_MAX, Errc::tgt, 0, fmt::format("bad source task {}", msg.src));
+    return UCS_OK;
+  }
+  (impl->*Handler)(msg);
+  return UCS_OK;
+}
+
+// Messages with a fixed part followed by variable bytes.
+template <typename Wire, void (Context::Impl::*Handler)(const Wire&, const void*, std::size_t)>
+ucs_status_t on_variable(void* arg, const void* header, size_t header_len, void*, size_t,
+                         const ucp_am_recv_param_t*) {
+  auto* impl = static_cast<Context::Impl*>(arg);
+  if (header_len < sizeof(Wire)) {
+    impl->refuse_locked(UINT32_MAX, Errc::hdr_len, 0,
+                        fmt::format("truncated control message of {} bytes", header_len));
+    return UCS_OK;
+  }
+  Wire msg;
+  std::memcpy(&msg, header, sizeof msg);
+  if (msg.src >= impl->ntasks_) {
+    impl->refuse_locked(UINT32_MAX, Errc::tgt, 0, fmt::format("bad source task {}", msg.src));
+    return UCS_OK;
+  }
+  (impl->*Handler)(msg, static_cast<const std::byte*>(header) + sizeof(Wire),
+                   header_len - sizeof(Wire));
+  return UCS_OK;
+}
+
+ucs_status_t on_amsend_cb(void* arg, const void* header, size_t header_len, void* data,
+                          size_t length, const ucp_am_recv_param_t* param) {
+  return static_cast<Context::Impl*>(arg)->on_amsend(header, header_len, data, length, param);
+}
+
+}  // namespace
+
+Context::Impl::Impl(Context& owner, const Config& config) : owner_(owner), config_(config) {}
+
+Context::Impl::~Impl() = default;
+
+namespace {
+
+ucs_status_t register_am(ucp_worker_h worker, Proto id, ucp_am_recv_callback_t cb, void* arg) {
+  ucp_am_handler_param_t p{};
+  p.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                 UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+  p.id = static_cast<unsigned>(id);
+  p.cb = cb;
+  p.arg = arg;
+  p.flags = UCP_AM_FLAG_WHOLE_MSG;
+  return ucp_worker_set_am_recv_handler(worker, &p);
+}
+
+}  // namespace
+
+Status Context::Impl::start() {
+  lapis::runtime::Bootstrap* boot = nullptr;
+  try {
+    boot = &lapis::runtime::process_bootstrap();
+  } catch (const std::exception& e) {
+    return fail(Errc::bootstrap, "init: {}", e.what());
+  }
+  me_ = static_cast<TaskId>(boot->rank());
+  ntasks_ = static_cast<std::uint32_t>(boot->size());
+
+  ucp_config_t* ucp_config = nullptr;
+  if (ucp_config_read(nullptr, nullptr, &ucp_config) != UCS_OK) {
+    return fail(Errc::transport, "init: ucp_config_read failed");
+  }
+  ucp_params_t params{};
+  params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+  params.features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
+                    UCP_FEATURE_WAKEUP;
+  params.mt_workers_shared = 0;
+  ucs_status_t st = ucp_init(&params, ucp_config, &ucp_);
+  ucp_config_release(ucp_config);
+  if (st != UCS_OK) return fail(Errc::transport, "init: ucp_init: {}", ucs_status_string(st));
+
+  ucp_worker_params_t wp{};
+  wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;  // lock_ serializes our threads
+  st = ucp_worker_create(ucp_, &wp, &worker_);
+  if (st != UCS_OK) return fail(Errc::transport, "init: ucp_worker_create: {}", ucs_status_string(st));
+
+  ucp_worker_attr_t attr{};
+  attr.field_mask = UCP_WORKER_ATTR_FIELD_MAX_AM_HEADER;
+  if (ucp_worker_query(worker_, &attr) != UCS_OK) {
+    return fail(Errc::transport, "init: ucp_worker_query failed");
+  }
+  // MAX_UHDR_SZ: what UCX carries in an AM header, less our own words, and
+  // no more than a pooled send header holds.
+  const std::size_t ucx_room =
+      attr.max_am_header > kMaxAmsendOverhead ? attr.max_am_header - kMaxAmsendOverhead : 0;
+  max_uhdr_ = std::min(ucx_room, kSendHeaderCapacity - kMaxAmsendOverhead);
+  if (ucp_worker_get_efd(worker_, &efd_) != UCS_OK) {
+    return fail(Errc::transport, "init: ucp_worker_get_efd failed");
+  }
+
+  // The protocol table: every message kind and its target-side handler.
+  struct Entry {
+    Proto id;
+    ucp_am_recv_callback_t cb;
+  };
+  const Entry table[] = {
+      {Proto::amsend, on_amsend_cb},
+      {Proto::counter_update,
+       on_fixed<CounterUpdateWire, &Context::Impl::on_counter_update_locked>},
+      {Proto::completion_ack, on_fixed<CompletionAckWire, &Context::Impl::on_completion_ack_locked>},
+      {Proto::fault, on_variable<FaultWire, &Context::Impl::on_fault_bytes_locked>},
+      {Proto::rkey_request, on_fixed<RkeyRequestWire, &Context::Impl::on_rkey_request_locked>},
+      {Proto::rkey_reply, on_variable<RkeyReplyWire, &Context::Impl::on_rkey_reply_bytes_locked>},
+      {Proto::fence_request, on_fixed<FenceWire, &Context::Impl::on_fence_request_locked>},
+      {Proto::fence_reply, on_fixed<FenceWire, &Context::Impl::on_fence_reply_locked>},
+      {Proto::barrier, on_fixed<BarrierWire, &Context::Impl::on_barrier_locked>},
+      {Proto::address_init, on_fixed<AddressInitWire, &Context::Impl::on_address_init_locked>},
+  };
+  for (const Entry& e : table) {
+    st = register_am(worker_, e.id, e.cb, this);
+    if (st != UCS_OK) return fail(Errc::transport, "init: AM handler registration failed");
+  }
+
+  // Exchange worker addresses and connect to every task (self included:
+  // UCX's self transport gives loopback the same code path).
+  ucp_address_t* address = nullptr;
+  std::size_t address_len = 0;
+  st = ucp_worker_get_address(worker_, &address, &address_len);
+  if (st != UCS_OK) return fail(Errc::transport, "init: ucp_worker_get_address failed");
+  std::vector<std::vector<std::byte>> all;
+  try {
+    all = boot->allgather({reinterpret_cast<const std::byte*>(address), address_len});
+  } catch (const std::exception& e) {
+    ucp_worker_release_address(worker_, address);
+    return fail(Errc::bootstrap, "init: address exchange: {}", e.what());
+  }
+  ucp_worker_release_address(worker_, address);
+
+  eps_.assign(ntasks_, nullptr);
+  for (std::uint32_t t = 0; t < ntasks_; ++t) {
+    ucp_ep_params_t ep{};
+    ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+    ep.address = reinterpret_cast<const ucp_address_t*>(all[t].data());
+    st = ucp_ep_create(worker_, &ep, &eps_[t]);
+    if (st != UCS_OK) {
+      return fail(Errc::no_connectivity, "init: cannot connect to task {}: {}", t,
+                  ucs_status_string(st));
+    }
+  }
+  remote_regions_.resize(ntasks_);
+  sent_to_.assign(ntasks_, 0);
+  landed_from_.assign(ntasks_, 0);
+  fence_wanted_.assign(ntasks_, 0);
+  fence_acked_.assign(ntasks_, 0);
+
+  apply_policy(config_.policy);
+  if (config_.mode == ProgressMode::interrupt) start_progress_thread();
+  // Everyone has its handlers registered before anyone sends.
+  return barrier();
+}
+
+Status Context::Impl::shutdown() {
+  if (terminated_.exchange(true)) return Errc::success;
+  Status s = fence();
+  if (s.ok()) s = barrier();
+  stop_progress_thread();
+  handler_thread_.reset();  // joins after finishing queued jobs
+  fibers_.reset();
+  // A final out-of-band barrier: nobody closes endpoints while a peer may
+  // still be receiving our last barrier message.
+  try {
+    lapis::runtime::process_bootstrap().barrier();
+  } catch (const std::exception&) {
+  }
+  for (auto& peer : remote_regions_) {
+    for (auto& [base, r] : peer) ucp_rkey_destroy(r.rkey);
+  }
+  remote_regions_.clear();
+  for (ucp_ep_h ep : eps_) {
+    ucp_request_param_t p{};
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    (void)wait_request(ucp_ep_close_nbx(ep, &p));
+  }
+  eps_.clear();
+  for (auto& [base, r] : regions_) ucp_mem_unmap(ucp_, r.memh);
+  regions_.clear();
+  if (worker_) ucp_worker_destroy(worker_);
+  if (ucp_) ucp_cleanup(ucp_);
+  worker_ = nullptr;
+  ucp_ = nullptr;
+  return s;
+}
+
+}  // namespace lapi

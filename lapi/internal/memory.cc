@@ -1,0 +1,166 @@
+// Registered memory. Local regions are what peers may touch with Put, Get
+// and Rmw; a peer learns a region's rkey by asking us for the region that
+// covers an address (one round trip per region, then cached), so a request
+// for unregistered memory is refused here, never executed.
+
+#include <cstring>
+
+#include "lapi/internal/engine.hpp"
+
+namespace lapi {
+
+using namespace internal;
+
+namespace {
+
+// The region in `m` (keyed by base) that covers [addr, addr+len), if any.
+template <typename Map>
+auto covering(Map& m, std::uint64_t addr, std::uint64_t len) -> decltype(m.begin()) {
+  auto it = m.upper_bound(addr);
+  if (it == m.begin()) return m.end();
+  --it;
+  const std::uint64_t base = it->first;
+  const std::uint64_t size = it->second.len;
+  if (addr - base > size || len > size - (addr - base)) return m.end();
+  return it;
+}
+
+}  // namespace
+
+Status Context::Impl::register_memory(void* addr, std::size_t len, bool allocate, void** out) {
+  if (len == 0) return fail(Errc::data_len, "register_memory: len is 0");
+  if (!allocate && addr == nullptr) return fail(Errc::org_addr_null, "register_memory: addr is null");
+  ucp_mem_map_params_t mp{};
+  mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+  mp.length = len;
+  if (allocate) {
+    mp.flags = UCP_MEM_MAP_ALLOCATE;
+  } else {
+    mp.field_mask |= UCP_MEM_MAP_PARAM_FIELD_ADDRESS;
+    mp.address = addr;
+  }
+  Guard guard(lock_);
+  Region region;
+  region.len = len;
+  region.allocated = allocate;
+  ucs_status_t st = ucp_mem_map(ucp_, &mp, &region.memh);
+  if (st != UCS_OK) {
+    return fail(Errc::memory_exhausted, "register_memory: ucp_mem_map of {} bytes: {}", len,
+                ucs_status_string(st));
+  }
+  ucp_mem_attr_t attr{};
+  attr.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH;
+  (void)ucp_mem_query(region.memh, &attr);
+  void* packed = nullptr;
+  std::size_t packed_len = 0;
+  st = ucp_rkey_pack(ucp_, region.memh, &packed, &packed_len);
+  if (st != UCS_OK) {
+    ucp_mem_unmap(ucp_, region.memh);
+    return fail(Errc::transport, "register_memory: ucp_rkey_pack: {}", ucs_status_string(st));
+  }
+  const auto* p = static_cast<const std::byte*>(packed);
+  region.packed_rkey.assign(p, p + packed_len);
+  ucp_rkey_buffer_release(packed);
+  // Register exactly what the user asked for (UCX may round the mapping up).
+  const std::uint64_t base =
+      allocate ? reinterpret_cast<std::uint64_t>(attr.address) : reinterpret_cast<std::uint64_t>(addr);
+  if (regions_.count(base)) {
+    ucp_mem_unmap(ucp_, region.memh);
+    return fail(Errc::set_val, "register_memory: {:#x} is already registered", base);
+  }
+  regions_.emplace(base, std::move(region));
+  if (out) *out = reinterpret_cast<void*>(base);
+  return Errc::success;
+}
+
+Status Context::Impl::deregister_memory(void* addr, bool allocated) {
+  Guard guard(lock_);
+  auto it = regions_.find(reinterpret_cast<std::uint64_t>(addr));
+  if (it == regions_.end() || it->second.allocated != allocated) {
+    return fail(Errc::org_addr_null, "{}: {} is not a {} region",
+                allocated ? "free_registered" : "deregister_memory", addr,
+                allocated ? "allocated" : "registered");
+  }
+  ucp_mem_unmap(ucp_, it->second.memh);
+  regions_.erase(it);
+  return Errc::success;
+}
+
+void Context::Impl::on_rkey_request_locked(const RkeyRequestWire& req) {
+  RkeyReplyWire reply{me_, static_cast<std::int32_t>(Errc::success), req.token, 0, 0};
+  auto it = covering(regions_, req.addr, req.len);
+  if (it == regions_.end()) {
+    reply.code = static_cast<std::int32_t>(Errc::not_registered);
+    refused_here_.fetch_add(1, std::memory_order_relaxed);
+    send_control_locked(req.src, Proto::rkey_reply, &reply, sizeof reply);
+    return;
+  }
+  reply.base = it->first;
+  reply.len = it->second.len;
+  const auto& key = it->second.packed_rkey;
+  SendOp* op = send_pool_.acquire();
+  std::memcpy(op->header, &reply, sizeof reply);
+  // The rkey travels as data so that its size is not bounded by the header.
+  op->header_len = sizeof reply;
+  (void)post_op_locked(op, req.src, Proto::rkey_reply, key.data(), key.size(),
+                       UCP_AM_SEND_FLAG_EAGER, nullptr);
+}
+
+void Context::Impl::on_rkey_reply_bytes_locked(const RkeyReplyWire& reply, const void* key,
+                                               std::size_t key_len) {
+  auto wait = rkey_waits_.find(reply.token);
+  if (wait == rkey_waits_.end()) return;  // stale or forged: nobody asked
+  wait->second.done = true;
+  wait->second.code = static_cast<Errc>(reply.code);
+  if (reply.code != static_cast<std::int32_t>(Errc::success)) return;
+  ucp_rkey_h rkey = nullptr;
+  if (key_len == 0 || ucp_ep_rkey_unpack(eps_[reply.src], key, &rkey) != UCS_OK) {
+    wait->second.code = Errc::transport;
+    return;
+  }
+  auto& peer = remote_regions_[reply.src];
+  auto old = peer.find(reply.base);
+  if (old != peer.end()) {
+    ucp_rkey_destroy(old->second.rkey);
+    peer.erase(old);
+  }
+  peer.emplace(reply.base, RemoteRegion{reply.len, rkey});
+}
+
+Status Context::Impl::remote_key(TaskId tgt, std::uint64_t addr, std::size_t len,
+                                 ucp_rkey_h& out) {
+  std::uint64_t token;
+  {
+    Guard guard(lock_);
+    auto& peer = remote_regions_[tgt];
+    auto it = covering(peer, addr, len);
+    if (it != peer.end()) [[likely]] {
+      out = it->second.rkey;
+      return Errc::success;
+    }
+    token = next_rkey_token_++;
+    rkey_waits_[token] = {};
+    const RkeyRequestWire req{me_, 0, addr, len, token};
+    send_control_locked(tgt, Proto::rkey_request, &req, sizeof req);
+  }
+  Status s = wait_until([&] {
+    Guard guard(lock_);
+    return rkey_waits_[token].done;
+  });
+  Guard guard(lock_);
+  const Errc code = rkey_waits_[token].code;
+  rkey_waits_.erase(token);
+  if (!s.ok()) return s;
+  if (code != Errc::success) {
+    return fail(code, "task {} has no registered memory covering [{:#x}, +{})", tgt, addr, len);
+  }
+  auto& peer = remote_regions_[tgt];
+  auto it = covering(peer, addr, len);
+  if (it == peer.end()) {
+    return fail(Errc::not_registered, "task {} region for {:#x} vanished", tgt, addr);
+  }
+  out = it->second.rkey;
+  return Errc::success;
+}
+
+}  // namespace lapi

@@ -1,0 +1,155 @@
+// Progress. Polling and interrupt mode run the same pollers (UCX, then the
+// deferred completion jobs, then waiting fibers); they differ only in who
+// calls them: the waiting application thread, or a progress thread that
+// sleeps on the worker's event fd (drain → arm → poll).
+
+#include <poll.h>
+#include <sched.h>
+
+#include <chrono>
+
+#include "lapi/internal/engine.hpp"
+
+namespace lapi {
+
+using namespace internal;
+
+namespace {
+
+// Idle strategy of a waiter: spin (lowest latency), then yield the core
+// (oversubscribed hosts: 8 ranks on 2 cores must all move), then sleep on
+// the event fd with a timeout as a safety net against missed wake-ups.
+constexpr int kSpinPolls = 64;
+constexpr int kYieldPolls = 4000;
+constexpr int kSleepTimeoutMs = 10;
+
+}  // namespace
+
+bool Context::Impl::poll_once() {
+  // Jobs are swapped out under the lock and run outside it (handlers may
+  // communicate). The spare vector keeps its capacity between polls, so the
+  // inline path does not allocate; a nested poll (a handler that waits)
+  // simply starts with an empty spare.
+  thread_local std::vector<CompletionJob> tl_spare;
+  std::vector<CompletionJob> jobs = std::move(tl_spare);
+  jobs.clear();
+  bool did = false;
+  {
+    Guard guard(lock_);
+    while (ucp_worker_progress(worker_) != 0) did = true;
+    if (!deferred_.empty()) jobs.swap(deferred_);
+  }
+  for (const CompletionJob& job : jobs) {
+    if (config_.policy == CompletionPolicy::fiber && fibers_) {
+      std::lock_guard<std::mutex> g(fiber_mutex_);
+      fibers_->spawn(job);
+    } else {
+      job.handler(owner_, job.user_info, job.completion_arg);
+      finish_job(job);
+    }
+  }
+  did |= !jobs.empty();
+  tl_spare = std::move(jobs);
+  if (fibers_ && fibers_->has_waiting() && !FiberScheduler::in_fiber()) {
+    std::unique_lock<std::mutex> g(fiber_mutex_, std::try_to_lock);
+    if (g.owns_lock() && fibers_->resume_waiting()) did = true;
+  }
+  return did;
+}
+
+void Context::Impl::idle_backoff(int& idle) {
+  ++idle;
+  if (idle < kSpinPolls) return;
+  if (idle < kYieldPolls) {
+    sched_yield();
+    return;
+  }
+  idle = kSpinPolls;  // after a sleep, go back to yielding
+  ucs_status_t st;
+  {
+    Guard guard(lock_);
+    st = ucp_worker_arm(worker_);
+  }
+  if (st != UCS_OK) return;  // UCS_ERR_BUSY: events pending, poll again
+  sleepers_.fetch_add(1, std::memory_order_acq_rel);
+  pollfd pfd{efd_, POLLIN, 0};
+  (void)::poll(&pfd, 1, kSleepTimeoutMs);
+  sleepers_.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+ucs_status_t Context::Impl::wait_request(ucs_status_ptr_t request) {
+  if (request == nullptr) return UCS_OK;
+  if (UCS_PTR_IS_ERR(request)) return UCS_PTR_STATUS(request);
+  ucs_status_t st;
+  int idle = 0;
+  while (true) {
+    {
+      Guard guard(lock_);
+      ucp_worker_progress(worker_);
+      st = ucp_request_check_status(request);
+      if (st != UCS_INPROGRESS) {
+        ucp_request_free(request);
+        return st;
+      }
+    }
+    idle_backoff(idle);
+  }
+}
+
+void Context::Impl::start_progress_thread() {
+  if (progress_thread_.joinable()) return;
+  lock_.enable(true);
+  progress_stop_.store(false, std::memory_order_release);
+  progress_thread_ = std::thread([this] {
+    while (!progress_stop_.load(std::memory_order_acquire)) {
+      // While an application thread is inside a wait it drives progress
+      // itself; stay parked so only one thread wakes per message.
+      std::uint32_t waiters = app_waiters_.load(std::memory_order_acquire);
+      if (waiters != 0) {
+        app_waiters_.wait(waiters, std::memory_order_acquire);
+        continue;
+      }
+      while (poll_once()) {
+      }
+      ucs_status_t st;
+      {
+        Guard guard(lock_);
+        st = ucp_worker_arm(worker_);
+      }
+      if (st == UCS_ERR_BUSY) continue;
+      sleepers_.fetch_add(1, std::memory_order_acq_rel);
+      pollfd pfd{efd_, POLLIN, 0};
+      (void)::poll(&pfd, 1, -1);
+      sleepers_.fetch_sub(1, std::memory_order_acq_rel);
+    }
+  });
+}
+
+void Context::Impl::stop_progress_thread() {
+  if (!progress_thread_.joinable()) return;
+  progress_stop_.store(true, std::memory_order_release);
+  app_waiters_.fetch_add(0);  // no change; wake below covers both sleeps
+  app_waiters_.notify_all();
+  ucp_worker_signal(worker_);
+  progress_thread_.join();
+  lock_.enable(config_.policy == CompletionPolicy::thread);
+}
+
+void Context::Impl::apply_policy(CompletionPolicy policy) {
+  config_.policy = policy;
+  if (policy == CompletionPolicy::thread && !handler_thread_) {
+    lock_.enable(true);
+    handler_thread_ = std::make_unique<HandlerThread>([this](const CompletionJob& job) {
+      job.handler(owner_, job.user_info, job.completion_arg);
+      finish_job(job);
+    });
+  }
+  if (policy == CompletionPolicy::fiber && !fibers_) {
+    fibers_ = std::make_unique<FiberScheduler>([this](const CompletionJob& job) {
+      job.handler(owner_, job.user_info, job.completion_arg);
+      finish_job(job);
+    });
+  }
+}
+
+}  // namespace lapi

@@ -1,0 +1,224 @@
+// Put, Get and Rmw over UCX RMA and atomics on registered memory. UCX does
+// not order a Put before a later message, so a Put that names a target or
+// completion counter flushes the endpoint first and sends the counter update
+// from the flush's completion: the counter can only move after the data is
+// visible at the target.
+
+#include <cstring>
+
+#include "lapi/internal/engine.hpp"
+
+namespace lapi {
+
+using namespace internal;
+
+namespace {
+
+// Completion of a Put/Get/flush: what to do at the origin and after.
+struct RmaOp {
+  Context::Impl* impl;
+  TaskId tgt;
+  Counter* origin;
+  std::uint64_t target_counter;  // send a counter update when done (0 = none)
+  Counter* completion;           // ... asking for an ack to this counter
+};
+
+void notify_target_locked(RmaOp* op) {
+  Context::Impl& e = *op->impl;
+  CounterUpdateWire msg{e.me_, 0, 0, op->target_counter, 0};
+  if (op->target_counter) msg.flags |= kHasTargetCounter;
+  if (op->completion) {
+    msg.flags |= kHasCompletion;
+    msg.cookie = e.completions_.insert(op->completion);
+  }
+  e.send_control_locked(op->tgt, Proto::counter_update, &msg, sizeof msg);
+}
+
+void on_rma_done(void* request, ucs_status_t status, void* user_data) {
+  auto* op = static_cast<RmaOp*>(user_data);
+  if (status != UCS_OK) op->impl->send_errors_++;
+  if (op->origin) op->origin->add();
+  if (op->target_counter || op->completion) notify_target_locked(op);
+  delete op;
+  if (request) ucp_request_free(request);
+}
+
+// Runs `done` now if UCX finished immediately; otherwise UCX will call it.
+void settle(ucs_status_ptr_t r, RmaOp* op, ucp_request_param_t&) {
+  if (r == nullptr) {
+    on_rma_done(nullptr, UCS_OK, op);
+  } else if (UCS_PTR_IS_ERR(r)) {
+    on_rma_done(nullptr, UCS_PTR_STATUS(r), op);
+  }
+}
+
+void on_put_local_done(void* request, ucs_status_t status, void* user_data) {
+  auto* op = static_cast<RmaOp*>(user_data);
+  if (status != UCS_OK) op->impl->send_errors_++;
+  if (op->origin) op->origin->add();
+  delete op;
+  if (request) ucp_request_free(request);
+}
+
+}  // namespace
+
+Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
+                          const void* org_addr, const Counters& counters) {
+  if (tl_header_handler_depth > 0) [[unlikely]] {
+    return fail(Errc::in_header_handler, "put: called from inside a header handler");
+  }
+  if (config_.error_checking) {
+    if (terminated_.load(std::memory_order_relaxed)) return fail(Errc::terminated, "put: context already terminated");
+    if (tgt >= ntasks_) return fail(Errc::tgt, "put: tgt={} is not a task (0..{})", tgt, ntasks_ - 1);
+    if (len > 0 && org_addr == nullptr) return fail(Errc::org_addr_null, "put: org_addr is null but len={}", len);
+    if (len > 0 && tgt_addr == 0) return fail(Errc::tgt_addr_null, "put: tgt_addr is null but len={}", len);
+  }
+  ucp_rkey_h rkey = nullptr;
+  if (len > 0) {
+    Status s = remote_key(tgt, tgt_addr, len, rkey);
+    if (!s.ok()) return s;
+  }
+  Guard guard(lock_);
+  ucp_request_param_t p;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  if (len > 0) {
+    auto* op = new RmaOp{this, tgt, counters.origin, 0, nullptr};
+    p.cb.send = on_put_local_done;
+    p.user_data = op;
+    ucs_status_ptr_t r = ucp_put_nbx(eps_[tgt], org_addr, len, tgt_addr, rkey, &p);
+    if (r == nullptr || UCS_PTR_IS_ERR(r)) on_put_local_done(nullptr, UCS_PTR_STATUS(r), op);
+  } else if (counters.origin) {
+    counters.origin->add();
+  }
+  if (counters.target || counters.completion) {
+    // Flush makes the data visible remotely; its completion sends the update.
+    auto* op = new RmaOp{this, tgt, nullptr, counters.target.handle, counters.completion};
+    p.cb.send = on_rma_done;
+    p.user_data = op;
+    settle(ucp_ep_flush_nbx(eps_[tgt], &p), op, p);
+  }
+  return Errc::success;
+}
+
+Status Context::Impl::get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
+                          RemoteCounter tgt_cntr, Counter* org_cntr) {
+  if (tl_header_handler_depth > 0) [[unlikely]] {
+    return fail(Errc::in_header_handler, "get: called from inside a header handler");
+  }
+  if (config_.error_checking) {
+    if (terminated_.load(std::memory_order_relaxed)) return fail(Errc::terminated, "get: context already terminated");
+    if (tgt >= ntasks_) return fail(Errc::tgt, "get: tgt={} is not a task (0..{})", tgt, ntasks_ - 1);
+    if (len > 0 && org_addr == nullptr) return fail(Errc::org_addr_null, "get: org_addr is null but len={}", len);
+    if (len > 0 && tgt_addr == 0) return fail(Errc::tgt_addr_null, "get: tgt_addr is null but len={}", len);
+  }
+  ucp_rkey_h rkey = nullptr;
+  if (len > 0) {
+    Status s = remote_key(tgt, tgt_addr, len, rkey);
+    if (!s.ok()) return s;
+  }
+  Guard guard(lock_);
+  auto* op = new RmaOp{this, tgt, org_cntr, tgt_cntr.handle, nullptr};
+  if (len == 0) {
+    on_rma_done(nullptr, UCS_OK, op);
+    return Errc::success;
+  }
+  ucp_request_param_t p;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  p.cb.send = on_rma_done;
+  p.user_data = op;
+  settle(ucp_get_nbx(eps_[tgt], org_addr, len, tgt_addr, rkey, &p), op, p);
+  return Errc::success;
+}
+
+namespace {
+
+struct RmwOpState {
+  Context::Impl* impl;
+  Counter* origin;
+  void* prev;  // user's result slot (width bytes), may be null
+  unsigned width;
+  std::uint64_t operand;  // compare value for CSWAP
+  std::uint64_t result;   // in: swap value for CSWAP; out: old target value
+};
+
+void on_rmw_done(void* request, ucs_status_t status, void* user_data) {
+  auto* op = static_cast<RmwOpState*>(user_data);
+  if (status != UCS_OK) op->impl->send_errors_++;
+  if (op->prev) std::memcpy(op->prev, &op->result, op->width);
+  if (op->origin) op->origin->add();
+  delete op;
+  if (request) ucp_request_free(request);
+}
+
+}  // namespace
+
+Status Context::Impl::rmw(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int64_t operand,
+                          std::int64_t compare, void* prev, unsigned width, Counter* org_cntr) {
+  if (tl_header_handler_depth > 0) [[unlikely]] {
+    return fail(Errc::in_header_handler, "rmw: called from inside a header handler");
+  }
+  if (config_.error_checking) {
+    if (terminated_.load(std::memory_order_relaxed)) return fail(Errc::terminated, "rmw: context already terminated");
+    if (tgt >= ntasks_) return fail(Errc::tgt, "rmw: tgt={} is not a task (0..{})", tgt, ntasks_ - 1);
+    if (tgt_addr == 0) return fail(Errc::tgt_var_null, "rmw: tgt_var is null");
+    if (tgt_addr % width != 0) {
+      return fail(Errc::tgt_var_null, "rmw: tgt_var={:#x} is not {}-byte aligned", tgt_addr, width);
+    }
+    if (op > RmwOp::compare_and_swap) return fail(Errc::rmw_op, "rmw: op={} is not an Rmw operation", static_cast<int>(op));
+  }
+  ucp_rkey_h rkey = nullptr;
+  Status s = remote_key(tgt, tgt_addr, width, rkey);
+  if (!s.ok()) return s;
+
+  auto* state = new RmwOpState{this, org_cntr, prev, width, 0, 0};
+  ucp_atomic_op_t uop = UCP_ATOMIC_OP_ADD;
+  auto store = [&](std::uint64_t& slot, std::int64_t v) {
+    if (width == 4) {
+      const std::int32_t v32 = static_cast<std::int32_t>(v);
+      std::memcpy(&slot, &v32, 4);
+    } else {
+      std::memcpy(&slot, &v, 8);
+    }
+  };
+  switch (op) {
+    case RmwOp::fetch_and_add: uop = UCP_ATOMIC_OP_ADD; store(state->operand, operand); break;
+    case RmwOp::fetch_and_or: uop = UCP_ATOMIC_OP_OR; store(state->operand, operand); break;
+    case RmwOp::swap: uop = UCP_ATOMIC_OP_SWAP; store(state->operand, operand); break;
+    case RmwOp::compare_and_swap:
+      uop = UCP_ATOMIC_OP_CSWAP;
+      store(state->operand, compare);
+      store(state->result, operand);
+      break;
+  }
+  Guard guard(lock_);
+  ucp_request_param_t p;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                   UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+  p.cb.send = on_rmw_done;
+  p.user_data = state;
+  p.datatype = ucp_dt_make_contig(width);
+  p.reply_buffer = &state->result;
+  ucs_status_ptr_t r = ucp_atomic_op_nbx(eps_[tgt], uop, &state->operand, 1, tgt_addr, rkey, &p);
+  if (r == nullptr || UCS_PTR_IS_ERR(r)) on_rmw_done(nullptr, UCS_PTR_STATUS(r), state);
+  return Errc::success;
+}
+
+void Context::Impl::on_counter_update_locked(const CounterUpdateWire& msg) {
+  if (msg.flags & ~(kHasTargetCounter | kHasCompletion)) {
+    refuse_locked(msg.src, Errc::hdr_len, 0, fmt::format("counter update with flags {:#x}", msg.flags));
+    return;
+  }
+  const std::uint64_t cookie = (msg.flags & kHasCompletion) ? msg.cookie : 0;
+  Counter* counter = nullptr;
+  if (msg.flags & kHasTargetCounter) {
+    if (counters_.find(msg.counter) == counters_.end()) {
+      refuse_locked(msg.src, Errc::no_cntr_reg, cookie,
+                    fmt::format("target counter {:#x} is not registered", msg.counter));
+      return;
+    }
+    counter = reinterpret_cast<Counter*>(msg.counter);
+  }
+  finish_job_locked(CompletionJob{nullptr, nullptr, nullptr, counter, msg.src, cookie});
+}
+
+}  // namespace lapi

@@ -1,0 +1,55 @@
+#pragma once
+// Slab of small records named by 64-bit cookies (index + generation) that
+// travel to a peer and back. A cookie a peer sends us is looked up, never
+// dereferenced, so a forged or stale one is detected instead of followed.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace lapi::internal {
+
+template <typename T>
+class SlotTable {
+ public:
+  std::uint64_t insert(T value) {
+    std::uint32_t index;
+    if (!free_.empty()) {
+      index = free_.back();
+      free_.pop_back();
+    } else {
+      index = static_cast<std::uint32_t>(slots_.size());
+      slots_.push_back({});
+    }
+    Slot& s = slots_[index];
+    s.value = value;
+    s.used = true;
+    return (static_cast<std::uint64_t>(s.generation) << 32) | (index + 1u);
+  }
+
+  // Removes and returns the record, or nothing if the cookie is not live.
+  std::optional<T> take(std::uint64_t cookie) {
+    const std::uint32_t index = static_cast<std::uint32_t>(cookie) - 1u;
+    const std::uint32_t generation = static_cast<std::uint32_t>(cookie >> 32);
+    if (index >= slots_.size()) return std::nullopt;
+    Slot& s = slots_[index];
+    if (!s.used || s.generation != generation) return std::nullopt;
+    s.used = false;
+    ++s.generation;
+    free_.push_back(index);
+    return s.value;
+  }
+
+  std::size_t live() const { return slots_.size() - free_.size(); }
+
+ private:
+  struct Slot {
+    T value{};
+    std::uint32_t generation = 1;
+    bool used = false;
+  };
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> free_;
+};
+
+}  // namespace lapi::internal

@@ -1,0 +1,142 @@
+// Fence, barrier and address_init.
+//
+// Fence: UCX's flush covers RMA and atomics but not active messages, so each
+// task counts the Amsends it sent to every peer, and each peer counts those
+// that landed; a fence asks every peer "tell me when you have landed N of
+// mine" and flushes the worker for RMA. Nothing is added to the Amsend hot
+// path. Barrier: dissemination over control messages, ceil(log2 n) rounds.
+
+#include <bit>
+
+#include "lapi/internal/engine.hpp"
+
+namespace lapi {
+
+using namespace internal;
+
+Status Context::Impl::fence() {
+  if (tl_header_handler_depth > 0) {
+    return fail(Errc::in_header_handler, "fence: called from inside a header handler");
+  }
+  std::vector<std::uint64_t> want(ntasks_, 0);
+  {
+    Guard guard(lock_);
+    for (TaskId t = 0; t < ntasks_; ++t) {
+      if (sent_to_[t] == fence_acked_[t]) continue;
+      want[t] = sent_to_[t];
+      const FenceWire req{me_, 0, sent_to_[t]};
+      send_control_locked(t, Proto::fence_request, &req, sizeof req);
+    }
+  }
+  ucs_status_ptr_t flush;
+  {
+    Guard guard(lock_);
+    ucp_request_param_t p{};
+    flush = ucp_worker_flush_nbx(worker_, &p);
+  }
+  if (wait_request(flush) != UCS_OK) return fail(Errc::transport, "fence: worker flush failed");
+  return wait_until([&] {
+    Guard guard(lock_);
+    for (TaskId t = 0; t < ntasks_; ++t) {
+      if (fence_acked_[t] < want[t]) return false;
+    }
+    return true;
+  });
+}
+
+void Context::Impl::on_fence_request_locked(const FenceWire& msg) {
+  fence_wanted_[msg.src] = std::max(fence_wanted_[msg.src], msg.count);
+  check_fence_requests_locked(msg.src);
+}
+
+void Context::Impl::check_fence_requests_locked(TaskId src) {
+  const std::uint64_t wanted = fence_wanted_[src];
+  if (wanted == 0 || landed_from_[src] < wanted) return;
+  fence_wanted_[src] = 0;
+  const FenceWire reply{me_, 0, wanted};
+  send_control_locked(src, Proto::fence_reply, &reply, sizeof reply);
+}
+
+void Context::Impl::on_fence_reply_locked(const FenceWire& msg) {
+  fence_acked_[msg.src] = std::max(fence_acked_[msg.src], msg.count);
+}
+
+Status Context::Impl::barrier() {
+  if (ntasks_ == 1) return Errc::success;
+  std::uint64_t epoch;
+  {
+    Guard guard(lock_);
+    epoch = ++barrier_epoch_;
+  }
+  const unsigned rounds = std::bit_width(ntasks_ - 1);
+  for (unsigned r = 0; r < rounds; ++r) {
+    {
+      Guard guard(lock_);
+      const TaskId to = (me_ + (1u << r)) % ntasks_;
+      const BarrierWire msg{me_, r, epoch};
+      send_control_locked(to, Proto::barrier, &msg, sizeof msg);
+    }
+    // A peer can be at most one epoch ahead (it cannot finish an epoch we
+    // have not joined), so arrivals are kept per epoch parity and consumed.
+    Status s = wait_until([&] {
+      Guard guard(lock_);
+      auto& slot = barrier_arrivals_[epoch & 1][r];
+      if (slot == 0) return false;
+      --slot;
+      return true;
+    });
+    if (!s.ok()) return s;
+  }
+  return Errc::success;
+}
+
+void Context::Impl::on_barrier_locked(const BarrierWire& msg) {
+  if (msg.round >= barrier_arrivals_[0].size()) {
+    refuse_locked(msg.src, Errc::hdr_len, 0, fmt::format("barrier round {} out of range", msg.round));
+    return;
+  }
+  ++barrier_arrivals_[msg.epoch & 1][msg.round];
+}
+
+Status Context::Impl::address_init(std::uint64_t mine, std::span<std::uint64_t> out) {
+  if (out.size() != ntasks_) {
+    return fail(Errc::parm_null, "address_init: out has {} slots, need num_tasks={}", out.size(), ntasks_);
+  }
+  std::uint64_t epoch;
+  {
+    Guard guard(lock_);
+    epoch = ++addr_epoch_;
+    auto& round = addr_rounds_[epoch];
+    round.values.resize(ntasks_);
+    round.values[me_] = mine;
+    for (TaskId t = 0; t < ntasks_; ++t) {
+      if (t == me_) continue;
+      const AddressInitWire msg{me_, 0, epoch, mine};
+      send_control_locked(t, Proto::address_init, &msg, sizeof msg);
+    }
+  }
+  Status s = wait_until([&] {
+    Guard guard(lock_);
+    return addr_rounds_[epoch].arrived >= ntasks_ - 1;
+  });
+  if (!s.ok()) return s;
+  Guard guard(lock_);
+  auto node = addr_rounds_.extract(epoch);
+  std::copy(node.mapped().values.begin(), node.mapped().values.end(), out.begin());
+  return Errc::success;
+}
+
+void Context::Impl::on_address_init_locked(const AddressInitWire& msg) {
+  // Only our current round or the next one can arrive (a peer cannot finish
+  // a round we have not joined); anything else is junk.
+  if (msg.epoch != addr_epoch_ && msg.epoch != addr_epoch_ + 1) {
+    refuse_locked(msg.src, Errc::hdr_len, 0, fmt::format("address_init round {} unexpected", msg.epoch));
+    return;
+  }
+  auto& round = addr_rounds_[msg.epoch];
+  round.values.resize(ntasks_);
+  round.values[msg.src] = msg.value;
+  ++round.arrived;
+}
+
+}  // namespace lapi

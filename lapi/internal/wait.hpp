@@ -1,0 +1,30 @@
+#pragma once
+// Engine::wait_until, shared by every blocking call (Waitcntr, Fence,
+// barrier, rkey fetch). Included only by engine.hpp.
+
+namespace lapi {
+
+template <typename Done>
+Status Context::Impl::wait_until(Done done) {
+  if (tl_header_handler_depth > 0) {
+    return fail(Errc::in_header_handler, "a blocking call was made from inside a header handler");
+  }
+  if (internal::FiberScheduler::in_fiber()) {
+    // A completion handler on a fiber: let the progress loop run meanwhile.
+    while (!done()) internal::FiberScheduler::yield();
+    return Errc::success;
+  }
+  app_waiters_.fetch_add(1, std::memory_order_acq_rel);
+  int idle = 0;
+  while (!done()) {
+    if (poll_once()) {
+      idle = 0;
+    } else {
+      idle_backoff(idle);
+    }
+  }
+  if (app_waiters_.fetch_sub(1, std::memory_order_acq_rel) == 1) app_waiters_.notify_all();
+  return Errc::success;
+}
+
+}  // namespace lapi

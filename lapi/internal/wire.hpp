@@ -1,0 +1,97 @@
+#pragma once
+// On-the-wire protocol of the core: one UCX active-message id per message
+// kind, each paired with its target-side handler in Engine's handler table
+// (engine_init.cc). Every header starts with the sender's task id so a target
+// can refuse and report back without trusting anything else in it.
+
+#include <cstdint>
+
+namespace lapi::internal {
+
+enum class Proto : unsigned {
+  none = 0,
+  amsend = 1,          // user Amsend: AmsendWire + optional words + user header
+  counter_update = 2,  // bump a target counter (after Put/Get), maybe ack
+  completion_ack = 3,  // target finished: bump the origin's completion counter
+  fault = 4,           // target refused a request: FaultWire + text
+  rkey_request = 5,    // origin asks for the region covering [addr, addr+len)
+  rkey_reply = 6,      // RkeyReplyWire + packed rkey bytes
+  fence_request = 7,   // "tell me when you have landed `count` of my Amsends"
+  fence_reply = 8,
+  barrier = 9,
+  address_init = 10,
+  kCount
+};
+
+// Flags of AmsendWire / CounterUpdateWire.
+inline constexpr std::uint16_t kHasTargetCounter = 1u << 0;  // + u64 counter handle
+inline constexpr std::uint16_t kHasCompletion = 1u << 1;     // + u64 completion cookie
+
+struct AmsendWire {
+  std::uint32_t src;
+  std::uint16_t handler;
+  std::uint16_t flags;
+  // followed by [u64 target counter handle] [u64 completion cookie] user header
+};
+static_assert(sizeof(AmsendWire) == 8);
+
+inline constexpr std::size_t kMaxAmsendOverhead = sizeof(AmsendWire) + 2 * sizeof(std::uint64_t);
+
+struct CounterUpdateWire {
+  std::uint32_t src;
+  std::uint16_t flags;
+  std::uint16_t reserved;
+  std::uint64_t counter;  // target counter handle (0 = none)
+  std::uint64_t cookie;   // completion cookie (valid with kHasCompletion)
+};
+
+struct CompletionAckWire {
+  std::uint32_t src;
+  std::uint32_t reserved;
+  std::uint64_t cookie;
+};
+
+struct FaultWire {
+  std::uint32_t src;
+  std::int32_t code;     // lapi::Errc value
+  std::uint64_t cookie;  // completion cookie of the refused request, 0 if none
+  // followed by a short text naming what was wrong (not NUL-terminated)
+};
+
+struct RkeyRequestWire {
+  std::uint32_t src;
+  std::uint32_t reserved;
+  std::uint64_t addr;
+  std::uint64_t len;
+  std::uint64_t token;  // echoed in the reply
+};
+
+struct RkeyReplyWire {
+  std::uint32_t src;
+  std::int32_t code;    // Errc::success or why not
+  std::uint64_t token;
+  std::uint64_t base;   // registered region covering the request
+  std::uint64_t len;
+  // followed by the packed rkey
+};
+
+struct FenceWire {
+  std::uint32_t src;
+  std::uint32_t reserved;
+  std::uint64_t count;  // request: Amsends sent to the target so far; reply: echoed
+};
+
+struct BarrierWire {
+  std::uint32_t src;
+  std::uint32_t round;
+  std::uint64_t epoch;
+};
+
+struct AddressInitWire {
+  std::uint32_t src;
+  std::uint32_t reserved;
+  std::uint64_t epoch;
+  std::uint64_t value;
+};
+
+}  // namespace lapi::internal

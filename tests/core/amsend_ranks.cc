@@ -1,0 +1,123 @@
+// Amsend across sizes, with content and counter-order checks. Run by
+// amsend_test under lapirun in every mode and completion policy.
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include "tests/core/rank_context.hpp"
+
+using namespace lapis::testing;
+
+namespace {
+
+struct Inbox {
+  std::vector<unsigned char> buffer;
+  std::atomic<int> completions{0};
+  std::atomic<int> seen_before_counter{0};  // completion ran before the target counter moved
+  lapi::Counter* target_counter = nullptr;
+  std::uint64_t expect_len = 0;
+  std::atomic<int> bad_header{0};
+};
+
+Inbox g_inbox;
+
+unsigned char pattern(std::uint32_t src, std::size_t i) { return static_cast<unsigned char>(src * 31 + i * 7 + 1); }
+
+void on_complete(lapi::Context&, void* user_info, void*) {
+  auto* inbox = static_cast<Inbox*>(user_info);
+  // The target counter must not have moved yet for this message.
+  if (inbox->target_counter->get() == 0) inbox->seen_before_counter.fetch_add(1);
+  inbox->completions.fetch_add(1);
+}
+
+lapi::Landing on_header(lapi::Context&, const lapi::AmHeaderInfo& info) {
+  auto* inbox = static_cast<Inbox*>(info.handler_arg);
+  std::uint64_t len = 0;
+  if (info.uhdr_len != sizeof len) {
+    inbox->bad_header.fetch_add(1);
+  } else {
+    std::memcpy(&len, info.uhdr, sizeof len);
+    if (len != info.data_len) inbox->bad_header.fetch_add(1);
+  }
+  inbox->buffer.assign(info.data_len, 0);
+  return {info.data_len ? inbox->buffer.data() : nullptr, on_complete, inbox, nullptr};
+}
+
+}  // namespace
+
+TEST_CASE("amsend lands data directly with counters in order") {
+  lapi::Context& ctx = rank_context();
+  const lapi::TaskId me = ctx.task_id();
+  const std::uint32_t n = ctx.num_tasks();
+  const lapi::TaskId right = (me + 1) % n;
+  const lapi::TaskId left = (me + n - 1) % n;
+
+  lapi::Counter target;
+  g_inbox.target_counter = &target;
+  LAPI_OK(ctx.register_handler(1, on_header, &g_inbox));
+  lapi::RemoteCounter mine;
+  LAPI_OK(ctx.register_counter(target, mine));
+  const auto counters = exchange(ctx, mine.handle);
+  LAPI_OK(ctx.barrier());
+
+  std::int64_t eager = 0;
+  LAPI_OK(ctx.qenv(lapi::Query::eager_limit, eager));
+  const std::size_t e = static_cast<std::size_t>(eager);
+  std::vector<std::size_t> sizes = {0, 1, 8, 64 * 1024, 1 << 20, 16 << 20};
+  if (e > 0) sizes.push_back(e - 1);
+  sizes.push_back(e);
+  sizes.push_back(e + 1);
+
+  int round = 0;
+  for (std::size_t size : sizes) {
+    CAPTURE(size);
+    ++round;
+    std::vector<unsigned char> out(size);
+    for (std::size_t i = 0; i < size; ++i) out[i] = pattern(me, i);
+    lapi::Counter origin, completion;
+    const std::uint64_t len = size;
+    LAPI_OK(ctx.amsend(right, 1, &len, sizeof len, size ? out.data() : nullptr, size,
+                       {lapi::RemoteCounter{counters[right]}, &origin, &completion}));
+    LAPI_OK(ctx.waitcntr(completion, 1));
+    // The target finished, so our buffer was certainly reusable before.
+    CHECK(origin.get() == 1);
+    LAPI_OK(ctx.waitcntr(target, 1));
+    CHECK(g_inbox.completions.load() == round);
+    CHECK(g_inbox.seen_before_counter.load() == round);
+    REQUIRE(g_inbox.buffer.size() == size);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < size; ++i) wrong += g_inbox.buffer[i] != pattern(left, i);
+    CHECK(wrong == 0);
+    LAPI_OK(ctx.barrier());
+  }
+  CHECK(g_inbox.bad_header.load() == 0);
+}
+
+namespace {
+std::atomic<int> g_inside_code{0};
+
+lapi::Landing sends_from_header(lapi::Context& ctx, const lapi::AmHeaderInfo& info) {
+  // Forbidden: must fail with in_header_handler, not deadlock or succeed.
+  int x = 0;
+  lapi::Status s = ctx.amsend(info.src, 2, nullptr, 0, &x, sizeof x);
+  g_inside_code.store(s.value());
+  return {};
+}
+}  // namespace
+
+TEST_CASE("communication from a header handler is refused") {
+  lapi::Context& ctx = rank_context();
+  LAPI_OK(ctx.register_handler(2, sends_from_header, nullptr));
+  lapi::Counter target;
+  lapi::RemoteCounter mine;
+  LAPI_OK(ctx.register_counter(target, mine));
+  const auto counters = exchange(ctx, mine.handle);
+  const lapi::TaskId right = (ctx.task_id() + 1) % ctx.num_tasks();
+  LAPI_OK(ctx.amsend(right, 2, nullptr, 0, nullptr, 0, {lapi::RemoteCounter{counters[right]}}));
+  LAPI_OK(ctx.waitcntr(target, 1));
+  CHECK(g_inside_code.load() == static_cast<int>(lapi::Errc::in_header_handler));
+  LAPI_OK(ctx.gfence());
+}

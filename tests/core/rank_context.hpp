@@ -1,0 +1,41 @@
+#pragma once
+// Shared set-up for rank programs run under lapirun: one context per
+// process, configured from LAPIS_* variables, torn down at exit.
+
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <vector>
+
+#include "lapi/context.hpp"
+
+namespace lapis::testing {
+
+inline lapi::Context& rank_context() {
+  static std::unique_ptr<lapi::Context> ctx = [] {
+    lapi::Config config;
+    lapi::Status s = lapi::Config::from_env(config);
+    REQUIRE_MESSAGE(s.ok(), s.message());
+    std::unique_ptr<lapi::Context> c;
+    s = lapi::Context::init(config, c);
+    REQUIRE_MESSAGE(s.ok(), s.message());
+    return c;
+  }();
+  return *ctx;
+}
+
+// Every task's value of `mine` (Address_init).
+inline std::vector<std::uint64_t> exchange(lapi::Context& ctx, std::uint64_t mine) {
+  std::vector<std::uint64_t> all(ctx.num_tasks());
+  lapi::Status s = ctx.address_init(mine, all);
+  REQUIRE_MESSAGE(s.ok(), s.message());
+  return all;
+}
+
+#define LAPI_OK(expr)                                   \
+  do {                                                  \
+    const ::lapi::Status lapi_ok_status_ = (expr);      \
+    REQUIRE_MESSAGE(lapi_ok_status_.ok(), lapi_ok_status_.message()); \
+  } while (0)
+
+}  // namespace lapis::testing
