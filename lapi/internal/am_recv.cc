@@ -25,8 +25,12 @@ void on_rndv_landed(void* request, ucs_status_t status, std::size_t, void* user_
   if (status == UCS_OK) {
     op->impl->landed_locked(op->job);
   } else {
-    op->impl->refuse_locked(op->job.src, Errc::transport, op->job.cookie,
-                            fmt::format("rendezvous receive failed: {}", ucs_status_string(status)));
+    Context::Impl& e = *op->impl;
+    e.refuse_locked(op->job.src, Errc::transport, op->job.cookie,
+                    fmt::format("rendezvous receive failed: {}", ucs_status_string(status)));
+    CompletionJob nothing{};
+    nothing.src = op->job.src;
+    e.landed_locked(nothing);  // done here, for the sender's fence
   }
   delete op;
   ucp_request_free(request);
@@ -53,12 +57,19 @@ ucs_status_t Context::Impl::on_amsend(const void* header, std::size_t header_len
     refuse_locked(UINT32_MAX, Errc::tgt, 0, fmt::format("amsend from unknown task {}", w.src));
     return refused;
   }
+  // From here on the sender is known: a refused Amsend still counts as done
+  // at this target, so the sender's fence does not wait for it forever.
+  auto refuse_counted = [&](Errc code, std::uint64_t cookie, std::string detail) {
+    refuse_locked(w.src, code, cookie, std::move(detail));
+    ++landed_from_[w.src];
+    if (fence_wanted_[w.src] != 0) check_fence_requests_locked(w.src);
+  };
   std::size_t off = sizeof w;
   std::uint64_t counter_handle = 0;
   std::uint64_t cookie = 0;
   const std::size_t words = ((w.flags & kHasTargetCounter) ? 8 : 0) + ((w.flags & kHasCompletion) ? 8 : 0);
   if ((w.flags & ~(kHasTargetCounter | kHasCompletion)) != 0 || header_len < off + words) {
-    refuse_locked(w.src, Errc::hdr_len, 0,
+    refuse_counted( Errc::hdr_len, 0,
                   fmt::format("amsend header malformed (flags {:#x}, {} bytes)", w.flags, header_len));
     return refused;
   }
@@ -71,14 +82,14 @@ ucs_status_t Context::Impl::on_amsend(const void* header, std::size_t header_len
     off += 8;
   }
   if (w.handler == 0 || w.handler >= kMaxUserHandlers || handlers_[w.handler].fn == nullptr) {
-    refuse_locked(w.src, Errc::no_callback_reg, cookie,
+    refuse_counted( Errc::no_callback_reg, cookie,
                   fmt::format("amsend names handler {} which is not registered", w.handler));
     return refused;
   }
   Counter* target_counter = nullptr;
   if (counter_handle != 0) {
     if (counters_.find(counter_handle) == counters_.end()) {
-      refuse_locked(w.src, Errc::no_cntr_reg, cookie,
+      refuse_counted( Errc::no_cntr_reg, cookie,
                     fmt::format("amsend names target counter {:#x} which is not registered",
                                 counter_handle));
       return refused;
@@ -114,7 +125,7 @@ ucs_status_t Context::Impl::on_amsend(const void* header, std::size_t header_len
     delete op;
   } else if (UCS_PTR_IS_ERR(r)) {
     delete op;
-    refuse_locked(w.src, Errc::transport, cookie,
+    refuse_counted(Errc::transport, cookie,
                   fmt::format("rendezvous receive failed: {}", ucs_status_string(UCS_PTR_STATUS(r))));
   }
   return UCS_OK;

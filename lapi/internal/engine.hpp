@@ -90,6 +90,8 @@ class Context::Impl {
   // remote range. Blocks with progress on a miss.
   Status remote_key(TaskId tgt, std::uint64_t addr, std::size_t len, ucp_rkey_h& out);
   void on_rkey_request_locked(const internal::RkeyRequestWire& req);
+  void on_rkey_invalidate_locked(const internal::RkeyInvalidateWire& msg);
+  void on_rkey_dropped_locked(const internal::RkeyInvalidateWire& msg);
   void on_rkey_reply_bytes_locked(const internal::RkeyReplyWire& reply, const void* rkey,
                                   std::size_t rkey_len);
 
@@ -155,6 +157,7 @@ class Context::Impl {
     ucp_mem_h memh = nullptr;
     std::vector<std::byte> packed_rkey;
     bool allocated = false;
+    std::vector<bool> fetched_by;  // peers that hold our rkey and must drop it
   };
   std::map<std::uint64_t, Region> regions_;
   // Remote regions learnt from peers, per peer by base address.
@@ -169,6 +172,7 @@ class Context::Impl {
   };
   std::uint64_t next_rkey_token_ = 1;
   std::unordered_map<std::uint64_t, RkeyWait> rkey_waits_;
+  std::unordered_map<std::uint64_t, std::uint32_t> drops_pending_;  // token -> peers left
 
   // Fence bookkeeping: Amsends sent to / landed from each task.
   std::vector<std::uint64_t> sent_to_;

@@ -141,6 +141,8 @@ Status Context::Impl::start() {
       {Proto::fault, on_variable<FaultWire, &Context::Impl::on_fault_bytes_locked>},
       {Proto::rkey_request, on_fixed<RkeyRequestWire, &Context::Impl::on_rkey_request_locked>},
       {Proto::rkey_reply, on_variable<RkeyReplyWire, &Context::Impl::on_rkey_reply_bytes_locked>},
+      {Proto::rkey_invalidate, on_fixed<RkeyInvalidateWire, &Context::Impl::on_rkey_invalidate_locked>},
+      {Proto::rkey_dropped, on_fixed<RkeyInvalidateWire, &Context::Impl::on_rkey_dropped_locked>},
       {Proto::fence_request, on_fixed<FenceWire, &Context::Impl::on_fence_request_locked>},
       {Proto::fence_reply, on_fixed<FenceWire, &Context::Impl::on_fence_reply_locked>},
       {Proto::barrier, on_fixed<BarrierWire, &Context::Impl::on_barrier_locked>},

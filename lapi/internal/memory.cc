@@ -3,6 +3,7 @@
 // covers an address (one round trip per region, then cached), so a request
 // for unregistered memory is refused here, never executed.
 
+#include <algorithm>
 #include <cstring>
 
 #include "lapi/internal/engine.hpp"
@@ -74,16 +75,56 @@ Status Context::Impl::register_memory(void* addr, std::size_t len, bool allocate
 }
 
 Status Context::Impl::deregister_memory(void* addr, bool allocated) {
-  Guard guard(lock_);
-  auto it = regions_.find(reinterpret_cast<std::uint64_t>(addr));
-  if (it == regions_.end() || it->second.allocated != allocated) {
-    return fail(Errc::org_addr_null, "{}: {} is not a {} region",
-                allocated ? "free_registered" : "deregister_memory", addr,
-                allocated ? "allocated" : "registered");
+  const std::uint64_t base = reinterpret_cast<std::uint64_t>(addr);
+  std::uint64_t token = 0;
+  {
+    Guard guard(lock_);
+    auto it = regions_.find(base);
+    if (it == regions_.end() || it->second.allocated != allocated) {
+      return fail(Errc::org_addr_null, "{}: {} is not a {} region",
+                  allocated ? "free_registered" : "deregister_memory", addr,
+                  allocated ? "allocated" : "registered");
+    }
+    // Peers that cached our rkey must drop it before the memory goes: a
+    // later region at the same address would otherwise be reached through
+    // the stale key.
+    // Count the holders first: a message to ourselves may be answered
+    // before send returns (UCX's self transport runs handlers inline).
+    token = next_rkey_token_++;
+    const auto& holders = it->second.fetched_by;
+    const auto count = static_cast<std::uint32_t>(std::count(holders.begin(), holders.end(), true));
+    if (count) drops_pending_[token] = count;
+    for (TaskId t = 0; t < holders.size(); ++t) {
+      if (!holders[t]) continue;
+      const RkeyInvalidateWire msg{me_, 0, base, token};
+      send_control_locked(t, Proto::rkey_invalidate, &msg, sizeof msg);
+    }
   }
+  Status s = wait_until([&] {
+    Guard guard(lock_);
+    return drops_pending_.count(token) == 0;
+  });
+  Guard guard(lock_);
+  auto it = regions_.find(base);
   ucp_mem_unmap(ucp_, it->second.memh);
   regions_.erase(it);
-  return Errc::success;
+  return s;
+}
+
+void Context::Impl::on_rkey_invalidate_locked(const RkeyInvalidateWire& msg) {
+  auto& peer = remote_regions_[msg.src];
+  if (auto it = peer.find(msg.base); it != peer.end()) {
+    ucp_rkey_destroy(it->second.rkey);
+    peer.erase(it);
+  }
+  const RkeyInvalidateWire ack{me_, 0, msg.base, msg.token};
+  send_control_locked(msg.src, Proto::rkey_dropped, &ack, sizeof ack);
+}
+
+void Context::Impl::on_rkey_dropped_locked(const RkeyInvalidateWire& msg) {
+  auto it = drops_pending_.find(msg.token);
+  if (it == drops_pending_.end()) return;  // stale or forged
+  if (--it->second == 0) drops_pending_.erase(it);
 }
 
 void Context::Impl::on_rkey_request_locked(const RkeyRequestWire& req) {
@@ -95,15 +136,21 @@ void Context::Impl::on_rkey_request_locked(const RkeyRequestWire& req) {
     send_control_locked(req.src, Proto::rkey_reply, &reply, sizeof reply);
     return;
   }
+  if (it->second.fetched_by.size() != ntasks_) it->second.fetched_by.assign(ntasks_, false);
+  it->second.fetched_by[req.src] = true;
   reply.base = it->first;
   reply.len = it->second.len;
   const auto& key = it->second.packed_rkey;
+  if (sizeof reply + key.size() > kSendHeaderCapacity) {
+    reply.code = static_cast<std::int32_t>(Errc::transport);  // cannot happen on shm/tcp keys
+    send_control_locked(req.src, Proto::rkey_reply, &reply, sizeof reply);
+    return;
+  }
   SendOp* op = send_pool_.acquire();
   std::memcpy(op->header, &reply, sizeof reply);
-  // The rkey travels as data so that its size is not bounded by the header.
-  op->header_len = sizeof reply;
-  (void)post_op_locked(op, req.src, Proto::rkey_reply, key.data(), key.size(),
-                       UCP_AM_SEND_FLAG_EAGER, nullptr);
+  std::memcpy(op->header + sizeof reply, key.data(), key.size());
+  op->header_len = static_cast<std::uint32_t>(sizeof reply + key.size());
+  (void)post_op_locked(op, req.src, Proto::rkey_reply, nullptr, 0, UCP_AM_SEND_FLAG_EAGER, nullptr);
 }
 
 void Context::Impl::on_rkey_reply_bytes_locked(const RkeyReplyWire& reply, const void* key,

@@ -20,6 +20,8 @@ enum class Proto : unsigned {
   fence_reply = 8,
   barrier = 9,
   address_init = 10,
+  rkey_invalidate = 11,  // a region is going away: drop its cached rkey
+  rkey_dropped = 12,     // ... done (echoes the token)
   kCount
 };
 
@@ -73,6 +75,13 @@ struct RkeyReplyWire {
   std::uint64_t base;   // registered region covering the request
   std::uint64_t len;
   // followed by the packed rkey
+};
+
+struct RkeyInvalidateWire {
+  std::uint32_t src;
+  std::uint32_t reserved;
+  std::uint64_t base;
+  std::uint64_t token;
 };
 
 struct FenceWire {

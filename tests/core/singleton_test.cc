@@ -1,0 +1,114 @@
+// A program started without lapirun runs as one task: everything works
+// against itself, and Term makes later calls fail cleanly.
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "lapi/context.hpp"
+
+namespace {
+
+#define LAPI_OK(expr)                                              \
+  do {                                                             \
+    const ::lapi::Status s_ = (expr);                              \
+    REQUIRE_MESSAGE(s_.ok(), s_.message());                        \
+  } while (0)
+
+std::vector<unsigned char> g_landing;
+int g_completed = 0;
+
+lapi::Landing land(lapi::Context&, const lapi::AmHeaderInfo& info) {
+  g_landing.assign(info.data_len, 0);
+  return {g_landing.data(), [](lapi::Context&, void*, void*) { ++g_completed; }, nullptr, nullptr};
+}
+
+}  // namespace
+
+TEST_CASE("singleton: one task talks to itself in every policy") {
+  for (auto policy : {lapi::CompletionPolicy::inline_run, lapi::CompletionPolicy::thread,
+                      lapi::CompletionPolicy::fiber}) {
+    for (auto mode : {lapi::ProgressMode::polling, lapi::ProgressMode::interrupt}) {
+      CAPTURE(static_cast<int>(policy));
+      CAPTURE(static_cast<int>(mode));
+      lapi::Config config;
+      config.policy = policy;
+      config.mode = mode;
+      std::unique_ptr<lapi::Context> ctx;
+      LAPI_OK(lapi::Context::init(config, ctx));
+      CHECK(ctx->task_id() == 0);
+      CHECK(ctx->num_tasks() == 1);
+      std::int64_t v = -1;
+      LAPI_OK(ctx->qenv(lapi::Query::completion_policy, v));
+      CHECK(v == static_cast<std::int64_t>(policy));
+      LAPI_OK(ctx->qenv(lapi::Query::interrupt_mode, v));
+      CHECK(v == (mode == lapi::ProgressMode::interrupt));
+
+      LAPI_OK(ctx->register_handler(1, land));
+      lapi::Counter target, origin, completion;
+      lapi::RemoteCounter handle;
+      LAPI_OK(ctx->register_counter(target, handle));
+      g_completed = 0;
+      for (std::size_t len : {std::size_t{0}, std::size_t{100}, std::size_t{1} << 20}) {
+        std::vector<unsigned char> data(len, 0x5a);
+        LAPI_OK(ctx->amsend(0, 1, nullptr, 0, data.data(), len, {handle, &origin, &completion}));
+        LAPI_OK(ctx->waitcntr(target, 1));
+        LAPI_OK(ctx->waitcntr(completion, 1));
+        CHECK(g_landing == data);
+      }
+      CHECK(g_completed == 3);
+
+      void* window = nullptr;
+      LAPI_OK(ctx->alloc_registered(4096, window));
+      std::memset(window, 0, 4096);
+      const auto base = reinterpret_cast<std::uint64_t>(window);
+      std::int64_t prev = 0;
+      lapi::Counter done;
+      LAPI_OK(ctx->rmw64(lapi::RmwOp::fetch_and_add, 0, base, 5, 0, &prev, &done));
+      LAPI_OK(ctx->rmw64(lapi::RmwOp::compare_and_swap, 0, base, 9, 5, &prev, &done));
+      LAPI_OK(ctx->waitcntr(done, 2));
+      CHECK(prev == 5);
+      std::int64_t now = 0;
+      std::memcpy(&now, window, 8);
+      CHECK(now == 9);
+      const char msg[] = "hello";
+      LAPI_OK(ctx->put(0, sizeof msg, base + 64, msg, {handle}));
+      LAPI_OK(ctx->waitcntr(target, 1));
+      CHECK(std::memcmp(static_cast<char*>(window) + 64, msg, sizeof msg) == 0);
+      std::vector<std::uint64_t> all(1);
+      LAPI_OK(ctx->address_init(77, all));
+      CHECK(all[0] == 77);
+      LAPI_OK(ctx->gfence());
+      LAPI_OK(ctx->free_registered(window));
+
+      // Switching policy and mode at run time keeps working.
+      LAPI_OK(ctx->senv(lapi::Query::completion_policy, static_cast<int>(lapi::CompletionPolicy::inline_run)));
+      LAPI_OK(ctx->senv(lapi::Query::interrupt_mode, mode == lapi::ProgressMode::polling));
+      LAPI_OK(ctx->amsend(0, 1, nullptr, 0, msg, sizeof msg, {handle}));
+      LAPI_OK(ctx->waitcntr(target, 1));
+
+      LAPI_OK(ctx->term());
+      const lapi::Status after = ctx->amsend(0, 1, nullptr, 0, nullptr, 0);
+      CHECK(after.code() == lapi::Errc::terminated);
+      CHECK(ctx->term().code() == lapi::Errc::terminated);
+    }
+  }
+}
+
+TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
+  ::setenv("LAPIS_POLICY", "sometimes", 1);
+  lapi::Config config;
+  lapi::Status s = lapi::Config::from_env(config);
+  CHECK(s.code() == lapi::Errc::set_val);
+  CHECK(s.message().find("LAPIS_POLICY") != std::string::npos);
+  ::unsetenv("LAPIS_POLICY");
+  ::setenv("LAPIS_AM_EAGER_LIMIT", "-4", 1);
+  s = lapi::Config::from_env(config);
+  CHECK(s.code() == lapi::Errc::set_val);
+  CHECK(s.message().find("LAPIS_AM_EAGER_LIMIT") != std::string::npos);
+  ::unsetenv("LAPIS_AM_EAGER_LIMIT");
+  CHECK(lapi::Config::from_env(config).ok());
+}
