@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Sets up the machine, builds everything and runs every test: the default
+# build, the whole suite under AddressSanitizer+UndefinedBehaviorSanitizer,
+# and the core tests under ThreadSanitizer. Ends with "N passed, N failed".
+#
+#   bash tools/test.sh            # everything
+#   bash tools/test.sh --quick    # default build only
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash tools/setup.sh || { echo "setup failed"; exit 1; }
+
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+log_dir=$(mktemp -d)
+trap 'rm -rf "$log_dir"' EXIT
+
+# Bazel's own summary lines ("//pkg:target  PASSED in 1.2s") are the truth.
+run_suite() {  # name, bazel args...
+  local name=$1
+  shift
+  echo "=== $name: bazel test $*"
+  bazel test "$@" 2>&1 | tee "$log_dir/$name.log" | grep -E '^//|Executed|ERROR' || true
+}
+
+run_suite default //...
+if [ $quick -eq 0 ]; then
+  run_suite asan --config=asan //...
+  run_suite tsan --config=tsan //tests/core/... //tests/runtime/...
+fi
+
+passed=$(cat "$log_dir"/*.log | grep -cE '^//[^ ]+ +(\(cached\) )?PASSED')
+failed=$(cat "$log_dir"/*.log | grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|INCOMPLETE)')
+# A build error leaves no per-target line: count it as a failure.
+build_errors=$(cat "$log_dir"/*.log | grep -cE '^ERROR: .*(failed|Build did NOT complete)')
+[ "$build_errors" -gt 0 ] && failed=$((failed + 1))
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
