@@ -1,0 +1,46 @@
+#pragma once
+// How the ranks of one job find each other before any fast transport exists.
+//
+// A Bootstrap is a slow, out-of-band channel (a Unix socket to `lapirun`, or the PMIx server of
+// another launcher) used once per lapi context at Init to swap worker addresses. It is not a data
+// path: each collective costs a round trip through the launcher.
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+namespace lapis::runtime {
+
+struct BootstrapError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Out-of-band exchange used once per lapi context at Init. Collective calls must be made
+// by every rank in the same order. Thread-safe: calls are serialized internally.
+//
+// Collectives block the calling thread in the kernel (no spinning), so oversubscribed hosts are
+// fine. After a collective throws, the bootstrap is broken: every later call throws too.
+class Bootstrap {
+ public:
+  virtual ~Bootstrap() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Every rank contributes `mine` (any length, may differ per rank); returns all contributions indexed by rank.
+  // Throws BootstrapError (with a readable message) on failure (peer died, launcher gone, timeout).
+  virtual std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> mine) = 0;
+  virtual void barrier() = 0;
+  virtual std::string_view kind() const = 0;  // "lapirun", "pmix", "singleton"
+};
+
+// The process-wide bootstrap, created on first use (thread-safe): PMIx when PMIX_RANK is set in the
+// environment; the lapirun rendezvous when LAPIS_RENDEZVOUS is set; otherwise a singleton (rank 0 of 1).
+// Throws BootstrapError if the chosen one cannot start.
+//
+// Under lapirun the rank also reads LAPIS_RANK and LAPIS_SIZE; LAPIS_BOOTSTRAP_TIMEOUT (seconds,
+// optional) bounds each wait for the launcher. The object lives until the process exits (PMIx is
+// finalized then).
+Bootstrap& process_bootstrap();
+
+}  // namespace lapis::runtime

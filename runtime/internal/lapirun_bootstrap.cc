@@ -1,0 +1,106 @@
+#include "runtime/internal/lapirun_bootstrap.hpp"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <utility>
+
+namespace lapis::runtime::internal {
+namespace {
+
+UniqueFd connect_unix(const std::string& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(addr.sun_path)) {
+    throw BootstrapError("lapirun rendezvous: socket path too long: " + path);
+  }
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) throw BootstrapError(errno_message("lapirun rendezvous: socket"));
+  int rc;
+  do {
+    rc = ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr));
+  } while (rc < 0 && errno == EINTR);
+  if (rc < 0 && errno != EISCONN) {
+    throw BootstrapError(errno_message(("lapirun rendezvous: cannot connect to " + path +
+                                        " (launcher gone, or every rank already joined?)").c_str()));
+  }
+  return fd;
+}
+
+std::string seconds_text(int ms) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", ms / 1000.0);
+  return text;
+}
+
+}  // namespace
+
+LapirunBootstrap::LapirunBootstrap(std::string socket_path, int rank, int size, int timeout_ms)
+    : socket_path_(std::move(socket_path)), rank_(rank), size_(size), timeout_ms_(timeout_ms) {
+  if (size <= 0 || rank < 0 || rank >= size) {
+    throw BootstrapError("lapirun rendezvous: invalid rank " + std::to_string(rank) + " of size " +
+                         std::to_string(size));
+  }
+  socket_ = connect_unix(socket_path_);
+  const std::uint32_t size32 = static_cast<std::uint32_t>(size);
+  std::lock_guard lock(mutex_);
+  call(MsgType::kHello, static_cast<std::uint32_t>(rank),
+       std::as_bytes(std::span(&size32, 1)), MsgType::kWelcome, "hello");
+}
+
+std::vector<std::vector<std::byte>> LapirunBootstrap::allgather(std::span<const std::byte> mine) {
+  std::lock_guard lock(mutex_);
+  const std::uint32_t seq = next_seq_++;
+  Reply reply = call(MsgType::kAllgather, seq, mine, MsgType::kAllgatherResult,
+                     "allgather (collective #" + std::to_string(seq) + ")");
+  auto blobs = decode_gather_result(reply.payload, static_cast<std::size_t>(size_));
+  if (!blobs) fail("lapirun rendezvous: malformed allgather result for collective #" + std::to_string(seq));
+  return std::move(*blobs);
+}
+
+void LapirunBootstrap::barrier() {
+  std::lock_guard lock(mutex_);
+  const std::uint32_t seq = next_seq_++;
+  call(MsgType::kBarrier, seq, {}, MsgType::kBarrierDone, "barrier (collective #" + std::to_string(seq) + ")");
+}
+
+LapirunBootstrap::Reply LapirunBootstrap::call(MsgType request, std::uint32_t seq, std::span<const std::byte> payload,
+                                               MsgType expected, const std::string& what) {
+  if (!failure_.empty()) throw BootstrapError(failure_);
+  const std::string context = "lapirun rendezvous (rank " + std::to_string(rank_) + ", " + what + "): ";
+  if (!write_all(socket_.get(), encode_frame(request, seq, payload))) {
+    fail(context + errno_message("cannot send to the launcher"));
+  }
+  Reply reply;
+  auto read = [&](std::span<std::byte> out) {
+    switch (read_exact(socket_.get(), out, timeout_ms_)) {
+      case ReadResult::kOk: return;
+      case ReadResult::kEof: fail(context + "the launcher closed the connection (lapirun gone?)");
+      case ReadResult::kError: fail(context + errno_message("cannot read from the launcher"));
+      case ReadResult::kTimeout:
+        fail(context + "no reply within " + seconds_text(timeout_ms_) + " s (LAPIS_BOOTSTRAP_TIMEOUT)");
+    }
+  };
+  read(std::as_writable_bytes(std::span(&reply.header, 1)));
+  if (reply.header.length > kMaxPayload) fail(context + "corrupt reply (payload too large)");
+  reply.payload.resize(reply.header.length);
+  read(reply.payload);
+  if (reply.header.type == MsgType::kError) fail(context + to_string(reply.payload));
+  if (reply.header.type != expected || reply.header.seq != seq) {
+    fail(context + "unexpected reply '" + msg_type_name(reply.header.type) + "' #" +
+         std::to_string(reply.header.seq));
+  }
+  return reply;
+}
+
+void LapirunBootstrap::fail(std::string message) {
+  failure_ = message;
+  socket_.reset();  // the stream may be out of step now; nothing more can be read from it safely
+  throw BootstrapError(std::move(message));
+}
+
+}  // namespace lapis::runtime::internal

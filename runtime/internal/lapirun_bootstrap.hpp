@@ -1,0 +1,52 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/bootstrap.hpp"
+#include "runtime/internal/fd.hpp"
+#include "runtime/internal/wire.hpp"
+
+namespace lapis::runtime::internal {
+
+// Client of the lapirun rendezvous (protocol in wire.hpp). Connects and says hello in the
+// constructor; each collective is one request and one blocking reply.
+class LapirunBootstrap final : public Bootstrap {
+ public:
+  // timeout_ms < 0: wait for the launcher forever (lapirun's own --timeout still applies).
+  LapirunBootstrap(std::string socket_path, int rank, int size, int timeout_ms);
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> mine) override;
+  void barrier() override;
+  std::string_view kind() const override { return "lapirun"; }
+
+ private:
+  struct Reply {
+    FrameHeader header;
+    std::vector<std::byte> payload;
+  };
+
+  // Sends one request and waits for its reply; throws (and marks the bootstrap broken) on
+  // transport failure, an Error reply, or a reply that does not match the request.
+  // Precondition: mutex_ held.
+  Reply call(MsgType request, std::uint32_t seq, std::span<const std::byte> payload, MsgType expected,
+             const std::string& what);
+  [[noreturn]] void fail(std::string message);
+
+  const std::string socket_path_;
+  const int rank_;
+  const int size_;
+  const int timeout_ms_;
+  std::mutex mutex_;  // guards everything below: one collective on the socket at a time
+  UniqueFd socket_;
+  std::uint32_t next_seq_ = 0;
+  std::string failure_;  // non-empty once broken
+};
+
+}  // namespace lapis::runtime::internal

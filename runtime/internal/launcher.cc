@@ -1,0 +1,332 @@
+#include "runtime/internal/launcher.hpp"
+
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "runtime/internal/fd.hpp"
+#include "runtime/internal/output_forwarder.hpp"
+#include "runtime/internal/rendezvous_server.hpp"
+#include "runtime/internal/spawn.hpp"
+
+namespace lapis::runtime::internal {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+// How long ranks get between SIGTERM and SIGKILL once the job is being stopped.
+constexpr auto kKillGrace = std::chrono::seconds(2);
+
+void report(const std::string& text) {
+  const std::string line = "lapirun: " + text + "\n";
+  (void)write_all(STDERR_FILENO, std::as_bytes(std::span(line.data(), line.size())));
+}
+
+std::string signal_description(int signo) {
+  const char* name = ::strsignal(signo);
+  return "signal " + std::to_string(signo) + " (" + (name ? name : "unknown") + ")";
+}
+
+// The launcher's signals arrive through a signalfd in the poll loop instead of handlers, so no
+// state is touched from signal context and no wake-up is lost.
+class SignalChannel {
+ public:
+  SignalChannel() {
+    sigemptyset(&handled_);
+    sigaddset(&handled_, SIGCHLD);
+    sigaddset(&handled_, SIGTERM);
+    for (int signo : {SIGINT, SIGHUP}) {  // honour `nohup` and background jobs that ignore these
+      struct sigaction old {};
+      ::sigaction(signo, nullptr, &old);
+      if (old.sa_handler != SIG_IGN) sigaddset(&handled_, signo);
+    }
+    struct sigaction action {};
+    action.sa_handler = SIG_DFL;  // an inherited SIG_IGN for SIGCHLD would auto-reap our ranks
+    ::sigaction(SIGCHLD, &action, &old_sigchld_);
+    action.sa_handler = SIG_IGN;  // a closed stdout must not kill the launcher mid-job
+    ::sigaction(SIGPIPE, &action, &old_sigpipe_);
+    ::sigprocmask(SIG_BLOCK, &handled_, &original_mask_);
+    fd_.reset(::signalfd(-1, &handled_, SFD_CLOEXEC | SFD_NONBLOCK));
+    if (!fd_.valid()) throw std::runtime_error(errno_message("signalfd"));
+  }
+  ~SignalChannel() {
+    ::sigprocmask(SIG_SETMASK, &original_mask_, nullptr);
+    ::sigaction(SIGCHLD, &old_sigchld_, nullptr);
+    ::sigaction(SIGPIPE, &old_sigpipe_, nullptr);
+  }
+  SignalChannel(const SignalChannel&) = delete;
+  SignalChannel& operator=(const SignalChannel&) = delete;
+
+  int fd() const { return fd_.get(); }
+  const sigset_t& original_mask() const { return original_mask_; }
+  bool sigpipe_was_ignored() const { return old_sigpipe_.sa_handler == SIG_IGN; }
+
+  std::vector<int> read_pending() {
+    std::vector<int> signals;
+    signalfd_siginfo info;
+    for (;;) {
+      const ssize_t n = ::read(fd_.get(), &info, sizeof(info));
+      if (n == static_cast<ssize_t>(sizeof(info))) {
+        signals.push_back(static_cast<int>(info.ssi_signo));
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else {
+        return signals;  // EAGAIN: nothing more pending
+      }
+    }
+  }
+
+ private:
+  sigset_t handled_;
+  sigset_t original_mask_;
+  struct sigaction old_sigchld_ {};
+  struct sigaction old_sigpipe_ {};
+  UniqueFd fd_;
+};
+
+// A private directory (mode 0700 from mkdtemp) holding the listening rendezvous socket; both are
+// removed once every rank has joined, or on destruction.
+class RendezvousEndpoint {
+ public:
+  RendezvousEndpoint() {
+    std::string dir = temp_base() + "/lapirun.XXXXXX";
+    if (::mkdtemp(dir.data()) == nullptr) throw std::runtime_error(errno_message(("mkdtemp " + dir).c_str()));
+    dir_ = dir;
+    path_ = dir_ + "/rendezvous.sock";
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::memcpy(addr.sun_path, path_.c_str(), path_.size() + 1);
+    listener_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!listener_.valid()) throw std::runtime_error(errno_message("socket"));
+    if (::bind(listener_.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0) {
+      throw std::runtime_error(errno_message(("bind " + path_).c_str()));
+    }
+    if (::listen(listener_.get(), SOMAXCONN) != 0) throw std::runtime_error(errno_message("listen"));
+  }
+  ~RendezvousEndpoint() { remove(); }
+
+  // Deletes the socket file and its directory (idempotent). Accepted connections live on.
+  void remove() {
+    if (!path_.empty()) ::unlink(path_.c_str());
+    if (!dir_.empty()) ::rmdir(dir_.c_str());
+    path_.clear();
+    dir_.clear();
+  }
+  RendezvousEndpoint(const RendezvousEndpoint&) = delete;
+  RendezvousEndpoint& operator=(const RendezvousEndpoint&) = delete;
+
+  const std::string& path() const { return path_; }
+  UniqueFd take_listener() { return std::move(listener_); }
+
+ private:
+  // $TMPDIR unless the socket path would not fit in sockaddr_un (deep build sandboxes).
+  static std::string temp_base() {
+    const char* tmpdir = std::getenv("TMPDIR");
+    const std::size_t suffix = std::strlen("/lapirun.XXXXXX/rendezvous.sock");
+    if (tmpdir != nullptr && *tmpdir != '\0' && std::strlen(tmpdir) + suffix < sizeof(sockaddr_un{}.sun_path)) {
+      return tmpdir;
+    }
+    return "/tmp";
+  }
+
+  std::string dir_;
+  std::string path_;
+  UniqueFd listener_;
+};
+
+struct RankState {
+  pid_t pid = -1;  // also its process group id; -1 if never started
+  bool running = false;
+};
+
+class Launcher {
+ public:
+  Launcher(const LauncherOptions& options, const std::string& program_path)
+      : options_(options), program_path_(program_path), server_(endpoint_.take_listener(), options.nranks) {}
+  // Only reached with ranks still running if run() threw: leave no orphans behind.
+  ~Launcher() {
+    if (running_ > 0) signal_all_groups(SIGKILL);
+  }
+  Launcher(const Launcher&) = delete;
+  Launcher& operator=(const Launcher&) = delete;
+
+  int run() {
+    if (options_.timeout_seconds) {
+      job_deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                         std::chrono::duration<double>(*options_.timeout_seconds));
+    }
+    start_ranks();
+    while (running_ > 0) poll_once();
+    forwarder_.drain();
+    if (shutting_down_) signal_all_groups(SIGKILL);  // stray grandchildren of ranks that already exited
+    return exit_code_;
+  }
+
+ private:
+  void start_ranks() {
+    RankCommand command;
+    command.program_path = program_path_;
+    command.argv = options_.command;
+    command.env = build_rank_environment(options_.env, endpoint_.path());
+    command.exec_sigmask = signals_.original_mask();
+    command.sigpipe_ignored = signals_.sigpipe_was_ignored();
+    command.capture_output = options_.tag_output;
+    ranks_.resize(static_cast<std::size_t>(options_.nranks));
+    for (int rank = 0; rank < options_.nranks; ++rank) {
+      try {
+        SpawnedRank spawned = spawn_rank(command, rank, options_.nranks);
+        ranks_[static_cast<std::size_t>(rank)] = {spawned.pid, true};
+        ++running_;
+        if (options_.tag_output) {
+          forwarder_.add(rank, std::move(spawned.stdout_pipe), STDOUT_FILENO);
+          forwarder_.add(rank, std::move(spawned.stderr_pipe), STDERR_FILENO);
+        }
+      } catch (const std::exception& e) {
+        report(std::string("cannot start rank ") + std::to_string(rank) + ": " + e.what());
+        begin_shutdown(1);
+        server_.mark_rank_gone(rank, "rank " + std::to_string(rank) + " could not be started");
+        return;
+      }
+    }
+  }
+
+  // One blocking wait for anything: a signal, rendezvous traffic, rank output, or a deadline.
+  void poll_once() {
+    fds_.clear();
+    fds_.push_back({signals_.fd(), POLLIN, 0});
+    const std::size_t server_begin = fds_.size();
+    server_.append_pollfds(fds_);
+    const std::size_t output_begin = fds_.size();
+    forwarder_.append_pollfds(fds_);
+    const int n = ::poll(fds_.data(), fds_.size(), poll_timeout_ms());
+    if (n < 0 && errno != EINTR) throw std::runtime_error(errno_message("poll"));
+    if (n > 0) {
+      const std::span<const pollfd> all(fds_);
+      // Output first, so a rank's last words precede the launcher's report of its death.
+      forwarder_.handle_events(all.subspan(output_begin));
+      server_.handle_events(all.subspan(server_begin, output_begin - server_begin));
+      // Once every rank is connected nobody needs the socket file: removing it now means a
+      // launcher killed later (SIGKILL, test timeouts) leaves nothing behind in $TMPDIR.
+      if (server_.all_joined()) endpoint_.remove();
+      if (fds_[0].revents & POLLIN) {
+        for (int signo : signals_.read_pending()) on_signal(signo);
+      }
+    }
+    check_deadlines();
+  }
+
+  int poll_timeout_ms() const {
+    std::optional<Clock::time_point> next;
+    if (job_deadline_ && !shutting_down_) next = job_deadline_;
+    if (kill_deadline_ && (!next || *kill_deadline_ < *next)) next = kill_deadline_;
+    if (!next) return -1;
+    const auto left = std::chrono::duration<double, std::milli>(*next - Clock::now()).count();
+    return left <= 0 ? 0 : static_cast<int>(std::ceil(left));  // round up: never wake just before it
+  }
+
+  void on_signal(int signo) {
+    if (signo == SIGCHLD) return reap_children();
+    if (!shutting_down_) {
+      report("received " + signal_description(signo) + ", stopping all ranks");
+      begin_shutdown(128 + signo);
+    } else {
+      signal_all_groups(SIGKILL);  // asked twice: do not wait for the grace period
+    }
+  }
+
+  void reap_children() {
+    for (;;) {
+      int status = 0;
+      const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+      if (pid < 0 && errno == EINTR) continue;
+      if (pid <= 0) return;  // none left that changed state (or no children at all)
+      for (std::size_t rank = 0; rank < ranks_.size(); ++rank) {
+        if (ranks_[rank].pid == pid && ranks_[rank].running) on_rank_exit(static_cast<int>(rank), status);
+      }
+    }
+  }
+
+  void on_rank_exit(int rank, int status) {
+    ranks_[static_cast<std::size_t>(rank)].running = false;
+    --running_;
+    int code = 0;
+    std::string how;
+    if (WIFSIGNALED(status)) {
+      code = 128 + WTERMSIG(status);
+      how = "rank " + std::to_string(rank) + " killed by " + signal_description(WTERMSIG(status));
+    } else {
+      code = WEXITSTATUS(status);
+      how = "rank " + std::to_string(rank) + " exited with status " + std::to_string(code);
+    }
+    server_.mark_rank_gone(rank, how);
+    if (code != 0 && !shutting_down_) {
+      report(how);
+      begin_shutdown(code);
+    }
+  }
+
+  void check_deadlines() {
+    const auto now = Clock::now();
+    if (job_deadline_ && now >= *job_deadline_ && !shutting_down_) {
+      char seconds[32];
+      std::snprintf(seconds, sizeof(seconds), "%g", *options_.timeout_seconds);
+      report(std::string("timeout after ") + seconds + " s");
+      begin_shutdown(124);
+    }
+    if (kill_deadline_ && now >= *kill_deadline_) {
+      kill_deadline_.reset();
+      signal_all_groups(SIGKILL);
+    }
+  }
+
+  // Fail fast: the first failure decides the exit status; everyone else is asked to stop.
+  void begin_shutdown(int exit_code) {
+    if (shutting_down_) return;
+    shutting_down_ = true;
+    exit_code_ = exit_code;
+    signal_all_groups(SIGTERM);
+    kill_deadline_ = Clock::now() + kKillGrace;
+  }
+
+  // Every rank's group, including those of ranks already reaped: their children may live on.
+  void signal_all_groups(int signo) {
+    for (const RankState& rank : ranks_) {
+      if (rank.pid > 0) ::kill(-rank.pid, signo);
+    }
+  }
+
+  const LauncherOptions& options_;
+  const std::string& program_path_;
+  SignalChannel signals_;  // first: blocks the signals before any child exists
+  RendezvousEndpoint endpoint_;
+  RendezvousServer server_;
+  OutputForwarder forwarder_;
+  std::vector<RankState> ranks_;
+  std::vector<pollfd> fds_;
+  int running_ = 0;
+  int exit_code_ = 0;
+  bool shutting_down_ = false;
+  std::optional<Clock::time_point> job_deadline_;
+  std::optional<Clock::time_point> kill_deadline_;
+};
+
+}  // namespace
+
+int run_launcher(const LauncherOptions& options, const std::string& program_path) {
+  Launcher launcher(options, program_path);
+  return launcher.run();
+}
+
+}  // namespace lapis::runtime::internal

@@ -1,0 +1,15 @@
+#pragma once
+#include <string>
+
+#include "runtime/launcher_options.hpp"
+
+namespace lapis::runtime::internal {
+
+// Runs one lapirun job to the end: hosts the rendezvous, starts options.nranks copies of
+// `program_path`, forwards output, enforces the timeout and the fail-fast rule (one rank fails:
+// SIGTERM every rank's process group, SIGKILL after a grace period). Returns lapirun's exit
+// status (0, the first failing rank's status, 128+signal, 124 on timeout). Reports go to stderr.
+// Throws std::runtime_error if the job cannot be set up at all.
+int run_launcher(const LauncherOptions& options, const std::string& program_path);
+
+}  // namespace lapis::runtime::internal

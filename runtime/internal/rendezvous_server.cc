@@ -1,0 +1,262 @@
+#include "runtime/internal/rendezvous_server.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace lapis::runtime::internal {
+namespace {
+
+constexpr std::size_t kReadChunk = 64 * 1024;
+
+std::string describe(MsgType type, std::uint32_t seq) {
+  return std::string(msg_type_name(type)) + " #" + std::to_string(seq);
+}
+
+}  // namespace
+
+RendezvousServer::RendezvousServer(UniqueFd listener, int size)
+    : listener_(std::move(listener)),
+      size_(size),
+      by_rank_(static_cast<std::size_t>(size), nullptr),
+      rank_seen_(static_cast<std::size_t>(size), false) {
+  set_nonblocking(listener_.get());
+}
+
+RendezvousServer::~RendezvousServer() = default;
+
+void RendezvousServer::append_pollfds(std::vector<pollfd>& fds) {
+  fds.push_back({listener_.get(), POLLIN, 0});
+  for (const auto& conn : connections_) {
+    const short events = static_cast<short>(POLLIN | (conn->out.empty() ? 0 : POLLOUT));
+    fds.push_back({conn->fd.get(), events, 0});
+  }
+  polled_ = connections_.size();
+}
+
+void RendezvousServer::handle_events(std::span<const pollfd> fds) {
+  // Connections accepted or removed below must not shift the slice we were handed, so new ones
+  // are appended only after this loop and dead ones erased at the very end.
+  for (std::size_t i = 0; i < polled_ && i + 1 < fds.size(); ++i) {
+    Connection& conn = *connections_[i];
+    const short revents = fds[i + 1].revents;
+    if (!conn.dead && (revents & (POLLIN | POLLHUP | POLLERR))) read_from(conn);
+    if (!conn.dead && (revents & POLLOUT)) write_to(conn);
+  }
+  if (!fds.empty() && (fds[0].revents & POLLIN)) accept_connections();
+  std::erase_if(connections_, [](const auto& conn) { return conn->dead; });
+}
+
+void RendezvousServer::mark_rank_gone(int rank, const std::string& why) {
+  (void)rank;  // the connection (if any) closes by itself; the rank can no longer take part
+  break_collectives(why);
+}
+
+void RendezvousServer::accept_connections() {
+  for (;;) {
+    const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) {
+      if (errno == EINTR) continue;
+      return;  // EAGAIN, or a transient failure (EMFILE...) the client will see as a closed socket
+    }
+    auto conn = std::make_unique<Connection>();
+    conn->fd.reset(fd);
+    connections_.push_back(std::move(conn));
+  }
+}
+
+void RendezvousServer::read_from(Connection& conn) {
+  bool eof = false;
+  std::string error;
+  for (;;) {
+    const std::size_t old_size = conn.in.size();
+    conn.in.resize(old_size + kReadChunk);
+    const ssize_t n = ::read(conn.fd.get(), conn.in.data() + old_size, kReadChunk);
+    conn.in.resize(old_size + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+    if (n > 0) continue;
+    if (n == 0) eof = true;
+    else if (errno == EINTR) continue;
+    else if (errno != EAGAIN && errno != EWOULDBLOCK) error = errno_message("read");
+    break;
+  }
+  // Handle every complete frame before acting on end of file: a rank may send and then die.
+  std::size_t consumed = 0;
+  while (!conn.dead && conn.in.size() - consumed >= sizeof(FrameHeader)) {
+    FrameHeader header;
+    std::memcpy(&header, conn.in.data() + consumed, sizeof(header));
+    if (header.length > kMaxPayload) {
+      disconnect(conn, "rank " + std::to_string(conn.rank) + " sent a corrupt rendezvous message");
+      return;
+    }
+    if (conn.in.size() - consumed - sizeof(header) < header.length) break;
+    const std::span<const std::byte> payload(conn.in.data() + consumed + sizeof(header), header.length);
+    consumed += sizeof(header) + header.length;
+    handle_frame(conn, header, payload);
+  }
+  if (conn.dead) return;
+  conn.in.erase(conn.in.begin(), conn.in.begin() + static_cast<std::ptrdiff_t>(consumed));
+  if (eof || !error.empty()) {
+    disconnect(conn, "rank " + std::to_string(conn.rank) + " closed its rendezvous connection" +
+                         (error.empty() ? " (exited or crashed)" : " (" + error + ")"));
+  }
+}
+
+void RendezvousServer::write_to(Connection& conn) {
+  while (!conn.dead && !conn.out.empty()) {
+    const auto& frame = *conn.out.front();
+    const ssize_t n = ::send(conn.fd.get(), frame.data() + conn.out_offset, frame.size() - conn.out_offset,
+                             MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;  // poll() will report POLLOUT
+      disconnect(conn, "rank " + std::to_string(conn.rank) + " closed its rendezvous connection (" +
+                           errno_message("send") + ")");
+      return;
+    }
+    conn.out_offset += static_cast<std::size_t>(n);
+    if (conn.out_offset == frame.size()) {
+      conn.out.pop_front();
+      conn.out_offset = 0;
+    }
+  }
+  if (!conn.dead && conn.out.empty() && conn.close_after_flush) {
+    disconnect(conn, "rank " + std::to_string(conn.rank) + " was disconnected after a protocol error");
+  }
+}
+
+void RendezvousServer::handle_frame(Connection& conn, const FrameHeader& header, std::span<const std::byte> payload) {
+  if (conn.close_after_flush) return;  // rejected: ignore whatever else it sends
+  switch (header.type) {
+    case MsgType::kHello: return handle_hello(conn, header, payload);
+    case MsgType::kAllgather:
+    case MsgType::kBarrier:
+      if (conn.rank < 0) break;
+      return contribute(conn, header, payload);
+    default: break;
+  }
+  const std::string why = "rank " + std::to_string(conn.rank) + " sent an unexpected rendezvous message '" +
+                          msg_type_name(header.type) + "'";
+  send_error(conn, header.seq, why);
+  conn.close_after_flush = true;
+  if (conn.rank >= 0) break_collectives(why);
+  write_to(conn);
+}
+
+void RendezvousServer::handle_hello(Connection& conn, const FrameHeader& header, std::span<const std::byte> payload) {
+  const int rank = static_cast<int>(header.seq);
+  std::uint32_t their_size = 0;
+  std::string problem;
+  if (conn.rank >= 0) {
+    problem = "rank " + std::to_string(conn.rank) + " said hello twice";
+  } else if (payload.size() != sizeof(their_size)) {
+    problem = "malformed hello";
+  } else if (std::memcpy(&their_size, payload.data(), sizeof(their_size));
+             their_size != static_cast<std::uint32_t>(size_) || rank < 0 || rank >= size_) {
+    problem = "hello from rank " + std::to_string(rank) + " of size " + std::to_string(their_size) +
+              ", but this job has " + std::to_string(size_) + " ranks (stale LAPIS_* variables?)";
+  } else if (rank_seen_[static_cast<std::size_t>(rank)]) {
+    problem = "rank " + std::to_string(rank) +
+              " already joined the rendezvous (a second process with the same LAPIS_RANK?)";
+  }
+  if (!problem.empty()) {
+    send_error(conn, header.seq, problem);
+    conn.close_after_flush = true;
+    write_to(conn);
+    return;
+  }
+  conn.rank = rank;
+  by_rank_[static_cast<std::size_t>(rank)] = &conn;
+  rank_seen_[static_cast<std::size_t>(rank)] = true;
+  ++joined_;
+  send(conn, MsgType::kWelcome, header.seq, {});
+}
+
+void RendezvousServer::contribute(Connection& conn, const FrameHeader& header, std::span<const std::byte> payload) {
+  const std::string what = describe(header.type, header.seq);
+  if (!broken_.empty()) return send_error(conn, header.seq, what + " cannot complete: " + broken_);
+  std::string mismatch;
+  if (!open_ && header.seq != completed_) {
+    mismatch = "rank " + std::to_string(conn.rank) + " called " + what + " but the job is at collective #" +
+               std::to_string(completed_);
+  } else if (open_ && (header.seq != open_->seq || header.type != open_->type)) {
+    mismatch = "collective mismatch: rank " + std::to_string(conn.rank) + " called " + what + " but rank " +
+               std::to_string(open_->first_rank) + " called " + describe(open_->type, open_->seq);
+  } else if (open_ && open_->blobs[static_cast<std::size_t>(conn.rank)]) {
+    mismatch = "rank " + std::to_string(conn.rank) + " called " + what + " twice";
+  }
+  if (!mismatch.empty()) {
+    break_collectives(mismatch);
+    return send_error(conn, header.seq, what + " failed: " + mismatch);
+  }
+  if (!open_) {
+    open_.emplace();
+    open_->seq = header.seq;
+    open_->type = header.type;
+    open_->first_rank = conn.rank;
+    open_->blobs.resize(static_cast<std::size_t>(size_));
+  }
+  open_->blobs[static_cast<std::size_t>(conn.rank)].emplace(payload.begin(), payload.end());
+  if (++open_->contributed == size_) complete_collective();
+}
+
+void RendezvousServer::complete_collective() {
+  OpenCollective done = std::move(*open_);
+  open_.reset();
+  ++completed_;
+  std::shared_ptr<const std::vector<std::byte>> frame;
+  if (done.type == MsgType::kAllgather) {
+    std::vector<std::vector<std::byte>> blobs;
+    blobs.reserve(done.blobs.size());
+    for (auto& blob : done.blobs) blobs.push_back(std::move(*blob));
+    frame = std::make_shared<const std::vector<std::byte>>(
+        encode_frame(MsgType::kAllgatherResult, done.seq, encode_gather_result(blobs)));
+  } else {
+    frame = std::make_shared<const std::vector<std::byte>>(encode_frame(MsgType::kBarrierDone, done.seq, {}));
+  }
+  // Every contributor is still connected: a disconnect would have broken the collective.
+  for (Connection* conn : by_rank_) {
+    if (conn != nullptr) queue(*conn, frame);
+  }
+}
+
+void RendezvousServer::break_collectives(const std::string& why) {
+  if (broken_.empty()) broken_ = why;
+  if (!open_) return;
+  OpenCollective failed = std::move(*open_);  // moved out first: sending may re-enter through disconnect()
+  open_.reset();
+  const std::string text = describe(failed.type, failed.seq) + " cannot complete: " + broken_;
+  for (std::size_t r = 0; r < failed.blobs.size(); ++r) {
+    if (failed.blobs[r] && by_rank_[r] != nullptr) send_error(*by_rank_[r], failed.seq, text);
+  }
+}
+
+void RendezvousServer::disconnect(Connection& conn, const std::string& why) {
+  if (conn.dead) return;
+  conn.dead = true;
+  conn.fd.reset();
+  conn.out.clear();
+  if (conn.rank >= 0) {
+    by_rank_[static_cast<std::size_t>(conn.rank)] = nullptr;
+    break_collectives(why);
+  }
+}
+
+void RendezvousServer::send(Connection& conn, MsgType type, std::uint32_t seq, std::span<const std::byte> payload) {
+  queue(conn, std::make_shared<const std::vector<std::byte>>(encode_frame(type, seq, payload)));
+}
+
+void RendezvousServer::send_error(Connection& conn, std::uint32_t seq, const std::string& text) {
+  send(conn, MsgType::kError, seq, as_bytes(text));
+}
+
+void RendezvousServer::queue(Connection& conn, std::shared_ptr<const std::vector<std::byte>> frame) {
+  if (conn.dead) return;
+  conn.out.push_back(std::move(frame));
+  write_to(conn);  // most replies fit in the socket buffer: send now rather than after the next poll()
+}
+
+}  // namespace lapis::runtime::internal

@@ -1,0 +1,93 @@
+#pragma once
+// Launcher side of the lapirun rendezvous (protocol in wire.hpp). Runs inside the launcher's
+// single-threaded poll() loop: it never blocks, and owns its sockets.
+//
+// Collectives are gathered on the server: rank r's k-th call is stored until all ranks made
+// their k-th call, then every rank receives the same encoded result. Only one collective can be
+// open at a time, since no rank can start call k+1 before call k completed.
+//
+// Failure rule: once any rank is gone (its connection closed, or its process exited), no
+// collective can ever complete again, so the open one and every later one fails with an Error
+// reply naming that rank. The same holds after a collective mismatch between ranks.
+#include <poll.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/internal/fd.hpp"
+#include "runtime/internal/wire.hpp"
+
+namespace lapis::runtime::internal {
+
+class RendezvousServer {
+ public:
+  // `listener`: a bound, listening Unix stream socket. `size`: number of ranks in the job.
+  RendezvousServer(UniqueFd listener, int size);
+  ~RendezvousServer();
+  RendezvousServer(const RendezvousServer&) = delete;
+  RendezvousServer& operator=(const RendezvousServer&) = delete;
+
+  // Appends the descriptors to poll; handle_events() must then get exactly that slice back
+  // (with revents filled in) before the next append_pollfds().
+  void append_pollfds(std::vector<pollfd>& fds);
+  void handle_events(std::span<const pollfd> fds);
+
+  // The launcher reaped rank `rank`; `why` says how it ended (e.g. "rank 2 exited with status 3").
+  void mark_rank_gone(int rank, const std::string& why);
+
+  // Every rank has said hello: no further valid client can come, so the socket file may go.
+  bool all_joined() const { return joined_ == size_; }
+  std::uint32_t completed_collectives() const { return completed_; }
+
+ private:
+  struct Connection {
+    UniqueFd fd;
+    int rank = -1;                       // -1 until a valid hello
+    std::vector<std::byte> in;           // bytes received, not yet parsed
+    std::deque<std::shared_ptr<const std::vector<std::byte>>> out;  // frames to send, in order
+    std::size_t out_offset = 0;          // bytes of out.front() already sent
+    bool close_after_flush = false;      // set after rejecting the peer
+    bool dead = false;                   // to be removed after this round of events
+  };
+
+  void accept_connections();
+  void read_from(Connection& conn);
+  void write_to(Connection& conn);
+  void handle_frame(Connection& conn, const FrameHeader& header, std::span<const std::byte> payload);
+  void handle_hello(Connection& conn, const FrameHeader& header, std::span<const std::byte> payload);
+  void contribute(Connection& conn, const FrameHeader& header, std::span<const std::byte> payload);
+  void complete_collective();
+  // Fails the open collective (if any) and every later one with `why`.
+  void break_collectives(const std::string& why);
+  void disconnect(Connection& conn, const std::string& why);
+  void send(Connection& conn, MsgType type, std::uint32_t seq, std::span<const std::byte> payload);
+  void send_error(Connection& conn, std::uint32_t seq, const std::string& text);
+  void queue(Connection& conn, std::shared_ptr<const std::vector<std::byte>> frame);
+
+  struct OpenCollective {
+    std::uint32_t seq = 0;
+    MsgType type = MsgType::kNone;
+    int first_rank = 0;                               // for mismatch messages
+    std::vector<std::optional<std::vector<std::byte>>> blobs;  // by rank
+    int contributed = 0;
+  };
+
+  UniqueFd listener_;
+  const int size_;
+  std::vector<std::unique_ptr<Connection>> connections_;
+  std::vector<Connection*> by_rank_;       // live connection of each rank that said hello
+  std::vector<bool> rank_seen_;            // a hello was accepted for this rank at some point
+  int joined_ = 0;                         // how many entries of rank_seen_ are true
+  std::optional<OpenCollective> open_;
+  std::uint32_t completed_ = 0;
+  std::string broken_;                     // non-empty: why no collective can complete any more
+  std::size_t polled_ = 0;                 // connections_.size() at the last append_pollfds()
+};
+
+}  // namespace lapis::runtime::internal

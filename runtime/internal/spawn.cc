@@ -1,0 +1,118 @@
+#include "runtime/internal/spawn.hpp"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+extern char** environ;
+
+namespace lapis::runtime::internal {
+namespace {
+
+std::vector<char*> to_cstrings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+void write_stderr(const char* text) { (void)!::write(STDERR_FILENO, text, std::strlen(text)); }
+
+// Runs in the forked child: only async-signal-safe calls from here on (the launcher is
+// single-threaded, but keep the habit).
+[[noreturn]] void exec_child(const RankCommand& command, char** argv, char** envp, pid_t launcher, bool null_stdin,
+                             int out_fd, int err_fd) {
+  // Own process group: killing -pid reaches grandchildren too, and a terminal's Ctrl-C goes to
+  // the launcher only, which then stops the ranks in order.
+  ::setpgid(0, 0);
+  // Die with the launcher even if it is SIGKILLed; the check closes the race with a launcher
+  // that died before prctl().
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != launcher) ::_exit(127);
+  if (null_stdin) {
+    const int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0 && devnull != STDIN_FILENO) {
+      ::dup2(devnull, STDIN_FILENO);
+      ::close(devnull);
+    }
+  }
+  // The pipe ends are close-on-exec; their dup2() copies are not.
+  if (out_fd >= 0) ::dup2(out_fd, STDOUT_FILENO);
+  if (err_fd >= 0) ::dup2(err_fd, STDERR_FILENO);
+  ::signal(SIGPIPE, command.sigpipe_ignored ? SIG_IGN : SIG_DFL);
+  ::sigprocmask(SIG_SETMASK, &command.exec_sigmask, nullptr);
+  ::execve(command.program_path.c_str(), argv, envp);
+  const char* reason = std::strerror(errno);
+  write_stderr("lapirun: cannot execute ");
+  write_stderr(command.program_path.c_str());
+  write_stderr(": ");
+  write_stderr(reason);
+  write_stderr("\n");
+  ::_exit(127);
+}
+
+std::pair<UniqueFd, UniqueFd> make_pipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(errno_message("pipe2"));
+  return {UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+}  // namespace
+
+SpawnedRank spawn_rank(const RankCommand& command, int rank, int size) {
+  std::vector<std::string> argv_strings = command.argv;
+  std::vector<std::string> env_strings = command.env;
+  env_strings.push_back("LAPIS_RANK=" + std::to_string(rank));
+  env_strings.push_back("LAPIS_SIZE=" + std::to_string(size));
+  std::vector<char*> argv = to_cstrings(argv_strings);
+  std::vector<char*> envp = to_cstrings(env_strings);
+
+  SpawnedRank spawned;
+  UniqueFd out_write, err_write;
+  if (command.capture_output) {
+    std::tie(spawned.stdout_pipe, out_write) = make_pipe();
+    std::tie(spawned.stderr_pipe, err_write) = make_pipe();
+  }
+  // A terminal on stdin would stop a rank in a background process group (SIGTTIN) on read.
+  const bool null_stdin = rank != 0 || !command.stdin_for_rank0 || ::isatty(STDIN_FILENO);
+  const pid_t launcher = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(errno_message(("fork for rank " + std::to_string(rank)).c_str()));
+  if (pid == 0) exec_child(command, argv.data(), envp.data(), launcher, null_stdin, out_write.get(), err_write.get());
+  ::setpgid(pid, pid);  // also here, so the group exists before we might signal it (the child may not have run yet)
+  spawned.pid = pid;
+  return spawned;
+}
+
+std::vector<std::string> build_rank_environment(const std::vector<EnvSetting>& settings,
+                                                const std::string& rendezvous_path) {
+  std::map<std::string, std::string> added;  // later -x of the same name wins
+  for (const EnvSetting& setting : settings) {
+    if (setting.value) {
+      added[setting.name] = *setting.value;
+    } else if (const char* own = std::getenv(setting.name.c_str()); own != nullptr) {
+      added[setting.name] = own;
+    }
+  }
+  added["LAPIS_RENDEZVOUS"] = rendezvous_path;
+  const std::set<std::string> dropped = {"LAPIS_RANK", "LAPIS_SIZE", "PMIX_RANK"};
+  std::vector<std::string> env;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::string name(text.substr(0, text.find('=')));
+    if (!dropped.contains(name) && !added.contains(name)) env.emplace_back(text);
+  }
+  for (const auto& [name, value] : added) env.push_back(name + "=" + value);
+  return env;
+}
+
+}  // namespace lapis::runtime::internal

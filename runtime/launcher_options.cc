@@ -1,0 +1,159 @@
+#include "runtime/launcher_options.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+namespace lapis::runtime {
+namespace {
+
+constexpr int kMaxRanks = 1 << 16;
+
+std::optional<int> parse_rank_count(std::string_view text) {
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if (value < 1 || value > kMaxRanks) return std::nullopt;
+  return value;
+}
+
+std::optional<double> parse_seconds(std::string_view text) {
+  const std::string copy(text);  // strtod needs a terminated string
+  char* end = nullptr;
+  const double value = std::strtod(copy.c_str(), &end);
+  if (copy.empty() || end != copy.c_str() + copy.size() || !std::isfinite(value) || value <= 0) return std::nullopt;
+  return value;
+}
+
+bool is_env_name(std::string_view name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  for (char c : name) {
+    const bool ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::optional<EnvSetting> parse_env_setting(std::string_view text) {
+  const auto eq = text.find('=');
+  EnvSetting setting{std::string(text.substr(0, eq)), std::nullopt};
+  if (eq != std::string_view::npos) setting.value = std::string(text.substr(eq + 1));
+  if (!is_env_name(setting.name)) return std::nullopt;
+  return setting;
+}
+
+// Splits "--name=value" into its parts; a short option or one without '=' has no inline value.
+std::pair<std::string_view, std::optional<std::string_view>> split_inline_value(std::string_view arg) {
+  if (arg.starts_with("--")) {
+    if (const auto eq = arg.find('='); eq != std::string_view::npos) return {arg.substr(0, eq), arg.substr(eq + 1)};
+  }
+  return {arg, std::nullopt};
+}
+
+}  // namespace
+
+ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
+                                         std::optional<std::string_view> timeout_env) {
+  LauncherOptions options;
+  bool have_nranks = false;
+  std::size_t i = 0;
+  // Returns the option's value (inline or the next argument), or nullopt if there is none.
+  auto take_value = [&](std::optional<std::string_view> inline_value) -> std::optional<std::string_view> {
+    if (inline_value) return inline_value;
+    if (i + 1 < args.size()) return args[++i];
+    return std::nullopt;
+  };
+  for (; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (!arg.starts_with("-") || arg == "-") break;  // the command starts here
+    const auto [name, inline_value] = split_inline_value(arg);
+    if (name == "-h" || name == "--help") return HelpRequested{};
+    if (name == "--tag-output") {
+      if (inline_value) return UsageError{"option --tag-output takes no value"};
+      options.tag_output = true;
+      continue;
+    }
+    const bool known = name == "-n" || name == "-np" || name == "--np" || name == "--timeout" || name == "-x";
+    if (!known) return UsageError{"unknown option '" + std::string(arg) + "'"};
+    const auto value = take_value(inline_value);
+    if (!value) return UsageError{"option " + std::string(name) + " needs a value"};
+    if (name == "--timeout") {
+      options.timeout_seconds = parse_seconds(*value);
+      if (!options.timeout_seconds) {
+        return UsageError{"invalid --timeout '" + std::string(*value) + "': expected a positive number of seconds"};
+      }
+    } else if (name == "-x") {
+      auto setting = parse_env_setting(*value);
+      if (!setting) return UsageError{"invalid -x '" + std::string(*value) + "': expected VAR or VAR=VALUE"};
+      options.env.push_back(std::move(*setting));
+    } else {
+      const auto n = parse_rank_count(*value);
+      if (!n) {
+        return UsageError{"invalid number of ranks '" + std::string(*value) + "': expected an integer from 1 to " +
+                          std::to_string(kMaxRanks)};
+      }
+      options.nranks = *n;
+      have_nranks = true;
+    }
+  }
+  options.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  if (!have_nranks) return UsageError{"missing -n N (the number of ranks)"};
+  if (options.command.empty()) return UsageError{"missing the program to run"};
+  if (!options.timeout_seconds && timeout_env && !timeout_env->empty()) {
+    options.timeout_seconds = parse_seconds(*timeout_env);
+    if (!options.timeout_seconds) {
+      return UsageError{"invalid LAPIS_TIMEOUT '" + std::string(*timeout_env) + "': expected a positive number of seconds"};
+    }
+  }
+  return options;
+}
+
+std::string launcher_usage(std::string_view program_name) {
+  const std::string p(program_name);
+  return "usage: " + p + " -n N [options] [--] program [args...]\n"
+         "  -n, -np N        start N ranks on this host\n"
+         "  --timeout S      kill all ranks after S seconds and exit 124 (default: $LAPIS_TIMEOUT, else none)\n"
+         "  -x VAR[=VAL]     set VAR=VAL in every rank, or forward this process's VAR (repeatable)\n"
+         "  --tag-output     prefix each line of output with [rank]\n"
+         "  -h, --help       show this help\n"
+         "Exit status: 0 if every rank exits 0, else that of the first rank to fail\n"
+         "(128+N for signal N), 124 on timeout, 2 on bad usage.\n";
+}
+
+std::variant<std::string, UsageError> resolve_program(std::string_view program, std::string_view path_env) {
+  auto check = [](const std::string& path) -> std::optional<std::string> {  // nullopt: usable
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return "not found";
+    if (!S_ISREG(st.st_mode)) return "not a regular file";
+    if (::access(path.c_str(), X_OK) != 0) return "not executable";
+    return std::nullopt;
+  };
+  const std::string name(program);
+  if (name.empty()) return UsageError{"empty program name"};
+  if (name.find('/') != std::string::npos) {
+    if (auto problem = check(name)) return UsageError{"program '" + name + "': " + *problem};
+    return name;
+  }
+  std::optional<std::string> first_problem;  // report a found-but-unusable file over "not found"
+  for (std::size_t start = 0; start <= path_env.size();) {
+    std::size_t end = path_env.find(':', start);
+    if (end == std::string_view::npos) end = path_env.size();
+    const std::string_view dir = path_env.substr(start, end - start);
+    const std::string candidate = (dir.empty() ? std::string(".") : std::string(dir)) + "/" + name;
+    const auto problem = check(candidate);
+    if (!problem) return candidate;
+    if (*problem != "not found" && !first_problem) first_problem = "'" + candidate + "' is " + *problem;
+    start = end + 1;
+  }
+  if (first_problem) return UsageError{"program '" + name + "': " + *first_problem};
+  return UsageError{"program '" + name + "' not found in PATH"};
+}
+
+}  // namespace lapis::runtime

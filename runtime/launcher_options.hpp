@@ -1,0 +1,50 @@
+#pragma once
+// Command line of `lapirun` (and of the mpirun/mpiexec wrappers built on it):
+//   lapirun -n N [--timeout S] [-x VAR[=VAL]]... [--tag-output] [--] prog [args...]
+// Parsing is pure (no environment access, no I/O) so it can be unit tested.
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace lapis::runtime {
+
+// One -x option: set NAME=VALUE in every rank, or forward the launcher's own NAME when no value.
+struct EnvSetting {
+  std::string name;
+  std::optional<std::string> value;
+  bool operator==(const EnvSetting&) const = default;
+};
+
+struct LauncherOptions {
+  int nranks = 0;
+  std::optional<double> timeout_seconds;  // kill the job after this long; from --timeout or LAPIS_TIMEOUT
+  std::vector<EnvSetting> env;
+  bool tag_output = false;                // prefix each output line with "[rank] "
+  std::vector<std::string> command;       // program (as written) followed by its arguments; never empty
+};
+
+struct HelpRequested {};
+struct UsageError {
+  std::string message;  // one line naming the problem, without "lapirun: " or the usage text
+};
+
+using ParsedCommandLine = std::variant<LauncherOptions, HelpRequested, UsageError>;
+
+// `args` excludes argv[0]. `timeout_env` is the value of LAPIS_TIMEOUT, used when --timeout is absent.
+// Options: -n/-np/--np N, --timeout S, -x VAR[=VAL], --tag-output, -h/--help, "--" ends options;
+// long options also accept --opt=value. The first non-option argument starts the command.
+ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
+                                         std::optional<std::string_view> timeout_env = std::nullopt);
+
+// The usage text printed after a UsageError and for --help (several lines, ends in '\n').
+std::string launcher_usage(std::string_view program_name = "lapirun");
+
+// Finds the program to execute the way execvp would: a name containing '/' is used as is,
+// otherwise each directory of `path_env` (PATH) is searched. Returns the path, or a UsageError
+// saying whether the program is missing, not a regular file, or not executable.
+std::variant<std::string, UsageError> resolve_program(std::string_view program, std::string_view path_env);
+
+}  // namespace lapis::runtime

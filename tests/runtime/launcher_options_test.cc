@@ -1,0 +1,144 @@
+#include "runtime/launcher_options.hpp"
+
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <initializer_list>
+
+namespace {
+
+using lapis::runtime::EnvSetting;
+using lapis::runtime::HelpRequested;
+using lapis::runtime::LauncherOptions;
+using lapis::runtime::ParsedCommandLine;
+using lapis::runtime::UsageError;
+
+ParsedCommandLine parse(std::initializer_list<std::string_view> args,
+                        std::optional<std::string_view> timeout_env = std::nullopt) {
+  const std::vector<std::string_view> list(args);
+  return lapis::runtime::parse_launcher_options(list, timeout_env);
+}
+
+LauncherOptions parse_ok(std::initializer_list<std::string_view> args,
+                         std::optional<std::string_view> timeout_env = std::nullopt) {
+  auto parsed = parse(args, timeout_env);
+  if (const auto* error = std::get_if<UsageError>(&parsed)) FAIL("unexpected usage error: " << error->message);
+  REQUIRE(std::holds_alternative<LauncherOptions>(parsed));
+  return std::get<LauncherOptions>(parsed);
+}
+
+std::string parse_error(std::initializer_list<std::string_view> args,
+                        std::optional<std::string_view> timeout_env = std::nullopt) {
+  auto parsed = parse(args, timeout_env);
+  REQUIRE(std::holds_alternative<UsageError>(parsed));
+  return std::get<UsageError>(parsed).message;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("minimal command line") {
+  const auto options = parse_ok({"-n", "4", "prog"});
+  CHECK(options.nranks == 4);
+  CHECK(options.command == std::vector<std::string>{"prog"});
+  CHECK_FALSE(options.timeout_seconds);
+  CHECK_FALSE(options.tag_output);
+  CHECK(options.env.empty());
+}
+
+TEST_CASE("options stop at the program; its own options are left alone") {
+  const auto options = parse_ok({"-n", "2", "prog", "-n", "7", "--tag-output", "--"});
+  CHECK(options.nranks == 2);
+  CHECK_FALSE(options.tag_output);
+  CHECK(options.command == std::vector<std::string>{"prog", "-n", "7", "--tag-output", "--"});
+}
+
+TEST_CASE("every option, in both spellings") {
+  const auto options = parse_ok({"-np", "3", "--timeout", "2.5", "-x", "A=b", "-x", "PATH", "-x", "EMPTY=",
+                                 "--tag-output", "--", "-prog-with-dash", "arg"});
+  CHECK(options.nranks == 3);
+  REQUIRE(options.timeout_seconds);
+  CHECK(*options.timeout_seconds == doctest::Approx(2.5));
+  CHECK(options.tag_output);
+  CHECK(options.env == std::vector<EnvSetting>{{"A", "b"}, {"PATH", std::nullopt}, {"EMPTY", ""}});
+  CHECK(options.command == std::vector<std::string>{"-prog-with-dash", "arg"});
+
+  const auto long_forms = parse_ok({"--np=5", "--timeout=1", "prog"});
+  CHECK(long_forms.nranks == 5);
+  CHECK(*long_forms.timeout_seconds == doctest::Approx(1.0));
+  CHECK(parse_ok({"-n", "1", "-n", "6", "prog"}).nranks == 6);  // the last one wins
+  CHECK(parse_ok({"-x", "V=a=b", "-n", "1", "prog"}).env == std::vector<EnvSetting>{{"V", "a=b"}});
+}
+
+TEST_CASE("LAPIS_TIMEOUT applies only without --timeout") {
+  CHECK(*parse_ok({"-n", "1", "prog"}, "7").timeout_seconds == doctest::Approx(7.0));
+  CHECK(*parse_ok({"-n", "1", "--timeout", "3", "prog"}, "7").timeout_seconds == doctest::Approx(3.0));
+  CHECK_FALSE(parse_ok({"-n", "1", "prog"}, "").timeout_seconds);
+  CHECK(contains(parse_error({"-n", "1", "prog"}, "soon"), "LAPIS_TIMEOUT"));
+  // An explicit --timeout makes a bad environment value irrelevant.
+  CHECK(parse_ok({"-n", "1", "--timeout", "3", "prog"}, "soon").timeout_seconds);
+}
+
+TEST_CASE("help") {
+  CHECK(std::holds_alternative<HelpRequested>(parse({"--help"})));
+  CHECK(std::holds_alternative<HelpRequested>(parse({"-n", "2", "-h", "prog"})));
+  const std::string usage = lapis::runtime::launcher_usage();
+  CHECK(contains(usage, "usage: lapirun -n N"));
+  CHECK(contains(usage, "--tag-output"));
+  CHECK(contains(lapis::runtime::launcher_usage("mpirun"), "usage: mpirun"));
+}
+
+TEST_CASE("bad rank counts") {
+  for (std::string_view bad : {"0", "-1", "abc", "4x", "", "99999999", "1.5"}) {
+    CAPTURE(bad);
+    const std::string error = parse_error({"-n", bad, "prog"});
+    CHECK(contains(error, "invalid number of ranks"));
+  }
+  CHECK(contains(parse_error({"-n"}), "-n needs a value"));
+  CHECK(contains(parse_error({"prog"}), "missing -n"));
+}
+
+TEST_CASE("other bad input") {
+  CHECK(contains(parse_error({"-n", "2"}), "missing the program"));
+  CHECK(contains(parse_error({"-n", "2", "--"}), "missing the program"));
+  CHECK(contains(parse_error({"-n", "2", "--bogus", "prog"}), "unknown option '--bogus'"));
+  CHECK(contains(parse_error({"-q", "-n", "2", "prog"}), "unknown option '-q'"));
+  CHECK(contains(parse_error({"-n4", "prog"}), "unknown option '-n4'"));
+  for (std::string_view bad : {"0", "-3", "abc", "inf", "nan", ""}) {
+    CAPTURE(bad);
+    CHECK(contains(parse_error({"-n", "2", "--timeout", bad, "prog"}), "invalid --timeout"));
+  }
+  for (std::string_view bad : {"=x", "1A=x", "A-B=x", ""}) {
+    CAPTURE(bad);
+    CHECK(contains(parse_error({"-n", "2", "-x", bad, "prog"}), "invalid -x"));
+  }
+  CHECK(contains(parse_error({"-n", "2", "-x"}), "-x needs a value"));
+  CHECK(contains(parse_error({"-n", "2", "--tag-output=yes", "prog"}), "takes no value"));
+}
+
+TEST_CASE("resolve_program") {
+  using lapis::runtime::resolve_program;
+  auto error_of = [](const std::variant<std::string, UsageError>& result) {
+    REQUIRE(std::holds_alternative<UsageError>(result));
+    return std::get<UsageError>(result).message;
+  };
+  const auto sh = resolve_program("sh", "/nonexistent-dir:/usr/bin:/bin");
+  REQUIRE(std::holds_alternative<std::string>(sh));
+  CHECK(std::get<std::string>(sh).ends_with("/sh"));
+  CHECK(std::get<std::string>(resolve_program("/bin/sh", "")) == "/bin/sh");
+
+  CHECK(contains(error_of(resolve_program("no-such-program-lapis", "/usr/bin:/bin")), "not found in PATH"));
+  CHECK(contains(error_of(resolve_program("/nonexistent/prog", "/usr/bin")), "not found"));
+  CHECK(contains(error_of(resolve_program("/tmp", "")), "not a regular file"));
+
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = tmp ? tmp : "/tmp";
+  const std::string plain = dir + "/not_executable";
+  std::ofstream(plain) << "data\n";
+  ::chmod(plain.c_str(), 0644);
+  CHECK(contains(error_of(resolve_program(plain, "")), "not executable"));
+  CHECK(contains(error_of(resolve_program("not_executable", dir)), "not executable"));
+}
