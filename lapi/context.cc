@@ -181,6 +181,7 @@ Status Context::register_counter(Counter& counter, RemoteCounter& out) {
 Status Context::unregister_counter(Counter& counter) {
   if (Status s = check_live(*impl_, "unregister_counter"); !s.ok()) return s;
   internal::Guard guard(impl_->lock_);
+  impl_->last_counter_hit_ = 0;
   if (impl_->counters_.erase(reinterpret_cast<std::uint64_t>(&counter)) == 0) {
     return fail(Errc::no_cntr_reg, "unregister_counter: counter {} is not registered",
                 static_cast<void*>(&counter));

@@ -88,7 +88,7 @@ ucs_status_t Context::Impl::on_amsend(const void* header, std::size_t header_len
   }
   Counter* target_counter = nullptr;
   if (counter_handle != 0) {
-    if (counters_.find(counter_handle) == counters_.end()) {
+    if (counter_handle != last_counter_hit_ && !counter_registered_locked(counter_handle)) {
       refuse_counted( Errc::no_cntr_reg, cookie,
                     fmt::format("amsend names target counter {:#x} which is not registered",
                                 counter_handle));
@@ -131,6 +131,12 @@ ucs_status_t Context::Impl::on_amsend(const void* header, std::size_t header_len
   return UCS_OK;
 }
 
+bool Context::Impl::counter_registered_locked(std::uint64_t handle) {
+  if (counters_.find(handle) == counters_.end()) return false;
+  last_counter_hit_ = handle;
+  return true;
+}
+
 void Context::Impl::landed_locked(const CompletionJob& job) {
   ++landed_from_[job.src];
   if (fence_wanted_[job.src] != 0) check_fence_requests_locked(job.src);
@@ -140,6 +146,7 @@ void Context::Impl::landed_locked(const CompletionJob& job) {
     handler_thread_->push(job);
   } else {
     deferred_.push_back(job);  // inline or fiber: run after ucp_worker_progress returns
+    deferred_count_.store(static_cast<std::uint32_t>(deferred_.size()), std::memory_order_relaxed);
   }
 }
 

@@ -69,6 +69,8 @@ class Context::Impl {
                          std::size_t length, const ucp_am_recv_param_t* param);
   // Data of an Amsend from `src` is in place: count it, then complete.
   void landed_locked(const CompletionJob& job);
+  // Whether a target counter handle was handed out here (memoized).
+  bool counter_registered_locked(std::uint64_t handle);
   // Runs after the completion handler (or at once when there is none).
   void finish_job(const CompletionJob& job);
   void finish_job_locked(const CompletionJob& job);
@@ -102,6 +104,7 @@ class Context::Impl {
   // ---- progress.cc
   // Runs the engine once; returns whether anything happened.
   bool poll_once();
+  void run_deferred();
   // Blocks (with progress) until done() returns true. Yields and then sleeps
   // on the worker's event fd when idle, so oversubscribed hosts keep moving.
   template <typename Done>
@@ -149,6 +152,7 @@ class Context::Impl {
   std::array<UserHandler, kMaxUserHandlers> handlers_{};
 
   std::unordered_set<std::uint64_t> counters_;  // registered target counters
+  std::uint64_t last_counter_hit_ = 0;          // memo of the last validated handle
   internal::SlotTable<Counter*> completions_;   // cookie -> completion counter
 
   // Local registered regions, by base address.
@@ -192,6 +196,7 @@ class Context::Impl {
 
   // Completion policies.
   std::vector<CompletionJob> deferred_;  // inline and fiber jobs, guarded by lock_
+  std::atomic<std::uint32_t> deferred_count_{0};  // deferred_.size(), readable without lock_
   std::unique_ptr<internal::HandlerThread> handler_thread_;
   std::unique_ptr<internal::FiberScheduler> fibers_;
   std::mutex fiber_mutex_;  // one thread at a time resumes fibers
@@ -199,6 +204,7 @@ class Context::Impl {
   // Interrupt mode.
   std::thread progress_thread_;
   std::atomic<bool> progress_stop_{false};
+  std::atomic<bool> has_progress_thread_{false};
   std::atomic<std::uint32_t> app_waiters_{0};  // threads driving progress themselves
   std::atomic<std::uint32_t> sleepers_{0};     // threads blocked on efd_
 

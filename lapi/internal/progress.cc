@@ -26,6 +26,23 @@ constexpr int kSleepTimeoutMs = 10;
 }  // namespace
 
 bool Context::Impl::poll_once() {
+  bool did;
+  {
+    Guard guard(lock_);
+    did = ucp_worker_progress(worker_) != 0;
+  }
+  if (deferred_count_.load(std::memory_order_relaxed) != 0) {
+    run_deferred();
+    did = true;
+  }
+  if (fibers_ && fibers_->has_waiting() && !FiberScheduler::in_fiber()) {
+    std::unique_lock<std::mutex> g(fiber_mutex_, std::try_to_lock);
+    if (g.owns_lock() && fibers_->resume_waiting()) did = true;
+  }
+  return did;
+}
+
+void Context::Impl::run_deferred() {
   // Jobs are swapped out under the lock and run outside it (handlers may
   // communicate). The spare vector keeps its capacity between polls, so the
   // inline path does not allocate; a nested poll (a handler that waits)
@@ -33,11 +50,10 @@ bool Context::Impl::poll_once() {
   thread_local std::vector<CompletionJob> tl_spare;
   std::vector<CompletionJob> jobs = std::move(tl_spare);
   jobs.clear();
-  bool did = false;
   {
     Guard guard(lock_);
-    while (ucp_worker_progress(worker_) != 0) did = true;
-    if (!deferred_.empty()) jobs.swap(deferred_);
+    jobs.swap(deferred_);
+    deferred_count_.store(0, std::memory_order_relaxed);
   }
   for (const CompletionJob& job : jobs) {
     if (config_.policy == CompletionPolicy::fiber && fibers_) {
@@ -48,13 +64,7 @@ bool Context::Impl::poll_once() {
       finish_job(job);
     }
   }
-  did |= !jobs.empty();
   tl_spare = std::move(jobs);
-  if (fibers_ && fibers_->has_waiting() && !FiberScheduler::in_fiber()) {
-    std::unique_lock<std::mutex> g(fiber_mutex_, std::try_to_lock);
-    if (g.owns_lock() && fibers_->resume_waiting()) did = true;
-  }
-  return did;
 }
 
 void Context::Impl::idle_backoff(int& idle) {
@@ -99,6 +109,7 @@ ucs_status_t Context::Impl::wait_request(ucs_status_ptr_t request) {
 void Context::Impl::start_progress_thread() {
   if (progress_thread_.joinable()) return;
   lock_.enable(true);
+  has_progress_thread_.store(true, std::memory_order_release);
   progress_stop_.store(false, std::memory_order_release);
   progress_thread_ = std::thread([this] {
     while (!progress_stop_.load(std::memory_order_acquire)) {
@@ -132,6 +143,7 @@ void Context::Impl::stop_progress_thread() {
   app_waiters_.notify_all();
   ucp_worker_signal(worker_);
   progress_thread_.join();
+  has_progress_thread_.store(false, std::memory_order_release);
   lock_.enable(config_.policy == CompletionPolicy::thread);
 }
 

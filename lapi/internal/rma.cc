@@ -211,7 +211,7 @@ void Context::Impl::on_counter_update_locked(const CounterUpdateWire& msg) {
   const std::uint64_t cookie = (msg.flags & kHasCompletion) ? msg.cookie : 0;
   Counter* counter = nullptr;
   if (msg.flags & kHasTargetCounter) {
-    if (counters_.find(msg.counter) == counters_.end()) {
+    if (msg.counter != last_counter_hit_ && !counter_registered_locked(msg.counter)) {
       refuse_locked(msg.src, Errc::no_cntr_reg, cookie,
                     fmt::format("target counter {:#x} is not registered", msg.counter));
       return;

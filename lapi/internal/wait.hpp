@@ -14,7 +14,10 @@ Status Context::Impl::wait_until(Done done) {
     while (!done()) internal::FiberScheduler::yield();
     return Errc::success;
   }
-  app_waiters_.fetch_add(1, std::memory_order_acq_rel);
+  // With a progress thread, announce that this thread drives progress now,
+  // so the progress thread stays parked (one wake-up per message, not two).
+  const bool announce = has_progress_thread_.load(std::memory_order_acquire);
+  if (announce) app_waiters_.fetch_add(1, std::memory_order_acq_rel);
   int idle = 0;
   while (!done()) {
     if (poll_once()) {
@@ -23,7 +26,7 @@ Status Context::Impl::wait_until(Done done) {
       idle_backoff(idle);
     }
   }
-  if (app_waiters_.fetch_sub(1, std::memory_order_acq_rel) == 1) app_waiters_.notify_all();
+  if (announce && app_waiters_.fetch_sub(1, std::memory_order_acq_rel) == 1) app_waiters_.notify_all();
   return Errc::success;
 }
 
