@@ -124,7 +124,7 @@ extern "C" int LAPI_Qenv(lapi_handle_t hndl, lapi_query_t query, int* ret_val) {
     HandleState* state = find_handle(hndl);
     if (state == nullptr) return bad_handle("LAPI_Qenv", hndl);
     if (ret_val == nullptr) return reject(LAPI_ERR_RET_PTR_NULL, "LAPI_Qenv", "ret_val is NULL");
-    return lapi::c_api::query(*state, static_cast<int>(query), ret_val);
+    return lapi::c_api::query(*state, raw_enum(query), ret_val);
   });
 }
 
@@ -132,6 +132,6 @@ extern "C" int LAPI_Senv(lapi_handle_t hndl, lapi_query_t query, int set_val) {
   return guarded("LAPI_Senv", [&] {
     HandleState* state = find_handle(hndl);
     if (state == nullptr) return bad_handle("LAPI_Senv", hndl);
-    return lapi::c_api::set(*state, static_cast<int>(query), set_val);
+    return lapi::c_api::set(*state, raw_enum(query), set_val);
   });
 }

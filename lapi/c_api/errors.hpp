@@ -3,9 +3,11 @@
 // leaves a one-line detail in a per-thread slot, which LAPI_Msg_string appends
 // when asked about the same code on the same thread.
 
+#include <cstring>
 #include <exception>
 #include <new>
 #include <string_view>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -49,6 +51,17 @@ int guarded(const char* function, Body&& body) noexcept {
   } catch (...) {
     return record_failure(LAPI_ERR_UNKNOWN, function);
   }
+}
+
+// The int a C caller stored in an enum-typed argument or field. C enums are
+// ints and may hold any value; in C++ reading an out-of-range enum is
+// undefined, so the bytes are copied instead of the enum read.
+template <typename Enum>
+int raw_enum(const Enum& e) {
+  static_assert(std::is_enum_v<Enum> && sizeof(Enum) == sizeof(int));
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
 }
 
 // Writes LAPI_Msg_string's text for `code` into buf (LAPI_MAX_ERR_STRING bytes).

@@ -24,9 +24,8 @@ int check_info(const lapi_info_t& info) {
                   "lapi_info.protocol={:#x} has bits other than LAPI_INTERRUPT_OFF and LAPI_SHARE_PROTOCOL",
                   info.protocol);
   }
-  if (static_cast<unsigned>(info.lib_vers) >= LAST_LIB) {
-    return reject(LAPI_ERR_INFO_NONZERO, fn, "lapi_info.lib_vers={} is not L1_LIB..L4_LIB",
-                  static_cast<int>(info.lib_vers));
+  if (int lib = raw_enum(info.lib_vers); lib < L1_LIB || lib >= LAST_LIB) {
+    return reject(LAPI_ERR_INFO_NONZERO, fn, "lapi_info.lib_vers={} is not L1_LIB..L4_LIB", lib);
   }
   if (info.epoch_num != 0) {
     return reject(LAPI_ERR_INFO_NONZERO, fn, "lapi_info.epoch_num={} must be 0", info.epoch_num);

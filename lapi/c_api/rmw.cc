@@ -65,11 +65,10 @@ int compare_and_swap(const char* fn, HandleState& state, unsigned tgt, std::uint
 }
 
 template <typename T>
-int rmw(const char* fn, lapi_handle_t hndl, RMW_ops_t op, unsigned tgt, T* tgt_var, T* in_val,
+int rmw(const char* fn, lapi_handle_t hndl, int op_value, unsigned tgt, T* tgt_var, T* in_val,
         T* prev_tgt_val, lapi_cntr_t* org_cntr) {
   HandleState* state = find_handle(hndl);
   if (state == nullptr) return bad_handle(fn, hndl);
-  auto op_value = static_cast<int>(op);
   if (op_value < FETCH_AND_ADD || op_value > COMPARE_AND_SWAP) {
     return reject(LAPI_ERR_RMW_OP, fn,
                   "op={} is not FETCH_AND_ADD, FETCH_AND_OR, SWAP or COMPARE_AND_SWAP", op_value);
@@ -80,7 +79,7 @@ int rmw(const char* fn, lapi_handle_t hndl, RMW_ops_t op, unsigned tgt, T* tgt_v
   if (tgt_var == nullptr) return reject(LAPI_ERR_TGT_VAR_NULL, fn, "tgt_var is NULL");
   if (in_val == nullptr) return reject(LAPI_ERR_IN_VAL_NULL, fn, "in_val is NULL");
   auto addr = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(tgt_var));
-  if (op == COMPARE_AND_SWAP) {
+  if (op_value == COMPARE_AND_SWAP) {
     return compare_and_swap<T>(fn, *state, tgt, addr, in_val, prev_tgt_val, org_cntr);
   }
   Status s = core_rmw<T>(*state->ctx, static_cast<RmwOp>(op_value), tgt, addr, *in_val, T{0},
@@ -94,14 +93,15 @@ int rmw(const char* fn, lapi_handle_t hndl, RMW_ops_t op, unsigned tgt, T* tgt_v
 extern "C" int LAPI_Rmw(lapi_handle_t hndl, RMW_ops_t op, unsigned int tgt, int* tgt_var,
                         int* in_val, int* prev_tgt_val, lapi_cntr_t* org_cntr) {
   return lapi::c_api::guarded("LAPI_Rmw", [&] {
-    return lapi::c_api::rmw<int>("LAPI_Rmw", hndl, op, tgt, tgt_var, in_val, prev_tgt_val, org_cntr);
+    return lapi::c_api::rmw<int>("LAPI_Rmw", hndl, lapi::c_api::raw_enum(op), tgt, tgt_var, in_val,
+                                 prev_tgt_val, org_cntr);
   });
 }
 
 extern "C" int LAPI_Rmw64(lapi_handle_t hndl, RMW_ops_t op, unsigned int tgt, long long* tgt_var,
                           long long* in_val, long long* prev_tgt_val, lapi_cntr_t* org_cntr) {
   return lapi::c_api::guarded("LAPI_Rmw64", [&] {
-    return lapi::c_api::rmw<long long>("LAPI_Rmw64", hndl, op, tgt, tgt_var, in_val, prev_tgt_val,
-                                       org_cntr);
+    return lapi::c_api::rmw<long long>("LAPI_Rmw64", hndl, lapi::c_api::raw_enum(op), tgt, tgt_var,
+                                       in_val, prev_tgt_val, org_cntr);
   });
 }

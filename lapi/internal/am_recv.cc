@@ -38,95 +38,103 @@ void on_rndv_landed(void* request, ucs_status_t status, std::size_t, void* user_
 
 }  // namespace
 
+// Refusal paths are out of line so that the accepting path stays short.
+[[gnu::cold, gnu::noinline]] ucs_status_t Context::Impl::refuse_amsend_locked(
+    bool rndv, std::uint32_t src, Errc code, std::uint64_t cookie, std::string detail) {
+  refuse_locked(src, code, cookie, std::move(detail));
+  if (src < ntasks_) {
+    // A refused Amsend still counts as done here, so its sender's fence
+    // does not wait for it forever.
+    ++landed_from_[src];
+    if (fence_wanted_[src] != 0) check_fence_requests_locked(src);
+  }
+  // A refused rendezvous is also failed back through UCX, so the sender's
+  // request completes with an error rather than waiting for a pull.
+  return rndv ? UCS_ERR_REJECTED : UCS_OK;
+}
+
 ucs_status_t Context::Impl::on_amsend(const void* header, std::size_t header_len, void* data,
                                       std::size_t length, const ucp_am_recv_param_t* param) {
   const bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
-  // A refused rendezvous is also failed back through UCX, so the sender's
-  // request completes with an error rather than waiting for a pull.
-  const ucs_status_t refused = rndv ? UCS_ERR_REJECTED : UCS_OK;
   const auto* bytes = static_cast<const std::byte*>(header);
 
-  if (header_len < sizeof(AmsendWire)) {
-    refuse_locked(UINT32_MAX, Errc::hdr_len, 0,
-                  fmt::format("amsend header of {} bytes is truncated", header_len));
-    return refused;
-  }
+  // 1. Parse and validate the frame: sender, flags, optional words, handler, counter.
   AmsendWire w;
-  std::memcpy(&w, bytes, sizeof w);
-  if (w.src >= ntasks_) {
-    refuse_locked(UINT32_MAX, Errc::tgt, 0, fmt::format("amsend from unknown task {}", w.src));
-    return refused;
+  if (header_len < sizeof w) [[unlikely]] {
+    return refuse_amsend_locked(rndv, UINT32_MAX, Errc::hdr_len, 0,
+                                fmt::format("amsend header of {} bytes is truncated", header_len));
   }
-  // From here on the sender is known: a refused Amsend still counts as done
-  // at this target, so the sender's fence does not wait for it forever.
-  auto refuse_counted = [&](Errc code, std::uint64_t cookie, std::string detail) {
-    refuse_locked(w.src, code, cookie, std::move(detail));
-    ++landed_from_[w.src];
-    if (fence_wanted_[w.src] != 0) check_fence_requests_locked(w.src);
-  };
+  std::memcpy(&w, bytes, sizeof w);
   std::size_t off = sizeof w;
   std::uint64_t counter_handle = 0;
   std::uint64_t cookie = 0;
-  const std::size_t words = ((w.flags & kHasTargetCounter) ? 8 : 0) + ((w.flags & kHasCompletion) ? 8 : 0);
-  if ((w.flags & ~(kHasTargetCounter | kHasCompletion)) != 0 || header_len < off + words) {
-    refuse_counted( Errc::hdr_len, 0,
-                  fmt::format("amsend header malformed (flags {:#x}, {} bytes)", w.flags, header_len));
-    return refused;
+  if (w.src >= ntasks_ || (w.flags & ~(kHasTargetCounter | kHasCompletion)) != 0) [[unlikely]] {
+    return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, 0,
+                                fmt::format("amsend header malformed (src {}, flags {:#x})", w.src, w.flags));
   }
   if (w.flags & kHasTargetCounter) {
+    if (header_len < off + 8) [[unlikely]] {
+      return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, 0, "amsend header truncated");
+    }
     std::memcpy(&counter_handle, bytes + off, 8);
     off += 8;
   }
   if (w.flags & kHasCompletion) {
+    if (header_len < off + 8) [[unlikely]] {
+      return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, 0, "amsend header truncated");
+    }
     std::memcpy(&cookie, bytes + off, 8);
     off += 8;
   }
-  if (w.handler == 0 || w.handler >= kMaxUserHandlers || handlers_[w.handler].fn == nullptr) {
-    refuse_counted( Errc::no_callback_reg, cookie,
-                  fmt::format("amsend names handler {} which is not registered", w.handler));
-    return refused;
+  if (w.handler >= kMaxUserHandlers || handlers_[w.handler].fn == nullptr) [[unlikely]] {
+    return refuse_amsend_locked(rndv, w.src, Errc::no_callback_reg, cookie,
+                                fmt::format("amsend names handler {} which is not registered", w.handler));
   }
-  Counter* target_counter = nullptr;
-  if (counter_handle != 0) {
-    if (counter_handle != last_counter_hit_ && !counter_registered_locked(counter_handle)) {
-      refuse_counted( Errc::no_cntr_reg, cookie,
-                    fmt::format("amsend names target counter {:#x} which is not registered",
-                                counter_handle));
-      return refused;
-    }
-    target_counter = reinterpret_cast<Counter*>(counter_handle);
+  if (counter_handle != 0 && counter_handle != last_counter_hit_ &&
+      !counter_registered_locked(counter_handle)) [[unlikely]] {
+    return refuse_amsend_locked(rndv, w.src, Errc::no_cntr_reg, cookie,
+                                fmt::format("amsend names target counter {:#x} which is not registered",
+                                            counter_handle));
   }
 
+  // 2. The header handler names the landing buffer.
   const UserHandler& h = handlers_[w.handler];
   const AmHeaderInfo info{w.src, bytes + off, header_len - off, length, h.arg};
   ++tl_header_handler_depth;
   const Landing landing = h.fn(owner_, info);
   --tl_header_handler_depth;
-
   const CompletionJob job{landing.on_complete, landing.user_info, landing.completion_arg,
-                          target_counter,      w.src,             cookie};
+                          reinterpret_cast<Counter*>(counter_handle), w.src, cookie};
+
+  // 3. Land the data: one copy for eager, a zero-copy pull for rendezvous.
   if (length == 0 || landing.buffer == nullptr) {
     landed_locked(job);  // nothing to move, or the handler discarded it
     return UCS_OK;       // for rendezvous: UCX drops the data, the send completes
   }
-  if (!rndv) {
+  if (!rndv) [[likely]] {
     std::memcpy(landing.buffer, data, length);
     landed_locked(job);
     return UCS_OK;
   }
+  return pull_rendezvous_locked(data, landing.buffer, length, job);
+}
+
+ucs_status_t Context::Impl::pull_rendezvous_locked(void* desc, void* buffer, std::size_t length,
+                                                   const CompletionJob& job) {
   auto* op = new RndvRecv{this, job};
   ucp_request_param_t p;
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.recv_am = on_rndv_landed;
   p.user_data = op;
-  ucs_status_ptr_t r = ucp_am_recv_data_nbx(worker_, data, landing.buffer, length, &p);
+  ucs_status_ptr_t r = ucp_am_recv_data_nbx(worker_, desc, buffer, length, &p);
   if (r == nullptr) {
     landed_locked(job);
     delete op;
   } else if (UCS_PTR_IS_ERR(r)) {
     delete op;
-    refuse_counted(Errc::transport, cookie,
-                  fmt::format("rendezvous receive failed: {}", ucs_status_string(UCS_PTR_STATUS(r))));
+    (void)refuse_amsend_locked(false, job.src, Errc::transport, job.cookie,
+                               fmt::format("rendezvous receive failed: {}",
+                                           ucs_status_string(UCS_PTR_STATUS(r))));
   }
   return UCS_OK;
 }

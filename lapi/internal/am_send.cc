@@ -12,6 +12,9 @@ using namespace internal;
 
 namespace {
 
+// Eager sends up to this size first try to complete inside ucp_am_send_nbx.
+constexpr std::size_t kImmediateLimit = 2048;
+
 void on_send_done(void* request, ucs_status_t status, void* user_data) {
   auto* op = static_cast<SendOp*>(user_data);
   auto* impl = static_cast<Context::Impl*>(op->engine);
@@ -95,11 +98,9 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
     }
   }
 
-  // Frame, built straight into the pooled header: AmsendWire, optional
-  // counter handle and completion cookie, then the user header.
-  Guard guard(lock_);
-  SendOp* op = send_pool_.acquire();
-  std::byte* frame = op->header;
+  // Frame: AmsendWire, optional counter handle and completion cookie, then
+  // the user header, built on the stack.
+  alignas(8) std::byte frame[kSendHeaderCapacity];
   AmsendWire w{me_, static_cast<std::uint16_t>(handler), 0};
   std::size_t off = sizeof w;
   if (counters.target) {
@@ -107,6 +108,7 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
     std::memcpy(frame + off, &counters.target.handle, 8);
     off += 8;
   }
+  Guard guard(lock_);
   if (counters.completion) {
     w.flags |= kHasCompletion;
     const std::uint64_t cookie = completions_.insert(counters.completion);
@@ -115,11 +117,32 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
   }
   std::memcpy(frame, &w, sizeof w);
   if (uhdr_len) std::memcpy(frame + off, uhdr, uhdr_len);
-  op->header_len = static_cast<std::uint32_t>(off + uhdr_len);
+  off += uhdr_len;
+  ++sent_to_[tgt];
 
+  // Small messages: ask UCX to finish at once. Then it has consumed the
+  // header before returning, no pooled copy or callback is needed, and the
+  // origin buffer is already reusable.
+  if (data_len <= kImmediateLimit && data_len < config_.eager_limit) [[likely]] {
+    ucp_request_param_t p;
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+    p.flags = UCP_AM_SEND_FLAG_EAGER;
+    ucs_status_ptr_t r = ucp_am_send_nbx(eps_[tgt], static_cast<unsigned>(Proto::amsend), frame,
+                                         off, data, data_len, &p);
+    if (r == nullptr) [[likely]] {
+      if (counters.origin) counters.origin->add();
+      return Errc::success;
+    }
+    if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE) {
+      return fail(Errc::transport, "amsend to task {}: {}", tgt, ucs_status_string(UCS_PTR_STATUS(r)));
+    }
+    // Transport busy: fall through to a queued send.
+  }
+  SendOp* op = send_pool_.acquire();
+  std::memcpy(op->header, frame, off);
+  op->header_len = static_cast<std::uint32_t>(off);
   const std::uint32_t protocol =
       data_len < config_.eager_limit ? UCP_AM_SEND_FLAG_EAGER : UCP_AM_SEND_FLAG_RNDV;
-  ++sent_to_[tgt];
   return post_op_locked(op, tgt, Proto::amsend, data, data_len, protocol, counters.origin);
 }
 

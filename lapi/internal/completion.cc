@@ -78,9 +78,9 @@ void HandlerThread::loop() {
 
 // ---------------------------------------------------------------------------
 
+thread_local boost::context::fiber* FiberScheduler::tl_scheduler_side_ = nullptr;
+
 namespace {
-// The fiber currently running on this thread, and where it returns to.
-thread_local boost::context::fiber* tl_scheduler_side = nullptr;
 constexpr std::size_t kFiberStack = 256 * 1024;
 }  // namespace
 
@@ -92,29 +92,27 @@ FiberScheduler::~FiberScheduler() {
   waiting_.clear();
 }
 
-bool FiberScheduler::in_fiber() { return tl_scheduler_side != nullptr; }
-
 void FiberScheduler::yield() {
-  boost::context::fiber* back = tl_scheduler_side;
+  boost::context::fiber* back = tl_scheduler_side_;
   *back = std::move(*back).resume();
-  tl_scheduler_side = back;  // restored after another thread-local use
+  tl_scheduler_side_ = back;  // restored after another thread-local use
 }
 
 void FiberScheduler::spawn(const CompletionJob& job) {
   boost::context::fiber fiber(std::allocator_arg, stacks_,
                               [this, job](boost::context::fiber&& scheduler) {
-                                tl_scheduler_side = &scheduler;
+                                tl_scheduler_side_ = &scheduler;
                                 run_(job);
-                                tl_scheduler_side = nullptr;
+                                tl_scheduler_side_ = nullptr;
                                 return std::move(scheduler);
                               });
   run_fiber(std::move(fiber));
 }
 
 void FiberScheduler::run_fiber(boost::context::fiber&& fiber) {
-  boost::context::fiber* outer = tl_scheduler_side;  // nested: a fiber driving progress
+  boost::context::fiber* outer = tl_scheduler_side_;  // nested: a fiber driving progress
   fiber = std::move(fiber).resume();
-  tl_scheduler_side = outer;
+  tl_scheduler_side_ = outer;
   if (fiber) waiting_.push_back(std::move(fiber));
   waiting_count_.store(waiting_.size(), std::memory_order_relaxed);
 }

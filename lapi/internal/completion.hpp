@@ -78,7 +78,7 @@ class FiberScheduler {
   bool has_waiting() const { return waiting_count_.load(std::memory_order_relaxed) != 0; }
 
   // Inside a fiber run by any scheduler: suspend back to the scheduler.
-  static bool in_fiber();
+  static bool in_fiber() { return tl_scheduler_side_ != nullptr; }
   static void yield();
 
  private:
@@ -87,6 +87,8 @@ class FiberScheduler {
   JobRunner run_;
   boost::context::pooled_fixedsize_stack stacks_;
   std::vector<boost::context::fiber> waiting_;
+  // The fiber currently running on this thread, and where it returns to.
+  static thread_local boost::context::fiber* tl_scheduler_side_;
   std::atomic<std::size_t> waiting_count_{0};
 };
 

@@ -67,6 +67,10 @@ class Context::Impl {
   Status register_handler(HandlerId id, HeaderHandler handler, void* arg);
   ucs_status_t on_amsend(const void* header, std::size_t header_len, void* data,
                          std::size_t length, const ucp_am_recv_param_t* param);
+  ucs_status_t refuse_amsend_locked(bool rndv, std::uint32_t src, Errc code, std::uint64_t cookie,
+                                    std::string detail);
+  ucs_status_t pull_rendezvous_locked(void* desc, void* buffer, std::size_t length,
+                                      const CompletionJob& job);
   // Data of an Amsend from `src` is in place: count it, then complete.
   void landed_locked(const CompletionJob& job);
   // Whether a target counter handle was handed out here (memoized).
@@ -105,6 +109,7 @@ class Context::Impl {
   // Runs the engine once; returns whether anything happened.
   bool poll_once();
   void run_deferred();
+  void run_job(const CompletionJob& job);
   // Blocks (with progress) until done() returns true. Yields and then sleeps
   // on the worker's event fd when idle, so oversubscribed hosts keep moving.
   template <typename Done>
@@ -196,7 +201,9 @@ class Context::Impl {
 
   // Completion policies.
   std::vector<CompletionJob> deferred_;  // inline and fiber jobs, guarded by lock_
-  std::atomic<std::uint32_t> deferred_count_{0};  // deferred_.size(), readable without lock_
+  std::atomic<std::uint32_t> deferred_count_{0};  // jobs pending, readable without lock_
+  std::size_t deferred_next_ = 0;                  // next job to run (single-thread mode)
+  int deferred_depth_ = 0;                         // nesting of run_deferred (single-thread mode)
   std::unique_ptr<internal::HandlerThread> handler_thread_;
   std::unique_ptr<internal::FiberScheduler> fibers_;
   std::mutex fiber_mutex_;  // one thread at a time resumes fibers

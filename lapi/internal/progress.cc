@@ -43,28 +43,46 @@ bool Context::Impl::poll_once() {
 }
 
 void Context::Impl::run_deferred() {
-  // Jobs are swapped out under the lock and run outside it (handlers may
-  // communicate). The spare vector keeps its capacity between polls, so the
-  // inline path does not allocate; a nested poll (a handler that waits)
-  // simply starts with an empty spare.
+  if (!lock_.enabled()) {
+    // Only this thread touches deferred_: run jobs in place. A handler that
+    // waits polls again and simply continues this same queue; the outermost
+    // call clears it.
+    ++deferred_depth_;
+    while (deferred_next_ < deferred_.size()) {
+      const CompletionJob job = deferred_[deferred_next_++];
+      run_job(job);
+    }
+    if (--deferred_depth_ == 0) {
+      deferred_.clear();
+      deferred_next_ = 0;
+      deferred_count_.store(0, std::memory_order_relaxed);
+    }
+    return;
+  }
+  // Several threads may poll: swap the jobs out under the lock and run them
+  // outside it (handlers may communicate). The spare vector keeps its
+  // capacity between polls; a nested poll starts with an empty spare.
   thread_local std::vector<CompletionJob> tl_spare;
   std::vector<CompletionJob> jobs = std::move(tl_spare);
   jobs.clear();
   {
     Guard guard(lock_);
     jobs.swap(deferred_);
+    deferred_next_ = 0;
     deferred_count_.store(0, std::memory_order_relaxed);
   }
-  for (const CompletionJob& job : jobs) {
-    if (config_.policy == CompletionPolicy::fiber && fibers_) {
-      std::lock_guard<std::mutex> g(fiber_mutex_);
-      fibers_->spawn(job);
-    } else {
-      job.handler(owner_, job.user_info, job.completion_arg);
-      finish_job(job);
-    }
-  }
+  for (const CompletionJob& job : jobs) run_job(job);
   tl_spare = std::move(jobs);
+}
+
+void Context::Impl::run_job(const CompletionJob& job) {
+  if (config_.policy == CompletionPolicy::fiber && fibers_) {
+    std::lock_guard<std::mutex> g(fiber_mutex_);
+    fibers_->spawn(job);
+  } else {
+    job.handler(owner_, job.user_info, job.completion_arg);
+    finish_job(job);
+  }
 }
 
 void Context::Impl::idle_backoff(int& idle) {
