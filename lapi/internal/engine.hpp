@@ -86,6 +86,8 @@ class Context::Impl {
              RemoteCounter tgt_cntr, Counter* org_cntr);
   Status rmw(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int64_t operand,
              std::int64_t compare, void* prev, unsigned width, Counter* org_cntr);
+  Status rmw_self(RmwOp op, std::uint64_t tgt_addr, std::int64_t operand, std::int64_t compare,
+                  void* prev, unsigned width, Counter* org_cntr);
   void on_counter_update_locked(const internal::CounterUpdateWire& msg);
   void on_completion_ack_locked(const internal::CompletionAckWire& msg);
 

@@ -74,6 +74,18 @@ TEST_CASE("singleton: one task talks to itself in every policy") {
       std::int64_t now = 0;
       std::memcpy(&now, window, 8);
       CHECK(now == 9);
+      // Every op on our own memory (UCX's self endpoint drops fetch-and-or).
+      LAPI_OK(ctx->rmw64(lapi::RmwOp::fetch_and_or, 0, base, 6, 0, &prev, &done));
+      LAPI_OK(ctx->rmw32(lapi::RmwOp::swap, 0, base + 8, 41, 0, nullptr, &done));
+      std::int32_t prev32 = 0;
+      LAPI_OK(ctx->rmw32(lapi::RmwOp::fetch_and_add, 0, base + 8, 1, 0, &prev32, &done));
+      LAPI_OK(ctx->waitcntr(done, 3));
+      CHECK(prev == 9);
+      CHECK(prev32 == 41);
+      std::memcpy(&now, window, 8);
+      CHECK(now == 15);
+      const lapi::Status unregistered = ctx->rmw64(lapi::RmwOp::swap, 0, base + 1 << 20, 1, 0, nullptr, nullptr);
+      CHECK(unregistered.code() == lapi::Errc::not_registered);
       const char msg[] = "hello";
       LAPI_OK(ctx->put(0, sizeof msg, base + 64, msg, {handle}));
       LAPI_OK(ctx->waitcntr(target, 1));
