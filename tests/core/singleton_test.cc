@@ -84,7 +84,7 @@ TEST_CASE("singleton: one task talks to itself in every policy") {
       CHECK(prev32 == 41);
       std::memcpy(&now, window, 8);
       CHECK(now == 15);
-      const lapi::Status unregistered = ctx->rmw64(lapi::RmwOp::swap, 0, base + 1 << 20, 1, 0, nullptr, nullptr);
+      const lapi::Status unregistered = ctx->rmw64(lapi::RmwOp::swap, 0, base + (1 << 20), 1, 0, nullptr, nullptr);
       CHECK(unregistered.code() == lapi::Errc::not_registered);
       const char msg[] = "hello";
       LAPI_OK(ctx->put(0, sizeof msg, base + 64, msg, {handle}));
