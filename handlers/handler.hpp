@@ -35,6 +35,10 @@ struct Landing {
   CompletionHandler on_complete = nullptr;
   void* user_info = nullptr;           // first argument to on_complete
   void* completion_arg = nullptr;      // second argument (bridges, e.g. the C API)
+  // Non-zero (a lapi::Errc value): refuse the message. Nothing lands, no
+  // handler runs, and the origin is told with this code, as for any remote
+  // fault (its completion counter fails, its remote-error handler runs).
+  int refuse = 0;
 };
 
 using HeaderHandler = Landing (*)(Context& ctx, const AmHeaderInfo& info);

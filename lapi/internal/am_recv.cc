@@ -103,6 +103,11 @@ ucs_status_t Context::Impl::on_amsend(const void* header, std::size_t header_len
   ++tl_header_handler_depth;
   const Landing landing = h.fn(owner_, info);
   --tl_header_handler_depth;
+  if (landing.refuse != 0) [[unlikely]] {
+    return refuse_amsend_locked(rndv, w.src, static_cast<Errc>(landing.refuse), cookie,
+                                fmt::format("header handler {} refused the message ({})", w.handler,
+                                            errc_name(static_cast<Errc>(landing.refuse))));
+  }
   const CompletionJob job{landing.on_complete, landing.user_info, landing.completion_arg,
                           reinterpret_cast<Counter*>(counter_handle), w.src, cookie};
 

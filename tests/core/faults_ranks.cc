@@ -98,6 +98,21 @@ TEST_CASE("a target refuses bad requests and reports them to the origin") {
       expect_error(ctx.waitcntr(done, 1), lapi::Errc::no_callback_reg, "refused");
     }
   }
+  SUBCASE("a header handler refuses the message") {
+    LAPI_OK(ctx.register_handler(9, [](lapi::Context&, const lapi::AmHeaderInfo&) {
+      lapi::Landing l;
+      l.refuse = static_cast<int>(lapi::Errc::data_len);
+      return l;
+    }));
+    LAPI_OK(ctx.barrier());
+    lapi::Counter done;
+    const int before = g_reported.calls.load();
+    int payload = 3;
+    LAPI_OK(ctx.amsend(peer, 9, nullptr, 0, &payload, sizeof payload, {{}, nullptr, &done}));
+    expect_error(ctx.waitcntr(done, 1), lapi::Errc::data_len, "refused");
+    CHECK(g_reported.calls.load() == before + 1);
+    CHECK(g_reported.last_code.load() == static_cast<int>(lapi::Errc::data_len));
+  }
   SUBCASE("target counter the target never handed out") {
     lapi::Counter done;
     LAPI_OK(ctx.amsend(peer, 1, nullptr, 0, nullptr, 0, {lapi::RemoteCounter{0x12345678}, nullptr, &done}));
