@@ -67,6 +67,15 @@ Status Context::Impl::post_op_locked(SendOp* op, TaskId tgt, Proto proto, const 
 
 void Context::Impl::send_control_locked(TaskId tgt, Proto proto, const void* header,
                                         std::size_t len, const void* data, std::size_t data_len) {
+  if (data_len == 0) {
+    // Usually done at once, with the header read from the caller's memory.
+    ucp_request_param_t now;
+    now.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+    now.flags = UCP_AM_SEND_FLAG_EAGER;
+    ucs_status_ptr_t r =
+        ucp_am_send_nbx(eps_[tgt], static_cast<unsigned>(proto), header, len, nullptr, 0, &now);
+    if (r == nullptr) return;
+  }
   // Control messages are small; a transport error here will surface through
   // the operation that waits for the reply.
   (void)post_send_locked(tgt, proto, header, len, data, data_len, UCP_AM_SEND_FLAG_EAGER, nullptr);

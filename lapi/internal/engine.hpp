@@ -80,6 +80,8 @@ class Context::Impl {
   void finish_job_locked(const CompletionJob& job);
 
   // ---- rma.cc
+  Status check_transfer(const char* fn, TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
+                        const void* org_addr) const;
   Status put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, const void* org_addr,
              const Counters& counters);
   Status get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,

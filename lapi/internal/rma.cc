@@ -63,16 +63,23 @@ void on_put_local_done(void* request, ucs_status_t status, void* user_data) {
 
 }  // namespace
 
+Status Context::Impl::check_transfer(const char* fn, TaskId tgt, std::size_t len,
+                                     std::uint64_t tgt_addr, const void* org_addr) const {
+  if (tl_header_handler_depth > 0) {
+    return fail(Errc::in_header_handler, "{}: called from inside a header handler", fn);
+  }
+  if (!config_.error_checking) return Errc::success;
+  if (terminated_.load(std::memory_order_relaxed)) return fail(Errc::terminated, "{}: context already terminated", fn);
+  if (tgt >= ntasks_) return fail(Errc::tgt, "{}: tgt={} is not a task (0..{})", fn, tgt, ntasks_ - 1);
+  if (len > 0 && org_addr == nullptr) return fail(Errc::org_addr_null, "{}: org_addr is null but len={}", fn, len);
+  if (len > 0 && tgt_addr == 0) return fail(Errc::tgt_addr_null, "{}: tgt_addr is null but len={}", fn, len);
+  return Errc::success;
+}
+
 Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
                           const void* org_addr, const Counters& counters) {
-  if (tl_header_handler_depth > 0) [[unlikely]] {
-    return fail(Errc::in_header_handler, "put: called from inside a header handler");
-  }
-  if (config_.error_checking) {
-    if (terminated_.load(std::memory_order_relaxed)) return fail(Errc::terminated, "put: context already terminated");
-    if (tgt >= ntasks_) return fail(Errc::tgt, "put: tgt={} is not a task (0..{})", tgt, ntasks_ - 1);
-    if (len > 0 && org_addr == nullptr) return fail(Errc::org_addr_null, "put: org_addr is null but len={}", len);
-    if (len > 0 && tgt_addr == 0) return fail(Errc::tgt_addr_null, "put: tgt_addr is null but len={}", len);
+  if (Status s = check_transfer("put", tgt, len, tgt_addr, org_addr); !s.ok()) [[unlikely]] {
+    return s;
   }
   ucp_rkey_h rkey = nullptr;
   if (len > 0) {
@@ -83,11 +90,20 @@ Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
   ucp_request_param_t p;
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   if (len > 0) {
-    auto* op = new RmaOp{this, tgt, counters.origin, 0, nullptr};
-    p.cb.send = on_put_local_done;
-    p.user_data = op;
-    ucs_status_ptr_t r = ucp_put_nbx(eps_[tgt], org_addr, len, tgt_addr, rkey, &p);
-    if (r == nullptr || UCS_PTR_IS_ERR(r)) on_put_local_done(nullptr, UCS_PTR_STATUS(r), op);
+    // First ask UCX to finish at once (shared memory: a plain copy); only a
+    // put that must wait gets a completion record.
+    ucp_request_param_t now;
+    now.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+    ucs_status_ptr_t r = ucp_put_nbx(eps_[tgt], org_addr, len, tgt_addr, rkey, &now);
+    if (r == nullptr) {
+      if (counters.origin) counters.origin->add();
+    } else {
+      auto* op = new RmaOp{this, tgt, counters.origin, 0, nullptr};
+      p.cb.send = on_put_local_done;
+      p.user_data = op;
+      r = ucp_put_nbx(eps_[tgt], org_addr, len, tgt_addr, rkey, &p);
+      if (r == nullptr || UCS_PTR_IS_ERR(r)) on_put_local_done(nullptr, UCS_PTR_STATUS(r), op);
+    }
   } else if (counters.origin) {
     counters.origin->add();
   }
@@ -103,14 +119,8 @@ Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
 
 Status Context::Impl::get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
                           RemoteCounter tgt_cntr, Counter* org_cntr) {
-  if (tl_header_handler_depth > 0) [[unlikely]] {
-    return fail(Errc::in_header_handler, "get: called from inside a header handler");
-  }
-  if (config_.error_checking) {
-    if (terminated_.load(std::memory_order_relaxed)) return fail(Errc::terminated, "get: context already terminated");
-    if (tgt >= ntasks_) return fail(Errc::tgt, "get: tgt={} is not a task (0..{})", tgt, ntasks_ - 1);
-    if (len > 0 && org_addr == nullptr) return fail(Errc::org_addr_null, "get: org_addr is null but len={}", len);
-    if (len > 0 && tgt_addr == 0) return fail(Errc::tgt_addr_null, "get: tgt_addr is null but len={}", len);
+  if (Status s = check_transfer("get", tgt, len, tgt_addr, org_addr); !s.ok()) [[unlikely]] {
+    return s;
   }
   ucp_rkey_h rkey = nullptr;
   if (len > 0) {
