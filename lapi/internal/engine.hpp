@@ -120,6 +120,7 @@ class Context::Impl {
   Status wait_until(Done done);
   void idle_backoff(int& idle);
   void start_progress_thread();
+  void progress_loop();
   void stop_progress_thread();
   // Waits for a UCX request returned by a *_nbx call to finish.
   ucs_status_t wait_request(ucs_status_ptr_t request);
@@ -217,6 +218,7 @@ class Context::Impl {
   std::atomic<bool> progress_stop_{false};
   std::atomic<bool> has_progress_thread_{false};
   std::atomic<std::uint32_t> app_waiters_{0};  // threads driving progress themselves
+  std::atomic<std::uint32_t> app_epoch_{0};    // bumped at every wait's entry
   std::atomic<std::uint32_t> sleepers_{0};     // threads blocked on efd_
 
   internal::SendPool send_pool_;

@@ -3,7 +3,10 @@
 // calls them: the waiting application thread, or a progress thread that
 // sleeps on the worker's event fd (drain → arm → poll).
 
+#include <linux/futex.h>
 #include <poll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <sched.h>
 
 #include <chrono>
@@ -22,6 +25,9 @@ namespace {
 constexpr int kSpinPolls = 64;
 constexpr int kYieldPolls = 4000;
 constexpr int kSleepTimeoutMs = 10;
+// How long the application must stay out of waits before the interrupt-mode
+// progress thread takes over progress from it.
+constexpr long kTakeOverGraceNs = 200'000;
 
 }  // namespace
 
@@ -124,41 +130,60 @@ ucs_status_t Context::Impl::wait_request(ucs_status_ptr_t request) {
   }
 }
 
+namespace {
+
+// Sleeps until *word != value, a wake-up, or the timeout (futex; no
+// std::atomic::wait with a timeout in C++20).
+void futex_wait_for(std::atomic<std::uint32_t>& word, std::uint32_t value, long timeout_ns) {
+  timespec ts{0, timeout_ns};
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, value, &ts,
+            nullptr, 0);
+}
+
+}  // namespace
+
 void Context::Impl::start_progress_thread() {
   if (progress_thread_.joinable()) return;
   lock_.enable(true);
   has_progress_thread_.store(true, std::memory_order_release);
   progress_stop_.store(false, std::memory_order_release);
-  progress_thread_ = std::thread([this] {
-    while (!progress_stop_.load(std::memory_order_acquire)) {
-      // While an application thread is inside a wait it drives progress
-      // itself; stay parked so only one thread wakes per message.
-      std::uint32_t waiters = app_waiters_.load(std::memory_order_acquire);
-      if (waiters != 0) {
-        app_waiters_.wait(waiters, std::memory_order_acquire);
-        continue;
-      }
-      while (poll_once()) {
-      }
-      ucs_status_t st;
-      {
-        Guard guard(lock_);
-        st = ucp_worker_arm(worker_);
-      }
-      if (st == UCS_ERR_BUSY) continue;
-      sleepers_.fetch_add(1, std::memory_order_acq_rel);
-      pollfd pfd{efd_, POLLIN, 0};
-      (void)::poll(&pfd, 1, -1);
-      sleepers_.fetch_sub(1, std::memory_order_acq_rel);
+  progress_thread_ = std::thread([this] { progress_loop(); });
+}
+
+void Context::Impl::progress_loop() {
+  std::uint32_t seen_epoch = app_epoch_.load(std::memory_order_acquire);
+  while (!progress_stop_.load(std::memory_order_acquire)) {
+    // While application threads keep entering waits they drive progress
+    // themselves: stay parked, so one thread (not two) wakes per message
+    // and a wait's exit costs no wake-up call. Take over once the
+    // application has stayed out of the library for a grace period.
+    const std::uint32_t epoch = app_epoch_.load(std::memory_order_acquire);
+    const std::uint32_t waiters = app_waiters_.load(std::memory_order_acquire);
+    if (waiters != 0 || epoch != seen_epoch) {
+      seen_epoch = epoch;
+      futex_wait_for(app_waiters_, waiters, kTakeOverGraceNs);
+      continue;
     }
-  });
+    while (poll_once()) {
+    }
+    ucs_status_t st;
+    {
+      Guard guard(lock_);
+      st = ucp_worker_arm(worker_);
+    }
+    if (st == UCS_ERR_BUSY) continue;
+    sleepers_.fetch_add(1, std::memory_order_acq_rel);
+    pollfd pfd{efd_, POLLIN, 0};
+    (void)::poll(&pfd, 1, -1);
+    sleepers_.fetch_sub(1, std::memory_order_acq_rel);
+  }
 }
 
 void Context::Impl::stop_progress_thread() {
   if (!progress_thread_.joinable()) return;
   progress_stop_.store(true, std::memory_order_release);
-  app_waiters_.fetch_add(0);  // no change; wake below covers both sleeps
-  app_waiters_.notify_all();
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&app_waiters_), FUTEX_WAKE_PRIVATE, 1,
+            nullptr, nullptr, 0);
   ucp_worker_signal(worker_);
   progress_thread_.join();
   has_progress_thread_.store(false, std::memory_order_release);

@@ -17,7 +17,10 @@ Status Context::Impl::wait_until(Done done) {
   // With a progress thread, announce that this thread drives progress now,
   // so the progress thread stays parked (one wake-up per message, not two).
   const bool announce = has_progress_thread_.load(std::memory_order_acquire);
-  if (announce) app_waiters_.fetch_add(1, std::memory_order_acq_rel);
+  if (announce) {
+    app_waiters_.fetch_add(1, std::memory_order_acq_rel);
+    app_epoch_.fetch_add(1, std::memory_order_release);
+  }
   int idle = 0;
   while (!done()) {
     if (poll_once()) {
@@ -26,7 +29,8 @@ Status Context::Impl::wait_until(Done done) {
       idle_backoff(idle);
     }
   }
-  if (announce && app_waiters_.fetch_sub(1, std::memory_order_acq_rel) == 1) app_waiters_.notify_all();
+  // No wake-up on exit: the progress thread notices idleness by itself.
+  if (announce) app_waiters_.fetch_sub(1, std::memory_order_acq_rel);
   return Errc::success;
 }
 
