@@ -3,6 +3,13 @@
 
 #include <doctest/doctest.h>
 
+#include <stdlib.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
 #include "tests/support/launch.hpp"
 
 using lapis::testing::launch;
@@ -22,4 +29,34 @@ TEST_CASE("amsend in every mode and policy") {
       }
     }
   }
+}
+
+TEST_CASE("the same rank program runs under a PMIx launcher (mpirun.openmpi)") {
+  if (std::system("command -v mpirun.openmpi >/dev/null 2>&1") != 0) {
+    MESSAGE("SKIPPED: mpirun.openmpi is not installed (Debian package openmpi-bin)");
+    return;
+  }
+  // Open MPI keys its session directory on mpirun's pid under $TMPDIR;
+  // sandboxed tests share pids, so each run gets its own.
+  std::string tmpdir = "/tmp/lapis-core-pmix-XXXXXX";
+  REQUIRE(::mkdtemp(tmpdir.data()) != nullptr);
+  const std::string cmd = "TMPDIR=" + tmpdir +
+                          " timeout 120 mpirun.openmpi --allow-run-as-root --oversubscribe -n 4 " +
+                          lapis::testing::runfile("tests/core/amsend_ranks") + " --no-colors 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string output;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) output.append(buf, n);
+  const int status = ::pclose(pipe);
+  std::filesystem::remove_all(tmpdir);
+  INFO(output);
+  CHECK(status == 0);
+  std::size_t successes = 0;
+  for (auto at = output.find("Status: SUCCESS"); at != std::string::npos;
+       at = output.find("Status: SUCCESS", at + 1)) {
+    ++successes;
+  }
+  CHECK(successes == 4);
 }
