@@ -87,42 +87,66 @@ constexpr std::size_t kFiberStack = 256 * 1024;
 FiberScheduler::FiberScheduler(JobRunner run) : run_(std::move(run)), stacks_(kFiberStack) {}
 
 FiberScheduler::~FiberScheduler() {
-  // Fibers still waiting at Term are unwound by destroying them: Boost.Context
-  // throws forced_unwind inside each, running its destructors.
+  // Destroying a suspended fiber unwinds it (Boost.Context throws
+  // forced_unwind inside it), running its destructors.
+  idle_.clear();
   waiting_.clear();
+  workers_.clear();
 }
 
 void FiberScheduler::yield() {
   boost::context::fiber* back = tl_scheduler_side_;
   *back = std::move(*back).resume();
-  tl_scheduler_side_ = back;  // restored after another thread-local use
+  tl_scheduler_side_ = back;
+}
+
+FiberScheduler::Worker* FiberScheduler::new_worker() {
+  workers_.push_back(std::make_unique<Worker>());
+  Worker* w = workers_.back().get();
+  w->fiber = boost::context::fiber(std::allocator_arg, stacks_,
+                                   [this, w](boost::context::fiber&& scheduler) {
+                                     for (;;) {
+                                       tl_scheduler_side_ = &scheduler;
+                                       run_(w->job);
+                                       w->done = true;
+                                       scheduler = std::move(scheduler).resume();
+                                     }
+                                     return std::move(scheduler);
+                                   });
+  return w;
+}
+
+void FiberScheduler::dispatch(Worker* w) {
+  boost::context::fiber* outer = tl_scheduler_side_;  // nested: a fiber driving progress
+  w->fiber = std::move(w->fiber).resume();
+  tl_scheduler_side_ = outer;
+  if (w->done) {
+    idle_.push_back(w);
+  } else {
+    waiting_.push_back(w);
+  }
+  waiting_count_.store(waiting_.size(), std::memory_order_relaxed);
 }
 
 void FiberScheduler::spawn(const CompletionJob& job) {
-  boost::context::fiber fiber(std::allocator_arg, stacks_,
-                              [this, job](boost::context::fiber&& scheduler) {
-                                tl_scheduler_side_ = &scheduler;
-                                run_(job);
-                                tl_scheduler_side_ = nullptr;
-                                return std::move(scheduler);
-                              });
-  run_fiber(std::move(fiber));
-}
-
-void FiberScheduler::run_fiber(boost::context::fiber&& fiber) {
-  boost::context::fiber* outer = tl_scheduler_side_;  // nested: a fiber driving progress
-  fiber = std::move(fiber).resume();
-  tl_scheduler_side_ = outer;
-  if (fiber) waiting_.push_back(std::move(fiber));
-  waiting_count_.store(waiting_.size(), std::memory_order_relaxed);
+  Worker* w;
+  if (idle_.empty()) {
+    w = new_worker();
+  } else {
+    w = idle_.back();
+    idle_.pop_back();
+  }
+  w->job = job;
+  w->done = false;
+  dispatch(w);
 }
 
 bool FiberScheduler::resume_waiting() {
   if (waiting_.empty()) return false;
-  std::vector<boost::context::fiber> batch;
+  std::vector<Worker*> batch;
   batch.swap(waiting_);
   const std::size_t before = batch.size();
-  for (auto& f : batch) run_fiber(std::move(f));
+  for (Worker* w : batch) dispatch(w);
   return waiting_.size() < before;
 }
 

@@ -65,31 +65,44 @@ class HandlerThread {
   std::thread thread_;
 };
 
+// Runs completion jobs on a pool of worker fibers: a job costs two context
+// switches (into an idle worker and back), not a fiber creation. A job that
+// waits leaves its worker suspended until resume_waiting() finds it done.
 class FiberScheduler {
  public:
   explicit FiberScheduler(JobRunner run);
   ~FiberScheduler();
+  FiberScheduler(const FiberScheduler&) = delete;
+  FiberScheduler& operator=(const FiberScheduler&) = delete;
 
-  // Starts a fiber for the job and runs it until it finishes or waits.
+  // Runs the job on a worker fiber until it finishes or waits.
   void spawn(const CompletionJob& job);
-  // Resumes every waiting fiber once. Returns whether any fiber finished.
+  // Resumes every waiting worker once. Returns whether any job finished.
   bool resume_waiting();
   // Safe to call from any thread (a hint; resume_waiting needs the lock).
   bool has_waiting() const { return waiting_count_.load(std::memory_order_relaxed) != 0; }
 
-  // Inside a fiber run by any scheduler: suspend back to the scheduler.
+  // Inside a job run by any scheduler: suspend back to the scheduler.
   static bool in_fiber() { return tl_scheduler_side_ != nullptr; }
   static void yield();
 
  private:
-  void run_fiber(boost::context::fiber&& fiber);
+  struct Worker {
+    boost::context::fiber fiber;  // the worker's suspended context
+    CompletionJob job;
+    bool done = true;
+  };
+  Worker* new_worker();
+  void dispatch(Worker* w);
 
   JobRunner run_;
   boost::context::pooled_fixedsize_stack stacks_;
-  std::vector<boost::context::fiber> waiting_;
-  // The fiber currently running on this thread, and where it returns to.
-  static thread_local boost::context::fiber* tl_scheduler_side_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<Worker*> idle_;
+  std::vector<Worker*> waiting_;
   std::atomic<std::size_t> waiting_count_{0};
+  // Where the fiber running on this thread returns to.
+  static thread_local boost::context::fiber* tl_scheduler_side_;
 };
 
 }  // namespace lapi::internal

@@ -124,3 +124,38 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   ::unsetenv("LAPIS_AM_EAGER_LIMIT");
   CHECK(lapi::Config::from_env(config).ok());
 }
+
+namespace {
+lapi::Counter g_gate;
+int g_order = 0;
+int g_waiter_finished_at = 0;
+int g_opener_finished_at = 0;
+}  // namespace
+
+TEST_CASE("fiber policy: a completion handler that waits suspends only itself") {
+  lapi::Config config;
+  config.policy = lapi::CompletionPolicy::fiber;
+  std::unique_ptr<lapi::Context> ctx;
+  LAPI_OK(lapi::Context::init(config, ctx));
+  // Handler 1's completion waits for the gate; handler 2's opens it. They
+  // arrive in that order, so inline completion would deadlock here.
+  LAPI_OK(ctx->register_handler(1, [](lapi::Context&, const lapi::AmHeaderInfo&) {
+    return lapi::Landing{nullptr, [](lapi::Context& c, void*, void*) {
+                           REQUIRE(c.waitcntr(g_gate, 1).ok());
+                           g_waiter_finished_at = ++g_order;
+                         }};
+  }));
+  LAPI_OK(ctx->register_handler(2, [](lapi::Context&, const lapi::AmHeaderInfo&) {
+    return lapi::Landing{nullptr, [](lapi::Context&, void*, void*) {
+                           g_opener_finished_at = ++g_order;
+                           g_gate.add();
+                         }};
+  }));
+  lapi::Counter done;
+  LAPI_OK(ctx->amsend(0, 1, nullptr, 0, nullptr, 0, {{}, nullptr, &done}));
+  LAPI_OK(ctx->amsend(0, 2, nullptr, 0, nullptr, 0, {{}, nullptr, &done}));
+  LAPI_OK(ctx->waitcntr(done, 2));
+  CHECK(g_opener_finished_at == 1);
+  CHECK(g_waiter_finished_at == 2);
+  LAPI_OK(ctx->term());
+}
