@@ -1,0 +1,207 @@
+// Completion: test and wait, the counters-variant landing FIFO, and reaping
+// of engine-owned requests and released copies.
+//
+// Waiting never spins unboundedly: base and enhanced sleep inside
+// lapi::Context::waitcntr on the request's own counter (lapi polls, then
+// yields, then sleeps on the event fd); the counters variant, whose
+// completions are discovered by polling the landing counter, polls and
+// backs off with sched_yield and short sleeps.
+
+#include <sched.h>
+
+#include <chrono>
+#include <thread>
+
+#include "mpcpi/internal/engine_impl.hpp"
+#include "mpcpi/internal/errors.hpp"
+
+namespace mpcpi {
+
+namespace {
+constexpr int kSpinPolls = 64;
+constexpr int kYieldPolls = 4000;
+constexpr auto kIdleSleep = std::chrono::microseconds(20);
+}  // namespace
+
+void Engine::Impl::complete(Request* r, int events) { r->signal.add(events); }
+
+void Engine::Impl::fail_request(Request* r, Errc code, int events) {
+  {
+    std::lock_guard lock(mu_);
+    r->status.error = code;
+    if (r->handle != 0) {
+      if (r->kind == Request::Kind::send) {
+        send_handles_.erase(r->handle);
+      } else {
+        recv_handles_.erase(r->handle);
+      }
+      r->handle = 0;
+    }
+  }
+  complete(r, events);
+}
+
+void Engine::Impl::release_request(Request* r) {
+  r->signal.set(0);
+  r->signal.clear_error();
+  r->waited = false;
+  r->internal = false;
+  r->user_freed = false;
+  r->counter_poll = false;
+  r->handle = 0;
+  r->bsend_block = nullptr;
+  r->send_buf = nullptr;
+  r->recv_buf = nullptr;
+  request_pool_.put(r);
+}
+
+void Engine::Impl::fill_status(const Request* r, Status* status) const {
+  if (status != nullptr) *status = r->status;
+}
+
+void Engine::Impl::idle(int& spins) {
+  ++spins;
+  if (spins < kSpinPolls) return;
+  if (spins < kYieldPolls) {
+    sched_yield();
+    return;
+  }
+  std::this_thread::sleep_for(kIdleSleep);
+  spins = kSpinPolls;
+}
+
+void Engine::Impl::poll_landed() {
+  {
+    std::lock_guard lock(mu_);
+    while (!landed_fifo_.empty() && landing_counter_.try_consume(1)) {
+      const Landed l = landed_fifo_.front();
+      landed_fifo_.pop_front();
+      if (l.req != nullptr) {
+        l.req->counter_poll = false;
+        complete(l.req);
+      } else if (l.msg != nullptr) {
+        message_landed_locked(l.msg);
+      }
+    }
+  }
+  drain_outbox();
+}
+
+void Engine::Impl::reap_locked() {
+  for (std::size_t i = 0; i < reap_.size();) {
+    Request* r = reap_[i];
+    if (!r->done()) {
+      ++i;
+      continue;
+    }
+    if (r->bsend_block != nullptr) {
+      bsend_.release(r->bsend_block);
+      --bsend_requests_;
+    }
+    release_request(r);
+    reap_[i] = reap_.back();
+    reap_.pop_back();
+  }
+  for (std::size_t i = 0; i < in_flight_.size();) {
+    if (in_flight_[i]->sent.get() >= in_flight_[i]->count) {
+      in_flight_[i] = std::move(in_flight_.back());
+      in_flight_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+
+Errc Engine::Impl::test(Request* r, bool& completed, Status* status, bool release) {
+  completed = false;
+  if (r == nullptr) return fail(Errc::invalid_request, "test: request is null");
+  if (!r->done()) {
+    if (options_.variant == Variant::counters) poll_landed();
+    (void)ctx_.probe();
+    drain_outbox();
+    if (!r->done()) return Errc::success;
+  }
+  completed = true;
+  fill_status(r, status);
+  const Errc e = r->status.error;
+  if (release) {
+    release_request(r);
+    if (++releases_ % 64 == 0) {  // now and then: engine-owned requests and copies
+      std::lock_guard lock(mu_);
+      reap_locked();
+    }
+  }
+  return e;
+}
+
+Errc Engine::Impl::wait(Request* r, Status* status) {
+  if (r == nullptr) return fail(Errc::invalid_request, "wait: request is null");
+  if (options_.variant == Variant::counters) {
+    int spins = 0;
+    while (!r->done()) {
+      poll_landed();
+      if (r->done()) break;
+      (void)ctx_.probe();
+      idle(spins);
+    }
+  } else if (!r->done()) {
+    lapi::Status s = ctx_.waitcntr(r->signal, r->expected);
+    r->waited = true;
+    if (!s.ok() && r->status.error == Errc::success) {
+      r->status.error = fail(Errc::transport, "wait: {}", s.message());
+    }
+  }
+  bool completed = false;
+  return test(r, completed, status, true);
+}
+
+Errc Engine::Impl::wait_any(std::span<Request* const> reqs, std::size_t& index, Status* status) {
+  index = reqs.size();
+  int spins = 0;
+  while (true) {
+    bool any = false;
+    for (std::size_t i = 0; i < reqs.size(); ++i) {
+      Request* r = reqs[i];
+      if (r == nullptr) continue;
+      any = true;
+      if (r->done()) {
+        index = i;
+        bool completed = false;
+        return test(r, completed, status, true);
+      }
+    }
+    if (!any) return Errc::success;
+    if (options_.variant == Variant::counters) poll_landed();
+    (void)ctx_.probe();
+    drain_outbox();
+    idle(spins);
+  }
+}
+
+Errc Engine::Impl::request_free(Request* r) {
+  if (r == nullptr) return fail(Errc::invalid_request, "request_free: request is null");
+  if (r->done()) {
+    release_request(r);
+  } else {
+    std::lock_guard lock(mu_);
+    r->user_freed = true;
+    reap_.push_back(r);
+  }
+  return Errc::success;
+}
+
+Errc Engine::Impl::progress() {
+  if (finalized_) return fail(Errc::terminated, "progress: engine already finalized");
+  (void)ctx_.probe();
+  if (options_.variant == Variant::counters) poll_landed();
+  if (++releases_ % 64 == 0 || !reap_.empty()) {
+    std::lock_guard lock(mu_);
+    reap_locked();
+  }
+  drain_outbox();
+  // Loops of test()+progress() must not starve other ranks on a full host.
+  if (++progress_calls_ % 64 == 0) sched_yield();
+  return Errc::success;
+}
+
+}  // namespace mpcpi

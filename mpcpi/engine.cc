@@ -1,0 +1,276 @@
+// Engine lifetime (create, finalize, teardown), buffered-mode attach/detach,
+// and the public Engine methods, each a thin forward to Engine::Impl.
+
+#include <algorithm>
+#include <vector>
+
+#include "mpcpi/internal/engine_impl.hpp"
+#include "mpcpi/internal/errors.hpp"
+#include "mpcpi/internal/handlers_table.hpp"
+
+namespace mpcpi {
+
+namespace {
+
+// Smallest window a receiver grants: room for a few messages at the eager
+// limit, whatever the cap (the cap is then exceeded; see README).
+std::uint64_t window_for(const Options& o, std::uint32_t ntasks) {
+  const std::uint64_t senders = std::max<std::uint32_t>(ntasks, 2) - 1;
+  const std::uint64_t floor = 4 * credit_cost(o.eager_limit) + 64 * kEntryCost;
+  return std::max<std::uint64_t>(o.early_arrival_max / senders, floor);
+}
+
+// What every task publishes at start: its window and its variant, which
+// must agree across the job (counted messages name a counter only the
+// counters variant registers).
+constexpr int kVariantShift = 56;
+std::uint64_t pack_setup(std::uint64_t window, Variant v) {
+  return (std::uint64_t{static_cast<std::uint8_t>(v)} << kVariantShift) |
+         (window & ((std::uint64_t{1} << kVariantShift) - 1));
+}
+
+// Slots outlive their engines on purpose (see HandlerSlot); kept reachable
+// so leak checkers see them as owned.
+HandlerSlot* new_handler_slot() {
+  static std::mutex mutex;
+  static auto* slots = new std::vector<std::unique_ptr<HandlerSlot>>;
+  std::lock_guard lock(mutex);
+  return slots->emplace_back(std::make_unique<HandlerSlot>()).get();
+}
+
+}  // namespace
+
+Engine::Impl::Impl(lapi::Context& ctx, const Options& options) : ctx_(ctx), options_(options) {}
+
+Engine::Impl::~Impl() {
+  if (slot_ != nullptr) slot_->impl.store(nullptr, std::memory_order_release);
+  std::lock_guard lock(mu_);
+  std::vector<Message*> messages;
+  arrived_.for_each([&](const detail::ArrivedEntry& e) {
+    messages.push_back(static_cast<Message*>(const_cast<detail::ArrivedEntry*>(&e)));
+  });
+  for (Message* m : messages) {
+    arrived_.remove(*m);
+    free_message_locked(m);
+  }
+  for (RecvPeer& peer : recv_peers_) {
+    for (auto& [seq, m] : peer.reorder) free_message_locked(m);
+    peer.reorder.clear();
+  }
+  // No lapi calls here: the context may already be termed (and at process
+  // exit lapi's thread-local error text may already be gone).
+}
+
+Errc Engine::Impl::start() {
+  me_ = ctx_.task_id();
+  ntasks_ = ctx_.num_tasks();
+  std::int64_t max_uhdr = 0;
+  std::int64_t lapi_eager = 0;
+  if (lapi::Status s = ctx_.qenv(lapi::Query::max_uhdr_size, max_uhdr); !s.ok())
+    return fail(Errc::transport, "create: {}", s.message());
+  if (static_cast<std::size_t>(max_uhdr) < detail::kMaxHeader)
+    return fail(Errc::transport, "create: needs {} bytes of Amsend user header, lapi offers {}",
+                detail::kMaxHeader, max_uhdr);
+  if (lapi::Status s = ctx_.qenv(lapi::Query::eager_limit, lapi_eager); !s.ok())
+    return fail(Errc::transport, "create: {}", s.message());
+  lapi_eager_limit_ = static_cast<std::size_t>(lapi_eager);
+
+  if (options_.set_completion_policy) {
+    const lapi::CompletionPolicy policy = options_.variant == Variant::enhanced
+                                              ? lapi::CompletionPolicy::inline_run
+                                              : lapi::CompletionPolicy::thread;
+    if (lapi::Status s = ctx_.senv(lapi::Query::completion_policy, static_cast<int>(policy));
+        !s.ok())
+      return fail(Errc::transport, "create: setting the completion policy: {}", s.message());
+  }
+
+  my_window_ = window_for(options_, ntasks_);
+  send_peers_.resize(ntasks_);
+  recv_peers_.resize(ntasks_);
+  peer_landing_.resize(ntasks_);
+
+  slot_ = new_handler_slot();
+  slot_->impl.store(this, std::memory_order_release);
+  handler_base_ = options_.first_handler_id;
+  for (const HandlerEntry& entry : kHandlerTable) {
+    const lapi::HandlerId id = handler_base_ + static_cast<lapi::HandlerId>(entry.type);
+    if (lapi::Status s = ctx_.register_handler(id, entry.handler, slot_); !s.ok())
+      return fail(Errc::transport, "create: registering handler {}: {}", id, s.message());
+  }
+
+  // Collective exchanges; they also make sure every task registered its
+  // handlers before anyone sends.
+  std::vector<std::uint64_t> setup(ntasks_);
+  if (lapi::Status s = ctx_.address_init(pack_setup(my_window_, options_.variant), setup); !s.ok())
+    return fail(Errc::transport, "create: exchanging windows: {}", s.message());
+  for (lapi::TaskId t = 0; t < ntasks_; ++t) {
+    const auto variant = static_cast<Variant>(setup[t] >> kVariantShift);
+    if (variant != options_.variant)
+      return fail(Errc::invalid_arg, "create: task {} runs variant {}, this task {}", t,
+                  to_string(variant), to_string(options_.variant));
+    SendPeer& peer = send_peers_[t];
+    peer.window = setup[t] & ((std::uint64_t{1} << kVariantShift) - 1);
+    peer.credits = static_cast<std::int64_t>(peer.window);
+    // Never eager beyond what the receiver's window can ever hold.
+    peer.eager_limit = std::min<std::size_t>(options_.eager_limit, peer.window / 4);
+  }
+  if (options_.variant == Variant::counters) {
+    lapi::RemoteCounter mine;
+    if (lapi::Status s = ctx_.register_counter(landing_counter_, mine); !s.ok())
+      return fail(Errc::transport, "create: {}", s.message());
+    std::vector<std::uint64_t> handles(ntasks_);
+    if (lapi::Status s = ctx_.address_init(mine.handle, handles); !s.ok())
+      return fail(Errc::transport, "create: exchanging landing counters: {}", s.message());
+    for (lapi::TaskId t = 0; t < ntasks_; ++t) peer_landing_[t].handle = handles[t];
+  }
+  return Errc::success;
+}
+
+Errc Engine::Impl::finalize() {
+  if (finalized_) return Errc::success;
+  // Deliver what flow control still holds and what the attached buffer
+  // still carries; both need the receivers to keep receiving.
+  int spins = 0;
+  while (true) {
+    bool busy = false;
+    {
+      std::lock_guard lock(mu_);
+      reap_locked();
+      busy = bsend_requests_ > 0;
+      for (const SendPeer& p : send_peers_) busy |= p.held_count > 0;
+    }
+    if (!busy) break;
+    if (options_.variant == Variant::counters) poll_landed();
+    (void)ctx_.probe();
+    drain_outbox();
+    idle(spins);
+  }
+  drain_outbox();
+  poll_landed();
+  if (options_.variant == Variant::counters) (void)ctx_.unregister_counter(landing_counter_);
+  finalized_ = true;
+  return Errc::success;
+}
+
+Errc Engine::Impl::buffer_attach(void* buf, std::size_t size) {
+  if (buf == nullptr && size > 0) return fail(Errc::buffer, "buffer_attach: buf is null but size={}", size);
+  std::lock_guard lock(mu_);
+  if (bsend_.attached())
+    return fail(Errc::buffer, "buffer_attach: a buffer of {} bytes is already attached", bsend_.size());
+  bsend_ = detail::BsendPool(static_cast<std::byte*>(buf), size, kBsendOverhead);
+  return Errc::success;
+}
+
+Errc Engine::Impl::buffer_detach(void*& buf, std::size_t& size) {
+  buf = nullptr;
+  size = 0;
+  int spins = 0;
+  while (true) {
+    {
+      std::lock_guard lock(mu_);
+      reap_locked();
+      if (bsend_requests_ == 0) {
+        buf = bsend_.base();
+        size = bsend_.size();
+        bsend_ = detail::BsendPool();
+        return Errc::success;
+      }
+    }
+    if (options_.variant == Variant::counters) poll_landed();
+    (void)ctx_.probe();
+    drain_outbox();
+    idle(spins);
+  }
+}
+
+// ---- Engine ------------------------------------------------------------------
+
+Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Engine::~Engine() = default;
+
+Errc Engine::create(lapi::Context& ctx, const Options& options, std::unique_ptr<Engine>& out) {
+  out.reset();
+  if (static_cast<unsigned>(options.variant) > static_cast<unsigned>(Variant::enhanced))
+    return fail(Errc::invalid_arg, "create: variant={} is not base, counters or enhanced",
+                static_cast<int>(options.variant));
+  if (options.first_handler_id == 0 ||
+      options.first_handler_id + kNumHandlerIds > lapi::kMaxUserHandlers)
+    return fail(Errc::invalid_arg, "create: first_handler_id={} leaves no room for {} ids below {}",
+                options.first_handler_id, kNumHandlerIds, lapi::kMaxUserHandlers);
+  static_assert(detail::kMsgCount <= kNumHandlerIds);
+  auto impl = std::make_unique<Impl>(ctx, options);
+  if (Errc e = impl->start(); e != Errc::success) return e;
+  out.reset(new Engine(std::move(impl)));
+  return Errc::success;
+}
+
+Errc Engine::finalize() { return impl_->finalize(); }
+const Options& Engine::options() const { return impl_->options_; }
+EngineStats Engine::stats() const {
+  std::lock_guard lock(impl_->mu_);
+  return impl_->stats_;
+}
+lapi::TaskId Engine::task_id() const { return impl_->me_; }
+std::uint32_t Engine::num_tasks() const { return impl_->ntasks_; }
+
+Errc Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
+                   SendMode mode, Request*& out) {
+  return impl_->isend(buf, bytes, dest, tag, context, mode, out);
+}
+
+Errc Engine::irecv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,
+                   Request*& out) {
+  return impl_->irecv(buf, capacity, source, tag, context, out);
+}
+
+Errc Engine::send(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
+                  SendMode mode) {
+  Request* r = nullptr;
+  if (Errc e = impl_->isend(buf, bytes, dest, tag, context, mode, r); e != Errc::success) return e;
+  return impl_->wait(r, nullptr);
+}
+
+Errc Engine::recv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,
+                  Status* status) {
+  Request* r = nullptr;
+  if (Errc e = impl_->irecv(buf, capacity, source, tag, context, r); e != Errc::success) return e;
+  return impl_->wait(r, status);
+}
+
+Errc Engine::test(Request* req, bool& completed, Status* status) {
+  return impl_->test(req, completed, status, true);
+}
+Errc Engine::wait(Request* req, Status* status) { return impl_->wait(req, status); }
+Errc Engine::wait_any(std::span<Request* const> reqs, std::size_t& index, Status* status) {
+  return impl_->wait_any(reqs, index, status);
+}
+Errc Engine::peek(Request* req, bool& completed, Status* status) {
+  return impl_->test(req, completed, status, false);
+}
+Errc Engine::request_free(Request* req) { return impl_->request_free(req); }
+Errc Engine::cancel(Request* req) { return impl_->cancel(req); }
+Errc Engine::progress() { return impl_->progress(); }
+
+Errc Engine::iprobe(int source, int tag, std::uint32_t context, bool& found, Status* status) {
+  return impl_->iprobe(source, tag, context, found, status, nullptr);
+}
+Errc Engine::probe(int source, int tag, std::uint32_t context, Status* status) {
+  return impl_->probe(source, tag, context, status, nullptr);
+}
+Errc Engine::improbe(int source, int tag, std::uint32_t context, Message*& msg, Status* status) {
+  bool found = false;
+  return impl_->iprobe(source, tag, context, found, status, &msg);
+}
+Errc Engine::mprobe(int source, int tag, std::uint32_t context, Message*& msg, Status* status) {
+  return impl_->probe(source, tag, context, status, &msg);
+}
+Errc Engine::imrecv(Message* msg, void* buf, std::size_t capacity, Request*& out) {
+  return impl_->imrecv(msg, buf, capacity, out);
+}
+
+Errc Engine::buffer_attach(void* buf, std::size_t size) { return impl_->buffer_attach(buf, size); }
+Errc Engine::buffer_detach(void*& buf, std::size_t& size) {
+  return impl_->buffer_detach(buf, size);
+}
+
+}  // namespace mpcpi

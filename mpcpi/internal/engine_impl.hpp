@@ -1,0 +1,271 @@
+#pragma once
+// Engine::Impl: the state of one MPCPI engine and the steps of its message
+// paths. The steps live in files by job:
+//   send.cc        isend: pick protocol → credit or hold → post (and self-sends, bsend)
+//   recv.cc        irecv, probes, matching an arrival against a receive, cancel
+//   handlers.cc    the handler table: one header handler per wire message type
+//   flow.cc        credits, held messages, starvation notices and pulls, outbox
+//   completion.cc  test/wait, the counters-variant landing FIFO, reaping
+//   engine.cc      create/finalize and the public Engine forwarding
+//
+// Threads: the application thread calls the API; header handlers run in
+// lapi's progress context (the application thread inside a lapi call, or
+// the interrupt-mode progress thread); completion handlers run inline or on
+// lapi's handler thread. mu_ guards all state below it. Rule: never call
+// into lapi while holding mu_ — lapi runs header handlers under its own lock
+// and they take mu_. Sends decided under mu_ go to the outbox and leave
+// after unlocking.
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "counters/counter.hpp"
+#include "handlers/handler.hpp"
+#include "lapi/context.hpp"
+#include "mpcpi/internal/bsend_pool.hpp"
+#include "mpcpi/internal/handle_table.hpp"
+#include "mpcpi/internal/match_queues.hpp"
+#include "mpcpi/internal/request.hpp"
+#include "mpcpi/internal/wire.hpp"
+#include "mpcpi/mpcpi.hpp"
+
+namespace mpcpi {
+
+// Credit charged for one message: what holding it unexpected costs the
+// receiver (record + data allocation). Sender and receiver compute it alike.
+inline constexpr std::size_t kEntryCost = sizeof(Message) + 32;
+inline std::size_t credit_cost(std::size_t bytes) {
+  return kEntryCost + (bytes == 0 ? 0 : (bytes + 8 + 15) / 16 * 16);
+}
+// Messages a sender may send on one pull.
+inline constexpr std::uint32_t kPullBatch = 64;
+// Eager data up to this size is held inline in a Held record.
+inline constexpr std::size_t kHeldInline = 16;
+
+// A message waiting at the sender for credit.
+struct Held {
+  std::uint64_t order = 0;  // hold order across contexts
+  detail::Msg type = detail::Msg::eager;
+  std::uint32_t context = 0;
+  int tag = 0;
+  SendMode mode = SendMode::standard;
+  std::size_t bytes = 0;
+  const void* buf = nullptr;  // user buffer (ready, rts); null for eager copies
+  std::unique_ptr<std::byte[]> copy;  // eager copy larger than kHeldInline
+  std::array<std::byte, kHeldInline> small{};
+  Request* req = nullptr;  // ready / rts: the pending user request
+  const void* data() const { return buf != nullptr ? buf : copy ? copy.get() : small.data(); }
+};
+
+struct SendPeer {
+  std::int64_t credits = 0;  // bytes of early-arrival memory the receiver still grants
+  std::uint32_t next_seq = 0;
+  std::uint32_t epoch = 0;  // latest credit epoch seen
+  bool starved_notified = false;
+  std::size_t held_count = 0;
+  std::uint64_t next_order = 0;
+  std::map<std::uint32_t, std::deque<Held>> held;               // by context, FIFO
+  std::unordered_map<std::uint32_t, std::uint32_t> allowance;  // pulled sends granted
+  std::uint64_t window = 0;      // what this receiver grants us
+  std::size_t eager_limit = 0;   // min(ours, what this receiver's window allows)
+};
+
+struct RecvPeer {
+  std::uint32_t expected_seq = 0;
+  std::map<std::uint32_t, Message*> reorder;  // arrived ahead of sequence
+  std::uint64_t to_return = 0;                 // credit owed back to the sender
+  std::uint32_t epoch = 0;                     // credit messages sent
+  bool starved = false;
+  std::uint32_t starved_next_seq = 0;
+  std::set<std::uint32_t> pulls;  // contexts with a pull outstanding
+};
+
+// A protocol message decided under the lock, sent after unlocking.
+struct Outgoing {
+  lapi::TaskId dest = 0;
+  detail::Msg type = detail::Msg::eager;
+  std::array<std::byte, detail::kMaxHeader> header{};
+  std::uint8_t header_len = 0;
+  const void* data = nullptr;
+  std::size_t len = 0;
+  lapi::Counters counters{};
+  Request* owner = nullptr;  // completes with Errc::transport if the send fails
+  int owner_events = 0;      // events `owner` still expects from this send
+};
+
+// Eager copies released from hold: freed once lapi has sent all of them.
+struct InFlight {
+  lapi::Counter sent;
+  int count = 0;
+  std::vector<std::unique_ptr<std::byte[]>> buffers;
+  std::deque<std::array<std::byte, kHeldInline>> smalls;  // stable addresses
+};
+
+// One entry per counted landing, in header-handler order (counters variant).
+struct Landed {
+  Request* req = nullptr;
+  Message* msg = nullptr;
+};
+
+// What the registered handlers point at. It outlives the engine (leaked on
+// purpose, a few bytes) so a stray message after teardown finds null.
+struct HandlerSlot {
+  std::atomic<Engine::Impl*> impl{nullptr};
+};
+
+class Engine::Impl {
+ public:
+  Impl(lapi::Context& ctx, const Options& options);
+  ~Impl();
+  Errc start();
+  Errc finalize();
+
+  // ---- API (application thread) -----------------------------------------
+  Errc isend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
+             SendMode mode, Request*& out);
+  Errc irecv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,
+             Request*& out);
+  Errc test(Request* req, bool& completed, Status* status, bool release);
+  Errc wait(Request* req, Status* status);
+  Errc wait_any(std::span<Request* const> reqs, std::size_t& index, Status* status);
+  Errc request_free(Request* req);
+  Errc cancel(Request* req);
+  Errc progress();
+  Errc iprobe(int source, int tag, std::uint32_t context, bool& found, Status* status,
+              Message** take);
+  Errc probe(int source, int tag, std::uint32_t context, Status* status, Message** take);
+  Errc imrecv(Message* msg, void* buf, std::size_t capacity, Request*& out);
+  Errc buffer_attach(void* buf, std::size_t size);
+  Errc buffer_detach(void*& buf, std::size_t& size);
+
+  // ---- send.cc -----------------------------------------------------------
+  Errc check_send_args(const void* buf, std::size_t bytes, int dest, int tag, SendMode mode,
+                       const char* fn) const;
+  // Requests come from request_pool_, which only the application thread
+  // touches (handlers never create or release requests): no lock.
+  Request* new_send(const void* buf, std::size_t bytes, int dest, int tag,
+                           std::uint32_t context, SendMode mode);
+  void send_remote(Request* req);
+  void send_self(Request* req);
+  Errc send_buffered(const void* buf, std::size_t bytes, int dest, int tag,
+                     std::uint32_t context, Request*& out);
+  detail::Msg pick_protocol(const Request& req) const;
+  // Builds the wire message for a send that got its sequence number.
+  Outgoing make_wire_locked(lapi::TaskId dest, detail::Msg type, std::uint32_t context, int tag,
+                            SendMode mode, std::uint32_t seq, std::uint8_t flags,
+                            const void* data, std::size_t bytes, Request* req);
+
+  // ---- recv.cc -----------------------------------------------------------
+  Errc check_recv_args(const void* buf, std::size_t capacity, int source, int tag,
+                       const char* fn) const;
+  // Arrival of an in-order message (header handler or deferred). Returns
+  // the landing for eager data that has not landed yet.
+  lapi::Landing deliver_eager_locked(lapi::TaskId src, const detail::Envelope& env,
+                                     std::uint64_t ready_handle, std::size_t len);
+  void deliver_rts_locked(lapi::TaskId src, const detail::Envelope& env, std::uint64_t size,
+                          std::uint64_t sender_handle);
+  void deliver_deferred_locked(Message* m);
+  void take_message_locked(Request* r, Message* m);
+  void start_rndv_recv_locked(Request* r, lapi::TaskId src, std::size_t size,
+                              std::uint64_t sender_handle);
+  void message_landed_locked(Message* m);
+  void finish_matched_eager_locked(Message* m);
+  void fill_recv_status(Request* r, lapi::TaskId src, int tag, std::size_t size);
+  Message* new_message_locked(lapi::TaskId src, const detail::Envelope& env, std::size_t size);
+  void free_message_locked(Message* m);
+  Request* match_posted_locked(std::uint32_t context, lapi::TaskId src, int tag);
+  void push_arrived_locked(Message* m);
+  bool cancel_send_locked(Request* r);
+
+  // ---- handlers.cc (header handlers; lock taken inside) -----------------
+  lapi::Landing on_eager(lapi::TaskId src, const detail::Envelope& env,
+                         std::uint64_t ready_handle, std::size_t len);
+  lapi::Landing on_rts(lapi::TaskId src, const detail::RtsHeader& h);
+  lapi::Landing on_cts(lapi::TaskId src, const detail::CtsHeader& h);
+  lapi::Landing on_data(lapi::TaskId src, const detail::DataHeader& h, std::size_t len);
+  lapi::Landing on_ack(lapi::TaskId src, const detail::AckHeader& h);
+  lapi::Landing on_credit(lapi::TaskId src, const detail::CreditHeader& h);
+  lapi::Landing on_starved(lapi::TaskId src, const detail::StarvedHeader& h);
+  lapi::Landing on_pull(lapi::TaskId src, const detail::PullHeader& h);
+  lapi::Landing on_cancel_req(lapi::TaskId src, const detail::CancelReqHeader& h);
+  lapi::Landing on_cancel_reply(lapi::TaskId src, const detail::CancelReplyHeader& h);
+  // Sets the landing's completion to at least drain the outbox.
+  lapi::Landing with_drain_locked(lapi::Landing landing);
+  lapi::Landing land_in_request_locked(Request* r, bool counted);
+  lapi::Landing land_in_message_locked(Message* m);
+  void after_in_order_locked(lapi::TaskId src);
+  void protocol_error_locked(lapi::TaskId src, const char* what);
+
+  // ---- flow.cc -----------------------------------------------------------
+  void return_credit_locked(lapi::TaskId src, std::size_t bytes);
+  void consider_pull_locked(lapi::TaskId src, std::uint32_t probe_context, bool probing);
+  void flush_credit_locked(lapi::TaskId src);
+  void note_starved_locked(lapi::TaskId src, const detail::StarvedHeader& h);
+  void hold_locked(lapi::TaskId dest, detail::Msg type, Request* req);
+  void release_held(lapi::TaskId dest);
+  Outgoing& queue_locked(lapi::TaskId dest, detail::Msg type, const void* header,
+                         std::size_t len);
+  void post(Outgoing& out);
+  void drain_outbox();
+
+  // ---- completion.cc -----------------------------------------------------
+  // Adds completion events (no lock needed: the counter is the hand-off).
+  void complete(Request* r, int events = 1);
+  void fail_request(Request* r, Errc code, int events);
+  void release_request(Request* r);  // application thread
+  void poll_landed();
+  void reap_locked();
+  void idle(int& spins);
+  void fill_status(const Request* r, Status* status) const;
+
+  // ---- state -----------------------------------------------------------
+  lapi::Context& ctx_;
+  Options options_;
+  lapi::TaskId me_ = 0;
+  std::uint32_t ntasks_ = 0;
+  std::size_t lapi_eager_limit_ = 0;  // below it lapi copies eagerly (counted landings)
+  std::uint64_t my_window_ = 0;       // credit each sender gets from me
+  bool finalized_ = false;
+  HandlerSlot* slot_ = nullptr;
+  lapi::HandlerId handler_base_ = 0;
+
+  mutable std::mutex mu_;  // guards everything below
+  detail::PostedQueue posted_;
+  detail::ArrivedQueue arrived_;
+  lapi::Counter arrivals_;  // bumped on every push to arrived_ (blocking probe sleeps on it)
+  std::vector<SendPeer> send_peers_;
+  std::vector<RecvPeer> recv_peers_;
+  detail::HandleTable<Request> send_handles_;  // sends awaiting CTS / ready ack
+  detail::HandleTable<Request> recv_handles_;  // receives awaiting rendezvous data
+  std::vector<Outgoing> outbox_;
+  std::atomic<bool> outbox_pending_{false};  // outbox_ may be non-empty
+  std::vector<Request*> reap_;  // internal and user-freed requests
+  std::vector<std::unique_ptr<InFlight>> in_flight_;
+  // Blocking probes in progress: (source or kAnySource, context). Pulls
+  // consider them like posted receives.
+  std::vector<std::pair<int, std::uint32_t>> probing_;
+  detail::BsendPool bsend_;
+  std::size_t bsend_requests_ = 0;  // internal buffered sends not yet reaped
+  detail::Pool<Request> request_pool_;  // application thread only, not under mu_
+  unsigned releases_ = 0;               // application thread only
+  detail::Pool<Message> message_pool_;
+  EngineStats stats_;
+
+  // Counters variant: a landing counter peers name as their target counter.
+  lapi::Counter landing_counter_;
+  std::vector<lapi::RemoteCounter> peer_landing_;
+  std::deque<Landed> landed_fifo_;
+  int progress_calls_ = 0;
+};
+
+}  // namespace mpcpi

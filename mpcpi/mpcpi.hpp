@@ -1,0 +1,222 @@
+#pragma once
+// MPCPI: the MPI point-to-point engine, built only from the public lapi API
+// (Amsend, header handlers, completion handlers, counters), after the
+// MPI-LAPI paper.
+//
+// The MPI layer (mpi/) calls this engine. It speaks:
+//   * world task ids (the MPI layer translates communicator ranks);
+//   * context ids: one uint32 per communicator and purpose (point-to-point
+//     and collective traffic of one communicator use distinct ids); messages
+//     match only within one context;
+//   * contiguous byte buffers (the MPI layer packs non-contiguous datatypes);
+//   * tags (0 .. kMaxTag; kAnyTag only in receives and probes);
+//   * requests (opaque, owned by the engine).
+//
+// Semantics follow MPI: messages from one sender in one context match in send
+// order (non-overtaking) whatever protocol carries them; wildcards pick the
+// earliest matching message; a message longer than the receive buffer fills
+// the buffer and completes with Errc::truncate, writing nothing past it.
+//
+// Threading: one application thread at a time may call the engine (MPI
+// THREAD_SINGLE / FUNNELED / SERIALIZED). The engine's handlers may run at
+// the same time on lapi's progress and completion-handler threads; the engine
+// synchronises with them itself.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "handlers/handler.hpp"
+#include "lapi/context.hpp"
+
+namespace mpcpi {
+
+enum class SendMode : std::uint8_t { standard, ready, synchronous, buffered };
+
+// The paper's section-5 implementations, selected by LAPIS_MPI_VARIANT.
+enum class Variant : std::uint8_t {
+  base,      // completion handlers run on lapi's handler thread
+  counters,  // eager completion seen through a target counter, no completion handler
+  enhanced,  // completion handlers run inline in the progress context (default)
+};
+
+inline constexpr int kAnySource = -1;
+inline constexpr int kAnyTag = -1;
+inline constexpr int kMaxTag = 0x7fffffff;  // MPI_TAG_UB
+
+// Messages of fewer bytes go eagerly; at or above, by rendezvous.
+// LAPIS_EAGER_LIMIT overrides it.
+inline constexpr std::size_t kDefaultEagerLimit = 16384;
+// Bytes of early-arrival (unexpected) memory a receiver may hold for all its
+// senders together; LAPIS_EARLY_ARRIVAL_MAX overrides it.
+inline constexpr std::size_t kDefaultEarlyArrivalMax = std::size_t{32} << 20;
+// Per-message bookkeeping that a buffered send takes from the attached
+// buffer besides the data (the MPI layer's MPI_BSEND_OVERHEAD).
+inline constexpr std::size_t kBsendOverhead = 64;
+// The engine registers its protocol handlers at ids
+// first_handler_id .. first_handler_id + kNumHandlerIds - 1.
+inline constexpr lapi::HandlerId kNumHandlerIds = 12;
+inline constexpr lapi::HandlerId kDefaultFirstHandlerId = lapi::kMaxUserHandlers - kNumHandlerIds;
+
+// Error codes. Each maps to one MPI error class (named beside it).
+enum class Errc : int {
+  success = 0,
+  truncate,         // MPI_ERR_TRUNCATE: message longer than the receive buffer
+  buffer,           // MPI_ERR_BUFFER: buffered send does not fit / bad attach
+  ready_no_match,   // MPI_ERR_OTHER: ready send found no posted receive
+  invalid_rank,     // MPI_ERR_RANK: destination/source is not a task
+  invalid_tag,      // MPI_ERR_TAG
+  invalid_count,    // MPI_ERR_COUNT / MPI_ERR_BUFFER: null buffer with bytes > 0
+  invalid_request,  // MPI_ERR_REQUEST: null or foreign request / message
+  invalid_arg,      // MPI_ERR_ARG: anything else malformed (options, variant ...)
+  no_memory,        // MPI_ERR_NO_MEM
+  transport,        // MPI_ERR_OTHER: lapi reported an error (see detail)
+  terminated,       // MPI_ERR_OTHER: engine finalized
+};
+
+// "MPCPI_ERR_TRUNCATE" etc.
+std::string_view errc_name(Errc code);
+// Detail text of the most recent error returned on this thread, naming the
+// function and argument ("isend: dest=9 is not a task (0..3)").
+std::string_view last_error_detail();
+
+struct Status {
+  int source = kAnySource;  // world task id of the sender
+  int tag = kAnyTag;
+  std::size_t bytes = 0;          // bytes delivered into the receive buffer
+  std::size_t message_bytes = 0;  // bytes the sender sent (>= bytes; probe: size)
+  Errc error = Errc::success;
+  bool cancelled = false;
+};
+
+// Counts since create, for tests and diagnostics.
+struct EngineStats {
+  std::uint64_t eager_sent = 0;      // eager and ready messages put on the wire
+  std::uint64_t rendezvous_sent = 0;  // requests-to-send put on the wire
+  std::uint64_t held = 0;            // sends held back for lack of credit
+  std::uint64_t pulls_sent = 0;      // pulls this receiver asked for
+  std::uint64_t pulled_received = 0;  // messages that came on a pull
+  std::uint64_t credits_sent = 0;    // credit messages this receiver sent
+  std::uint64_t unexpected = 0;      // messages queued as unexpected
+  std::uint64_t out_of_order = 0;    // arrivals that waited for a predecessor
+  std::uint64_t protocol_errors = 0;  // malformed or unexpected peer messages dropped
+};
+
+struct Options {
+  Variant variant = Variant::enhanced;
+  std::size_t eager_limit = kDefaultEagerLimit;
+  std::size_t early_arrival_max = kDefaultEarlyArrivalMax;
+  lapi::HandlerId first_handler_id = kDefaultFirstHandlerId;
+  // Set the lapi context's completion policy to what the variant needs
+  // (base, counters: thread; enhanced: inline).
+  bool set_completion_policy = true;
+
+  // Reads LAPIS_MPI_VARIANT (base|counters|enhanced), LAPIS_EAGER_LIMIT and
+  // LAPIS_EARLY_ARRIVAL_MAX (bytes, optional k/m/g suffix) over the given
+  // values. An invalid value is Errc::invalid_arg naming the variable.
+  static Errc from_env(Options& options);
+};
+
+std::string_view to_string(Variant variant);
+std::string_view to_string(SendMode mode);
+
+// A pending operation. Opaque; created by isend/irecv/imrecv, released by a
+// completing test/wait or by request_free.
+class Request;
+// A message removed from matching by improbe/mprobe, to be received with
+// imrecv/mrecv. Opaque.
+class Message;
+
+class Engine {
+ public:
+  // Collective over all tasks of the context: registers the protocol
+  // handlers and exchanges flow-control windows (and, for the counters
+  // variant, target-counter handles). `ctx` must outlive the engine.
+  static Errc create(lapi::Context& ctx, const Options& options, std::unique_ptr<Engine>& out);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Delivers everything this task still holds for others (flow-controlled
+  // sends, buffered sends) and then refuses further calls. Call before
+  // lapi::Context::term(); every task should call it (MPI_Finalize).
+  Errc finalize();
+
+  const Options& options() const;
+  EngineStats stats() const;
+  lapi::TaskId task_id() const;
+  std::uint32_t num_tasks() const;
+
+  // ---- Point to point -------------------------------------------------
+  // Nonblocking send of `bytes` contiguous bytes. The request completes when
+  // `buf` may be reused (synchronous: and the receive has matched; ready:
+  // and the receiver confirmed a posted receive, else its status carries
+  // Errc::ready_no_match). Buffered mode copies into the attached buffer
+  // and returns an already-completed request, or Errc::buffer.
+  Errc isend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
+             SendMode mode, Request*& out);
+  // Nonblocking receive into at most `capacity` bytes. source may be
+  // kAnySource, tag kAnyTag.
+  Errc irecv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,
+             Request*& out);
+  // Blocking forms (isend/irecv + wait); return the operation's error.
+  Errc send(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
+            SendMode mode);
+  Errc recv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,
+            Status* status);
+
+  // ---- Completion -----------------------------------------------------
+  // If `req` has completed: sets completed, fills *status (may be null),
+  // releases the request (the pointer is dead afterwards) and returns the
+  // operation's error (== status->error). Otherwise makes progress, sets
+  // completed = false and returns success.
+  Errc test(Request* req, bool& completed, Status* status);
+  // Blocks (yielding the CPU, never busy-spinning forever) until `req`
+  // completes, then behaves as a completing test().
+  Errc wait(Request* req, Status* status);
+  // Waits until one non-null request of `reqs` completes; sets index (or
+  // reqs.size() if all are null) and behaves as wait() on it. The caller
+  // nulls its slot.
+  Errc wait_any(std::span<Request* const> reqs, std::size_t& index, Status* status);
+  // Like test() but never releases the request (MPI_Request_get_status).
+  Errc peek(Request* req, bool& completed, Status* status);
+  // MPI_Request_free: the engine releases `req` once it completes.
+  Errc request_free(Request* req);
+  // Best effort (MPI_Cancel). Receives are cancelled while unmatched. Sends
+  // are cancelled while still held back by flow control, or while a
+  // rendezvous request-to-send has not matched at the receiver; an eager
+  // send already on the wire cannot be cancelled. The request must still be
+  // completed with test/wait; Status::cancelled tells the outcome.
+  Errc cancel(Request* req);
+  // Runs lapi progress and the engine's deferred work once; yields the CPU
+  // now and then so loops of test()/progress() do not starve other ranks.
+  Errc progress();
+
+  // ---- Probe ----------------------------------------------------------
+  // Status::bytes and message_bytes give the message size.
+  Errc iprobe(int source, int tag, std::uint32_t context, bool& found, Status* status);
+  Errc probe(int source, int tag, std::uint32_t context, Status* status);
+  // Matched probe: the message leaves matching; receive it with imrecv.
+  // `msg` is null when iprobe-style improbe finds nothing.
+  Errc improbe(int source, int tag, std::uint32_t context, Message*& msg, Status* status);
+  Errc mprobe(int source, int tag, std::uint32_t context, Message*& msg, Status* status);
+  Errc imrecv(Message* msg, void* buf, std::size_t capacity, Request*& out);
+
+  // ---- Buffered mode --------------------------------------------------
+  // One buffer at a time (Errc::buffer if one is attached). Each buffered
+  // message takes bytes + kBsendOverhead from it (aligned to 16).
+  Errc buffer_attach(void* buf, std::size_t size);
+  // Waits until every buffered message has left the buffer, then detaches.
+  // buf = nullptr, size = 0 when nothing was attached.
+  Errc buffer_detach(void*& buf, std::size_t& size);
+
+  class Impl;
+
+ private:
+  explicit Engine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mpcpi

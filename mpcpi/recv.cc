@@ -1,0 +1,436 @@
+// Receiving and matching: irecv against the arrived queue, in-order
+// arrivals against the posted queue, rendezvous start (CTS), landing of
+// early-arrival data, probes and cancel.
+
+#include <algorithm>
+#include <cstring>
+
+#include "mpcpi/internal/engine_impl.hpp"
+#include "mpcpi/internal/errors.hpp"
+
+namespace mpcpi {
+
+using detail::Envelope;
+using detail::Msg;
+
+Errc Engine::Impl::check_recv_args(const void* buf, std::size_t capacity, int source, int tag,
+                                   const char* fn) const {
+  if (finalized_) return fail(Errc::terminated, "{}: engine already finalized", fn);
+  if (source != kAnySource && (source < 0 || static_cast<std::uint32_t>(source) >= ntasks_))
+    return fail(Errc::invalid_rank, "{}: source={} is not a task (0..{}) nor any-source", fn,
+                source, ntasks_ - 1);
+  if (tag != kAnyTag && (tag < 0 || tag > kMaxTag))
+    return fail(Errc::invalid_tag, "{}: tag={} is not in 0..{} nor any-tag", fn, tag, kMaxTag);
+  if (buf == nullptr && capacity > 0)
+    return fail(Errc::invalid_count, "{}: buf is null but capacity={}", fn, capacity);
+  return Errc::success;
+}
+
+Request* Engine::Impl::match_posted_locked(std::uint32_t context, lapi::TaskId src, int tag) {
+  return static_cast<Request*>(posted_.match(context, static_cast<int>(src), tag));
+}
+
+void Engine::Impl::push_arrived_locked(Message* m) {
+  ++stats_.unexpected;
+  arrived_.push(*m);
+  arrivals_.add(1);
+}
+
+Message* Engine::Impl::new_message_locked(lapi::TaskId src, const Envelope& env,
+                                          std::size_t size) {
+  Message* m = message_pool_.get();
+  m->context = env.context;
+  m->source = static_cast<int>(src);
+  m->tag = env.tag;
+  m->kind = Message::Kind::eager;
+  m->mode = static_cast<SendMode>(env.mode);
+  m->pulled = (env.flags & detail::kPulled) != 0;
+  m->counted = false;
+  m->landed = false;
+  m->discard = false;
+  m->probed = false;
+  m->seq = env.seq;
+  m->size = size;
+  m->data = size > 0 ? new std::byte[size] : nullptr;
+  m->sender_buf = nullptr;
+  m->matched = nullptr;
+  m->self_sender = nullptr;
+  m->sender_handle = 0;
+  m->credit = 0;
+  return m;
+}
+
+void Engine::Impl::free_message_locked(Message* m) {
+  delete[] m->data;
+  m->data = nullptr;
+  message_pool_.put(m);
+}
+
+void Engine::Impl::fill_recv_status(Request* r, lapi::TaskId src, int tag, std::size_t size) {
+  r->status.source = static_cast<int>(src);
+  r->status.tag = tag;
+  r->status.message_bytes = size;
+  r->status.bytes = std::min(size, r->capacity);
+  r->status.error = size > r->capacity ? Errc::truncate : Errc::success;
+  r->status.cancelled = false;
+}
+
+Errc Engine::Impl::irecv(void* buf, std::size_t capacity, int source, int tag,
+                         std::uint32_t context, Request*& out) {
+  out = nullptr;
+  if (Errc e = check_recv_args(buf, capacity, source, tag, "irecv"); e != Errc::success) return e;
+  Request* r = request_pool_.get();
+  r->kind = Request::Kind::recv;
+  r->context = context;
+  r->source = source;
+  r->tag = tag;
+  r->recv_buf = buf;
+  r->capacity = capacity;
+  r->expected = 1;
+  r->status = Status{};
+  out = r;
+  {
+    std::lock_guard lock(mu_);
+    if (auto* m = static_cast<Message*>(arrived_.find(context, source, tag))) {
+      arrived_.remove(*m);
+      take_message_locked(r, m);
+    } else {
+      posted_.post(*r);
+      // A sender held back by flow control may hold the message we need.
+      if (source != kAnySource) {
+        consider_pull_locked(static_cast<lapi::TaskId>(source), 0, false);
+      } else {
+        for (lapi::TaskId t = 0; t < ntasks_; ++t)
+          if (recv_peers_[t].starved) consider_pull_locked(t, 0, false);
+      }
+    }
+  }
+  drain_outbox();
+  return Errc::success;
+}
+
+// ---- An in-order arrival meets the posted queue ----------------------------
+
+lapi::Landing Engine::Impl::deliver_eager_locked(lapi::TaskId src, const Envelope& env,
+                                                 std::uint64_t ready_handle, std::size_t len) {
+  const bool ready = env.mode == static_cast<std::uint8_t>(SendMode::ready);
+  const bool counted = (env.flags & detail::kCounted) != 0;
+  const bool pulled = (env.flags & detail::kPulled) != 0;
+  const std::size_t credit = ready || pulled ? 0 : credit_cost(len);
+  if (pulled) recv_peers_[src].pulls.erase(env.context);
+  auto none = [&]() -> lapi::Landing {
+    if (counted) landed_fifo_.push_back({});
+    return {};
+  };
+
+  if (Request* r = match_posted_locked(env.context, src, env.tag)) {
+    if (ready) {
+      const detail::AckHeader ack{ready_handle, 0, 0};
+      queue_locked(src, Msg::ack, &ack, sizeof ack);
+    }
+    fill_recv_status(r, src, env.tag, len);
+    return_credit_locked(src, credit);
+    if (len == 0) {
+      complete(r);
+      return none();
+    }
+    if (len <= r->capacity) return land_in_request_locked(r, counted);  // zero copy
+    // Truncation: land the whole message aside, then copy what fits.
+    Message* m = new_message_locked(src, env, len);
+    m->counted = counted;
+    m->matched = r;
+    return land_in_message_locked(m);
+  }
+  if (ready) {  // erroneous ready send: tell the sender, drop the data
+    const detail::AckHeader nack{ready_handle, static_cast<std::int32_t>(Errc::ready_no_match), 0};
+    queue_locked(src, Msg::ack, &nack, sizeof nack);
+    return none();
+  }
+  Message* m = new_message_locked(src, env, len);
+  m->counted = counted;
+  m->credit = credit;
+  push_arrived_locked(m);
+  if (len == 0) {
+    m->landed = true;
+    return none();
+  }
+  return land_in_message_locked(m);
+}
+
+void Engine::Impl::deliver_rts_locked(lapi::TaskId src, const Envelope& env, std::uint64_t size,
+                                      std::uint64_t sender_handle) {
+  const bool pulled = (env.flags & detail::kPulled) != 0;
+  const std::size_t credit = pulled ? 0 : kEntryCost;
+  if (pulled) recv_peers_[src].pulls.erase(env.context);
+  if (Request* r = match_posted_locked(env.context, src, env.tag)) {
+    fill_recv_status(r, src, env.tag, size);
+    start_rndv_recv_locked(r, src, size, sender_handle);
+    return_credit_locked(src, credit);
+    return;
+  }
+  Message* m = new_message_locked(src, env, 0);
+  m->kind = Message::Kind::rts;
+  m->size = size;
+  m->sender_handle = sender_handle;
+  m->credit = credit;
+  push_arrived_locked(m);
+}
+
+// A message that arrived ahead of its sequence number, now next in line. Its
+// data (if any) already has, or is getting, a buffer of its own.
+void Engine::Impl::deliver_deferred_locked(Message* m) {
+  const auto src = static_cast<lapi::TaskId>(m->source);
+  if (m->pulled) recv_peers_[src].pulls.erase(m->context);
+  if (m->kind == Message::Kind::rts) {
+    if (Request* r = match_posted_locked(m->context, src, m->tag)) {
+      fill_recv_status(r, src, m->tag, m->size);
+      start_rndv_recv_locked(r, src, m->size, m->sender_handle);
+      return_credit_locked(src, m->credit);
+      free_message_locked(m);
+    } else {
+      push_arrived_locked(m);
+    }
+    return;
+  }
+  const bool ready = m->mode == SendMode::ready;
+  if (Request* r = match_posted_locked(m->context, src, m->tag)) {
+    if (ready) {
+      const detail::AckHeader ack{m->sender_handle, 0, 0};
+      queue_locked(src, Msg::ack, &ack, sizeof ack);
+    }
+    fill_recv_status(r, src, m->tag, m->size);
+    m->matched = r;
+    if (m->landed) {
+      finish_matched_eager_locked(m);
+    } else if (m->counted) {
+      r->counter_poll = true;
+    }
+  } else if (ready) {
+    const detail::AckHeader nack{m->sender_handle,
+                                 static_cast<std::int32_t>(Errc::ready_no_match), 0};
+    queue_locked(src, Msg::ack, &nack, sizeof nack);
+    if (m->landed) {
+      free_message_locked(m);
+    } else {
+      m->discard = true;
+    }
+  } else {
+    push_arrived_locked(m);
+  }
+}
+
+// ---- A receive meets an arrived message --------------------------------------
+
+void Engine::Impl::take_message_locked(Request* r, Message* m) {
+  const auto src = static_cast<lapi::TaskId>(m->source);
+  fill_recv_status(r, src, m->tag, m->size);
+  switch (m->kind) {
+    case Message::Kind::eager:
+      m->matched = r;
+      if (m->landed) {
+        finish_matched_eager_locked(m);
+      } else if (m->counted) {
+        r->counter_poll = true;
+      }
+      break;
+    case Message::Kind::rts:
+      start_rndv_recv_locked(r, src, m->size, m->sender_handle);
+      return_credit_locked(src, m->credit);
+      free_message_locked(m);
+      break;
+    case Message::Kind::self_eager:
+      if (r->status.bytes > 0) std::memcpy(r->recv_buf, m->data, r->status.bytes);
+      complete(r);
+      free_message_locked(m);
+      break;
+    case Message::Kind::self_rndv:
+      if (r->status.bytes > 0) std::memcpy(r->recv_buf, m->sender_buf, r->status.bytes);
+      complete(r);
+      complete(m->self_sender, m->self_sender->expected);
+      free_message_locked(m);
+      break;
+  }
+}
+
+void Engine::Impl::start_rndv_recv_locked(Request* r, lapi::TaskId src, std::size_t size,
+                                          std::uint64_t sender_handle) {
+  (void)size;
+  const std::size_t granted = r->status.bytes;
+  std::uint64_t handle = 0;
+  if (granted > 0) {
+    handle = r->handle = recv_handles_.insert(r);
+  }
+  const detail::CtsHeader cts{sender_handle, handle, granted};
+  Outgoing& out = queue_locked(src, Msg::cts, &cts, sizeof cts);
+  if (granted > 0) {
+    out.owner = r;
+    out.owner_events = 1;
+  } else {
+    complete(r);  // nothing will follow; the CTS alone completes the sender
+  }
+}
+
+void Engine::Impl::message_landed_locked(Message* m) {
+  m->landed = true;
+  if (m->matched != nullptr) {
+    finish_matched_eager_locked(m);
+  } else if (m->discard) {
+    free_message_locked(m);
+  }
+}
+
+void Engine::Impl::finish_matched_eager_locked(Message* m) {
+  Request* r = m->matched;
+  if (r->status.bytes > 0) std::memcpy(r->recv_buf, m->data, r->status.bytes);
+  r->counter_poll = false;
+  complete(r);
+  return_credit_locked(static_cast<lapi::TaskId>(m->source), m->credit);
+  free_message_locked(m);
+}
+
+// ---- Probes ------------------------------------------------------------------
+
+Errc Engine::Impl::iprobe(int source, int tag, std::uint32_t context, bool& found,
+                          Status* status, Message** take) {
+  found = false;
+  if (take) *take = nullptr;
+  if (Errc e = check_recv_args(nullptr, 0, source, tag, "iprobe"); e != Errc::success) return e;
+  if (options_.variant == Variant::counters) poll_landed();
+  (void)ctx_.probe();
+  {
+    std::lock_guard lock(mu_);
+    if (auto* m = static_cast<Message*>(arrived_.find(context, source, tag))) {
+      found = true;
+      if (status != nullptr) {
+        *status = Status{};
+        status->source = m->source;
+        status->tag = m->tag;
+        status->bytes = status->message_bytes = m->size;
+      }
+      if (take != nullptr) {
+        arrived_.remove(*m);
+        m->probed = true;
+        *take = m;
+      }
+    } else if (source != kAnySource) {
+      consider_pull_locked(static_cast<lapi::TaskId>(source), context, true);
+    } else {
+      for (lapi::TaskId t = 0; t < ntasks_; ++t)
+        if (recv_peers_[t].starved) consider_pull_locked(t, context, true);
+    }
+  }
+  drain_outbox();
+  return Errc::success;
+}
+
+Errc Engine::Impl::probe(int source, int tag, std::uint32_t context, Status* status,
+                         Message** take) {
+  int spins = 0;
+  {
+    std::lock_guard lock(mu_);
+    probing_.emplace_back(source, context);
+  }
+  struct Unregister {
+    Engine::Impl* impl;
+    std::pair<int, std::uint32_t> key;
+    ~Unregister() {
+      std::lock_guard lock(impl->mu_);
+      auto& v = impl->probing_;
+      v.erase(std::find(v.begin(), v.end(), key));
+    }
+  } unregister{this, {source, context}};
+  while (true) {
+    arrivals_.set(0);
+    bool found = false;
+    if (Errc e = iprobe(source, tag, context, found, status, take); e != Errc::success) return e;
+    if (found) return Errc::success;
+    // Sleep in lapi until something new is queued as unexpected.
+    if (options_.variant == Variant::counters) {
+      idle(spins);
+    } else if (lapi::Status s = ctx_.waitcntr(arrivals_, 1); !s.ok()) {
+      return fail(Errc::transport, "probe: {}", s.message());
+    }
+  }
+}
+
+Errc Engine::Impl::imrecv(Message* m, void* buf, std::size_t capacity, Request*& out) {
+  out = nullptr;
+  if (m == nullptr) return fail(Errc::invalid_request, "imrecv: message is null");
+  if (Errc e = check_recv_args(buf, capacity, kAnySource, kAnyTag, "imrecv"); e != Errc::success)
+    return e;
+  {
+    std::lock_guard lock(mu_);
+    if (!m->probed) return fail(Errc::invalid_request, "imrecv: message was not from improbe/mprobe");
+    m->probed = false;
+    Request* r = request_pool_.get();  // app thread: the pool needs no lock
+    r->kind = Request::Kind::recv;
+    r->context = m->context;
+    r->source = m->source;
+    r->tag = m->tag;
+    r->recv_buf = buf;
+    r->capacity = capacity;
+    r->expected = 1;
+    r->status = Status{};
+    out = r;
+    take_message_locked(r, m);
+  }
+  drain_outbox();
+  return Errc::success;
+}
+
+// ---- Cancel ------------------------------------------------------------------
+
+Errc Engine::Impl::cancel(Request* r) {
+  if (r == nullptr) return fail(Errc::invalid_request, "cancel: request is null");
+  {
+    std::lock_guard lock(mu_);
+    if (r->done()) return Errc::success;
+    if (r->kind == Request::Kind::recv) {
+      if (posted_.remove(*r)) {
+        r->status = Status{};
+        r->status.cancelled = true;
+        complete(r);
+      }
+    } else {
+      (void)cancel_send_locked(r);
+    }
+  }
+  drain_outbox();
+  return Errc::success;
+}
+
+bool Engine::Impl::cancel_send_locked(Request* r) {
+  if (r->dest == me_) {
+    auto* m = static_cast<Message*>(arrived_.find_from_if(
+        r->context, static_cast<int>(me_),
+        [r](const detail::ArrivedEntry& e) { return static_cast<const Message&>(e).self_sender == r; }));
+    if (m == nullptr) return false;
+    arrived_.remove(*m);
+    free_message_locked(m);
+    r->status.cancelled = true;
+    complete(r, r->expected);
+    return true;
+  }
+  SendPeer& peer = send_peers_[r->dest];
+  if (auto it = peer.held.find(r->context); it != peer.held.end()) {
+    auto& q = it->second;
+    auto h = std::find_if(q.begin(), q.end(), [r](const Held& x) { return x.req == r; });
+    if (h != q.end()) {
+      q.erase(h);
+      --peer.held_count;
+      if (q.empty()) peer.held.erase(it);
+      r->status.cancelled = true;
+      complete(r, r->expected);
+      return true;
+    }
+  }
+  // A rendezvous request-to-send still waiting for its CTS: ask the
+  // receiver to withdraw it; the reply decides.
+  if (r->mode != SendMode::ready && r->handle != 0) {
+    const detail::CancelReqHeader h{r->handle, r->context, 0};
+    queue_locked(r->dest, Msg::cancel_req, &h, sizeof h);
+  }
+  return false;
+}
+
+}  // namespace mpcpi

@@ -1,0 +1,235 @@
+// Sending: validate → pick protocol (eager, ready, rendezvous RTS) → take
+// credit and a sequence number, or hold the message back → post the Amsend.
+// Self-sends take their own path (send_self) and never touch the wire.
+
+#include <cstring>
+
+#include "mpcpi/internal/engine_impl.hpp"
+#include "mpcpi/internal/errors.hpp"
+
+namespace mpcpi {
+
+using detail::Envelope;
+using detail::Msg;
+
+Errc Engine::Impl::check_send_args(const void* buf, std::size_t bytes, int dest, int tag,
+                                   SendMode mode, const char* fn) const {
+  if (finalized_) return fail(Errc::terminated, "{}: engine already finalized", fn);
+  if (dest < 0 || static_cast<std::uint32_t>(dest) >= ntasks_)
+    return fail(Errc::invalid_rank, "{}: dest={} is not a task (0..{})", fn, dest, ntasks_ - 1);
+  if (tag < 0 || tag > kMaxTag)
+    return fail(Errc::invalid_tag, "{}: tag={} is not in 0..{}", fn, tag, kMaxTag);
+  if (buf == nullptr && bytes > 0)
+    return fail(Errc::invalid_count, "{}: buf is null but bytes={}", fn, bytes);
+  if (static_cast<unsigned>(mode) > static_cast<unsigned>(SendMode::buffered))
+    return fail(Errc::invalid_arg, "{}: mode={} is not a send mode", fn, static_cast<int>(mode));
+  return Errc::success;
+}
+
+Request* Engine::Impl::new_send(const void* buf, std::size_t bytes, int dest, int tag,
+                                       std::uint32_t context, SendMode mode) {
+  Request* r = request_pool_.get();
+  r->kind = Request::Kind::send;
+  r->mode = mode;
+  r->send_buf = buf;
+  r->bytes = bytes;
+  r->dest = static_cast<lapi::TaskId>(dest);
+  r->context = context;
+  r->source = static_cast<int>(me_);
+  r->tag = tag;
+  r->status = Status{};
+  r->status.source = static_cast<int>(me_);
+  r->status.tag = tag;
+  r->status.message_bytes = bytes;
+  // A ready send waits for the data to leave (origin counter) and for the
+  // receiver's verdict; every other send for one event.
+  r->expected = mode == SendMode::ready ? 2 : 1;
+  return r;
+}
+
+Errc Engine::Impl::isend(const void* buf, std::size_t bytes, int dest, int tag,
+                         std::uint32_t context, SendMode mode, Request*& out) {
+  out = nullptr;
+  if (Errc e = check_send_args(buf, bytes, dest, tag, mode, "isend"); e != Errc::success) return e;
+  if (mode == SendMode::buffered) return send_buffered(buf, bytes, dest, tag, context, out);
+  Request* r = new_send(buf, bytes, dest, tag, context, mode);
+  out = r;
+  if (r->dest == me_) {
+    send_self(r);
+  } else {
+    send_remote(r);
+  }
+  return Errc::success;
+}
+
+Msg Engine::Impl::pick_protocol(const Request& r) const {
+  if (r.mode == SendMode::ready) return Msg::ready;  // eager whatever its size
+  if (r.mode == SendMode::synchronous) return Msg::rts;
+  return r.bytes < send_peers_[r.dest].eager_limit ? Msg::eager : Msg::rts;
+}
+
+Outgoing Engine::Impl::make_wire_locked(lapi::TaskId dest, Msg type, std::uint32_t context,
+                                        int tag, SendMode mode, std::uint32_t seq,
+                                        std::uint8_t flags, const void* data, std::size_t bytes,
+                                        Request* req) {
+  Outgoing out;
+  out.dest = dest;
+  out.type = type;
+  Envelope env{context, tag, seq, static_cast<std::uint8_t>(mode), flags, 0};
+  switch (type) {
+    case Msg::eager: {
+      if (options_.variant == Variant::counters && bytes < lapi_eager_limit_) {
+        // Counted: lapi copies it in its arrival callback, so landings are
+        // in arrival order and one counter can signal them all.
+        env.flags |= detail::kCounted;
+        out.counters.target = peer_landing_[dest];
+      }
+      std::memcpy(out.header.data(), &env, sizeof env);
+      out.header_len = sizeof env;
+      out.data = data;
+      out.len = bytes;
+      break;
+    }
+    case Msg::ready: {
+      req->handle = send_handles_.insert(req);
+      const detail::ReadyHeader h{env, req->handle};
+      std::memcpy(out.header.data(), &h, sizeof h);
+      out.header_len = sizeof h;
+      out.data = data;
+      out.len = bytes;
+      break;
+    }
+    case Msg::rts: {
+      req->handle = send_handles_.insert(req);
+      const detail::RtsHeader h{env, bytes, req->handle};
+      std::memcpy(out.header.data(), &h, sizeof h);
+      out.header_len = sizeof h;
+      break;
+    }
+    default:
+      break;
+  }
+  if (req != nullptr && type != Msg::rts) {
+    out.counters.origin = &req->signal;
+    out.owner = req;
+    out.owner_events = req->expected;
+  } else if (req != nullptr) {
+    out.owner = req;
+    out.owner_events = 1;
+  }
+  return out;
+}
+
+void Engine::Impl::send_remote(Request* r) {
+  const Msg type = pick_protocol(*r);
+  Outgoing out;
+  bool now = false;
+  {
+    std::lock_guard lock(mu_);
+    SendPeer& peer = send_peers_[r->dest];
+    const std::int64_t cost = type == Msg::eager ? static_cast<std::int64_t>(credit_cost(r->bytes))
+                              : type == Msg::rts ? static_cast<std::int64_t>(kEntryCost)
+                                                 : 0;  // ready: never buffered unexpected
+    std::uint8_t flags = 0;
+    if (peer.held_count == 0 && peer.credits >= cost) [[likely]] {
+      peer.credits -= cost;
+      now = true;
+    } else if (auto a = peer.allowance.find(r->context);
+               a != peer.allowance.end() && a->second > 0 &&
+               peer.held.find(r->context) == peer.held.end()) {
+      --a->second;  // the receiver pulled this context: go outside the window
+      flags = detail::kPulled;
+      now = true;
+    }
+    if (now) {
+      ++(type == Msg::rts ? stats_.rendezvous_sent : stats_.eager_sent);
+      out = make_wire_locked(r->dest, type, r->context, r->tag, r->mode, peer.next_seq++, flags,
+                             r->send_buf, r->bytes, r);
+    } else {
+      hold_locked(r->dest, type, r);
+    }
+  }
+  if (now) post(out);
+  drain_outbox();
+}
+
+void Engine::Impl::send_self(Request* r) {
+  std::lock_guard lock(mu_);
+  if (Request* recv = match_posted_locked(r->context, me_, r->tag)) {
+    fill_recv_status(recv, me_, r->tag, r->bytes);
+    if (recv->status.bytes > 0) std::memcpy(recv->recv_buf, r->send_buf, recv->status.bytes);
+    complete(recv);
+    complete(r, r->expected);
+    return;
+  }
+  if (r->mode == SendMode::ready) {
+    r->status.error = Errc::ready_no_match;
+    complete(r, r->expected);
+    return;
+  }
+  Message* m = message_pool_.get();
+  m->context = r->context;
+  m->source = static_cast<int>(me_);
+  m->tag = r->tag;
+  m->mode = r->mode;
+  m->size = r->bytes;
+  if (r->mode != SendMode::synchronous && r->bytes < options_.eager_limit) {
+    // Like an eager message: the send completes now, the data waits here.
+    m->kind = Message::Kind::self_eager;
+    if (r->bytes > 0) {
+      m->data = new std::byte[r->bytes];
+      std::memcpy(m->data, r->send_buf, r->bytes);
+    }
+    m->landed = true;
+    complete(r);
+  } else {
+    // Like rendezvous: the receive copies straight from the sender's buffer.
+    m->kind = Message::Kind::self_rndv;
+    m->sender_buf = r->send_buf;
+    m->self_sender = r;
+  }
+  push_arrived_locked(m);
+}
+
+Errc Engine::Impl::send_buffered(const void* buf, std::size_t bytes, int dest, int tag,
+                                 std::uint32_t context, Request*& out) {
+  std::byte* block = nullptr;
+  Request* user;
+  Request* carrier;
+  {
+    std::lock_guard lock(mu_);
+    if (!bsend_.attached())
+      return fail(Errc::buffer, "isend(buffered): no buffer is attached (MPI_Buffer_attach)");
+    auto got = bsend_.allocate(bytes);
+    if (!got) {  // buffered messages that have left may not be reaped yet
+      reap_locked();
+      got = bsend_.allocate(bytes);
+    }
+    if (!got) {
+      return fail(Errc::buffer,
+                  "isend(buffered): {} bytes (+{} overhead) do not fit in the attached buffer "
+                  "of {} bytes ({} messages pending in it)",
+                  bytes, kBsendOverhead, bsend_.size(), bsend_.in_use());
+    }
+    block = *got;
+    if (bytes > 0) std::memcpy(block, buf, bytes);
+    // The carrier is an internal standard send from the attached buffer; the
+    // user's request is complete as soon as the data is copied.
+    carrier = new_send(block, bytes, dest, tag, context, SendMode::standard);
+    carrier->internal = true;
+    carrier->bsend_block = block;
+    reap_.push_back(carrier);
+    ++bsend_requests_;
+    user = new_send(buf, bytes, dest, tag, context, SendMode::buffered);
+    complete(user);
+  }
+  out = user;
+  if (carrier->dest == me_) {
+    send_self(carrier);
+  } else {
+    send_remote(carrier);
+  }
+  return Errc::success;
+}
+
+}  // namespace mpcpi

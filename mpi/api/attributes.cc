@@ -1,0 +1,147 @@
+// MPI_Comm_get_attr / set / delete and keyvals.
+#include "mpi.h"
+#include "mpi/internal/attributes.hpp"
+#include "mpi/internal/checks.hpp"
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/state.hpp"
+
+using namespace mpi;
+
+namespace {
+
+// Address of the value behind a predefined key, or nullptr.
+int* predefined_value(int keyval) {
+  State& s = state();
+  switch (keyval) {
+    case MPI_TAG_UB: return &s.attr_tag_ub;
+    case MPI_HOST: return &s.attr_host;
+    case MPI_IO: return &s.attr_io;
+    case MPI_WTIME_IS_GLOBAL: return &s.attr_wtime_is_global;
+    case MPI_UNIVERSE_SIZE: return &s.attr_universe_size;
+    case MPI_APPNUM: return &s.attr_appnum;
+    case MPI_LASTUSEDCODE: return &s.attr_lastusedcode;
+    default: return nullptr;
+  }
+}
+
+int user_keyval(int keyval, Keyval*& out) {
+  auto& kvs = state().keyvals;
+  auto it = kvs.find(keyval);
+  if (it == kvs.end()) {
+    return fail(MPI_ERR_KEYVAL, "keyval={} is not a keyval (MPI_Comm_create_keyval)", keyval);
+  }
+  out = &it->second;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int lapis_comm_null_copy_fn(MPI_Comm, int, void*, void*, void*, int* flag) {
+  *flag = 0;
+  return MPI_SUCCESS;
+}
+
+extern "C" int lapis_comm_dup_fn(MPI_Comm, int, void*, void* in, void* out, int* flag) {
+  *static_cast<void**>(out) = in;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+extern "C" int lapis_comm_null_delete_fn(MPI_Comm, int, void*, void*) { return MPI_SUCCESS; }
+
+extern "C" int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  constexpr const char* kFn = "MPI_Comm_get_attr";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS) rc = check_not_null(attribute_val, "attribute_val");
+  if (rc == MPI_SUCCESS) rc = check_not_null(flag, "flag");
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  if (int* v = predefined_value(keyval)) {
+    *static_cast<int**>(attribute_val) = v;
+    *flag = 1;
+    return MPI_SUCCESS;
+  }
+  Keyval* kv = nullptr;
+  if (int e = user_keyval(keyval, kv)) return raise(c, kFn, e);
+  auto it = c->attributes.find(keyval);
+  *flag = it != c->attributes.end();
+  if (*flag) *static_cast<void**>(attribute_val) = it->second;
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  return MPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+
+extern "C" int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
+  constexpr const char* kFn = "MPI_Comm_set_attr";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  if (int rc = lookup_comm(comm, c)) return raise(c, kFn, rc);
+  if (predefined_value(keyval) != nullptr) {
+    return raise(c, kFn, fail(MPI_ERR_KEYVAL, "keyval={} is predefined and read-only", keyval));
+  }
+  Keyval* kv = nullptr;
+  if (int rc = user_keyval(keyval, kv)) return raise(c, kFn, rc);
+  if (kv->freed) return raise(c, kFn, fail(MPI_ERR_KEYVAL, "keyval={} was freed", keyval));
+  auto it = c->attributes.find(keyval);
+  if (it != c->attributes.end() && kv->del != nullptr) {
+    int rc = kv->del(c->handle, keyval, it->second, kv->extra_state);
+    if (rc != MPI_SUCCESS) {
+      return raise(c, kFn, fail(rc, "the delete callback of keyval {} returned {}", keyval, rc));
+    }
+  }
+  c->attributes[keyval] = attribute_val;
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
+  constexpr const char* kFn = "MPI_Comm_delete_attr";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  if (int rc = lookup_comm(comm, c)) return raise(c, kFn, rc);
+  Keyval* kv = nullptr;
+  if (int rc = user_keyval(keyval, kv)) return raise(c, kFn, rc);
+  auto it = c->attributes.find(keyval);
+  if (it == c->attributes.end()) {
+    return raise(c, kFn, fail(MPI_ERR_KEYVAL, "keyval={} has no value on this communicator", keyval));
+  }
+  if (kv->del != nullptr) {
+    int rc = kv->del(c->handle, keyval, it->second, kv->extra_state);
+    if (rc != MPI_SUCCESS) {
+      return raise(c, kFn, fail(rc, "the delete callback of keyval {} returned {}", keyval, rc));
+    }
+  }
+  c->attributes.erase(keyval);
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn,
+                                      MPI_Comm_delete_attr_function* delete_fn, int* keyval,
+                                      void* extra_state) {
+  constexpr const char* kFn = "MPI_Comm_create_keyval";
+  if (int rc = check_running(kFn)) return rc;
+  if (int rc = check_not_null(keyval, "comm_keyval")) return raise(nullptr, kFn, rc);
+  State& s = state();
+  int k = s.next_keyval++;
+  s.keyvals[k] = Keyval{copy_fn, delete_fn, extra_state};
+  *keyval = k;
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Comm_free_keyval(int* keyval) {
+  constexpr const char* kFn = "MPI_Comm_free_keyval";
+  if (int rc = check_running(kFn)) return rc;
+  if (int rc = check_not_null(keyval, "comm_keyval")) return raise(nullptr, kFn, rc);
+  if (predefined_value(*keyval) != nullptr) {
+    return raise(nullptr, kFn, fail(MPI_ERR_KEYVAL, "keyval={} is predefined", *keyval));
+  }
+  Keyval* kv = nullptr;
+  if (int rc = user_keyval(*keyval, kv)) return raise(nullptr, kFn, rc);
+  // Attributes already set keep working: the entry stays for their delete
+  // callbacks; the number is never handed out again (next_keyval only grows).
+  kv->freed = true;
+  *keyval = MPI_KEYVAL_INVALID;
+  return MPI_SUCCESS;
+}

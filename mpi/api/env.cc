@@ -1,0 +1,184 @@
+// Environment: MPI_Init ... MPI_Finalize, versions, processor name, clocks.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "mpi.h"
+#include "mpi/internal/attributes.hpp"
+#include "mpi/internal/checks.hpp"
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/request.hpp"
+#include "mpi/internal/runtime.hpp"
+#include "mpi/internal/state.hpp"
+
+namespace mpi {
+namespace {
+
+constexpr const char* kLibraryVersion =
+    "Lapis MPI 0.1 (MPI 3.1 point-to-point, communicators, groups, datatypes) over Lapis/UCX";
+
+// Builds MPI_COMM_WORLD and MPI_COMM_SELF.
+void create_predefined_comms(State& s) {
+  std::vector<int> all(s.world_size);
+  for (int i = 0; i < s.world_size; ++i) all[i] = i;
+  auto world = std::make_shared<Comm>();
+  world->group = std::make_shared<const Group>(std::move(all));
+  world->rank = s.world_rank;
+  world->slot = kWorldSlot;
+  world->handle = MPI_COMM_WORLD;
+  world->errhandler = fatal_errhandler();
+  world->name = "MPI_COMM_WORLD";
+  s.comms.insert_at(handle_index(HandleKind::comm, MPI_COMM_WORLD), world);
+
+  auto self = std::make_shared<Comm>();
+  self->group = std::make_shared<const Group>(std::vector<int>{s.world_rank});
+  self->rank = 0;
+  self->slot = kSelfSlot;
+  self->handle = MPI_COMM_SELF;
+  self->errhandler = fatal_errhandler();
+  self->name = "MPI_COMM_SELF";
+  s.comms.insert_at(handle_index(HandleKind::comm, MPI_COMM_SELF), self);
+}
+
+int init(const char* function, int required, int* provided) {
+  State& s = state();
+  if (s.phase != Phase::before_init) {
+    int code = fail(MPI_ERR_OTHER, "MPI was already {}",
+                    s.phase == Phase::running ? "initialized" : "finalized");
+    return raise(nullptr, function, code);
+  }
+  if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) {
+    return raise(nullptr, function,
+                 fail(MPI_ERR_ARG, "required={} is not an MPI_THREAD_* level", required));
+  }
+  if (int rc = start_runtime()) return raise(nullptr, function, rc);
+  s.world_rank = static_cast<int>(lapi_context().task_id());
+  s.world_size = static_cast<int>(lapi_context().num_tasks());
+  // MULTIPLE is not offered: calls must not overlap (see mpi.h).
+  s.thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
+  s.main_thread = std::this_thread::get_id();
+  s.attr_tag_ub = mpcpi::kMaxTag;
+  s.attr_universe_size = s.world_size;
+  install_predefined_objects(s);
+  create_predefined_comms(s);
+  s.phase = Phase::running;
+  if (provided != nullptr) *provided = s.thread_level;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace mpi
+
+using namespace mpi;
+
+extern "C" int MPI_Init(int* /*argc*/, char*** /*argv*/) {
+  return init("MPI_Init", MPI_THREAD_SINGLE, nullptr);
+}
+
+extern "C" int MPI_Init_thread(int* /*argc*/, char*** /*argv*/, int required, int* provided) {
+  constexpr const char* kFn = "MPI_Init_thread";
+  if (provided == nullptr) return raise(nullptr, kFn, fail(MPI_ERR_ARG, "provided is NULL"));
+  return init(kFn, required, provided);
+}
+
+extern "C" int MPI_Finalize(void) {
+  constexpr const char* kFn = "MPI_Finalize";
+  if (int rc = check_running(kFn)) return rc;
+  State& s = state();
+  // MPI-2: COMM_SELF's attributes are deleted first, so libraries can hook
+  // their own clean-up onto MPI_Finalize.
+  if (CommPtr* self = s.comms.find(MPI_COMM_SELF)) delete_all_attributes(**self);
+  drain_detached();
+  CommPtr* world = s.comms.find(MPI_COMM_WORLD);
+  s.world_errhandler = world ? (*world)->errhandler : fatal_errhandler();
+  int rc = stop_runtime();
+  requests().clear();
+  s.comms.clear();
+  s.types.clear();
+  s.groups.clear();
+  s.errhandlers.clear();
+  s.keyvals.clear();
+  s.phase = Phase::finalized;
+  return raise(nullptr, kFn, rc);
+}
+
+extern "C" int MPI_Initialized(int* flag) {
+  if (flag == nullptr) return raise(nullptr, "MPI_Initialized", fail(MPI_ERR_ARG, "flag is NULL"));
+  *flag = state().phase != Phase::before_init;
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Finalized(int* flag) {
+  if (flag == nullptr) return raise(nullptr, "MPI_Finalized", fail(MPI_ERR_ARG, "flag is NULL"));
+  *flag = state().phase == Phase::finalized;
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Abort(MPI_Comm comm, int errorcode) {
+  const State& s = state();
+  std::fflush(stdout);
+  std::fprintf(stderr, "Lapis MPI: rank %d of %d: MPI_Abort(comm=%#x, errorcode=%d) ends the job\n",
+               s.world_rank, s.world_size, static_cast<unsigned>(comm), errorcode);
+  abort_job(errorcode);
+}
+
+extern "C" int MPI_Query_thread(int* provided) {
+  constexpr const char* kFn = "MPI_Query_thread";
+  if (int rc = check_running(kFn)) return rc;
+  if (provided == nullptr) return raise(nullptr, kFn, fail(MPI_ERR_ARG, "provided is NULL"));
+  *provided = state().thread_level;
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Is_thread_main(int* flag) {
+  constexpr const char* kFn = "MPI_Is_thread_main";
+  if (int rc = check_running(kFn)) return rc;
+  if (flag == nullptr) return raise(nullptr, kFn, fail(MPI_ERR_ARG, "flag is NULL"));
+  *flag = std::this_thread::get_id() == state().main_thread;
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Get_processor_name(char* name, int* resultlen) {
+  constexpr const char* kFn = "MPI_Get_processor_name";
+  if (int rc = check_not_null(name, "name")) return raise(nullptr, kFn, rc);
+  if (int rc = check_not_null(resultlen, "resultlen")) return raise(nullptr, kFn, rc);
+  char host[MPI_MAX_PROCESSOR_NAME];
+  if (gethostname(host, sizeof host) != 0) std::strcpy(host, "localhost");
+  host[sizeof host - 1] = '\0';
+  std::strcpy(name, host);
+  *resultlen = static_cast<int>(std::strlen(name));
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Get_version(int* version, int* subversion) {
+  constexpr const char* kFn = "MPI_Get_version";
+  if (int rc = check_not_null(version, "version")) return raise(nullptr, kFn, rc);
+  if (int rc = check_not_null(subversion, "subversion")) return raise(nullptr, kFn, rc);
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Get_library_version(char* version, int* resultlen) {
+  constexpr const char* kFn = "MPI_Get_library_version";
+  if (int rc = check_not_null(version, "version")) return raise(nullptr, kFn, rc);
+  if (int rc = check_not_null(resultlen, "resultlen")) return raise(nullptr, kFn, rc);
+  std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "%s", kLibraryVersion);
+  *resultlen = static_cast<int>(std::strlen(version));
+  return MPI_SUCCESS;
+}
+
+extern "C" double MPI_Wtime(void) {
+  // Local monotonic clock (MPI_WTIME_IS_GLOBAL is false).
+  static const auto base = std::chrono::steady_clock::now();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - base).count();
+}
+
+extern "C" double MPI_Wtick(void) {
+  timespec ts{};
+  clock_getres(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}

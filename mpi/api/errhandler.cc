@@ -1,0 +1,110 @@
+// Error handlers, MPI_Error_string, MPI_Error_class.
+#include <cstdio>
+#include <cstring>
+
+#include "mpi.h"
+#include "mpi/internal/checks.hpp"
+#include "mpi/internal/error_classes.hpp"
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/state.hpp"
+
+using namespace mpi;
+
+extern "C" int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  constexpr const char* kFn = "MPI_Comm_set_errhandler";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  if (int rc = lookup_comm(comm, c)) return raise(c, kFn, rc);
+  ErrhandlerPtr* h = state().errhandlers.find(errhandler);
+  if (h == nullptr) {
+    return raise(c, kFn,
+                 fail(MPI_ERR_ARG, "errhandler={:#x} is not an error handler", errhandler));
+  }
+  c->errhandler = *h;
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  constexpr const char* kFn = "MPI_Comm_get_errhandler";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS) rc = check_not_null(errhandler, "errhandler");
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  switch (c->errhandler->kind) {
+    case Errhandler::Kind::fatal: *errhandler = MPI_ERRORS_ARE_FATAL; return MPI_SUCCESS;
+    case Errhandler::Kind::return_codes: *errhandler = MPI_ERRORS_RETURN; return MPI_SUCCESS;
+    case Errhandler::Kind::user: break;
+  }
+  // A user handler: hand out a new handle to the same object (the caller
+  // frees it with MPI_Errhandler_free, as MPI prescribes).
+  *errhandler = state().errhandlers.insert(c->errhandler);
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function,
+                                          MPI_Errhandler* errhandler) {
+  constexpr const char* kFn = "MPI_Comm_create_errhandler";
+  if (int rc = check_running(kFn)) return rc;
+  int rc = check_not_null(reinterpret_cast<const void*>(function), "function");
+  if (rc == MPI_SUCCESS) rc = check_not_null(errhandler, "errhandler");
+  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
+  *errhandler = state().errhandlers.insert(
+      std::make_shared<const Errhandler>(Errhandler{Errhandler::Kind::user, function}));
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  constexpr const char* kFn = "MPI_Comm_call_errhandler";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  if (int rc = lookup_comm(comm, c)) return raise(c, kFn, rc);
+  set_error_detail("raised by the program");
+  raise(c, kFn, errorcode);
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
+  constexpr const char* kFn = "MPI_Errhandler_free";
+  if (int rc = check_running(kFn)) return rc;
+  if (int rc = check_not_null(errhandler, "errhandler")) return raise(nullptr, kFn, rc);
+  State& s = state();
+  if (s.errhandlers.is_predefined(*errhandler)) {
+    // Freeing a predefined handler is allowed and has no effect (MPI 3.1).
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+  }
+  if (!s.errhandlers.erase(*errhandler)) {
+    return raise(nullptr, kFn,
+                 fail(MPI_ERR_ARG, "errhandler={:#x} is not an error handler", *errhandler));
+  }
+  *errhandler = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
+}
+
+// Both work before MPI_Init and after MPI_Finalize.
+extern "C" int MPI_Error_string(int errorcode, char* string, int* resultlen) {
+  constexpr const char* kFn = "MPI_Error_string";
+  int rc = check_not_null(string, "string");
+  if (rc == MPI_SUCCESS) rc = check_not_null(resultlen, "resultlen");
+  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
+  const char* name = error_class_name(errorcode);
+  if (name == nullptr) {
+    std::snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
+    *resultlen = static_cast<int>(std::strlen(string));
+    return raise(nullptr, kFn, fail(MPI_ERR_ARG, "errorcode={} is not an error code", errorcode));
+  }
+  std::snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", name, error_class_text(errorcode));
+  *resultlen = static_cast<int>(std::strlen(string));
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Error_class(int errorcode, int* errorclass) {
+  constexpr const char* kFn = "MPI_Error_class";
+  if (int rc = check_not_null(errorclass, "errorclass")) return raise(nullptr, kFn, rc);
+  if (error_class_name(errorcode) == nullptr) {
+    return raise(nullptr, kFn, fail(MPI_ERR_ARG, "errorcode={} is not an error code", errorcode));
+  }
+  *errorclass = errorcode;  // codes are their classes
+  return MPI_SUCCESS;
+}

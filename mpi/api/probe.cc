@@ -1,0 +1,220 @@
+// Probe, matched probe and matched receive.
+#include "mpi.h"
+#include "mpi/internal/buffers.hpp"
+#include "mpi/internal/checks.hpp"
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/message.hpp"
+#include "mpi/internal/p2p_common.hpp"
+#include "mpi/internal/request.hpp"
+#include "mpi/internal/runtime.hpp"
+#include "mpi/internal/state.hpp"
+
+namespace mpi {
+
+HandleTable<MatchedMessage>& messages() {
+  static HandleTable<MatchedMessage> table = [] {
+    HandleTable<MatchedMessage> t{HandleKind::message};
+    t.insert_at(handle_index(HandleKind::message, MPI_MESSAGE_NO_PROC), MatchedMessage{});
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace mpi
+
+using namespace mpi;
+
+namespace {
+
+int validate_probe(int source, int tag, MPI_Comm comm, Comm*& c) {
+  int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS) rc = check_source(*c, source);
+  if (rc == MPI_SUCCESS) rc = check_recv_tag(tag);
+  return rc;
+}
+
+int store_message(mpcpi::Message* msg, Comm* c, MPI_Message* message) {
+  CommPtr* cp = state().comms.find(c->handle);
+  MPI_Message h = messages().insert(MatchedMessage{msg, *cp});
+  if (h == MPI_MESSAGE_NULL) return fail(MPI_ERR_INTERN, "too many matched messages");
+  *message = h;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  constexpr const char* kFn = "MPI_Probe";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  int rc = validate_probe(source, tag, comm, c);
+  if (rc == MPI_SUCCESS) rc = check_status_ptr(status);
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  if (source == MPI_PROC_NULL) {
+    fill_proc_null_status(status);
+    return MPI_SUCCESS;
+  }
+  mpcpi::Status es;
+  rc = engine_error(engine().probe(engine_source(*c, source), engine_tag(tag),
+                                   c->context(ContextKind::p2p), &es));
+  if (rc == MPI_SUCCESS) fill_status(status, *c, es, es.message_bytes, MPI_SUCCESS);
+  return raise(c, kFn, rc);
+}
+
+extern "C" int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  constexpr const char* kFn = "MPI_Iprobe";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  int rc = validate_probe(source, tag, comm, c);
+  if (rc == MPI_SUCCESS) rc = check_not_null(flag, "flag");
+  if (rc == MPI_SUCCESS) rc = check_status_ptr(status);
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  if (source == MPI_PROC_NULL) {
+    *flag = 1;
+    fill_proc_null_status(status);
+    return MPI_SUCCESS;
+  }
+  mpcpi::Status es;
+  bool found = false;
+  rc = engine_error(engine().iprobe(engine_source(*c, source), engine_tag(tag),
+                                    c->context(ContextKind::p2p), found, &es));
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  *flag = found ? 1 : 0;
+  if (found) fill_status(status, *c, es, es.message_bytes, MPI_SUCCESS);
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                           MPI_Status* status) {
+  constexpr const char* kFn = "MPI_Improbe";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  int rc = validate_probe(source, tag, comm, c);
+  if (rc == MPI_SUCCESS) rc = check_not_null(flag, "flag");
+  if (rc == MPI_SUCCESS) rc = check_not_null(message, "message");
+  if (rc == MPI_SUCCESS) rc = check_status_ptr(status);
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  if (source == MPI_PROC_NULL) {
+    *flag = 1;
+    *message = MPI_MESSAGE_NO_PROC;
+    fill_proc_null_status(status);
+    return MPI_SUCCESS;
+  }
+  mpcpi::Status es;
+  mpcpi::Message* msg = nullptr;
+  rc = engine_error(engine().improbe(engine_source(*c, source), engine_tag(tag),
+                                     c->context(ContextKind::p2p), msg, &es));
+  if (rc == MPI_SUCCESS && msg != nullptr) rc = store_message(msg, c, message);
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  *flag = msg != nullptr;
+  if (msg != nullptr) fill_status(status, *c, es, es.message_bytes, MPI_SUCCESS);
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message,
+                          MPI_Status* status) {
+  constexpr const char* kFn = "MPI_Mprobe";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  int rc = validate_probe(source, tag, comm, c);
+  if (rc == MPI_SUCCESS) rc = check_not_null(message, "message");
+  if (rc == MPI_SUCCESS) rc = check_status_ptr(status);
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  if (source == MPI_PROC_NULL) {
+    *message = MPI_MESSAGE_NO_PROC;
+    fill_proc_null_status(status);
+    return MPI_SUCCESS;
+  }
+  mpcpi::Status es;
+  mpcpi::Message* msg = nullptr;
+  rc = engine_error(engine().mprobe(engine_source(*c, source), engine_tag(tag),
+                                    c->context(ContextKind::p2p), msg, &es));
+  if (rc == MPI_SUCCESS) rc = store_message(msg, c, message);
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  fill_status(status, *c, es, es.message_bytes, MPI_SUCCESS);
+  return MPI_SUCCESS;
+}
+
+namespace {
+
+// Looks up *message for a matched receive; NO_PROC sets `no_proc`.
+int take_message(MPI_Message* message, MatchedMessage& out, bool& no_proc) {
+  no_proc = false;
+  if (int rc = check_not_null(message, "message")) return rc;
+  if (*message == MPI_MESSAGE_NO_PROC) {
+    no_proc = true;
+    return MPI_SUCCESS;
+  }
+  MatchedMessage* m = messages().find(*message);
+  if (m == nullptr || *message == MPI_MESSAGE_NO_PROC) {
+    return fail(MPI_ERR_REQUEST, "message={:#x} is not a message from MPI_Mprobe/MPI_Improbe",
+                *message);
+  }
+  out = *m;
+  return MPI_SUCCESS;
+}
+
+// Count, datatype and buffer of a matched receive.
+int validate_mrecv_buffer(void* buf, int count, MPI_Datatype datatype, TypePtr& t) {
+  int rc = check_count(count);
+  if (rc == MPI_SUCCESS) rc = lookup_type(datatype, t, true);
+  if (rc == MPI_SUCCESS) rc = check_buffer(buf, count, *t);
+  return rc;
+}
+
+}  // namespace
+
+namespace {
+
+int matched_recv(const char* kFn, void* buf, int count, MPI_Datatype datatype,
+                 MPI_Message* message, MPI_Request* request) {
+  MatchedMessage m;
+  bool no_proc = false;
+  TypePtr t;
+  int rc = take_message(message, m, no_proc);
+  if (rc == MPI_SUCCESS) rc = validate_mrecv_buffer(buf, count, datatype, t);
+  if (rc == MPI_SUCCESS) rc = check_request_ptr(request);
+  if (rc != MPI_SUCCESS) return raise(m.comm.get(), kFn, rc);
+  Request r;
+  r.kind = no_proc ? RequestKind::null_proc : RequestKind::recv;
+  r.active = true;
+  r.comm = no_proc ? *state().comms.find(MPI_COMM_SELF) : m.comm;
+  r.type = t;
+  r.buf = buf;
+  r.count = count;
+  r.peer = MPI_ANY_SOURCE;
+  r.tag = MPI_ANY_TAG;
+  if (!no_proc) {
+    RecvBytes rb = prepare_recv(buf, count, *t, r.staging);
+    r.unpack = rb.unpack;
+    rc = engine_error(engine().imrecv(m.msg, rb.data, rb.capacity, r.engine));
+    if (rc != MPI_SUCCESS) return raise(m.comm.get(), kFn, rc);
+    messages().erase(*message);
+  }
+  MPI_Request h = requests().insert(std::move(r));
+  if (h == MPI_REQUEST_NULL) return raise(m.comm.get(), kFn, fail(MPI_ERR_INTERN, "too many requests"));
+  *message = MPI_MESSAGE_NULL;
+  *request = h;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                          MPI_Request* request) {
+  constexpr const char* kFn = "MPI_Imrecv";
+  if (int rc = check_running(kFn)) return rc;
+  return matched_recv(kFn, buf, count, datatype, message, request);
+}
+
+extern "C" int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                         MPI_Status* status) {
+  constexpr const char* kFn = "MPI_Mrecv";
+  if (int rc = check_running(kFn)) return rc;
+  if (int rc = check_status_ptr(status)) return raise(nullptr, kFn, rc);
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (int rc = matched_recv(kFn, buf, count, datatype, message, &req)) return rc;
+  CommPtr comm;
+  int rc = wait_request(&req, status, comm);
+  return raise(comm.get(), kFn, rc);
+}

@@ -1,0 +1,111 @@
+// Blocking and nonblocking sends in the four modes.
+#include "mpi.h"
+#include "mpi/internal/buffers.hpp"
+#include "mpi/internal/checks.hpp"
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/p2p_common.hpp"
+#include "mpi/internal/p2p_post.hpp"
+#include "mpi/internal/runtime.hpp"
+
+using namespace mpi;
+
+namespace {
+
+// validate -> MPI_PROC_NULL -> contiguous bytes (packed if need be) -> engine.
+int blocking_send(const char* fn, const void* buf, int count, MPI_Datatype datatype, int dest,
+                  int tag, MPI_Comm comm, mpcpi::SendMode mode) {
+  if (int rc = check_running(fn)) return rc;
+  Comm* c = nullptr;
+  const Datatype* t = nullptr;
+  if (int rc = validate_send(buf, count, datatype, dest, tag, comm, c, t)) return raise(c, fn, rc);
+  if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+  Staging staging;
+  SendBytes sb = prepare_send(buf, count, *t, staging);
+  mpcpi::Errc e = engine().send(sb.data, sb.bytes, c->world_of(dest), tag,
+                                c->context(ContextKind::p2p), mode);
+  if (e == mpcpi::Errc::success) [[likely]] return MPI_SUCCESS;
+  return raise(c, fn, describe_failure(e, *c, mpcpi::Status{}, dest, tag, count, t));
+}
+
+int nonblocking_send(const char* fn, const void* buf, int count, MPI_Datatype datatype, int dest,
+                     int tag, MPI_Comm comm, mpcpi::SendMode mode, MPI_Request* request) {
+  PostArgs a{RequestKind::send, const_cast<void*>(buf), count, datatype, dest, tag, comm, mode};
+  return post_request(fn, a, false, request);
+}
+
+}  // namespace
+
+extern "C" int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                        MPI_Comm comm) {
+  return blocking_send("MPI_Send", buf, count, datatype, dest, tag, comm,
+                       mpcpi::SendMode::standard);
+}
+
+extern "C" int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm) {
+  return blocking_send("MPI_Ssend", buf, count, datatype, dest, tag, comm,
+                       mpcpi::SendMode::synchronous);
+}
+
+extern "C" int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm) {
+  return blocking_send("MPI_Bsend", buf, count, datatype, dest, tag, comm,
+                       mpcpi::SendMode::buffered);
+}
+
+extern "C" int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm) {
+  return blocking_send("MPI_Rsend", buf, count, datatype, dest, tag, comm,
+                       mpcpi::SendMode::ready);
+}
+
+extern "C" int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm, MPI_Request* request) {
+  return nonblocking_send("MPI_Isend", buf, count, datatype, dest, tag, comm,
+                          mpcpi::SendMode::standard, request);
+}
+
+extern "C" int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm, MPI_Request* request) {
+  return nonblocking_send("MPI_Issend", buf, count, datatype, dest, tag, comm,
+                          mpcpi::SendMode::synchronous, request);
+}
+
+extern "C" int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm, MPI_Request* request) {
+  return nonblocking_send("MPI_Ibsend", buf, count, datatype, dest, tag, comm,
+                          mpcpi::SendMode::buffered, request);
+}
+
+extern "C" int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm, MPI_Request* request) {
+  return nonblocking_send("MPI_Irsend", buf, count, datatype, dest, tag, comm,
+                          mpcpi::SendMode::ready, request);
+}
+
+extern "C" int MPI_Buffer_attach(void* buffer, int size) {
+  constexpr const char* kFn = "MPI_Buffer_attach";
+  if (int rc = check_running(kFn)) return rc;
+  int rc = check_count(size, "size");
+  if (rc == MPI_SUCCESS && size > 0) rc = check_not_null(buffer, "buffer");
+  if (rc == MPI_SUCCESS) rc = engine_error(engine().buffer_attach(buffer, size));
+  return raise(nullptr, kFn, rc);
+}
+
+extern "C" int MPI_Buffer_detach(void* buffer_addr, int* size) {
+  constexpr const char* kFn = "MPI_Buffer_detach";
+  if (int rc = check_running(kFn)) return rc;
+  int rc = check_not_null(buffer_addr, "buffer_addr");
+  if (rc == MPI_SUCCESS) rc = check_not_null(size, "size");
+  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
+  void* buf = nullptr;
+  std::size_t bytes = 0;
+  rc = engine_error(engine().buffer_detach(buf, bytes));
+  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
+  *static_cast<void**>(buffer_addr) = buf;
+  *size = static_cast<int>(bytes);
+  return MPI_SUCCESS;
+}
+
+static_assert(MPI_BSEND_OVERHEAD >= mpcpi::kBsendOverhead,
+              "mpi.h must promise at least the engine's per-message buffered-send overhead");

@@ -1,0 +1,102 @@
+// Reading and setting the count fields of a status.
+#include <algorithm>
+#include <climits>
+
+#include "mpi.h"
+#include "mpi/internal/checks.hpp"
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/p2p_common.hpp"
+
+using namespace mpi;
+
+namespace {
+
+int status_and_type(const MPI_Status* status, MPI_Datatype datatype, TypePtr& t) {
+  if (!wants_status(status)) return fail(MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE");
+  int rc = lookup_type(datatype, t, false);
+  if (rc == MPI_SUCCESS) t->commit();  // element counts need the flattened form
+  return rc;
+}
+
+MPI_Count count_of(const MPI_Status* status, const Datatype& t) {
+  MPI_Count bytes = status->lapis_count;
+  if (t.size() == 0) return 0;
+  if (bytes % t.size() != 0) return MPI_UNDEFINED;
+  return bytes / t.size();
+}
+
+int to_int(MPI_Count v) { return v > INT_MAX ? MPI_UNDEFINED : static_cast<int>(v); }
+
+}  // namespace
+
+extern "C" int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  constexpr const char* kFn = "MPI_Get_count";
+  if (int rc = check_running(kFn)) return rc;
+  TypePtr t;
+  int rc = status_and_type(status, datatype, t);
+  if (rc == MPI_SUCCESS) rc = check_not_null(count, "count");
+  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
+  *count = to_int(count_of(status, *t));
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype,
+                                  MPI_Count* count) {
+  constexpr const char* kFn = "MPI_Get_elements_x";
+  if (int rc = check_running(kFn)) return rc;
+  TypePtr t;
+  int rc = status_and_type(status, datatype, t);
+  if (rc == MPI_SUCCESS) rc = check_not_null(count, "count");
+  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
+  std::int64_t n = elements_in(*t, status->lapis_count);
+  *count = n < 0 ? MPI_UNDEFINED : n;
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  constexpr const char* kFn = "MPI_Get_elements";
+  if (int rc = check_running(kFn)) return rc;
+  TypePtr t;
+  int rc = status_and_type(status, datatype, t);
+  if (rc == MPI_SUCCESS) rc = check_not_null(count, "count");
+  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
+  std::int64_t n = elements_in(*t, status->lapis_count);
+  *count = n < 0 ? MPI_UNDEFINED : to_int(n);
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype,
+                                         MPI_Count count) {
+  constexpr const char* kFn = "MPI_Status_set_elements_x";
+  if (int rc = check_running(kFn)) return rc;
+  TypePtr t;
+  int rc = status_and_type(status, datatype, t);
+  if (rc == MPI_SUCCESS && count < 0) rc = fail(MPI_ERR_COUNT, "count={} is negative", count);
+  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
+  // Whole instances, then the leading elements of one more.
+  std::int64_t per = t->elements_per_instance();
+  std::int64_t bytes = per == 0 ? 0 : (count / per) * t->size();
+  std::int64_t rest = per == 0 ? 0 : count % per;
+  for (const ElementRun& run : t->flat().elements) {
+    if (rest == 0) break;
+    std::int64_t take = std::min(rest, run.count);
+    bytes += take * run.elem_size;
+    rest -= take;
+  }
+  status->lapis_count = bytes;
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+  return MPI_Status_set_elements_x(status, datatype, count);
+}
+
+extern "C" int MPI_Status_set_cancelled(MPI_Status* status, int flag) {
+  constexpr const char* kFn = "MPI_Status_set_cancelled";
+  if (int rc = check_running(kFn)) return rc;
+  if (!wants_status(status)) {
+    return raise(nullptr, kFn, fail(MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE"));
+  }
+  status->lapis_cancelled = flag ? 1 : 0;
+  return MPI_SUCCESS;
+}

@@ -1,0 +1,218 @@
+// Derived datatype constructors. Each validates, converts displacements to
+// bytes and hands the layout to the datatype engine.
+#include <vector>
+
+#include "mpi.h"
+#include "mpi/internal/checks.hpp"
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/state.hpp"
+
+using namespace mpi;
+
+namespace {
+
+int store(TypePtr t, MPI_Datatype* out) {
+  MPI_Datatype h = state().types.insert(std::move(t));
+  if (h == MPI_DATATYPE_NULL) return fail(MPI_ERR_INTERN, "too many datatypes");
+  *out = h;
+  return MPI_SUCCESS;
+}
+
+// Checks shared by every constructor: running, count, old type, newtype.
+int common_checks(int count, MPI_Datatype oldtype, MPI_Datatype* newtype, TypePtr& old) {
+  int rc = check_count(count);
+  if (rc == MPI_SUCCESS) rc = lookup_type(oldtype, old, false, "oldtype");
+  if (rc == MPI_SUCCESS) rc = check_not_null(newtype, "newtype");
+  return rc;
+}
+
+int check_blocklength(int value, const char* arg, int index = -1) {
+  if (value >= 0) return MPI_SUCCESS;
+  if (index < 0) return fail(MPI_ERR_ARG, "{}={} is negative", arg, value);
+  return fail(MPI_ERR_ARG, "{}[{}]={} is negative", arg, index, value);
+}
+
+int check_array(int count, const void* array, const char* arg) {
+  if (count == 0 || array != nullptr) return MPI_SUCCESS;
+  return fail(MPI_ERR_ARG, "{} is NULL with count={}", arg, count);
+}
+
+}  // namespace
+
+extern "C" int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  constexpr const char* kFn = "MPI_Type_contiguous";
+  if (int rc = check_running(kFn)) return rc;
+  TypePtr old;
+  int rc = common_checks(count, oldtype, newtype, old);
+  if (rc == MPI_SUCCESS) rc = store(Datatype::contiguous(count, old), newtype);
+  return raise(nullptr, kFn, rc);
+}
+
+extern "C" int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                               MPI_Datatype* newtype) {
+  constexpr const char* kFn = "MPI_Type_vector";
+  if (int rc = check_running(kFn)) return rc;
+  TypePtr old;
+  int rc = common_checks(count, oldtype, newtype, old);
+  if (rc == MPI_SUCCESS) rc = check_blocklength(blocklength, "blocklength");
+  if (rc == MPI_SUCCESS) {
+    rc = store(Datatype::hvector(count, blocklength, std::int64_t{stride} * old->extent(), old,
+                                 MPI_COMBINER_VECTOR),
+               newtype);
+  }
+  return raise(nullptr, kFn, rc);
+}
+
+extern "C" int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
+                                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  constexpr const char* kFn = "MPI_Type_create_hvector";
+  if (int rc = check_running(kFn)) return rc;
+  TypePtr old;
+  int rc = common_checks(count, oldtype, newtype, old);
+  if (rc == MPI_SUCCESS) rc = check_blocklength(blocklength, "blocklength");
+  if (rc == MPI_SUCCESS) {
+    rc = store(Datatype::hvector(count, blocklength, stride, old, MPI_COMBINER_HVECTOR), newtype);
+  }
+  return raise(nullptr, kFn, rc);
+}
+
+namespace {
+
+// The indexed family: displacements in units of `unit` bytes (old extent for
+// indexed, 1 for hindexed); blocklens null means every block is `fixed_len`.
+template <typename Disp>
+int indexed_common(const char* fn, int count, const int* blocklens, int fixed_len,
+                   const Disp* displs, bool displs_in_bytes, MPI_Datatype oldtype,
+                   MPI_Datatype* newtype, int combiner) {
+  TypePtr old;
+  int rc = common_checks(count, oldtype, newtype, old);
+  if (rc == MPI_SUCCESS && blocklens == nullptr) rc = check_blocklength(fixed_len, "blocklength");
+  if (rc == MPI_SUCCESS && blocklens != nullptr) {
+    rc = check_array(count, blocklens, "array_of_blocklengths");
+  }
+  if (rc == MPI_SUCCESS) rc = check_array(count, displs, "array_of_displacements");
+  std::vector<std::int64_t> lens(count), bytes(count);
+  for (int i = 0; rc == MPI_SUCCESS && i < count; ++i) {
+    lens[i] = blocklens != nullptr ? blocklens[i] : fixed_len;
+    rc = check_blocklength(static_cast<int>(lens[i]), "array_of_blocklengths", i);
+    bytes[i] = displs_in_bytes ? std::int64_t{displs[i]} : std::int64_t{displs[i]} * old->extent();
+  }
+  if (rc == MPI_SUCCESS) rc = store(Datatype::hindexed(lens, bytes, old, combiner), newtype);
+  return raise(nullptr, fn, rc);
+}
+
+}  // namespace
+
+extern "C" int MPI_Type_indexed(int count, const int blocklens[], const int displs[],
+                                MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  constexpr const char* kFn = "MPI_Type_indexed";
+  if (int rc = check_running(kFn)) return rc;
+  return indexed_common(kFn, count, blocklens, 0, displs, false, oldtype, newtype,
+                        MPI_COMBINER_INDEXED);
+}
+
+extern "C" int MPI_Type_create_hindexed(int count, const int blocklens[], const MPI_Aint displs[],
+                                        MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  constexpr const char* kFn = "MPI_Type_create_hindexed";
+  if (int rc = check_running(kFn)) return rc;
+  return indexed_common(kFn, count, blocklens, 0, displs, true, oldtype, newtype,
+                        MPI_COMBINER_HINDEXED);
+}
+
+extern "C" int MPI_Type_create_indexed_block(int count, int blocklength, const int displs[],
+                                             MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  constexpr const char* kFn = "MPI_Type_create_indexed_block";
+  if (int rc = check_running(kFn)) return rc;
+  return indexed_common<int>(kFn, count, nullptr, blocklength, displs, false, oldtype, newtype,
+                             MPI_COMBINER_INDEXED_BLOCK);
+}
+
+extern "C" int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displs[],
+                                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  constexpr const char* kFn = "MPI_Type_create_hindexed_block";
+  if (int rc = check_running(kFn)) return rc;
+  return indexed_common<MPI_Aint>(kFn, count, nullptr, blocklength, displs, true, oldtype,
+                                  newtype, MPI_COMBINER_HINDEXED_BLOCK);
+}
+
+extern "C" int MPI_Type_create_struct(int count, const int blocklens[], const MPI_Aint displs[],
+                                      const MPI_Datatype types[], MPI_Datatype* newtype) {
+  constexpr const char* kFn = "MPI_Type_create_struct";
+  if (int rc = check_running(kFn)) return rc;
+  int rc = check_count(count);
+  if (rc == MPI_SUCCESS) rc = check_array(count, blocklens, "array_of_blocklengths");
+  if (rc == MPI_SUCCESS) rc = check_array(count, displs, "array_of_displacements");
+  if (rc == MPI_SUCCESS) rc = check_array(count, types, "array_of_types");
+  if (rc == MPI_SUCCESS) rc = check_not_null(newtype, "newtype");
+  std::vector<std::int64_t> lens(count > 0 ? count : 0), bytes(lens.size());
+  std::vector<TypePtr> children(lens.size());
+  for (int i = 0; rc == MPI_SUCCESS && i < count; ++i) {
+    rc = check_blocklength(blocklens[i], "array_of_blocklengths", i);
+    if (rc == MPI_SUCCESS && lookup_type(types[i], children[i], false) != MPI_SUCCESS) {
+      rc = fail(MPI_ERR_TYPE, "array_of_types[{}]={:#x} is not a datatype", i, types[i]);
+    }
+    lens[i] = blocklens[i];
+    bytes[i] = displs[i];
+  }
+  if (rc == MPI_SUCCESS) rc = store(Datatype::create_struct(lens, bytes, children), newtype);
+  return raise(nullptr, kFn, rc);
+}
+
+extern "C" int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                                       MPI_Datatype* newtype) {
+  constexpr const char* kFn = "MPI_Type_create_resized";
+  if (int rc = check_running(kFn)) return rc;
+  TypePtr old;
+  int rc = common_checks(0, oldtype, newtype, old);
+  if (rc == MPI_SUCCESS) rc = store(Datatype::resized(old, lb, extent), newtype);
+  return raise(nullptr, kFn, rc);
+}
+
+extern "C" int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
+                                        const int starts[], int order, MPI_Datatype oldtype,
+                                        MPI_Datatype* newtype) {
+  constexpr const char* kFn = "MPI_Type_create_subarray";
+  if (int rc = check_running(kFn)) return rc;
+  TypePtr old;
+  int rc = common_checks(0, oldtype, newtype, old);
+  if (rc == MPI_SUCCESS && ndims <= 0) rc = fail(MPI_ERR_ARG, "ndims={} is not positive", ndims);
+  if (rc == MPI_SUCCESS) rc = check_array(ndims, sizes, "array_of_sizes");
+  if (rc == MPI_SUCCESS) rc = check_array(ndims, subsizes, "array_of_subsizes");
+  if (rc == MPI_SUCCESS) rc = check_array(ndims, starts, "array_of_starts");
+  if (rc == MPI_SUCCESS && order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
+    rc = fail(MPI_ERR_ARG, "order={} is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+  }
+  std::vector<std::int64_t> sz, sub, st;
+  for (int d = 0; rc == MPI_SUCCESS && d < ndims; ++d) {
+    if (sizes[d] <= 0) {
+      rc = fail(MPI_ERR_ARG, "array_of_sizes[{}]={} is not positive", d, sizes[d]);
+    } else if (subsizes[d] < 0 || subsizes[d] > sizes[d]) {
+      rc = fail(MPI_ERR_ARG, "array_of_subsizes[{}]={} is outside 0..{}", d, subsizes[d],
+                sizes[d]);
+    } else if (starts[d] < 0 || starts[d] > sizes[d] - subsizes[d]) {
+      rc = fail(MPI_ERR_ARG, "array_of_starts[{}]={} is outside 0..{}", d, starts[d],
+                sizes[d] - subsizes[d]);
+    }
+    sz.push_back(sizes[d]);
+    sub.push_back(subsizes[d]);
+    st.push_back(starts[d]);
+  }
+  if (rc == MPI_SUCCESS) {
+    rc = store(Datatype::subarray(sz, sub, st, order == MPI_ORDER_C, old), newtype);
+  }
+  return raise(nullptr, kFn, rc);
+}
+
+extern "C" int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  constexpr const char* kFn = "MPI_Type_dup";
+  if (int rc = check_running(kFn)) return rc;
+  TypePtr old;
+  int rc = common_checks(0, oldtype, newtype, old);
+  if (rc == MPI_SUCCESS) {
+    TypePtr t = Datatype::dup(old);
+    // A duplicate of a committed type is committed (MPI 3.1, 4.1.10).
+    if (old->committed()) t->commit();
+    rc = store(std::move(t), newtype);
+  }
+  return raise(nullptr, kFn, rc);
+}

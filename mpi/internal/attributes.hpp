@@ -1,0 +1,15 @@
+#pragma once
+// Communicator attributes: user keyvals with copy/delete callbacks, plus the
+// predefined read-only keys (MPI_TAG_UB ...).
+
+#include "mpi/internal/comm.hpp"
+
+namespace mpi {
+
+// MPI_Comm_dup: runs each keyval's copy callback from `from` into `to`.
+// Returns the first callback error (an MPI class) or MPI_SUCCESS.
+int copy_attributes(const Comm& from, Comm& to);
+// MPI_Comm_free / MPI_Finalize: runs the delete callbacks, empties the map.
+int delete_all_attributes(Comm& comm);
+
+}  // namespace mpi

@@ -1,0 +1,125 @@
+#include "mpi/internal/checks.hpp"
+
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/state.hpp"
+
+namespace mpi {
+namespace {
+
+// Data placed below this address is in the never-mapped null page.
+constexpr std::int64_t kNullPage = 4096;
+
+}  // namespace
+
+int check_running(const char* function) {
+  Phase p = state().phase;
+  if (p == Phase::running) return MPI_SUCCESS;
+  int code = fail(MPI_ERR_OTHER, "called {}",
+                  p == Phase::before_init ? "before MPI_Init" : "after MPI_Finalize");
+  return raise(nullptr, function, code);
+}
+
+namespace {
+
+CommPtr* find_comm(MPI_Comm handle, int& rc) {
+  rc = MPI_SUCCESS;
+  if (handle == MPI_COMM_NULL) {
+    rc = fail(MPI_ERR_COMM, "communicator is MPI_COMM_NULL");
+    return nullptr;
+  }
+  CommPtr* c = state().comms.find(handle);
+  if (c == nullptr) rc = fail(MPI_ERR_COMM, "comm={:#x} is not a communicator", handle);
+  return c;
+}
+
+TypePtr* find_type(MPI_Datatype handle, bool need_commit, const char* arg, int& rc) {
+  rc = MPI_SUCCESS;
+  if (handle == MPI_DATATYPE_NULL) {
+    rc = fail(MPI_ERR_TYPE, "{} is MPI_DATATYPE_NULL", arg);
+    return nullptr;
+  }
+  TypePtr* t = state().types.find(handle);
+  if (t == nullptr) {
+    rc = fail(MPI_ERR_TYPE, "{}={:#x} is not a datatype", arg, handle);
+  } else if (need_commit && !(*t)->committed()) {
+    rc = fail(MPI_ERR_TYPE, "{}={:#x} is not committed (call MPI_Type_commit)", arg, handle);
+    return nullptr;
+  }
+  return t;
+}
+
+}  // namespace
+
+int lookup_comm(MPI_Comm handle, CommPtr& out) {
+  int rc;
+  if (CommPtr* c = find_comm(handle, rc)) out = *c;
+  return rc;
+}
+
+int lookup_comm(MPI_Comm handle, Comm*& out) {
+  int rc;
+  CommPtr* c = find_comm(handle, rc);
+  out = c ? c->get() : nullptr;
+  return rc;
+}
+
+int lookup_type(MPI_Datatype handle, TypePtr& out, bool need_commit, const char* arg) {
+  int rc;
+  if (TypePtr* t = find_type(handle, need_commit, arg, rc)) out = *t;
+  return rc;
+}
+
+int lookup_type(MPI_Datatype handle, const Datatype*& out, bool need_commit, const char* arg) {
+  int rc;
+  TypePtr* t = find_type(handle, need_commit, arg, rc);
+  out = t ? t->get() : nullptr;
+  return rc;
+}
+
+int check_count(int count, const char* arg) {
+  if (count < 0) return fail(MPI_ERR_COUNT, "{}={} is negative", arg, count);
+  return MPI_SUCCESS;
+}
+
+int check_buffer(const void* buf, int count, const Datatype& type, const char* arg) {
+  if (buf != nullptr || count == 0 || type.size() == 0) return MPI_SUCCESS;
+  if (type.true_lb() >= kNullPage) return MPI_SUCCESS;  // absolute addresses from MPI_BOTTOM
+  return fail(MPI_ERR_BUFFER, "{} is NULL with count={}", arg, count);
+}
+
+int check_dest(const Comm& comm, int dest, const char* arg) {
+  if (dest == MPI_PROC_NULL || (dest >= 0 && dest < comm.size())) return MPI_SUCCESS;
+  return fail(MPI_ERR_RANK, "{}={} is not a rank of the communicator (0..{}) or MPI_PROC_NULL",
+              arg, dest, comm.size() - 1);
+}
+
+int check_source(const Comm& comm, int source, const char* arg) {
+  if (source == MPI_ANY_SOURCE || source == MPI_PROC_NULL ||
+      (source >= 0 && source < comm.size())) {
+    return MPI_SUCCESS;
+  }
+  return fail(MPI_ERR_RANK,
+              "{}={} is not a rank of the communicator (0..{}), MPI_ANY_SOURCE or MPI_PROC_NULL",
+              arg, source, comm.size() - 1);
+}
+
+int check_send_tag(int tag, const char* arg) {
+  int ub = state().attr_tag_ub;
+  if (tag >= 0 && tag <= ub) return MPI_SUCCESS;
+  return fail(MPI_ERR_TAG, "{}={} is outside 0..MPI_TAG_UB ({})", arg, tag, ub);
+}
+
+int check_recv_tag(int tag, const char* arg) {
+  if (tag == MPI_ANY_TAG) return MPI_SUCCESS;
+  int ub = state().attr_tag_ub;
+  if (tag >= 0 && tag <= ub) return MPI_SUCCESS;
+  return fail(MPI_ERR_TAG, "{}={} is outside 0..MPI_TAG_UB ({}) and not MPI_ANY_TAG", arg, tag,
+              ub);
+}
+
+int check_not_null(const void* p, const char* arg) {
+  if (p != nullptr) return MPI_SUCCESS;
+  return fail(MPI_ERR_ARG, "{} is NULL", arg);
+}
+
+}  // namespace mpi

@@ -1,0 +1,37 @@
+#pragma once
+// Argument validation shared by the MPI functions. Each helper returns
+// MPI_SUCCESS or an error class, having recorded (fail()) a sentence that
+// names the argument; the caller passes the class to raise().
+
+#include <cstdint>
+
+#include "mpi.h"
+#include "mpi/internal/comm.hpp"
+#include "mpi/internal/datatype.hpp"
+
+namespace mpi {
+
+// MPI_ERR_OTHER before MPI_Init or after MPI_Finalize. Raises by itself
+// (through MPI_COMM_WORLD's handler), so callers just return the result.
+int check_running(const char* function);
+
+// The raw-pointer forms are for hot paths (no reference-count traffic); the
+// pointer is valid until the handle is freed.
+int lookup_comm(MPI_Comm handle, Comm*& out);
+int lookup_comm(MPI_Comm handle, CommPtr& out);
+// need_commit: communication and packing require a committed type.
+int lookup_type(MPI_Datatype handle, const Datatype*& out, bool need_commit,
+                const char* arg = "datatype");
+int lookup_type(MPI_Datatype handle, TypePtr& out, bool need_commit, const char* arg = "datatype");
+int check_count(int count, const char* arg = "count");
+// A null buffer is an error when count > 0 and the data would start in the
+// null page; MPI_BOTTOM (== NULL) with absolute displacements is fine.
+int check_buffer(const void* buf, int count, const Datatype& type, const char* arg = "buf");
+int check_dest(const Comm& comm, int dest, const char* arg = "dest");
+int check_source(const Comm& comm, int source, const char* arg = "source");
+int check_send_tag(int tag, const char* arg = "tag");
+int check_recv_tag(int tag, const char* arg = "tag");
+// MPI_ERR_ARG when p is null.
+int check_not_null(const void* p, const char* arg);
+
+}  // namespace mpi

@@ -1,0 +1,291 @@
+#include "mpi/internal/datatype.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "mpi.h"
+
+namespace mpi {
+namespace {
+
+void emit_block(FlatType& out, std::int64_t offset, std::int64_t len) {
+  if (len <= 0) return;
+  if (!out.blocks.empty()) {
+    Block& last = out.blocks.back();
+    if (last.offset + last.len == offset) {
+      last.len += len;
+      return;
+    }
+  }
+  out.blocks.push_back({offset, len});
+}
+
+void emit_run(FlatType& out, std::int64_t elem_size, std::int64_t count) {
+  if (count <= 0) return;
+  if (!out.elements.empty() && out.elements.back().elem_size == elem_size) {
+    out.elements.back().count += count;
+    return;
+  }
+  out.elements.push_back({elem_size, count});
+}
+
+// Appends `n` copies of `in`, the i-th shifted by base + i * stride. A dense
+// single block (the common case: contiguous children) becomes one block, so
+// flattening a large contiguous type costs O(1), not O(count).
+void append_repeated(FlatType& out, const FlatType& in, std::int64_t base, std::int64_t n,
+                     std::int64_t stride) {
+  if (n <= 0 || in.blocks.empty()) return;
+  if (in.blocks.size() == 1 && in.blocks[0].len == stride) {
+    emit_block(out, base + in.blocks[0].offset, n * stride);
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) {
+      for (const Block& b : in.blocks) emit_block(out, base + i * stride + b.offset, b.len);
+    }
+  }
+  if (in.elements.size() == 1) {
+    emit_run(out, in.elements[0].elem_size, in.elements[0].count * n);
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) {
+      for (const ElementRun& r : in.elements) emit_run(out, r.elem_size, r.count);
+    }
+  }
+}
+
+struct Bounds {
+  bool any = false;
+  std::int64_t lb = 0, ub = 0, true_lb = 0, true_ub = 0;
+
+  void add(std::int64_t lo, std::int64_t hi, std::int64_t tlo, std::int64_t thi) {
+    if (!any) {
+      lb = lo, ub = hi, true_lb = tlo, true_ub = thi;
+      any = true;
+      return;
+    }
+    lb = std::min(lb, lo), ub = std::max(ub, hi);
+    true_lb = std::min(true_lb, tlo), true_ub = std::max(true_ub, thi);
+  }
+};
+
+}  // namespace
+
+TypePtr Datatype::builtin(const BuiltinSpec& spec) {
+  auto t = std::shared_ptr<Datatype>(new Datatype());
+  t->combiner_ = MPI_COMBINER_NAMED;
+  t->builtin_ = true;
+  t->name = spec.name;
+  t->alignment_ = spec.alignment;
+  t->lb_ = 0;
+  t->ub_ = spec.extent;
+  Bounds tb;
+  for (std::size_t i = 0; i < spec.fields.size(); ++i) {
+    std::int64_t len = spec.fields[i].elem_size * spec.fields[i].count;
+    emit_block(t->builtin_flat_, spec.offsets[i], len);
+    emit_run(t->builtin_flat_, spec.fields[i].elem_size, spec.fields[i].count);
+    t->size_ += len;
+    tb.add(0, 0, spec.offsets[i], spec.offsets[i] + len);
+  }
+  t->true_lb_ = tb.true_lb;
+  t->true_ub_ = tb.true_ub;
+  t->commit();
+  return t;
+}
+
+TypePtr Datatype::from_layout(std::int64_t count, std::int64_t stride,
+                              std::vector<LayoutEntry> entries, int combiner) {
+  auto t = std::shared_ptr<Datatype>(new Datatype());
+  t->combiner_ = combiner;
+  t->count_ = count;
+  t->stride_ = stride;
+  Bounds row;
+  std::int64_t row_size = 0;
+  for (const LayoutEntry& e : entries) {
+    t->alignment_ = std::max(t->alignment_, e.type->alignment());
+    if (e.blocklen <= 0) continue;
+    const Datatype& c = *e.type;
+    row_size += e.blocklen * c.size();
+    std::int64_t span = (e.blocklen - 1) * c.extent();
+    std::int64_t lo = std::min<std::int64_t>(0, span), hi = std::max<std::int64_t>(0, span);
+    row.add(e.displacement + c.lb() + lo, e.displacement + c.ub() + hi,
+            e.displacement + c.true_lb() + lo, e.displacement + c.true_ub() + hi);
+  }
+  t->entries_ = std::move(entries);
+  if (count <= 0 || !row.any) return t;  // empty type: size 0, all bounds 0
+  t->size_ = row_size * count;
+  std::int64_t span = (count - 1) * stride;
+  std::int64_t lo = std::min<std::int64_t>(0, span), hi = std::max<std::int64_t>(0, span);
+  t->lb_ = row.lb + lo;
+  t->ub_ = row.ub + hi;
+  t->true_lb_ = row.true_lb + lo;
+  t->true_ub_ = row.true_ub + hi;
+  return t;
+}
+
+TypePtr Datatype::contiguous(std::int64_t count, TypePtr old) {
+  std::int64_t ext = old->extent();
+  return from_layout(count, ext, {{0, 1, std::move(old)}}, MPI_COMBINER_CONTIGUOUS);
+}
+
+TypePtr Datatype::hvector(std::int64_t count, std::int64_t blocklen, std::int64_t stride_bytes,
+                          TypePtr old, int combiner) {
+  return from_layout(count, stride_bytes, {{0, blocklen, std::move(old)}}, combiner);
+}
+
+TypePtr Datatype::hindexed(std::span<const std::int64_t> blocklens,
+                           std::span<const std::int64_t> displs_bytes, TypePtr old,
+                           int combiner) {
+  std::vector<LayoutEntry> entries;
+  entries.reserve(blocklens.size());
+  for (std::size_t i = 0; i < blocklens.size(); ++i) {
+    entries.push_back({displs_bytes[i], blocklens[i], old});
+  }
+  return from_layout(1, 0, std::move(entries), combiner);
+}
+
+TypePtr Datatype::create_struct(std::span<const std::int64_t> blocklens,
+                                std::span<const std::int64_t> displs_bytes,
+                                std::span<const TypePtr> types) {
+  std::vector<LayoutEntry> entries;
+  entries.reserve(blocklens.size());
+  for (std::size_t i = 0; i < blocklens.size(); ++i) {
+    entries.push_back({displs_bytes[i], blocklens[i], types[i]});
+  }
+  TypePtr base = from_layout(1, 0, std::move(entries), MPI_COMBINER_STRUCT);
+  // Like C structs (and MPICH, Open MPI), round the extent up to the
+  // strictest member alignment so arrays of the struct line up.
+  auto t = std::const_pointer_cast<Datatype>(base);
+  std::int64_t ext = t->extent();
+  if (ext > 0 && ext % t->alignment_ != 0) t->ub_ += t->alignment_ - ext % t->alignment_;
+  return t;
+}
+
+TypePtr Datatype::resized(TypePtr old, std::int64_t lb, std::int64_t extent) {
+  auto t = std::const_pointer_cast<Datatype>(
+      from_layout(1, 0, {{0, 1, std::move(old)}}, MPI_COMBINER_RESIZED));
+  t->lb_ = lb;
+  t->ub_ = lb + extent;
+  return t;
+}
+
+TypePtr Datatype::dup(const TypePtr& old) {
+  // Same typemap, same bounds (no struct padding applied again).
+  auto t = std::const_pointer_cast<Datatype>(from_layout(1, 0, {{0, 1, old}}, MPI_COMBINER_DUP));
+  t->lb_ = old->lb();
+  t->ub_ = old->ub();
+  t->alignment_ = old->alignment();
+  return t;
+}
+
+TypePtr Datatype::subarray(std::span<const std::int64_t> sizes,
+                           std::span<const std::int64_t> subsizes,
+                           std::span<const std::int64_t> starts, bool c_order, TypePtr old) {
+  const std::size_t n = sizes.size();
+  // dim(k) walks from the fastest-varying dimension outwards.
+  auto dim = [&](std::size_t k) { return c_order ? n - 1 - k : k; };
+  std::int64_t ext = old->extent();
+  std::vector<std::int64_t> stride(n);
+  std::int64_t s = ext;
+  for (std::size_t k = 0; k < n; ++k) {
+    stride[dim(k)] = s;
+    s *= sizes[dim(k)];
+  }
+  const std::int64_t full_extent = s;
+  TypePtr t = contiguous(subsizes[dim(0)], old);
+  for (std::size_t k = 1; k < n; ++k) {
+    t = hvector(subsizes[dim(k)], 1, stride[dim(k)], t, MPI_COMBINER_HVECTOR);
+  }
+  std::int64_t disp = 0;
+  for (std::size_t d = 0; d < n; ++d) disp += starts[d] * stride[d];
+  std::int64_t one = 1;
+  t = hindexed({&one, 1}, {&disp, 1}, t, MPI_COMBINER_HINDEXED);
+  auto r = std::const_pointer_cast<Datatype>(resized(t, 0, full_extent));
+  r->combiner_ = MPI_COMBINER_SUBARRAY;
+  return r;
+}
+
+FlatType Datatype::flatten() const {
+  if (builtin_) return builtin_flat_;
+  FlatType row;
+  for (const LayoutEntry& e : entries_) {
+    const Datatype& c = *e.type;
+    if (c.committed()) {
+      append_repeated(row, c.flat(), e.displacement, e.blocklen, c.extent());
+    } else {
+      append_repeated(row, c.flatten(), e.displacement, e.blocklen, c.extent());
+    }
+  }
+  if (count_ == 1) return row;
+  FlatType out;
+  append_repeated(out, row, 0, count_, stride_);
+  return out;
+}
+
+void Datatype::commit() const {
+  if (flat_) return;
+  flat_ = std::make_unique<FlatType>(flatten());
+  elements_per_instance_ = 0;
+  for (const ElementRun& r : flat_->elements) elements_per_instance_ += r.count;
+}
+
+void pack(const Datatype& type, const void* base, std::int64_t count, void* out) {
+  auto* dst = static_cast<char*>(out);
+  const auto* src = static_cast<const char*>(base);
+  if (type.contiguous_for(count)) {
+    if (type.size() > 0 && count > 0) {
+      std::memcpy(dst, src + type.data_offset(), count * type.size());
+    }
+    return;
+  }
+  const auto& blocks = type.flat().blocks;
+  const std::int64_t ext = type.extent();
+  for (std::int64_t i = 0; i < count; ++i) {
+    for (const Block& b : blocks) {
+      std::memcpy(dst, src + i * ext + b.offset, b.len);
+      dst += b.len;
+    }
+  }
+}
+
+void unpack(const Datatype& type, void* base, std::int64_t count, const void* in,
+            std::int64_t nbytes) {
+  const auto* src = static_cast<const char*>(in);
+  auto* dst = static_cast<char*>(base);
+  nbytes = std::min(nbytes, count * type.size());
+  if (nbytes <= 0) return;
+  if (type.contiguous_for(count)) {
+    std::memcpy(dst + type.data_offset(), src, nbytes);
+    return;
+  }
+  const auto& blocks = type.flat().blocks;
+  const std::int64_t ext = type.extent();
+  for (std::int64_t i = 0; i < count && nbytes > 0; ++i) {
+    for (const Block& b : blocks) {
+      std::int64_t len = std::min(b.len, nbytes);
+      std::memcpy(dst + i * ext + b.offset, src, len);
+      src += len;
+      nbytes -= len;
+      if (nbytes == 0) return;
+    }
+  }
+}
+
+std::int64_t elements_in(const Datatype& type, std::int64_t nbytes) {
+  if (nbytes <= 0 || type.size() == 0) return 0;
+  std::int64_t full = nbytes / type.size();
+  std::int64_t rest = nbytes % type.size();
+  std::int64_t n = full * type.elements_per_instance();
+  for (const ElementRun& r : type.flat().elements) {
+    if (rest == 0) break;
+    std::int64_t run_bytes = r.elem_size * r.count;
+    if (rest >= run_bytes) {
+      n += r.count;
+      rest -= run_bytes;
+    } else {
+      if (rest % r.elem_size != 0) return -1;
+      n += rest / r.elem_size;
+      rest = 0;
+    }
+  }
+  return n;
+}
+
+}  // namespace mpi

@@ -1,0 +1,146 @@
+#pragma once
+// The datatype engine, independent of the rest of MPI's state.
+//
+// A constructor records its layout (a list of (displacement, block length,
+// child type) entries, repeated `count` times at `stride`) and computes size
+// and bounds at once. commit() flattens the typemap ONCE into
+// (offset, length) blocks in typemap order, merging neighbours, so packing is
+// a loop of memcpy and a contiguous type is a single block: the send and
+// receive paths hand such a buffer to mpcpi unchanged (zero copy).
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace mpi {
+
+struct Block {
+  std::int64_t offset;
+  std::int64_t len;
+};
+
+// `count` consecutive primitive elements of `elem_size` bytes (for
+// MPI_Get_elements).
+struct ElementRun {
+  std::int64_t elem_size;
+  std::int64_t count;
+};
+
+// One instance of a type, flattened.
+struct FlatType {
+  std::vector<Block> blocks;
+  std::vector<ElementRun> elements;
+};
+
+class Datatype;
+using TypePtr = std::shared_ptr<const Datatype>;
+
+struct LayoutEntry {
+  std::int64_t displacement;  // bytes
+  std::int64_t blocklen;      // consecutive children, each one child extent apart
+  TypePtr type;
+};
+
+struct BuiltinSpec {
+  const char* name;
+  std::int64_t extent;                  // sizeof the C type (or pair struct)
+  std::int64_t alignment;
+  std::vector<ElementRun> fields;       // field sizes (pair types have two)
+  std::vector<std::int64_t> offsets;    // field offsets
+};
+
+class Datatype {
+ public:
+  static TypePtr builtin(const BuiltinSpec& spec);
+  // Layout constructors. Arguments are validated by the caller (mpi/api).
+  static TypePtr contiguous(std::int64_t count, TypePtr old);
+  static TypePtr hvector(std::int64_t count, std::int64_t blocklen, std::int64_t stride_bytes,
+                         TypePtr old, int combiner);
+  static TypePtr hindexed(std::span<const std::int64_t> blocklens,
+                          std::span<const std::int64_t> displs_bytes, TypePtr old, int combiner);
+  static TypePtr create_struct(std::span<const std::int64_t> blocklens,
+                               std::span<const std::int64_t> displs_bytes,
+                               std::span<const TypePtr> types);
+  static TypePtr resized(TypePtr old, std::int64_t lb, std::int64_t extent);
+  // order: true = C (row-major), false = Fortran.
+  static TypePtr subarray(std::span<const std::int64_t> sizes,
+                          std::span<const std::int64_t> subsizes,
+                          std::span<const std::int64_t> starts, bool c_order, TypePtr old);
+  static TypePtr dup(const TypePtr& old);
+
+  std::int64_t size() const { return size_; }
+  std::int64_t lb() const { return lb_; }
+  std::int64_t ub() const { return ub_; }
+  std::int64_t extent() const { return ub_ - lb_; }
+  std::int64_t true_lb() const { return true_lb_; }
+  std::int64_t true_ub() const { return true_ub_; }
+  std::int64_t true_extent() const { return true_ub_ - true_lb_; }
+  std::int64_t alignment() const { return alignment_; }
+  int combiner() const { return combiner_; }
+  bool is_builtin() const { return builtin_; }
+
+  bool committed() const { return flat_ != nullptr; }
+  // Flattens (once; later calls are no-ops). Builtin types are born committed.
+  void commit() const;
+  // Valid after commit().
+  const FlatType& flat() const { return *flat_; }
+
+  // True when `count` instances occupy count * size() contiguous bytes
+  // starting at base + data_offset(): such buffers go to mpcpi unchanged.
+  // Valid after commit().
+  bool contiguous_for(std::int64_t count) const {
+    const auto& blocks = flat_->blocks;
+    if (blocks.empty()) return true;
+    return blocks.size() == 1 && (count <= 1 || blocks[0].len == extent());
+  }
+  std::int64_t data_offset() const {
+    return flat_->blocks.empty() ? 0 : flat_->blocks[0].offset;
+  }
+  // Primitive elements in one instance.
+  std::int64_t elements_per_instance() const { return elements_per_instance_; }
+
+  std::string name;  // MPI_Type_set_name / get_name; predefined names preset
+
+ private:
+  Datatype() = default;
+  static TypePtr from_layout(std::int64_t count, std::int64_t stride,
+                             std::vector<LayoutEntry> entries, int combiner);
+  FlatType flatten() const;
+
+  int combiner_ = 0;
+  bool builtin_ = false;
+  std::int64_t size_ = 0;
+  std::int64_t lb_ = 0, ub_ = 0;
+  std::int64_t true_lb_ = 0, true_ub_ = 0;
+  std::int64_t alignment_ = 1;
+  // Layout: `entries` repeated `count_` times, each repetition `stride_`
+  // bytes after the previous (builtins: fields_ instead).
+  std::int64_t count_ = 1;
+  std::int64_t stride_ = 0;
+  std::vector<LayoutEntry> entries_;
+  FlatType builtin_flat_;
+  // Set by commit(); const methods may fill it because flattening does not
+  // change the type's meaning.
+  mutable std::unique_ptr<FlatType> flat_;
+  mutable std::int64_t elements_per_instance_ = 0;
+};
+
+// --- moving data (types must be committed) ---------------------------------
+
+// Packs `count` instances found at `base` into `out` (count * size bytes).
+void pack(const Datatype& type, const void* base, std::int64_t count, void* out);
+
+// Unpacks the first `nbytes` bytes of `in` (at most count * size) into
+// `count` instances at `base`; a partial last instance is filled as far as
+// the bytes go and nothing beyond is written.
+void unpack(const Datatype& type, void* base, std::int64_t count, const void* in,
+            std::int64_t nbytes);
+
+// Number of primitive elements in `nbytes` of packed data, or -1 when the
+// bytes end inside a primitive element (MPI_UNDEFINED).
+std::int64_t elements_in(const Datatype& type, std::int64_t nbytes);
+
+}  // namespace mpi

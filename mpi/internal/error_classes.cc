@@ -1,0 +1,98 @@
+#include "mpi/internal/error_classes.hpp"
+
+#include <array>
+
+#include "mpi.h"
+
+namespace mpi {
+namespace {
+
+struct ClassInfo {
+  int cls;
+  const char* name;
+  const char* text;
+};
+
+// Indexed by class value; the static_assert below keeps it in step with mpi.h.
+constexpr std::array<ClassInfo, MPI_ERR_LASTCODE + 1> kClasses = {{
+    {MPI_SUCCESS, "MPI_SUCCESS", "no error"},
+    {MPI_ERR_BUFFER, "MPI_ERR_BUFFER", "invalid buffer pointer or buffer too small"},
+    {MPI_ERR_COUNT, "MPI_ERR_COUNT", "invalid count argument"},
+    {MPI_ERR_TYPE, "MPI_ERR_TYPE", "invalid datatype"},
+    {MPI_ERR_TAG, "MPI_ERR_TAG", "invalid tag argument"},
+    {MPI_ERR_COMM, "MPI_ERR_COMM", "invalid communicator"},
+    {MPI_ERR_RANK, "MPI_ERR_RANK", "invalid rank"},
+    {MPI_ERR_REQUEST, "MPI_ERR_REQUEST", "invalid request"},
+    {MPI_ERR_ROOT, "MPI_ERR_ROOT", "invalid root"},
+    {MPI_ERR_GROUP, "MPI_ERR_GROUP", "invalid group"},
+    {MPI_ERR_OP, "MPI_ERR_OP", "invalid reduction operation"},
+    {MPI_ERR_TOPOLOGY, "MPI_ERR_TOPOLOGY", "invalid topology"},
+    {MPI_ERR_DIMS, "MPI_ERR_DIMS", "invalid dimension argument"},
+    {MPI_ERR_ARG, "MPI_ERR_ARG", "invalid argument"},
+    {MPI_ERR_UNKNOWN, "MPI_ERR_UNKNOWN", "unknown error"},
+    {MPI_ERR_TRUNCATE, "MPI_ERR_TRUNCATE", "message truncated: longer than the receive buffer"},
+    {MPI_ERR_OTHER, "MPI_ERR_OTHER", "other error"},
+    {MPI_ERR_INTERN, "MPI_ERR_INTERN", "internal error"},
+    {MPI_ERR_IN_STATUS, "MPI_ERR_IN_STATUS", "error code is in the status"},
+    {MPI_ERR_PENDING, "MPI_ERR_PENDING", "pending request"},
+    {MPI_ERR_KEYVAL, "MPI_ERR_KEYVAL", "invalid attribute key"},
+    {MPI_ERR_NO_MEM, "MPI_ERR_NO_MEM", "out of memory"},
+    {MPI_ERR_BASE, "MPI_ERR_BASE", "invalid base address"},
+    {MPI_ERR_INFO_KEY, "MPI_ERR_INFO_KEY", "info key too long"},
+    {MPI_ERR_INFO_VALUE, "MPI_ERR_INFO_VALUE", "info value too long"},
+    {MPI_ERR_INFO_NOKEY, "MPI_ERR_INFO_NOKEY", "info key not defined"},
+    {MPI_ERR_SPAWN, "MPI_ERR_SPAWN", "error spawning processes"},
+    {MPI_ERR_PORT, "MPI_ERR_PORT", "invalid port name"},
+    {MPI_ERR_SERVICE, "MPI_ERR_SERVICE", "invalid service name"},
+    {MPI_ERR_NAME, "MPI_ERR_NAME", "invalid name"},
+    {MPI_ERR_WIN, "MPI_ERR_WIN", "invalid window"},
+    {MPI_ERR_SIZE, "MPI_ERR_SIZE", "invalid size"},
+    {MPI_ERR_DISP, "MPI_ERR_DISP", "invalid displacement"},
+    {MPI_ERR_INFO, "MPI_ERR_INFO", "invalid info object"},
+    {MPI_ERR_LOCKTYPE, "MPI_ERR_LOCKTYPE", "invalid lock type"},
+    {MPI_ERR_ASSERT, "MPI_ERR_ASSERT", "invalid assert argument"},
+    {MPI_ERR_RMA_CONFLICT, "MPI_ERR_RMA_CONFLICT", "conflicting accesses to a window"},
+    {MPI_ERR_RMA_SYNC, "MPI_ERR_RMA_SYNC", "wrong synchronization of RMA calls"},
+    {MPI_ERR_RMA_RANGE, "MPI_ERR_RMA_RANGE", "target memory is outside the window"},
+    {MPI_ERR_RMA_ATTACH, "MPI_ERR_RMA_ATTACH", "memory cannot be attached"},
+    {MPI_ERR_RMA_SHARED, "MPI_ERR_RMA_SHARED", "memory cannot be shared"},
+    {MPI_ERR_RMA_FLAVOR, "MPI_ERR_RMA_FLAVOR", "wrong window flavor"},
+    {MPI_ERR_FILE, "MPI_ERR_FILE", "invalid file handle"},
+    {MPI_ERR_NOT_SAME, "MPI_ERR_NOT_SAME", "collective arguments differ between processes"},
+    {MPI_ERR_AMODE, "MPI_ERR_AMODE", "invalid file access mode"},
+    {MPI_ERR_UNSUPPORTED_DATAREP, "MPI_ERR_UNSUPPORTED_DATAREP", "unsupported data representation"},
+    {MPI_ERR_UNSUPPORTED_OPERATION, "MPI_ERR_UNSUPPORTED_OPERATION", "unsupported operation"},
+    {MPI_ERR_NO_SUCH_FILE, "MPI_ERR_NO_SUCH_FILE", "file does not exist"},
+    {MPI_ERR_FILE_EXISTS, "MPI_ERR_FILE_EXISTS", "file exists"},
+    {MPI_ERR_BAD_FILE, "MPI_ERR_BAD_FILE", "invalid file name"},
+    {MPI_ERR_ACCESS, "MPI_ERR_ACCESS", "permission denied"},
+    {MPI_ERR_NO_SPACE, "MPI_ERR_NO_SPACE", "not enough space"},
+    {MPI_ERR_QUOTA, "MPI_ERR_QUOTA", "quota exceeded"},
+    {MPI_ERR_READ_ONLY, "MPI_ERR_READ_ONLY", "read-only file or file system"},
+    {MPI_ERR_FILE_IN_USE, "MPI_ERR_FILE_IN_USE", "file in use"},
+    {MPI_ERR_DUP_DATAREP, "MPI_ERR_DUP_DATAREP", "data representation already defined"},
+    {MPI_ERR_CONVERSION, "MPI_ERR_CONVERSION", "data conversion failed"},
+    {MPI_ERR_IO, "MPI_ERR_IO", "I/O error"},
+}};
+
+constexpr bool in_order() {
+  for (std::size_t i = 0; i < kClasses.size(); ++i) {
+    if (kClasses[i].cls != static_cast<int>(i)) return false;
+  }
+  return true;
+}
+static_assert(in_order(), "kClasses must list the classes of mpi.h in value order");
+
+}  // namespace
+
+const char* error_class_name(int cls) {
+  if (cls < 0 || cls > MPI_ERR_LASTCODE) return nullptr;
+  return kClasses[cls].name;
+}
+
+const char* error_class_text(int cls) {
+  if (cls < 0 || cls > MPI_ERR_LASTCODE) return nullptr;
+  return kClasses[cls].text;
+}
+
+}  // namespace mpi

@@ -1,0 +1,68 @@
+#include "mpi/internal/errors.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "mpi/internal/error_classes.hpp"
+#include "mpi/internal/state.hpp"
+
+namespace mpi {
+namespace {
+
+thread_local std::string t_detail;
+
+}  // namespace
+
+void set_error_detail(std::string detail) { t_detail = std::move(detail); }
+
+std::string_view error_detail() { return t_detail; }
+
+void fatal_error(const char* function, int code, std::string_view detail) {
+  const State& s = state();
+  const char* name = error_class_name(code);
+  const char* text = error_class_text(code);
+  std::string who = fmt::format("rank {} of {}", s.world_rank, s.world_size);
+  if (s.phase == Phase::before_init) {
+    // No rank is known yet; the launcher's environment may still tell it.
+    const char* env_rank = std::getenv("LAPIS_RANK");
+    who = env_rank ? fmt::format("rank {} (before MPI_Init)", env_rank) : "before MPI_Init";
+  }
+  std::string msg = fmt::format("Lapis MPI: {}: {}: {} ({}){}{}\n", who, function,
+                                name ? name : "unknown error code", text ? text : "?",
+                                detail.empty() ? "" : ": ", detail);
+  std::fflush(stdout);
+  std::fputs(msg.c_str(), stderr);
+  abort_job(code);
+}
+
+void abort_job(int errorcode) {
+  std::fflush(nullptr);
+  int status = errorcode & 0xff;
+  // The job must end with a failure status even for MPI_Abort(comm, 0).
+  _exit(status == 0 ? 1 : status);
+}
+
+int raise(const Comm* comm, const char* function, int code) {
+  if (code == MPI_SUCCESS) return code;
+  State& s = state();
+  ErrhandlerPtr handler;
+  MPI_Comm handle = MPI_COMM_WORLD;
+  if (comm != nullptr) {
+    handler = comm->errhandler;
+    handle = comm->handle;
+  } else if (s.phase == Phase::running) {
+    if (CommPtr* world = s.comms.find(MPI_COMM_WORLD)) handler = (*world)->errhandler;
+  } else {
+    handler = s.world_errhandler;  // null before MPI_Init: fatal
+  }
+  if (!handler || handler->kind == Errhandler::Kind::fatal) fatal_error(function, code, t_detail);
+  if (handler->kind == Errhandler::Kind::user && handler->fn != nullptr) {
+    int c = code;
+    handler->fn(&handle, &c);
+  }
+  return code;
+}
+
+}  // namespace mpi

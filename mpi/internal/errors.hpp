@@ -1,0 +1,41 @@
+#pragma once
+// Raising MPI errors through error handlers.
+//
+// The uniform pattern of every MPI function: validation helpers return an
+// error class and record a detail sentence naming the bad argument (fail());
+// the function then hands the class to raise() with the communicator the
+// error belongs to. raise() runs that communicator's handler: fatal prints
+// "rank R: MPI_Fn: MPI_ERR_X: detail" and ends the job with a non-zero
+// status; MPI_ERRORS_RETURN returns the class; a user handler is called and
+// the class returned.
+
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "mpi/internal/comm.hpp"
+
+namespace mpi {
+
+// Detail text for the next raise() on this thread.
+void set_error_detail(std::string detail);
+std::string_view error_detail();
+
+template <typename... Args>
+int fail(int error_class, fmt::format_string<Args...> format, Args&&... args) {
+  set_error_detail(fmt::format(format, std::forward<Args>(args)...));
+  return error_class;
+}
+
+// comm == nullptr: the error belongs to no communicator; MPI_COMM_WORLD's
+// handler applies (before MPI_Init: fatal). Returns `code` unless the handler
+// ends the job. MPI_SUCCESS passes straight through.
+int raise(const Comm* comm, const char* function, int code);
+
+// Prints the message and ends this process with a non-zero status (lapirun
+// then ends the rest of the job).
+[[noreturn]] void fatal_error(const char* function, int code, std::string_view detail);
+[[noreturn]] void abort_job(int errorcode);
+
+}  // namespace mpi

@@ -1,0 +1,73 @@
+#include "mpi/internal/internal_coll.hpp"
+
+#include <cstring>
+
+#include "mpi.h"
+#include "mpi/internal/runtime.hpp"
+
+namespace mpi {
+namespace {
+
+int check(mpcpi::Errc e) { return engine_error(e); }
+
+}  // namespace
+
+int internal_barrier(const Comm& comm) {
+  const int n = comm.size();
+  const int me = comm.rank;
+  const std::uint32_t ctx = comm.context(ContextKind::collective);
+  mpcpi::Engine& eng = engine();
+  int round = 0;
+  for (int dist = 1; dist < n; dist *= 2, ++round) {
+    int to = comm.world_of((me + dist) % n);
+    int from = comm.world_of((me - dist + n) % n);
+    mpcpi::Request* rreq = nullptr;
+    if (int rc = check(eng.irecv(nullptr, 0, from, kTagBarrier + round, ctx, rreq))) return rc;
+    if (int rc = check(eng.send(nullptr, 0, to, kTagBarrier + round, ctx,
+                                mpcpi::SendMode::standard))) {
+      return rc;
+    }
+    if (int rc = check(eng.wait(rreq, nullptr))) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+int internal_allgather(const Comm& comm, const void* mine, std::size_t bytes,
+                       std::vector<char>& out) {
+  const int n = comm.size();
+  const std::uint32_t ctx = comm.context(ContextKind::collective);
+  mpcpi::Engine& eng = engine();
+  out.assign(static_cast<std::size_t>(n) * bytes, 0);
+  std::memcpy(out.data() + comm.rank * bytes, mine, bytes);
+  if (n == 1) return MPI_SUCCESS;
+  const int root = comm.world_of(0);
+  if (comm.rank != 0) {
+    if (int rc = check(eng.send(mine, bytes, root, kTagAllgather, ctx,
+                                mpcpi::SendMode::standard))) {
+      return rc;
+    }
+    return check(eng.recv(out.data(), out.size(), root, kTagAllgatherBcast, ctx, nullptr));
+  }
+  for (int r = 1; r < n; ++r) {
+    if (int rc = check(eng.recv(out.data() + r * bytes, bytes, comm.world_of(r), kTagAllgather,
+                                ctx, nullptr))) {
+      return rc;
+    }
+  }
+  // Non-blocking sends so that a slow rank does not serialise the others.
+  std::vector<mpcpi::Request*> reqs(n, nullptr);
+  int first_error = MPI_SUCCESS;
+  for (int r = 1; r < n; ++r) {
+    int rc = check(eng.isend(out.data(), out.size(), comm.world_of(r), kTagAllgatherBcast, ctx,
+                             mpcpi::SendMode::standard, reqs[r]));
+    if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS) first_error = rc;
+  }
+  for (int r = 1; r < n; ++r) {
+    if (reqs[r] == nullptr) continue;
+    int rc = check(eng.wait(reqs[r], nullptr));
+    if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS) first_error = rc;
+  }
+  return first_error;
+}
+
+}  // namespace mpi

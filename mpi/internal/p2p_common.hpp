@@ -1,0 +1,46 @@
+#pragma once
+// Steps shared by the point-to-point functions: argument validation, the
+// translation of engine results into MPI statuses and error classes.
+
+#include "mpcpi/mpcpi.hpp"
+#include "mpi.h"
+#include "mpi/internal/comm.hpp"
+#include "mpi/internal/datatype.hpp"
+
+namespace mpi {
+
+// Communicator, count, datatype (committed), buffer, destination, tag.
+// On failure `c` is set when the communicator was valid (for raise()).
+int validate_send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, Comm*& c, const Datatype*& t);
+// Same for receives: source may be MPI_ANY_SOURCE, tag MPI_ANY_TAG.
+int validate_recv(const void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                  MPI_Comm comm, Comm*& c, const Datatype*& t);
+// MPI_ERR_ARG for a null request pointer, MPI_ERR_ARG for a null status
+// pointer (MPI_STATUS_IGNORE is fine).
+int check_request_ptr(const void* request);
+int check_status_ptr(const MPI_Status* status);
+
+inline bool wants_status(const MPI_Status* status) {
+  return status != MPI_STATUS_IGNORE && status != nullptr;
+}
+
+// Engine source/tag for an MPI source/tag (wildcards translated).
+inline int engine_source(const Comm& c, int source) {
+  return source == MPI_ANY_SOURCE ? mpcpi::kAnySource : c.world_of(source);
+}
+inline int engine_tag(int tag) { return tag == MPI_ANY_TAG ? mpcpi::kAnyTag : tag; }
+
+// Status of a receive or probe. `count_bytes`: bytes delivered (receive) or
+// message size (probe).
+void fill_status(MPI_Status* status, const Comm& c, const mpcpi::Status& es,
+                 std::size_t count_bytes, int error_class);
+// Status of an operation with MPI_PROC_NULL.
+void fill_proc_null_status(MPI_Status* status);
+
+// MPI class for an operation that failed in the engine, with a detail
+// sentence naming the peer, tag and sizes. `peer` is a communicator rank.
+int describe_failure(mpcpi::Errc err, const Comm& c, const mpcpi::Status& es, int peer, int tag,
+                     std::int64_t count, const Datatype* type);
+
+}  // namespace mpi

@@ -1,0 +1,181 @@
+#include "mpi/internal/request.hpp"
+
+#include <vector>
+
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/p2p_common.hpp"
+#include "mpi/internal/runtime.hpp"
+
+namespace mpi {
+namespace {
+
+std::vector<Request> g_detached;
+
+}  // namespace
+
+HandleTable<Request>& requests() {
+  static HandleTable<Request> table{HandleKind::request};
+  return table;
+}
+
+void set_empty_status(MPI_Status* status) {
+  if (!wants_status(status)) return;
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_ERROR = MPI_SUCCESS;
+  status->lapis_cancelled = 0;
+  status->lapis_count = 0;
+}
+
+int start_request(Request& r) {
+  if (r.kind == RequestKind::null_proc) {
+    r.active = true;
+    return MPI_SUCCESS;
+  }
+  const Comm& c = *r.comm;
+  const std::uint32_t context = c.context(ContextKind::p2p);
+  mpcpi::Errc e;
+  if (r.kind == RequestKind::send) {
+    SendBytes sb = prepare_send(r.buf, r.count, *r.type, r.staging);
+    e = engine().isend(sb.data, sb.bytes, c.world_of(r.peer), r.tag, context, r.mode, r.engine);
+  } else {
+    RecvBytes rb = prepare_recv(r.buf, r.count, *r.type, r.staging);
+    r.unpack = rb.unpack;
+    e = engine().irecv(rb.data, rb.capacity, engine_source(c, r.peer), engine_tag(r.tag), context,
+                       r.engine);
+  }
+  if (e != mpcpi::Errc::success) return engine_error(e);
+  r.active = true;
+  return MPI_SUCCESS;
+}
+
+int finish_request(MPI_Request* handle, Request& r, const mpcpi::Status& es, mpcpi::Errc err,
+                   MPI_Status* status, CommPtr& comm_out) {
+  int cls = err == mpcpi::Errc::success
+                ? MPI_SUCCESS
+                : describe_failure(err, *r.comm, es, r.peer, r.tag, r.count, r.type.get());
+  if (r.kind == RequestKind::recv && r.unpack && !es.cancelled) {
+    unpack(*r.type, r.buf, r.count, r.staging.data.get(), static_cast<std::int64_t>(es.bytes));
+  }
+  if (r.kind == RequestKind::null_proc) {
+    fill_proc_null_status(status);
+  } else if (r.kind == RequestKind::recv) {
+    fill_status(status, *r.comm, es, es.bytes, cls);
+  } else if (wants_status(status)) {
+    // Sends report only the error and whether they were cancelled.
+    set_empty_status(status);
+    status->MPI_ERROR = cls;
+    status->lapis_cancelled = es.cancelled ? 1 : 0;
+  }
+  comm_out = r.comm;
+  r.engine = nullptr;
+  r.active = false;
+  if (!r.persistent) {
+    requests().erase(*handle);
+    *handle = MPI_REQUEST_NULL;
+  }
+  return cls;
+}
+
+namespace {
+
+// Null handle, inactive persistent request or unknown handle: the answers
+// that need no engine. Returns true when `rc` is final.
+bool trivial_completion(MPI_Request* handle, MPI_Status* status, Request*& r, int& rc) {
+  rc = MPI_SUCCESS;
+  if (*handle == MPI_REQUEST_NULL) {
+    set_empty_status(status);
+    return true;
+  }
+  r = requests().find(*handle);
+  if (r == nullptr) {
+    rc = fail(MPI_ERR_REQUEST, "request={:#x} is not a request", *handle);
+    return true;
+  }
+  if (r->persistent && !r->active) {
+    set_empty_status(status);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int wait_request(MPI_Request* handle, MPI_Status* status, CommPtr& comm_out) {
+  Request* r = nullptr;
+  int rc;
+  if (trivial_completion(handle, status, r, rc)) return rc;
+  mpcpi::Status es;
+  mpcpi::Errc err = mpcpi::Errc::success;
+  if (r->kind != RequestKind::null_proc) err = engine().wait(r->engine, &es);
+  return finish_request(handle, *r, es, err, status, comm_out);
+}
+
+int test_request(MPI_Request* handle, bool& done, MPI_Status* status, CommPtr& comm_out) {
+  Request* r = nullptr;
+  int rc;
+  done = true;
+  if (trivial_completion(handle, status, r, rc)) return rc;
+  mpcpi::Status es;
+  mpcpi::Errc err = mpcpi::Errc::success;
+  if (r->kind != RequestKind::null_proc) {
+    err = engine().test(r->engine, done, &es);
+    if (!done) return err == mpcpi::Errc::success ? MPI_SUCCESS : engine_error(err);
+  }
+  return finish_request(handle, *r, es, err, status, comm_out);
+}
+
+int peek_request(MPI_Request handle, bool& done) {
+  done = true;
+  if (handle == MPI_REQUEST_NULL) return MPI_SUCCESS;
+  Request* r = requests().find(handle);
+  if (r == nullptr) return fail(MPI_ERR_REQUEST, "request={:#x} is not a request", handle);
+  if ((r->persistent && !r->active) || r->kind == RequestKind::null_proc) return MPI_SUCCESS;
+  mpcpi::Status es;
+  mpcpi::Errc err = engine().peek(r->engine, done, &es);
+  if (!done && err != mpcpi::Errc::success) return engine_error(err);
+  return MPI_SUCCESS;
+}
+
+void detach_request(Request&& r) {
+  if (r.kind == RequestKind::null_proc || !r.active || r.engine == nullptr) return;
+  if (!r.unpack && r.staging.size == 0) {
+    // Nothing of ours to keep alive: the engine releases it when done.
+    (void)engine().request_free(r.engine);
+    return;
+  }
+  g_detached.push_back(std::move(r));
+  poll_detached();
+}
+
+void poll_detached() {
+  if (g_detached.empty()) return;
+  for (std::size_t i = 0; i < g_detached.size();) {
+    Request& r = g_detached[i];
+    bool done = false;
+    mpcpi::Status es;
+    (void)engine().test(r.engine, done, &es);
+    if (!done) {
+      ++i;
+      continue;
+    }
+    if (r.kind == RequestKind::recv && r.unpack && !es.cancelled) {
+      unpack(*r.type, r.buf, r.count, r.staging.data.get(), static_cast<std::int64_t>(es.bytes));
+    }
+    g_detached[i] = std::move(g_detached.back());
+    g_detached.pop_back();
+  }
+}
+
+void drain_detached() {
+  for (Request& r : g_detached) {
+    mpcpi::Status es;
+    (void)engine().wait(r.engine, &es);
+    if (r.kind == RequestKind::recv && r.unpack && !es.cancelled) {
+      unpack(*r.type, r.buf, r.count, r.staging.data.get(), static_cast<std::int64_t>(es.bytes));
+    }
+  }
+  g_detached.clear();
+}
+
+}  // namespace mpi

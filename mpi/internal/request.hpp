@@ -1,0 +1,72 @@
+#pragma once
+// MPI requests: what the engine's request does not know (communicator for
+// rank translation and error handler, datatype and staging buffer for
+// non-contiguous data, persistent arguments).
+
+#include <cstdint>
+
+#include "mpcpi/mpcpi.hpp"
+#include "mpi.h"
+#include "mpi/internal/buffers.hpp"
+#include "mpi/internal/comm.hpp"
+#include "mpi/internal/datatype.hpp"
+#include "mpi/internal/handles.hpp"
+
+namespace mpi {
+
+enum class RequestKind : std::uint8_t {
+  send,
+  recv,
+  null_proc,  // MPI_PROC_NULL peer: complete at once with an empty status
+};
+
+struct Request {
+  RequestKind kind = RequestKind::send;
+  bool persistent = false;
+  bool active = false;  // started and not yet completed
+  mpcpi::Request* engine = nullptr;
+  CommPtr comm;
+  TypePtr type;
+  void* buf = nullptr;
+  int count = 0;
+  Staging staging;
+  bool unpack = false;  // recv landed in staging
+  // Persistent requests keep their arguments for MPI_Start.
+  int peer = MPI_PROC_NULL;  // communicator rank: dest or source
+  int tag = 0;
+  mpcpi::SendMode mode = mpcpi::SendMode::standard;
+};
+
+HandleTable<Request>& requests();
+
+// Posts r's operation (r.kind, peer, tag, mode, buf, count, type, comm set).
+// Marks it active. Returns an MPI class with detail on failure.
+int start_request(Request& r);
+
+// The status of a request that completed without data (MPI_PROC_NULL,
+// inactive, null).
+void set_empty_status(MPI_Status* status);
+
+// Completes an active request whose engine part reported completion: unpacks,
+// fills *status (may be MPI_STATUS_IGNORE), then frees a non-persistent
+// request (handle becomes MPI_REQUEST_NULL) or deactivates a persistent one.
+// Returns the operation's MPI class; `comm_out` names the communicator whose
+// handler should see an error.
+int finish_request(MPI_Request* handle, Request& r, const mpcpi::Status& es, mpcpi::Errc err,
+                   MPI_Status* status, CommPtr& comm_out);
+
+// Blocking and non-blocking completion of one handle. A null handle or an
+// inactive persistent request completes at once with an empty status.
+int wait_request(MPI_Request* handle, MPI_Status* status, CommPtr& comm_out);
+int test_request(MPI_Request* handle, bool& done, MPI_Status* status, CommPtr& comm_out);
+// Completed without releasing anything (MPI_Request_get_status / Testall).
+int peek_request(MPI_Request handle, bool& done);
+
+// MPI_Request_free on an active request: it completes in the background.
+void detach_request(Request&& r);
+// Completes detached requests that are done (cheap when there are none).
+void poll_detached();
+// Waits for all detached requests (MPI_Finalize).
+void drain_detached();
+
+}  // namespace mpi

@@ -1,0 +1,87 @@
+#include "mpi/internal/runtime.hpp"
+
+#include <memory>
+#include <string>
+
+#include "mpi.h"
+#include "mpi/internal/errors.hpp"
+
+namespace mpi {
+namespace {
+
+// Deliberately not destroyed at process exit: tearing a context down is
+// collective, so a program that exits without MPI_Finalize (a failed check,
+// exit() in one rank) must not block in a static destructor.
+std::unique_ptr<lapi::Context>& g_context = *new std::unique_ptr<lapi::Context>;
+std::unique_ptr<mpcpi::Engine>& g_engine = *new std::unique_ptr<mpcpi::Engine>;
+
+}  // namespace
+
+lapi::Context& lapi_context() { return *g_context; }
+mpcpi::Engine& engine() { return *g_engine; }
+
+int engine_status_class(mpcpi::Errc code) {
+  switch (code) {
+    case mpcpi::Errc::success: return MPI_SUCCESS;
+    case mpcpi::Errc::truncate: return MPI_ERR_TRUNCATE;
+    case mpcpi::Errc::buffer: return MPI_ERR_BUFFER;
+    case mpcpi::Errc::ready_no_match: return MPI_ERR_OTHER;
+    case mpcpi::Errc::invalid_rank: return MPI_ERR_RANK;
+    case mpcpi::Errc::invalid_tag: return MPI_ERR_TAG;
+    case mpcpi::Errc::invalid_count: return MPI_ERR_COUNT;
+    case mpcpi::Errc::invalid_request: return MPI_ERR_REQUEST;
+    case mpcpi::Errc::invalid_arg: return MPI_ERR_ARG;
+    case mpcpi::Errc::no_memory: return MPI_ERR_NO_MEM;
+    case mpcpi::Errc::transport: return MPI_ERR_OTHER;
+    case mpcpi::Errc::terminated: return MPI_ERR_OTHER;
+  }
+  return MPI_ERR_INTERN;
+}
+
+int engine_error(mpcpi::Errc code) {
+  if (code == mpcpi::Errc::success) return MPI_SUCCESS;
+  std::string_view detail = mpcpi::last_error_detail();
+  if (detail.empty()) {
+    set_error_detail(std::string(mpcpi::errc_name(code)));
+  } else {
+    set_error_detail(std::string(mpcpi::errc_name(code)) + ": " + std::string(detail));
+  }
+  return engine_status_class(code);
+}
+
+int start_runtime() {
+  lapi::Config config;
+  if (lapi::Status st = lapi::Config::from_env(config); !st.ok()) {
+    return fail(MPI_ERR_OTHER, "lapi configuration: {}", st.message());
+  }
+  if (lapi::Status st = lapi::Context::init(config, g_context); !st.ok()) {
+    return fail(MPI_ERR_OTHER, "starting the lapi context: {}", st.message());
+  }
+  mpcpi::Options options;
+  if (mpcpi::Errc e = mpcpi::Options::from_env(options); e != mpcpi::Errc::success) {
+    return engine_error(e);
+  }
+  if (mpcpi::Errc e = mpcpi::Engine::create(*g_context, options, g_engine);
+      e != mpcpi::Errc::success) {
+    return engine_error(e);
+  }
+  return MPI_SUCCESS;
+}
+
+int stop_runtime() {
+  int rc = MPI_SUCCESS;
+  if (g_engine) {
+    rc = engine_error(g_engine->finalize());
+    g_engine.reset();
+  }
+  if (g_context) {
+    lapi::Status st = g_context->term();
+    if (!st.ok() && rc == MPI_SUCCESS) {
+      rc = fail(MPI_ERR_OTHER, "terminating the lapi context: {}", st.message());
+    }
+    g_context.reset();
+  }
+  return rc;
+}
+
+}  // namespace mpi

@@ -1,0 +1,74 @@
+#pragma once
+// The process-wide MPI state that needs no communication: phase, handle
+// tables, keyvals, context slots. (The lapi context and mpcpi engine live in
+// runtime.hpp.)
+//
+// Threading: touched only by the thread inside an MPI call; the library
+// grants at most MPI_THREAD_SERIALIZED, so calls never overlap.
+
+#include <map>
+#include <thread>
+
+#include "mpi.h"
+#include "mpi/internal/comm.hpp"
+#include "mpi/internal/datatype.hpp"
+#include "mpi/internal/errhandler.hpp"
+#include "mpi/internal/group.hpp"
+#include "mpi/internal/handles.hpp"
+
+namespace mpi {
+
+enum class Phase { before_init, running, finalized };
+
+struct Keyval {
+  MPI_Comm_copy_attr_function* copy = nullptr;
+  MPI_Comm_delete_attr_function* del = nullptr;
+  void* extra_state = nullptr;
+  bool freed = false;  // MPI_Comm_free_keyval: no new values, callbacks still run
+};
+
+// The first keyval handed to users; 1..7 are the predefined ones of mpi.h.
+inline constexpr int kFirstUserKeyval = 100;
+
+struct State {
+  Phase phase = Phase::before_init;
+  int thread_level = MPI_THREAD_SINGLE;
+  std::thread::id main_thread;
+  int world_rank = 0;
+  int world_size = 1;
+
+  HandleTable<CommPtr> comms{HandleKind::comm};
+  HandleTable<TypePtr> types{HandleKind::datatype};
+  HandleTable<GroupPtr> groups{HandleKind::group};
+  HandleTable<ErrhandlerPtr> errhandlers{HandleKind::errhandler};
+  std::map<int, Keyval> keyvals;
+  int next_keyval = kFirstUserKeyval;
+  ContextSlots slots;
+
+  // MPI_COMM_WORLD's handler, kept after MPI_Finalize so that calls made
+  // then still report through what the program chose.
+  ErrhandlerPtr world_errhandler;
+
+  // Values the predefined attributes point at (stable addresses).
+  int attr_tag_ub = 0;
+  int attr_host = MPI_PROC_NULL;
+  int attr_io = MPI_ANY_SOURCE;
+  int attr_wtime_is_global = 0;
+  int attr_universe_size = 1;
+  int attr_appnum = 0;
+  int attr_lastusedcode = MPI_ERR_LASTCODE;
+};
+
+// A plain global (not a function-local static): every MPI call reads it,
+// and no MPI call can happen during static initialisation.
+extern State g_state;
+inline State& state() { return g_state; }
+
+// Fills the tables with the predefined objects (communicators excluded).
+void install_predefined_objects(State& s);
+
+// Shared error handler objects behind MPI_ERRORS_ARE_FATAL / _RETURN.
+ErrhandlerPtr fatal_errhandler();
+ErrhandlerPtr return_errhandler();
+
+}  // namespace mpi

@@ -1,0 +1,43 @@
+// Runs flood_ranks under lapirun: the million-message flood in each variant
+// (receiver memory growth <= 64 MiB), and a small early-arrival cap at 4 and
+// 8 ranks so that holding, credits and pulls all do real work.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/launch.hpp"
+
+using lapis::testing::launch;
+
+namespace {
+
+void run(int ranks, std::vector<std::string> env) {
+  CAPTURE(ranks);
+  std::string shown;
+  for (const auto& e : env) shown += e + " ";
+  CAPTURE(shown);
+  const auto r = launch({ranks, 300, env}, "tests/mpcpi/flood_ranks");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  MESSAGE(r.output.substr(0, r.output.find('\n', r.output.find("flood:"))));
+}
+
+}  // namespace
+
+TEST_CASE("a million messages from each of three senders, in every variant") {
+  for (const char* variant : {"enhanced", "base", "counters"}) {
+    run(4, {std::string("LAPIS_MPI_VARIANT=") + variant, "FLOOD_COUNT=1000000",
+            "FLOOD_MAX_GROWTH_MIB=64", "FLOOD_EXPECT_HOLD=1"});
+  }
+}
+
+TEST_CASE("a small early-arrival cap: holding, credits and pulls") {
+  for (int ranks : {2, 4, 8}) {
+    run(ranks, {"LAPIS_EARLY_ARRIVAL_MAX=256k", "FLOOD_COUNT=100000", "FLOOD_MAX_GROWTH_MIB=16",
+                "FLOOD_EXPECT_HOLD=1", "FLOOD_EXPECT_PULLS=1"});
+  }
+  run(4, {"LAPIS_MPI_VARIANT=counters", "LAPIS_EARLY_ARRIVAL_MAX=256k", "FLOOD_COUNT=100000",
+          "FLOOD_EXPECT_PULLS=1"});
+}

@@ -1,0 +1,197 @@
+// The datatype engine alone: bounds, flattening, pack/unpack, elements.
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "mpi.h"
+#include "mpi/internal/builtin_types.hpp"
+#include "mpi/internal/datatype.hpp"
+#include "mpi/internal/handles.hpp"
+
+using mpi::Datatype;
+using mpi::TypePtr;
+
+namespace {
+
+TypePtr builtin(MPI_Datatype handle) {
+  return mpi::builtin_types().at(mpi::handle_index(mpi::HandleKind::datatype, handle));
+}
+
+TypePtr committed(TypePtr t) {
+  t->commit();
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("predefined types line up with their handles") {
+  CHECK(builtin(MPI_CHAR)->name == "MPI_CHAR");
+  CHECK(builtin(MPI_INT)->name == "MPI_INT");
+  CHECK(builtin(MPI_PACKED)->name == "MPI_PACKED");
+  CHECK(builtin(MPI_LONG_DOUBLE_INT)->name == "MPI_LONG_DOUBLE_INT");
+  CHECK(builtin(MPI_CXX_LONG_DOUBLE_COMPLEX)->name == "MPI_CXX_LONG_DOUBLE_COMPLEX");
+  CHECK(mpi::builtin_types().size() == LAPIS_NUM_BUILTIN_TYPES + 1);
+  CHECK(builtin(MPI_LONG_LONG)->size() == 8);
+  CHECK(builtin(MPI_C_BOOL)->size() == 1);
+  CHECK(builtin(MPI_INT64_T)->size() == 8);
+  CHECK(builtin(MPI_C_DOUBLE_COMPLEX)->size() == 16);
+  CHECK(builtin(MPI_C_DOUBLE_COMPLEX)->elements_per_instance() == 2);
+}
+
+TEST_CASE("pair types carry C struct padding") {
+  TypePtr di = builtin(MPI_DOUBLE_INT);
+  CHECK(di->size() == 12);
+  CHECK(di->extent() == 16);
+  CHECK(di->true_extent() == 12);
+  CHECK(di->elements_per_instance() == 2);
+  CHECK_FALSE(di->contiguous_for(2));
+  CHECK(di->contiguous_for(1));
+  TypePtr si = builtin(MPI_SHORT_INT);
+  CHECK(si->size() == 6);
+  CHECK(si->extent() == 8);
+  CHECK(si->flat().blocks.size() == 2);
+  TypePtr ti = builtin(MPI_2INT);
+  CHECK(ti->contiguous_for(100));
+}
+
+TEST_CASE("contiguous of contiguous flattens to one block") {
+  TypePtr t = committed(Datatype::contiguous(1 << 20, Datatype::contiguous(64, builtin(MPI_BYTE))));
+  CHECK(t->size() == (1 << 26));
+  CHECK(t->flat().blocks.size() == 1);
+  CHECK(t->contiguous_for(3));
+  CHECK(t->elements_per_instance() == (1 << 26));
+}
+
+TEST_CASE("vector: bounds, blocks, pack and unpack") {
+  // 3 blocks of 2 ints, stride 4 ints.
+  TypePtr t = committed(
+      Datatype::hvector(3, 2, 4 * sizeof(int), builtin(MPI_INT), MPI_COMBINER_VECTOR));
+  CHECK(t->size() == 24);
+  CHECK(t->extent() == 40);
+  CHECK(t->lb() == 0);
+  REQUIRE(t->flat().blocks.size() == 3);
+  CHECK(t->flat().blocks[1].offset == 16);
+  CHECK(t->flat().blocks[1].len == 8);
+  CHECK_FALSE(t->contiguous_for(1));
+
+  std::array<int, 12> src{};
+  std::iota(src.begin(), src.end(), 0);
+  std::array<int, 6> packed{};
+  mpi::pack(*t, src.data(), 1, packed.data());
+  CHECK(packed == std::array<int, 6>{0, 1, 4, 5, 8, 9});
+
+  std::array<int, 12> back;
+  back.fill(-1);
+  mpi::unpack(*t, back.data(), 1, packed.data(), sizeof packed);
+  CHECK(back == std::array<int, 12>{0, 1, -1, -1, 4, 5, -1, -1, 8, 9, -1, -1});
+}
+
+TEST_CASE("partial unpack writes nothing past the bytes received") {
+  TypePtr t = committed(
+      Datatype::hvector(3, 2, 4 * sizeof(int), builtin(MPI_INT), MPI_COMBINER_VECTOR));
+  std::array<int, 6> packed{10, 11, 12, 13, 14, 15};
+  std::array<int, 12> out;
+  out.fill(-1);
+  mpi::unpack(*t, out.data(), 1, packed.data(), 3 * sizeof(int));
+  CHECK(out == std::array<int, 12>{10, 11, -1, -1, 12, -1, -1, -1, -1, -1, -1, -1});
+  CHECK(mpi::elements_in(*t, 3 * sizeof(int)) == 3);
+  CHECK(mpi::elements_in(*t, 3 * sizeof(int) + 1) == -1);
+}
+
+TEST_CASE("struct rounds its extent up to the strictest alignment") {
+  std::array<std::int64_t, 2> lens{1, 1};
+  std::array<std::int64_t, 2> displs{0, 8};
+  std::array<TypePtr, 2> types{builtin(MPI_DOUBLE), builtin(MPI_INT)};
+  TypePtr t = committed(Datatype::create_struct(lens, displs, types));
+  CHECK(t->size() == 12);
+  CHECK(t->extent() == 16);
+  CHECK(t->true_extent() == 12);
+  CHECK(t->elements_per_instance() == 2);
+  CHECK(mpi::elements_in(*t, 8) == 1);
+  CHECK(mpi::elements_in(*t, 12 + 8) == 3);
+  CHECK(mpi::elements_in(*t, 10) == -1);
+
+  struct S { double d; int i; };
+  std::array<S, 3> in{{{1.5, 1}, {2.5, 2}, {3.5, 3}}};
+  std::vector<char> buf(3 * 12);
+  mpi::pack(*t, in.data(), 3, buf.data());
+  std::array<S, 3> out{};
+  mpi::unpack(*t, out.data(), 3, buf.data(), buf.size());
+  for (int k = 0; k < 3; ++k) {
+    CHECK(out[k].d == in[k].d);
+    CHECK(out[k].i == in[k].i);
+  }
+}
+
+TEST_CASE("negative displacements and resized bounds") {
+  std::array<std::int64_t, 2> lens{1, 2};
+  std::array<std::int64_t, 2> displs{-8, 16};
+  TypePtr t = committed(Datatype::hindexed(lens, displs, builtin(MPI_INT), MPI_COMBINER_HINDEXED));
+  CHECK(t->lb() == -8);
+  CHECK(t->ub() == 24);
+  CHECK(t->true_lb() == -8);
+  CHECK(t->size() == 12);
+
+  TypePtr r = committed(Datatype::resized(builtin(MPI_INT), -4, 16));
+  CHECK(r->lb() == -4);
+  CHECK(r->extent() == 16);
+  CHECK(r->true_lb() == 0);
+  CHECK(r->true_extent() == 4);
+  // Three resized ints sit 16 bytes apart.
+  TypePtr c = committed(Datatype::contiguous(3, r));
+  REQUIRE(c->flat().blocks.size() == 3);
+  CHECK(c->flat().blocks[2].offset == 32);
+  CHECK(c->extent() == 48);
+
+  TypePtr d = committed(Datatype::dup(r));
+  CHECK(d->lb() == -4);
+  CHECK(d->extent() == 16);
+}
+
+TEST_CASE("subarray in C and Fortran order") {
+  // A 4x5 int array; the 2x3 block starting at row 1, column 2.
+  std::array<std::int64_t, 2> sizes{4, 5}, subsizes{2, 3}, starts{1, 2};
+  TypePtr c = committed(Datatype::subarray(sizes, subsizes, starts, true, builtin(MPI_INT)));
+  CHECK(c->size() == 24);
+  CHECK(c->extent() == 80);
+  CHECK(c->lb() == 0);
+  CHECK(c->combiner() == MPI_COMBINER_SUBARRAY);
+  std::array<int, 20> a;
+  std::iota(a.begin(), a.end(), 0);
+  std::array<int, 6> p{};
+  mpi::pack(*c, a.data(), 1, p.data());
+  CHECK(p == std::array<int, 6>{7, 8, 9, 12, 13, 14});
+
+  // Fortran order: dimension 0 varies fastest.
+  TypePtr f = committed(Datatype::subarray(sizes, subsizes, starts, false, builtin(MPI_INT)));
+  mpi::pack(*f, a.data(), 1, p.data());
+  // element (i, j) lives at i + 4 * j
+  CHECK(p == std::array<int, 6>{9, 10, 13, 14, 17, 18});
+}
+
+TEST_CASE("a derived type may be built from uncommitted parts") {
+  TypePtr inner = Datatype::hvector(2, 1, 8, builtin(MPI_INT), MPI_COMBINER_VECTOR);
+  CHECK_FALSE(inner->committed());
+  TypePtr outer = committed(Datatype::contiguous(2, inner));
+  CHECK_FALSE(inner->committed());
+  CHECK(outer->size() == 16);
+  // inner extent is 12: blocks at 0, 8, 12, 20
+  REQUIRE(outer->flat().blocks.size() == 3);
+  CHECK(outer->flat().blocks[1].offset == 8);
+  CHECK(outer->flat().blocks[1].len == 8);
+}
+
+TEST_CASE("empty types") {
+  TypePtr z = committed(Datatype::contiguous(0, builtin(MPI_INT)));
+  CHECK(z->size() == 0);
+  CHECK(z->extent() == 0);
+  CHECK(z->contiguous_for(5));
+  CHECK(mpi::elements_in(*z, 0) == 0);
+  std::array<std::int64_t, 2> lens{0, 0}, displs{4, 8};
+  TypePtr e = committed(Datatype::hindexed(lens, displs, builtin(MPI_INT), MPI_COMBINER_INDEXED));
+  CHECK(e->size() == 0);
+  CHECK(e->flat().blocks.empty());
+}

@@ -1,0 +1,64 @@
+// MPI_ERRORS_ARE_FATAL and MPI_Abort: the message names the rank, the
+// function and the error, and the whole job ends with a non-zero status
+// (the other ranks, blocked in receives, are ended by lapirun).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tests/support/launch.hpp"
+
+namespace {
+
+lapis::testing::LaunchResult run(const char* what, int ranks) {
+  lapis::testing::LaunchOptions options;
+  options.ranks = ranks;
+  options.timeout_s = 60;
+  return lapis::testing::launch(options, "tests/mpi/progs/fatal", {what});
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("a bad rank under MPI_ERRORS_ARE_FATAL ends the job") {
+  for (int ranks : {1, 4}) {
+    auto r = run("bad-rank", ranks);
+    INFO(r.output);
+    CHECK(r.status != 0);
+    CHECK(r.status != 124);  // not a timeout: the job ended by itself
+    CHECK(has(r.output, "rank " + std::to_string(ranks - 1) + " of " + std::to_string(ranks)));
+    CHECK(has(r.output, "MPI_Send"));
+    CHECK(has(r.output, "MPI_ERR_RANK"));
+    CHECK_FALSE(has(r.output, "NOT REACHED"));
+  }
+}
+
+TEST_CASE("a truncated receive under MPI_ERRORS_ARE_FATAL ends the job") {
+  auto r = run("truncate", 3);
+  INFO(r.output);
+  CHECK(r.status != 0);
+  CHECK(r.status != 124);
+  CHECK(has(r.output, "rank 0 of 3: MPI_Recv: MPI_ERR_TRUNCATE"));
+  CHECK_FALSE(has(r.output, "NOT REACHED"));
+}
+
+TEST_CASE("a call before MPI_Init is fatal") {
+  auto r = run("before-init", 2);
+  INFO(r.output);
+  CHECK(r.status != 0);
+  CHECK(has(r.output, "before MPI_Init"));
+  CHECK(has(r.output, "MPI_ERR_OTHER"));
+  CHECK_FALSE(has(r.output, "NOT REACHED"));
+}
+
+TEST_CASE("MPI_Abort ends every rank with the error code") {
+  for (int ranks : {1, 4}) {
+    auto r = run("abort", ranks);
+    INFO(r.output);
+    CHECK(r.status == 7);
+    CHECK(has(r.output, "MPI_Abort"));
+    CHECK_FALSE(has(r.output, "NOT REACHED"));
+  }
+}

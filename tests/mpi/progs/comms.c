@@ -1,0 +1,306 @@
+/* Communicators, groups and attributes: split/dup/create, isolation of
+ * contexts, compare, group algebra against communicators, predefined and
+ * user attributes, user error handlers, barriers. */
+#include <mpi.h>
+#include <string.h>
+
+#include "check.h"
+
+static int rank, size;
+
+/* Same tag, same peers, two communicators: each receive gets its own
+ * communicator's message even when the other was sent first. */
+static void dup_isolation(void) {
+  MPI_Comm dup;
+  CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  int result;
+  CHECK_OK(MPI_Comm_compare(MPI_COMM_WORLD, dup, &result));
+  CHECK(result == MPI_CONGRUENT);
+  CHECK_OK(MPI_Comm_compare(dup, dup, &result));
+  CHECK(result == MPI_IDENT);
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  int a = rank, b = rank + 100, ra = -1, rb = -1;
+  /* Nonblocking: safe even when every message goes by rendezvous. */
+  MPI_Request sr[2];
+  CHECK_OK(MPI_Isend(&a, 1, MPI_INT, right, 0, MPI_COMM_WORLD, &sr[0]));
+  CHECK_OK(MPI_Isend(&b, 1, MPI_INT, right, 0, dup, &sr[1]));
+  /* Receive in the opposite order, even with wildcards on dup. */
+  CHECK_OK(MPI_Recv(&rb, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, dup, MPI_STATUS_IGNORE));
+  CHECK_OK(MPI_Recv(&ra, 1, MPI_INT, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  CHECK(ra == left && rb == left + 100);
+  CHECK_OK(MPI_Waitall(2, sr, MPI_STATUSES_IGNORE));
+  /* A dup of a dup, freed in a different order. */
+  MPI_Comm dup2;
+  CHECK_OK(MPI_Comm_dup(dup, &dup2));
+  CHECK_OK(MPI_Comm_free(&dup));
+  CHECK(dup == MPI_COMM_NULL);
+  CHECK_OK(MPI_Barrier(dup2));
+  CHECK_OK(MPI_Comm_free(&dup2));
+  /* Many create/free cycles reuse context ids without clashes. */
+  for (int i = 0; i < 100; ++i) {
+    MPI_Comm c;
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    int v = i, w = -1;
+    CHECK_OK(MPI_Sendrecv(&v, 1, MPI_INT, right, 1, &w, 1, MPI_INT, left, 1, c, MPI_STATUS_IGNORE));
+    CHECK(w == i);
+    CHECK_OK(MPI_Comm_free(&c));
+  }
+}
+
+static void split(void) {
+  MPI_Comm half;
+  int color = rank % 2, key = -rank; /* reversed order inside each colour */
+  CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, color, key, &half));
+  int hr, hs;
+  CHECK_OK(MPI_Comm_rank(half, &hr));
+  CHECK_OK(MPI_Comm_size(half, &hs));
+  int expect_size = (size - color + 1) / 2;
+  CHECK(hs == expect_size);
+  /* Highest world rank of my colour is rank 0 in `half`. */
+  int top = (size - 1) - ((size - 1 - color) % 2);
+  CHECK(hr == (top - rank) / 2);
+  /* Sum of world ranks within the colour, by a ring inside `half`. */
+  int sum = rank, token = rank;
+  for (int step = 1; step < hs; ++step) {
+    int in;
+    CHECK_OK(MPI_Sendrecv(&token, 1, MPI_INT, (hr + 1) % hs, 3, &in, 1, MPI_INT, (hr + hs - 1) % hs, 3,
+                          half, MPI_STATUS_IGNORE));
+    token = in;
+    sum += in;
+  }
+  int expect = 0;
+  for (int r = color; r < size; r += 2) expect += r;
+  CHECK(sum == expect);
+  /* Groups: my half's group, translated to world ranks. */
+  MPI_Group wg, hg;
+  CHECK_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+  CHECK_OK(MPI_Comm_group(half, &hg));
+  int ranks[64], out[64];
+  for (int i = 0; i < hs; ++i) ranks[i] = i;
+  CHECK_OK(MPI_Group_translate_ranks(hg, hs, ranks, wg, out));
+  for (int i = 0; i < hs; ++i) CHECK(out[i] == top - 2 * i);
+  int gr;
+  CHECK_OK(MPI_Group_rank(hg, &gr));
+  CHECK(gr == hr);
+  CHECK_OK(MPI_Group_free(&hg));
+  CHECK_OK(MPI_Group_free(&wg));
+  CHECK(wg == MPI_GROUP_NULL);
+  CHECK_OK(MPI_Comm_free(&half));
+
+  /* MPI_UNDEFINED colour gets MPI_COMM_NULL. */
+  MPI_Comm some;
+  CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? 0 : MPI_UNDEFINED, 0, &some));
+  if (rank == 0) {
+    int s;
+    CHECK_OK(MPI_Comm_size(some, &s));
+    CHECK(s == 1);
+    CHECK_OK(MPI_Comm_free(&some));
+  } else {
+    CHECK(some == MPI_COMM_NULL);
+  }
+}
+
+static void create_from_group(void) {
+  MPI_Group wg, evens, odds, u, inter, diff;
+  CHECK_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+  int range[1][3] = {{0, size - 1, 2}};
+  CHECK_OK(MPI_Group_range_incl(wg, 1, range, &evens));
+  CHECK_OK(MPI_Group_difference(wg, evens, &odds));
+  CHECK_OK(MPI_Group_union(evens, odds, &u));
+  CHECK_OK(MPI_Group_intersection(evens, odds, &inter));
+  CHECK_OK(MPI_Group_difference(wg, wg, &diff));
+  int s, cmp;
+  CHECK_OK(MPI_Group_size(inter, &s));
+  CHECK(s == 0);
+  CHECK_OK(MPI_Group_size(diff, &s));
+  CHECK(s == 0);
+  CHECK_OK(MPI_Group_compare(u, wg, &cmp));
+  CHECK(cmp == (size <= 2 ? MPI_IDENT : MPI_SIMILAR));
+  CHECK_OK(MPI_Group_size(evens, &s));
+  CHECK(s == (size + 1) / 2);
+  int mine;
+  CHECK_OK(MPI_Group_rank(odds, &mine));
+  CHECK(mine == (rank % 2 ? rank / 2 : MPI_UNDEFINED));
+
+  MPI_Comm ec;
+  CHECK_OK(MPI_Comm_create(MPI_COMM_WORLD, evens, &ec));
+  if (rank % 2 == 0) {
+    int er, es;
+    CHECK_OK(MPI_Comm_rank(ec, &er));
+    CHECK_OK(MPI_Comm_size(ec, &es));
+    CHECK(er == rank / 2 && es == (size + 1) / 2);
+    CHECK_OK(MPI_Barrier(ec));
+    int v = er, w = -1;
+    CHECK_OK(MPI_Sendrecv(&v, 1, MPI_INT, (er + 1) % es, 0, &w, 1, MPI_INT, (er + es - 1) % es, 0, ec,
+                          MPI_STATUS_IGNORE));
+    CHECK(w == (er + es - 1) % es);
+    CHECK_OK(MPI_Comm_free(&ec));
+  } else {
+    CHECK(ec == MPI_COMM_NULL);
+  }
+  /* excl / incl against each other. */
+  int zero[1] = {0};
+  MPI_Group no0, only0;
+  CHECK_OK(MPI_Group_excl(wg, 1, zero, &no0));
+  CHECK_OK(MPI_Group_incl(wg, 1, zero, &only0));
+  CHECK_OK(MPI_Group_size(no0, &s));
+  CHECK(s == size - 1);
+  MPI_Group groups[] = {wg, evens, odds, u, inter, diff, no0, only0};
+  for (unsigned i = 0; i < sizeof groups / sizeof groups[0]; ++i) CHECK_OK(MPI_Group_free(&groups[i]));
+}
+
+static int copies, deletes;
+
+static int copy_fn(MPI_Comm c, int key, void* extra, void* in, void* out, int* flag) {
+  (void)c, (void)key;
+  CHECK(extra == &copies);
+  ++copies;
+  *(void**)out = (char*)in + 1;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+static int delete_fn(MPI_Comm c, int key, void* value, void* extra) {
+  (void)c, (void)key, (void)value, (void)extra;
+  ++deletes;
+  return MPI_SUCCESS;
+}
+
+static void attributes(void) {
+  int* v;
+  int flag = 0;
+  CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag));
+  CHECK(flag && *v >= 32767);
+  CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &v, &flag));
+  CHECK(flag && (*v == 0 || *v == 1));
+  CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_HOST, &v, &flag));
+  CHECK(flag && *v == MPI_PROC_NULL);
+  CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_IO, &v, &flag));
+  CHECK(flag);
+  CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &v, &flag));
+  CHECK(flag && *v >= size);
+  CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &v, &flag));
+  CHECK(flag && *v == 0);
+  CHECK_OK(MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag));
+  CHECK(flag);
+
+  int key;
+  static char base[4];
+  CHECK_OK(MPI_Comm_create_keyval(copy_fn, delete_fn, &key, &copies));
+  CHECK_OK(MPI_Comm_set_attr(MPI_COMM_WORLD, key, base));
+  void* got = NULL;
+  CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, key, &got, &flag));
+  CHECK(flag && got == base);
+  MPI_Comm d;
+  CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+  CHECK(copies == 1);
+  CHECK_OK(MPI_Comm_get_attr(d, key, &got, &flag));
+  CHECK(flag && got == base + 1);
+  CHECK_OK(MPI_Comm_free(&d));
+  CHECK(deletes == 1);
+  CHECK_OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, key));
+  CHECK(deletes == 2);
+  CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, key, &got, &flag));
+  CHECK(!flag);
+  /* Predefined copy functions. */
+  int k2;
+  CHECK_OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &k2, NULL));
+  CHECK_OK(MPI_Comm_set_attr(MPI_COMM_WORLD, k2, base + 2));
+  CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+  CHECK_OK(MPI_Comm_get_attr(d, k2, &got, &flag));
+  CHECK(flag && got == base + 2);
+  CHECK_OK(MPI_Comm_free(&d));
+  CHECK_OK(MPI_Comm_free_keyval(&key));
+  CHECK(key == MPI_KEYVAL_INVALID);
+  CHECK_OK(MPI_Comm_free_keyval(&k2));
+}
+
+static int handler_calls, handler_code;
+static MPI_Comm handler_comm;
+
+static void my_handler(MPI_Comm* comm, int* code, ...) {
+  ++handler_calls;
+  handler_code = *code;
+  handler_comm = *comm;
+}
+
+static void error_handlers(void) {
+  MPI_Comm d;
+  CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+  MPI_Errhandler eh, got;
+  CHECK_OK(MPI_Comm_create_errhandler(my_handler, &eh));
+  CHECK_OK(MPI_Comm_set_errhandler(d, eh));
+  CHECK_OK(MPI_Errhandler_free(&eh));
+  CHECK(eh == MPI_ERRHANDLER_NULL);
+  int rc = MPI_Send(&rank, 1, MPI_INT, size, 0, d); /* bad rank */
+  CHECK(rc == MPI_ERR_RANK && handler_calls == 1 && handler_code == MPI_ERR_RANK && handler_comm == d);
+  CHECK_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &got));
+  CHECK(got == MPI_ERRORS_ARE_FATAL);
+  /* Children inherit the handler. */
+  MPI_Comm dd;
+  CHECK_OK(MPI_Comm_dup(d, &dd));
+  rc = MPI_Recv(&rank, 1, MPI_INT, 0, -5, dd, MPI_STATUS_IGNORE);
+  CHECK(rc == MPI_ERR_TAG && handler_calls == 2 && handler_comm == dd);
+  CHECK_OK(MPI_Comm_call_errhandler(dd, MPI_ERR_OTHER));
+  CHECK(handler_calls == 3 && handler_code == MPI_ERR_OTHER);
+  CHECK_OK(MPI_Comm_get_errhandler(dd, &got));
+  CHECK_OK(MPI_Errhandler_free(&got));
+  CHECK_OK(MPI_Comm_free(&dd));
+  CHECK_OK(MPI_Comm_free(&d));
+}
+
+static void names_and_misc(void) {
+  char name[MPI_MAX_OBJECT_NAME];
+  int len, flag;
+  CHECK_OK(MPI_Comm_get_name(MPI_COMM_WORLD, name, &len));
+  CHECK(strcmp(name, "MPI_COMM_WORLD") == 0 && len == 14);
+  MPI_Comm d;
+  CHECK_OK(MPI_Comm_dup(MPI_COMM_SELF, &d));
+  CHECK_OK(MPI_Comm_set_name(d, "mine"));
+  CHECK_OK(MPI_Comm_get_name(d, name, &len));
+  CHECK(strcmp(name, "mine") == 0);
+  CHECK_OK(MPI_Comm_test_inter(d, &flag));
+  CHECK(!flag);
+  int cmp;
+  CHECK_OK(MPI_Comm_compare(MPI_COMM_SELF, d, &cmp));
+  CHECK(cmp == MPI_CONGRUENT);
+  CHECK_OK(MPI_Comm_compare(MPI_COMM_WORLD, MPI_COMM_SELF, &cmp));
+  CHECK(cmp == (size == 1 ? MPI_CONGRUENT : MPI_UNEQUAL));
+  CHECK_OK(MPI_Comm_free(&d));
+  for (int i = 0; i < 50; ++i) CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_OK(MPI_Barrier(MPI_COMM_SELF));
+  double t0 = MPI_Wtime(), t1 = MPI_Wtime();
+  CHECK(t1 >= t0 && MPI_Wtick() > 0 && MPI_Wtick() < 1);
+  int provided, main;
+  CHECK_OK(MPI_Query_thread(&provided));
+  CHECK(provided == MPI_THREAD_SINGLE);
+  CHECK_OK(MPI_Is_thread_main(&main));
+  CHECK(main);
+  void* mem = NULL;
+  CHECK_OK(MPI_Alloc_mem(1 << 20, MPI_INFO_NULL, &mem));
+  CHECK(mem != NULL);
+  memset(mem, 1, 1 << 20);
+  /* Registered memory works as a message buffer. */
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  char* m = mem;
+  m[0] = (char)rank;
+  CHECK_OK(MPI_Sendrecv(m, 1 << 19, MPI_BYTE, right, 2, m + (1 << 19), 1 << 19, MPI_BYTE, left, 2,
+                        MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  CHECK(m[1 << 19] == (char)left);
+  CHECK_OK(MPI_Free_mem(mem));
+}
+
+int main(int argc, char** argv) {
+  CHECK_OK(MPI_Init(&argc, &argv));
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  dup_isolation();
+  split();
+  create_from_group();
+  attributes();
+  error_handlers();
+  names_and_misc();
+  CHECK_OK(MPI_Finalize());
+  printf("OK\n");
+  return 0;
+}

@@ -1,0 +1,39 @@
+#pragma once
+// Runs one of the MPI test programs (tests/mpi/progs) as N ranks under
+// lapirun and checks that every rank printed "OK" and nobody "FAILED".
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/launch.hpp"
+
+namespace lapis::mpi_tests {
+
+inline int count_lines(const std::string& text, const std::string& line) {
+  int n = 0;
+  std::size_t pos = 0;
+  while ((pos = text.find(line, pos)) != std::string::npos) {
+    if (pos == 0 || text[pos - 1] == '\n') ++n;
+    pos += line.size();
+  }
+  return n;
+}
+
+inline void expect_ok(const std::string& program, int ranks, std::vector<std::string> env = {},
+                      std::vector<std::string> args = {}) {
+  lapis::testing::LaunchOptions options;
+  options.ranks = ranks;
+  options.timeout_s = 120;
+  options.env = std::move(env);
+  auto result = lapis::testing::launch(options, "tests/mpi/progs/" + program, args);
+  INFO(program, " with ", ranks, " ranks:\n", result.output);
+  CHECK(result.status == 0);
+  CHECK(count_lines(result.output, "OK\n") == ranks);
+  CHECK(result.output.find("FAILED") == std::string::npos);
+}
+
+inline const int kRankCounts[] = {1, 2, 3, 4, 8};
+
+}  // namespace lapis::mpi_tests

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Installs Lapis MPI under a prefix:
+#   PREFIX/include   mpi.h, lapi.h
+#   PREFIX/lib       libmpi.so, liblapi.so, pkgconfig/{mpi,lapis-mpi,lapi}.pc
+#   PREFIX/bin       mpicc, mpicxx, mpic++, mpirun, mpiexec, lapirun
+#
+#   bash tools/install.sh PREFIX              # builds with bazel, then installs
+#   bash tools/install.sh --from DIR PREFIX   # installs already-built files
+#
+# --from DIR takes a tree laid out like bazel-bin plus the sources (a test's
+# runfiles directory is one): DIR/mpi/shared/libmpi.so, DIR/runtime/lapirun,
+# DIR/mpi/include/mpi.h, DIR/tools/mpicc ...
+set -euo pipefail
+
+usage() {
+  echo "usage: $0 [--from DIR] PREFIX" >&2
+  exit 2
+}
+
+from=""
+prefix=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --from) [ $# -ge 2 ] || usage; from=$2; shift 2 ;;
+    -h | --help) usage ;;
+    -*) echo "install.sh: unknown option $1" >&2; usage ;;
+    *) [ -z "$prefix" ] || usage; prefix=$1; shift ;;
+  esac
+done
+[ -n "$prefix" ] || usage
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+if [ -z "$from" ]; then
+  (cd "$src" && bazel build -c opt //mpi/shared:libmpi.so //mpi/shared:liblapi.so //runtime:lapirun)
+  bin=$(cd "$src" && bazel info -c opt bazel-bin)
+  srcdir=$src
+else
+  bin=$from
+  srcdir=$from
+fi
+
+for f in "$bin/mpi/shared/libmpi.so" "$bin/runtime/lapirun" "$srcdir/mpi/include/mpi.h" \
+         "$srcdir/tools/mpicc" "$srcdir/tools/mpirun"; do
+  [ -f "$f" ] || { echo "install.sh: missing $f (build first or check --from)" >&2; exit 1; }
+done
+
+mkdir -p "$prefix/bin" "$prefix/include" "$prefix/lib/pkgconfig"
+prefix=$(cd "$prefix" && pwd)
+
+install -m 0644 "$srcdir/mpi/include/mpi.h" "$prefix/include/mpi.h"
+install -m 0755 "$bin/mpi/shared/libmpi.so" "$prefix/lib/libmpi.so"
+if [ -f "$bin/mpi/shared/liblapi.so" ] && [ -f "$srcdir/lapi/lapi.h" ]; then
+  install -m 0755 "$bin/mpi/shared/liblapi.so" "$prefix/lib/liblapi.so"
+  install -m 0644 "$srcdir/lapi/lapi.h" "$prefix/include/lapi.h"
+fi
+install -m 0755 "$bin/runtime/lapirun" "$prefix/bin/lapirun"
+install -m 0755 "$srcdir/tools/mpicc" "$prefix/bin/mpicc"
+install -m 0755 "$srcdir/tools/mpirun" "$prefix/bin/mpirun"
+ln -sf mpicc "$prefix/bin/mpicxx"
+ln -sf mpicc "$prefix/bin/mpic++"
+ln -sf mpirun "$prefix/bin/mpiexec"
+
+write_pc() {  # file, name, description, library
+  cat > "$1" <<PC
+prefix=$prefix
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: $2
+Description: $3
+Version: 0.1
+Cflags: -I\${includedir}
+Libs: -L\${libdir} -Wl,-rpath,\${libdir} -l$4
+PC
+}
+write_pc "$prefix/lib/pkgconfig/mpi.pc" "mpi" "Lapis MPI (MPI 3.1 subset over the Lapis one-sided core)" mpi
+cp "$prefix/lib/pkgconfig/mpi.pc" "$prefix/lib/pkgconfig/lapis-mpi.pc"
+if [ -f "$prefix/lib/liblapi.so" ]; then
+  write_pc "$prefix/lib/pkgconfig/lapi.pc" "lapi" "Lapis one-sided core, LAPI-shaped C API" lapi
+fi
+
+echo "installed Lapis MPI under $prefix"
+echo "  compile: $prefix/bin/mpicc hello.c -o hello"
+echo "  run:     $prefix/bin/mpirun -n 4 ./hello"
