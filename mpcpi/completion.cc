@@ -136,6 +136,18 @@ Errc Engine::Impl::test(Request* r, bool& completed, Status* status, bool releas
 
 Errc Engine::Impl::wait(Request* r, Status* status) {
   if (r == nullptr) return fail(Errc::invalid_request, "wait: request is null");
+  block_until_done(r);
+  bool completed = false;
+  return test(r, completed, status, true);
+}
+
+Errc Engine::Impl::wait_done(Request* r, Status* status) {
+  block_until_done(r);
+  fill_status(r, status);
+  return r->status.error;
+}
+
+void Engine::Impl::block_until_done(Request* r) {
   if (options_.variant == Variant::counters) {
     int spins = 0;
     while (!r->done()) {
@@ -151,8 +163,6 @@ Errc Engine::Impl::wait(Request* r, Status* status) {
       r->status.error = fail(Errc::transport, "wait: {}", s.message());
     }
   }
-  bool completed = false;
-  return test(r, completed, status, true);
 }
 
 Errc Engine::Impl::wait_any(std::span<Request* const> reqs, std::size_t& index, Status* status) {

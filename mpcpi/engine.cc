@@ -225,16 +225,12 @@ Errc Engine::irecv(void* buf, std::size_t capacity, int source, int tag, std::ui
 
 Errc Engine::send(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
                   SendMode mode) {
-  Request* r = nullptr;
-  if (Errc e = impl_->isend(buf, bytes, dest, tag, context, mode, r); e != Errc::success) return e;
-  return impl_->wait(r, nullptr);
+  return impl_->send(buf, bytes, dest, tag, context, mode);
 }
 
 Errc Engine::recv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,
                   Status* status) {
-  Request* r = nullptr;
-  if (Errc e = impl_->irecv(buf, capacity, source, tag, context, r); e != Errc::success) return e;
-  return impl_->wait(r, status);
+  return impl_->recv(buf, capacity, source, tag, context, status);
 }
 
 Errc Engine::test(Request* req, bool& completed, Status* status) {

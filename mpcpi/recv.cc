@@ -79,7 +79,23 @@ Errc Engine::Impl::irecv(void* buf, std::size_t capacity, int source, int tag,
                          std::uint32_t context, Request*& out) {
   out = nullptr;
   if (Errc e = check_recv_args(buf, capacity, source, tag, "irecv"); e != Errc::success) return e;
-  Request* r = request_pool_.get();
+  out = request_pool_.get();
+  init_recv(out, buf, capacity, source, tag, context);
+  post_recv(out);
+  return Errc::success;
+}
+
+Errc Engine::Impl::recv(void* buf, std::size_t capacity, int source, int tag,
+                        std::uint32_t context, Status* status) {
+  if (Errc e = check_recv_args(buf, capacity, source, tag, "recv"); e != Errc::success) return e;
+  Request r;  // blocking: see Engine::Impl::send
+  init_recv(&r, buf, capacity, source, tag, context);
+  post_recv(&r);
+  return wait_done(&r, status);
+}
+
+void Engine::Impl::init_recv(Request* r, void* buf, std::size_t capacity, int source, int tag,
+                             std::uint32_t context) {
   r->kind = Request::Kind::recv;
   r->context = context;
   r->source = source;
@@ -88,10 +104,13 @@ Errc Engine::Impl::irecv(void* buf, std::size_t capacity, int source, int tag,
   r->capacity = capacity;
   r->expected = 1;
   r->status = Status{};
-  out = r;
+}
+
+void Engine::Impl::post_recv(Request* r) {
+  const int source = r->source;
   {
     std::lock_guard lock(mu_);
-    if (auto* m = static_cast<Message*>(arrived_.find(context, source, tag))) {
+    if (auto* m = static_cast<Message*>(arrived_.find(r->context, source, r->tag))) {
       arrived_.remove(*m);
       take_message_locked(r, m);
     } else {
@@ -106,7 +125,6 @@ Errc Engine::Impl::irecv(void* buf, std::size_t capacity, int source, int tag,
     }
   }
   drain_outbox();
-  return Errc::success;
 }
 
 // ---- An in-order arrival meets the posted queue ----------------------------

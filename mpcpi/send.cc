@@ -27,8 +27,14 @@ Errc Engine::Impl::check_send_args(const void* buf, std::size_t bytes, int dest,
 }
 
 Request* Engine::Impl::new_send(const void* buf, std::size_t bytes, int dest, int tag,
-                                       std::uint32_t context, SendMode mode) {
+                                std::uint32_t context, SendMode mode) {
   Request* r = request_pool_.get();
+  init_send(r, buf, bytes, dest, tag, context, mode);
+  return r;
+}
+
+void Engine::Impl::init_send(Request* r, const void* buf, std::size_t bytes, int dest, int tag,
+                             std::uint32_t context, SendMode mode) {
   r->kind = Request::Kind::send;
   r->mode = mode;
   r->send_buf = buf;
@@ -44,7 +50,30 @@ Request* Engine::Impl::new_send(const void* buf, std::size_t bytes, int dest, in
   // A ready send waits for the data to leave (origin counter) and for the
   // receiver's verdict; every other send for one event.
   r->expected = mode == SendMode::ready ? 2 : 1;
-  return r;
+}
+
+void Engine::Impl::start_send(Request* r) {
+  if (r->dest == me_) {
+    send_self(r);
+  } else {
+    send_remote(r);
+  }
+}
+
+Errc Engine::Impl::send(const void* buf, std::size_t bytes, int dest, int tag,
+                        std::uint32_t context, SendMode mode) {
+  if (Errc e = check_send_args(buf, bytes, dest, tag, mode, "send"); e != Errc::success) return e;
+  if (mode == SendMode::buffered) {
+    Request* r = nullptr;
+    if (Errc e = send_buffered(buf, bytes, dest, tag, context, r); e != Errc::success) return e;
+    return wait(r, nullptr);
+  }
+  // A blocking send needs no pooled request: every reference the engine
+  // keeps to it (handles, landing records) is gone once it completes.
+  Request r;
+  init_send(&r, buf, bytes, dest, tag, context, mode);
+  start_send(&r);
+  return wait_done(&r, nullptr);
 }
 
 Errc Engine::Impl::isend(const void* buf, std::size_t bytes, int dest, int tag,
@@ -52,13 +81,8 @@ Errc Engine::Impl::isend(const void* buf, std::size_t bytes, int dest, int tag,
   out = nullptr;
   if (Errc e = check_send_args(buf, bytes, dest, tag, mode, "isend"); e != Errc::success) return e;
   if (mode == SendMode::buffered) return send_buffered(buf, bytes, dest, tag, context, out);
-  Request* r = new_send(buf, bytes, dest, tag, context, mode);
-  out = r;
-  if (r->dest == me_) {
-    send_self(r);
-  } else {
-    send_remote(r);
-  }
+  out = new_send(buf, bytes, dest, tag, context, mode);
+  start_send(out);
   return Errc::success;
 }
 
@@ -224,11 +248,7 @@ Errc Engine::Impl::send_buffered(const void* buf, std::size_t bytes, int dest, i
     complete(user);
   }
   out = user;
-  if (carrier->dest == me_) {
-    send_self(carrier);
-  } else {
-    send_remote(carrier);
-  }
+  start_send(carrier);
   return Errc::success;
 }
 

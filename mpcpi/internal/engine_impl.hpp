@@ -135,6 +135,10 @@ class Engine::Impl {
              SendMode mode, Request*& out);
   Errc irecv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,
              Request*& out);
+  Errc send(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
+            SendMode mode);
+  Errc recv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,
+            Status* status);
   Errc test(Request* req, bool& completed, Status* status, bool release);
   Errc wait(Request* req, Status* status);
   Errc wait_any(std::span<Request* const> reqs, std::size_t& index, Status* status);
@@ -154,7 +158,10 @@ class Engine::Impl {
   // Requests come from request_pool_, which only the application thread
   // touches (handlers never create or release requests): no lock.
   Request* new_send(const void* buf, std::size_t bytes, int dest, int tag,
-                           std::uint32_t context, SendMode mode);
+                    std::uint32_t context, SendMode mode);
+  void init_send(Request* r, const void* buf, std::size_t bytes, int dest, int tag,
+                 std::uint32_t context, SendMode mode);
+  void start_send(Request* r);
   void send_remote(Request* req);
   void send_self(Request* req);
   Errc send_buffered(const void* buf, std::size_t bytes, int dest, int tag,
@@ -168,6 +175,9 @@ class Engine::Impl {
   // ---- recv.cc -----------------------------------------------------------
   Errc check_recv_args(const void* buf, std::size_t capacity, int source, int tag,
                        const char* fn) const;
+  void init_recv(Request* r, void* buf, std::size_t capacity, int source, int tag,
+                 std::uint32_t context);
+  void post_recv(Request* r);
   // Arrival of an in-order message (header handler or deferred). Returns
   // the landing for eager data that has not landed yet.
   lapi::Landing deliver_eager_locked(lapi::TaskId src, const detail::Envelope& env,
@@ -224,6 +234,10 @@ class Engine::Impl {
   void fail_request(Request* r, Errc code, int events);
   void release_request(Request* r);  // application thread
   void poll_landed();
+  void block_until_done(Request* r);
+  // Waits for a request the caller owns (blocking send/recv) without
+  // releasing it; returns its error.
+  Errc wait_done(Request* r, Status* status);
   void reap_locked();
   void idle(int& spins);
   void fill_status(const Request* r, Status* status) const;

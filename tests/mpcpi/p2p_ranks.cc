@@ -268,3 +268,42 @@ TEST_CASE("contexts isolate traffic") {
   CHECK(b == static_cast<std::uint32_t>(2000 + left));
   barrier();
 }
+
+TEST_CASE("interrupt mode: data lands while the receiver only watches its buffer") {
+  std::int64_t interrupt = 0;
+  REQUIRE(context().qenv(lapi::Query::interrupt_mode, interrupt).ok());
+  const int me = static_cast<int>(engine().task_id());
+  const int n = static_cast<int>(engine().num_tasks());
+  const int peer = me ^ 1;
+  const std::uint32_t ctx = 108;
+  if (interrupt != 0 && peer < n) {
+    for (std::size_t bytes : {std::size_t{8}, near_limit(100)}) {
+      CAPTURE(bytes);
+      std::vector<std::uint8_t> in(bytes, 0);
+      auto out = make_message(me, 11, bytes);
+      out[bytes - 1] = 0xA5;  // the byte the receiver watches
+      Request* r = nullptr;
+      require_ok(engine().irecv(in.data(), bytes, peer, 11, ctx, r), "irecv");
+      barrier();
+      if (me % 2 == 0) {
+        require_ok(engine().send(out.data(), bytes, peer, 11, ctx, SendMode::standard), "send");
+      }
+      // No engine call until the data is there: the progress thread must
+      // match the message and, for rendezvous, answer with the CTS.
+      const volatile std::uint8_t* last = in.data() + bytes - 1;
+      if (me % 2 == 1) {
+        while (*last != 0xA5) {
+        }
+        auto reply = make_message(me, 11, bytes);
+        reply[bytes - 1] = 0xA5;
+        require_ok(engine().send(reply.data(), bytes, peer, 11, ctx, SendMode::standard), "reply");
+      } else {
+        while (*last != 0xA5) {
+        }
+      }
+      require_ok(engine().wait(r, nullptr), "wait");
+      CHECK(first_mismatch(in.data(), peer, 11, bytes - 1) == bytes - 1);
+    }
+  }
+  barrier();
+}
