@@ -9,6 +9,7 @@ packages=(
   libboost-dev libboost-context-dev
   libfmt-dev doctest-dev
   libpmix-dev openmpi-bin libopenmpi-dev
+  mpich libmpich-dev gnuplot-nox
 )
 
 missing=()
