@@ -144,27 +144,65 @@ Outgoing Engine::Impl::make_wire_locked(lapi::TaskId dest, Msg type, std::uint32
   return out;
 }
 
+// Under the lock: may this message go now? Takes its credit (or a pulled
+// slot) and says which flags it carries; false means it must be held.
+bool Engine::Impl::admit_locked(SendPeer& peer, Msg type, const Request& r, std::uint8_t& flags) {
+  const std::int64_t cost = type == Msg::eager ? static_cast<std::int64_t>(credit_cost(r.bytes))
+                            : type == Msg::rts ? static_cast<std::int64_t>(kEntryCost)
+                                               : 0;  // ready: never buffered unexpected
+  flags = 0;
+  if (peer.held_count == 0 && peer.credits >= cost) [[likely]] {
+    peer.credits -= cost;
+    return true;
+  }
+  auto a = peer.allowance.find(r.context);
+  if (a != peer.allowance.end() && a->second > 0 && peer.held.find(r.context) == peer.held.end()) {
+    --a->second;  // the receiver pulled this context: go outside the window
+    flags = detail::kPulled;
+    return true;
+  }
+  return false;
+}
+
 void Engine::Impl::send_remote(Request* r) {
   const Msg type = pick_protocol(*r);
+  if (type == Msg::eager) {
+    // The common case, straight to lapi: envelope in the user header, the
+    // user's buffer as data, the request's counter as origin counter.
+    Envelope env{r->context, r->tag, 0, static_cast<std::uint8_t>(r->mode), 0, 0};
+    lapi::Counters counters{};
+    counters.origin = &r->signal;
+    bool now;
+    {
+      std::lock_guard lock(mu_);
+      SendPeer& peer = send_peers_[r->dest];
+      now = admit_locked(peer, type, *r, env.flags);
+      if (now) {
+        env.seq = peer.next_seq++;
+        ++stats_.eager_sent;
+        if (options_.variant == Variant::counters && r->bytes < lapi_eager_limit_) {
+          env.flags |= detail::kCounted;  // see make_wire_locked
+          counters.target = peer_landing_[r->dest];
+        }
+      } else {
+        hold_locked(r->dest, type, r);
+      }
+    }
+    if (now) {
+      lapi::Status s = ctx_.amsend(r->dest, handler_base_ + static_cast<lapi::HandlerId>(Msg::eager),
+                                   &env, sizeof env, r->send_buf, r->bytes, counters);
+      if (!s.ok()) [[unlikely]] fail_request(r, Errc::transport, r->expected);
+    }
+    drain_outbox();
+    return;
+  }
   Outgoing out;
-  bool now = false;
+  bool now;
   {
     std::lock_guard lock(mu_);
     SendPeer& peer = send_peers_[r->dest];
-    const std::int64_t cost = type == Msg::eager ? static_cast<std::int64_t>(credit_cost(r->bytes))
-                              : type == Msg::rts ? static_cast<std::int64_t>(kEntryCost)
-                                                 : 0;  // ready: never buffered unexpected
     std::uint8_t flags = 0;
-    if (peer.held_count == 0 && peer.credits >= cost) [[likely]] {
-      peer.credits -= cost;
-      now = true;
-    } else if (auto a = peer.allowance.find(r->context);
-               a != peer.allowance.end() && a->second > 0 &&
-               peer.held.find(r->context) == peer.held.end()) {
-      --a->second;  // the receiver pulled this context: go outside the window
-      flags = detail::kPulled;
-      now = true;
-    }
+    now = admit_locked(peer, type, *r, flags);
     if (now) {
       ++(type == Msg::rts ? stats_.rendezvous_sent : stats_.eager_sent);
       out = make_wire_locked(r->dest, type, r->context, r->tag, r->mode, peer.next_seq++, flags,

@@ -167,6 +167,7 @@ class Engine::Impl {
   Errc send_buffered(const void* buf, std::size_t bytes, int dest, int tag,
                      std::uint32_t context, Request*& out);
   detail::Msg pick_protocol(const Request& req) const;
+  bool admit_locked(SendPeer& peer, detail::Msg type, const Request& r, std::uint8_t& flags);
   // Builds the wire message for a send that got its sequence number.
   Outgoing make_wire_locked(lapi::TaskId dest, detail::Msg type, std::uint32_t context, int tag,
                             SendMode mode, std::uint32_t seq, std::uint8_t flags,

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -120,4 +121,39 @@ TEST_CASE("communication from a header handler is refused") {
   LAPI_OK(ctx.waitcntr(target, 1));
   CHECK(g_inside_code.load() == static_cast<int>(lapi::Errc::in_header_handler));
   LAPI_OK(ctx.gfence());
+}
+
+namespace {
+std::vector<unsigned char> g_huge;
+lapi::Landing on_huge(lapi::Context&, const lapi::AmHeaderInfo& info) {
+  g_huge.resize(info.data_len);
+  return {g_huge.data(), nullptr, nullptr, nullptr};
+}
+}  // namespace
+
+TEST_CASE("amsend of 1 GiB lands intact" * doctest::skip(std::getenv("LAPIS_TEST_HUGE") == nullptr)) {
+  lapi::Context& ctx = rank_context();
+  const lapi::TaskId me = ctx.task_id();
+  const std::uint32_t n = ctx.num_tasks();
+  LAPI_OK(ctx.register_handler(3, on_huge));
+  lapi::Counter target;
+  lapi::RemoteCounter mine;
+  LAPI_OK(ctx.register_counter(target, mine));
+  const auto counters = exchange(ctx, mine.handle);
+  constexpr std::size_t kSize = std::size_t{1} << 30;
+  std::vector<unsigned char> out(kSize);
+  for (std::size_t i = 0; i < kSize; i += 4096) out[i] = static_cast<unsigned char>(me + i / 4096);
+  out[kSize - 1] = 0xee;
+  lapi::Counter done;
+  LAPI_OK(ctx.amsend((me + 1) % n, 3, nullptr, 0, out.data(), kSize,
+                     {lapi::RemoteCounter{counters[(me + 1) % n]}, nullptr, &done}));
+  LAPI_OK(ctx.waitcntr(done, 1));
+  LAPI_OK(ctx.waitcntr(target, 1));
+  const lapi::TaskId left = (me + n - 1) % n;
+  REQUIRE(g_huge.size() == kSize);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < kSize; i += 4096) wrong += g_huge[i] != static_cast<unsigned char>(left + i / 4096);
+  CHECK(wrong == 0);
+  CHECK(g_huge[kSize - 1] == 0xee);
+  LAPI_OK(ctx.barrier());
 }

@@ -31,6 +31,14 @@ TEST_CASE("amsend in every mode and policy") {
   }
 }
 
+TEST_CASE("amsend of 1 GiB (rendezvous, zero-copy into the landing buffer)") {
+  const auto r = launch({2, 300, {"LAPIS_TEST_HUGE=1"}}, "tests/core/amsend_ranks",
+                        {"--test-case=amsend of 1 GiB*"});
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("1 passed") != std::string::npos);
+}
+
 TEST_CASE("the same rank program runs under a PMIx launcher (mpirun.openmpi)") {
   if (std::system("command -v mpirun.openmpi >/dev/null 2>&1") != 0) {
     MESSAGE("SKIPPED: mpirun.openmpi is not installed (Debian package openmpi-bin)");
