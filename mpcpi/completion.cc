@@ -27,7 +27,7 @@ void Engine::Impl::complete(Request* r, int events) { r->signal.add(events); }
 
 void Engine::Impl::fail_request(Request* r, Errc code, int events) {
   {
-    std::lock_guard lock(mu_);
+    EngineLock lock(*this);
     r->status.error = code;
     if (r->handle != 0) {
       if (r->kind == Request::Kind::send) {
@@ -72,7 +72,7 @@ void Engine::Impl::idle(int& spins) {
 
 void Engine::Impl::poll_landed() {
   {
-    std::lock_guard lock(mu_);
+    EngineLock lock(*this);
     while (!landed_fifo_.empty() && landing_counter_.try_consume(1)) {
       const Landed l = landed_fifo_.front();
       landed_fifo_.pop_front();
@@ -127,7 +127,7 @@ Errc Engine::Impl::test(Request* r, bool& completed, Status* status, bool releas
   if (release) {
     release_request(r);
     if (++releases_ % 64 == 0) {  // now and then: engine-owned requests and copies
-      std::lock_guard lock(mu_);
+      EngineLock lock(*this);
       reap_locked();
     }
   }
@@ -193,7 +193,7 @@ Errc Engine::Impl::request_free(Request* r) {
   if (r->done()) {
     release_request(r);
   } else {
-    std::lock_guard lock(mu_);
+    EngineLock lock(*this);
     r->user_freed = true;
     reap_.push_back(r);
   }
@@ -205,7 +205,7 @@ Errc Engine::Impl::progress() {
   (void)ctx_.probe();
   if (options_.variant == Variant::counters) poll_landed();
   if (++releases_ % 64 == 0 || !reap_.empty()) {
-    std::lock_guard lock(mu_);
+    EngineLock lock(*this);
     reap_locked();
   }
   drain_outbox();

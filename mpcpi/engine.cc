@@ -44,7 +44,7 @@ Engine::Impl::Impl(lapi::Context& ctx, const Options& options) : ctx_(ctx), opti
 
 Engine::Impl::~Impl() {
   if (slot_ != nullptr) slot_->impl.store(nullptr, std::memory_order_release);
-  std::lock_guard lock(mu_);
+  EngineLock lock(*this);
   std::vector<Message*> messages;
   arrived_.for_each([&](const detail::ArrivedEntry& e) {
     messages.push_back(static_cast<Message*>(const_cast<detail::ArrivedEntry*>(&e)));
@@ -134,7 +134,7 @@ Errc Engine::Impl::finalize() {
   while (true) {
     bool busy = false;
     {
-      std::lock_guard lock(mu_);
+      EngineLock lock(*this);
       reap_locked();
       busy = bsend_requests_ > 0;
       for (const SendPeer& p : send_peers_) busy |= p.held_count > 0;
@@ -154,7 +154,7 @@ Errc Engine::Impl::finalize() {
 
 Errc Engine::Impl::buffer_attach(void* buf, std::size_t size) {
   if (buf == nullptr && size > 0) return fail(Errc::buffer, "buffer_attach: buf is null but size={}", size);
-  std::lock_guard lock(mu_);
+  EngineLock lock(*this);
   if (bsend_.attached())
     return fail(Errc::buffer, "buffer_attach: a buffer of {} bytes is already attached", bsend_.size());
   bsend_ = detail::BsendPool(static_cast<std::byte*>(buf), size, kBsendOverhead);
@@ -167,7 +167,7 @@ Errc Engine::Impl::buffer_detach(void*& buf, std::size_t& size) {
   int spins = 0;
   while (true) {
     {
-      std::lock_guard lock(mu_);
+      EngineLock lock(*this);
       reap_locked();
       if (bsend_requests_ == 0) {
         buf = bsend_.base();
@@ -207,7 +207,7 @@ Errc Engine::create(lapi::Context& ctx, const Options& options, std::unique_ptr<
 Errc Engine::finalize() { return impl_->finalize(); }
 const Options& Engine::options() const { return impl_->options_; }
 EngineStats Engine::stats() const {
-  std::lock_guard lock(impl_->mu_);
+  EngineLock lock(*impl_);
   return impl_->stats_;
 }
 lapi::TaskId Engine::task_id() const { return impl_->me_; }

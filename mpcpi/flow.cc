@@ -48,7 +48,7 @@ void Engine::Impl::post(Outgoing& out) {
     if (out.owner != nullptr) {
       fail_request(out.owner, Errc::transport, out.owner_events);
     } else {
-      std::lock_guard lock(mu_);
+      EngineLock lock(*this);
       protocol_error_locked(out.dest, "a control message could not be sent");
     }
   }
@@ -58,7 +58,7 @@ void Engine::Impl::drain_outbox() {
   if (!outbox_pending_.load(std::memory_order_acquire)) return;
   std::vector<Outgoing> batch;
   {
-    std::lock_guard lock(mu_);
+    EngineLock lock(*this);
     batch.swap(outbox_);
     outbox_pending_.store(false, std::memory_order_relaxed);
   }
@@ -156,7 +156,7 @@ void Engine::Impl::hold_locked(lapi::TaskId dest, Msg type, Request* r) {
 void Engine::Impl::release_held(lapi::TaskId dest) {
   std::vector<Outgoing> go;
   {
-    std::lock_guard lock(mu_);
+    EngineLock lock(*this);
     SendPeer& peer = send_peers_[dest];
     InFlight* batch = nullptr;
     auto send_front = [&](std::deque<Held>& q, std::uint8_t flags) {

@@ -34,7 +34,7 @@ void cmp_recv_landed(lapi::Context&, void* user_info, void* arg) {
 void cmp_message_landed(lapi::Context&, void* user_info, void* arg) {
   auto* impl = static_cast<Engine::Impl*>(arg);
   {
-    std::lock_guard lock(impl->mu_);
+    EngineLock lock(*impl);
     impl->message_landed_locked(static_cast<Message*>(user_info));
   }
   impl->drain_outbox();
@@ -61,7 +61,7 @@ Parsed<Header> parse(const lapi::AmHeaderInfo& info, const char* what) {
   if (impl == nullptr) return {nullptr, std::nullopt};  // engine gone: drop
   auto header = read_header<Header>(info.uhdr, info.uhdr_len);
   if (!header) {
-    std::lock_guard lock(impl->mu_);
+    EngineLock lock(*impl);
     impl->protocol_error_locked(info.src, what);
   }
   return {impl, header};
@@ -77,7 +77,7 @@ lapi::Landing hh_ready(lapi::Context&, const lapi::AmHeaderInfo& info) {
   auto p = parse<detail::ReadyHeader>(info, "ready header has the wrong length");
   if (!p.header) return {};
   if (p.header->env.mode != static_cast<std::uint8_t>(SendMode::ready)) {
-    std::lock_guard lock(p.impl->mu_);
+    EngineLock lock(*p.impl);
     p.impl->protocol_error_locked(info.src, "ready message without ready mode");
     return {};
   }
@@ -88,7 +88,7 @@ lapi::Landing hh_rts(lapi::Context&, const lapi::AmHeaderInfo& info) {
   auto p = parse<detail::RtsHeader>(info, "rts header has the wrong length");
   if (!p.header) return {};
   if (info.data_len != 0) {
-    std::lock_guard lock(p.impl->mu_);
+    EngineLock lock(*p.impl);
     p.impl->protocol_error_locked(info.src, "rts carries data");
     return {};
   }
@@ -188,7 +188,7 @@ void Engine::Impl::protocol_error_locked(lapi::TaskId src, const char* what) {
 
 lapi::Landing Engine::Impl::on_eager(lapi::TaskId src, const detail::Envelope& env,
                                      std::uint64_t ready_handle, std::size_t len) {
-  std::lock_guard lock(mu_);
+  EngineLock lock(*this);
   const bool counted = (env.flags & detail::kCounted) != 0;
   if ((env.flags & detail::kPulled) != 0) ++stats_.pulled_received;
   if (env.mode > static_cast<std::uint8_t>(SendMode::buffered)) {
@@ -225,7 +225,7 @@ lapi::Landing Engine::Impl::on_eager(lapi::TaskId src, const detail::Envelope& e
 }
 
 lapi::Landing Engine::Impl::on_rts(lapi::TaskId src, const detail::RtsHeader& h) {
-  std::lock_guard lock(mu_);
+  EngineLock lock(*this);
   if ((h.env.flags & detail::kPulled) != 0) ++stats_.pulled_received;
   RecvPeer& peer = recv_peers_[src];
   if (h.env.seq != peer.expected_seq) {
@@ -261,7 +261,7 @@ void Engine::Impl::after_in_order_locked(lapi::TaskId src) {
 }
 
 lapi::Landing Engine::Impl::on_cts(lapi::TaskId src, const detail::CtsHeader& h) {
-  std::lock_guard lock(mu_);
+  EngineLock lock(*this);
   Request* r = send_handles_.find(h.sender_handle);
   if (r == nullptr || r->dest != src || r->mode == SendMode::ready || h.granted > r->bytes ||
       (h.granted > 0) != (h.receiver_handle != 0)) {
@@ -287,7 +287,7 @@ lapi::Landing Engine::Impl::on_cts(lapi::TaskId src, const detail::CtsHeader& h)
 
 lapi::Landing Engine::Impl::on_data(lapi::TaskId src, const detail::DataHeader& h,
                                     std::size_t len) {
-  std::lock_guard lock(mu_);
+  EngineLock lock(*this);
   Request* r = recv_handles_.find(h.receiver_handle);
   if (r == nullptr || r->status.source != static_cast<int>(src) || len != r->status.bytes) {
     protocol_error_locked(src, "rendezvous data names no waiting receive, or has the wrong size");
@@ -299,7 +299,7 @@ lapi::Landing Engine::Impl::on_data(lapi::TaskId src, const detail::DataHeader& 
 }
 
 lapi::Landing Engine::Impl::on_ack(lapi::TaskId src, const detail::AckHeader& h) {
-  std::lock_guard lock(mu_);
+  EngineLock lock(*this);
   Request* r = send_handles_.find(h.sender_handle);
   const bool known_verdict = h.error == 0 || h.error == static_cast<int>(Errc::ready_no_match);
   if (r == nullptr || r->dest != src || r->mode != SendMode::ready || !known_verdict) {
@@ -314,7 +314,7 @@ lapi::Landing Engine::Impl::on_ack(lapi::TaskId src, const detail::AckHeader& h)
 }
 
 lapi::Landing Engine::Impl::on_credit(lapi::TaskId src, const detail::CreditHeader& h) {
-  std::lock_guard lock(mu_);
+  EngineLock lock(*this);
   SendPeer& peer = send_peers_[src];
   peer.credits = std::min<std::int64_t>(peer.credits + static_cast<std::int64_t>(h.bytes),
                                         static_cast<std::int64_t>(peer.window));
@@ -325,13 +325,13 @@ lapi::Landing Engine::Impl::on_credit(lapi::TaskId src, const detail::CreditHead
 }
 
 lapi::Landing Engine::Impl::on_starved(lapi::TaskId src, const detail::StarvedHeader& h) {
-  std::lock_guard lock(mu_);
+  EngineLock lock(*this);
   note_starved_locked(src, h);
   return with_drain_locked({});
 }
 
 lapi::Landing Engine::Impl::on_pull(lapi::TaskId src, const detail::PullHeader& h) {
-  std::lock_guard lock(mu_);
+  EngineLock lock(*this);
   SendPeer& peer = send_peers_[src];
   auto& allowance = peer.allowance[h.context];
   allowance = std::min(allowance + std::min(h.count, kPullBatch), 4 * kPullBatch);
@@ -340,7 +340,7 @@ lapi::Landing Engine::Impl::on_pull(lapi::TaskId src, const detail::PullHeader& 
 }
 
 lapi::Landing Engine::Impl::on_cancel_req(lapi::TaskId src, const detail::CancelReqHeader& h) {
-  std::lock_guard lock(mu_);
+  EngineLock lock(*this);
   auto* m = static_cast<Message*>(arrived_.find_from_if(
       h.context, static_cast<int>(src), [&](const detail::ArrivedEntry& e) {
         const auto& msg = static_cast<const Message&>(e);
@@ -358,7 +358,7 @@ lapi::Landing Engine::Impl::on_cancel_req(lapi::TaskId src, const detail::Cancel
 
 lapi::Landing Engine::Impl::on_cancel_reply(lapi::TaskId src,
                                             const detail::CancelReplyHeader& h) {
-  std::lock_guard lock(mu_);
+  EngineLock lock(*this);
   if (h.cancelled == 0) return {};  // it matched: the CTS completes the send
   Request* r = send_handles_.find(h.sender_handle);
   if (r == nullptr || r->dest != src || r->mode == SendMode::ready) {

@@ -109,7 +109,7 @@ void Engine::Impl::init_recv(Request* r, void* buf, std::size_t capacity, int so
 void Engine::Impl::post_recv(Request* r) {
   const int source = r->source;
   {
-    std::lock_guard lock(mu_);
+    EngineLock lock(*this);
     if (auto* m = static_cast<Message*>(arrived_.find(r->context, source, r->tag))) {
       arrived_.remove(*m);
       take_message_locked(r, m);
@@ -316,7 +316,7 @@ Errc Engine::Impl::iprobe(int source, int tag, std::uint32_t context, bool& foun
   if (options_.variant == Variant::counters) poll_landed();
   (void)ctx_.probe();
   {
-    std::lock_guard lock(mu_);
+    EngineLock lock(*this);
     if (auto* m = static_cast<Message*>(arrived_.find(context, source, tag))) {
       found = true;
       if (status != nullptr) {
@@ -345,14 +345,14 @@ Errc Engine::Impl::probe(int source, int tag, std::uint32_t context, Status* sta
                          Message** take) {
   int spins = 0;
   {
-    std::lock_guard lock(mu_);
+    EngineLock lock(*this);
     probing_.emplace_back(source, context);
   }
   struct Unregister {
     Engine::Impl* impl;
     std::pair<int, std::uint32_t> key;
     ~Unregister() {
-      std::lock_guard lock(impl->mu_);
+      EngineLock lock(*impl);
       auto& v = impl->probing_;
       v.erase(std::find(v.begin(), v.end(), key));
     }
@@ -377,7 +377,7 @@ Errc Engine::Impl::imrecv(Message* m, void* buf, std::size_t capacity, Request*&
   if (Errc e = check_recv_args(buf, capacity, kAnySource, kAnyTag, "imrecv"); e != Errc::success)
     return e;
   {
-    std::lock_guard lock(mu_);
+    EngineLock lock(*this);
     if (!m->probed) return fail(Errc::invalid_request, "imrecv: message was not from improbe/mprobe");
     m->probed = false;
     Request* r = request_pool_.get();  // app thread: the pool needs no lock
@@ -401,7 +401,7 @@ Errc Engine::Impl::imrecv(Message* m, void* buf, std::size_t capacity, Request*&
 Errc Engine::Impl::cancel(Request* r) {
   if (r == nullptr) return fail(Errc::invalid_request, "cancel: request is null");
   {
-    std::lock_guard lock(mu_);
+    EngineLock lock(*this);
     if (r->done()) return Errc::success;
     if (r->kind == Request::Kind::recv) {
       if (posted_.remove(*r)) {

@@ -174,7 +174,7 @@ void Engine::Impl::send_remote(Request* r) {
     counters.origin = &r->signal;
     bool now;
     {
-      std::lock_guard lock(mu_);
+      EngineLock lock(*this);
       SendPeer& peer = send_peers_[r->dest];
       now = admit_locked(peer, type, *r, env.flags);
       if (now) {
@@ -199,7 +199,7 @@ void Engine::Impl::send_remote(Request* r) {
   Outgoing out;
   bool now;
   {
-    std::lock_guard lock(mu_);
+    EngineLock lock(*this);
     SendPeer& peer = send_peers_[r->dest];
     std::uint8_t flags = 0;
     now = admit_locked(peer, type, *r, flags);
@@ -216,7 +216,7 @@ void Engine::Impl::send_remote(Request* r) {
 }
 
 void Engine::Impl::send_self(Request* r) {
-  std::lock_guard lock(mu_);
+  EngineLock lock(*this);
   if (Request* recv = match_posted_locked(r->context, me_, r->tag)) {
     fill_recv_status(recv, me_, r->tag, r->bytes);
     if (recv->status.bytes > 0) std::memcpy(recv->recv_buf, r->send_buf, recv->status.bytes);
@@ -259,7 +259,7 @@ Errc Engine::Impl::send_buffered(const void* buf, std::size_t bytes, int dest, i
   Request* user;
   Request* carrier;
   {
-    std::lock_guard lock(mu_);
+    EngineLock lock(*this);
     if (!bsend_.attached())
       return fail(Errc::buffer, "isend(buffered): no buffer is attached (MPI_Buffer_attach)");
     auto got = bsend_.allocate(bytes);

@@ -10,7 +10,7 @@ namespace {
 constexpr int kSpinsBeforeSleep = 2000;
 }
 
-HandlerThread::HandlerThread(JobRunner run) : run_(std::move(run)), thread_([this] { loop(); }) {}
+HandlerThread::HandlerThread(JobRunner run) : run_(run), thread_([this] { loop(); }) {}
 
 HandlerThread::~HandlerThread() {
   stop_.store(true, std::memory_order_release);
@@ -84,7 +84,7 @@ namespace {
 constexpr std::size_t kFiberStack = 256 * 1024;
 }  // namespace
 
-FiberScheduler::FiberScheduler(JobRunner run) : run_(std::move(run)), stacks_(kFiberStack) {}
+FiberScheduler::FiberScheduler(JobRunner run) : run_(run), stacks_(kFiberStack) {}
 
 FiberScheduler::~FiberScheduler() {
   // Destroying a suspended fiber unwinds it (Boost.Context throws

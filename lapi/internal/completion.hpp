@@ -13,7 +13,6 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -36,7 +35,13 @@ struct CompletionJob {
   std::uint64_t cookie = 0;  // origin's completion cookie, 0 if none
 };
 
-using JobRunner = std::function<void(const CompletionJob&)>;
+// What runs a job (the handler, then the engine's counters and ack): a plain
+// function and its owner, so the per-job call is a direct one.
+struct JobRunner {
+  void (*fn)(void* owner, const CompletionJob& job) = nullptr;
+  void* owner = nullptr;
+  void operator()(const CompletionJob& job) const { fn(owner, job); }
+};
 
 class HandlerThread {
  public:

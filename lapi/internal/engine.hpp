@@ -114,6 +114,7 @@ class Context::Impl {
   bool poll_once();
   void run_deferred();
   void run_job(const CompletionJob& job);
+  static void run_job_here(void* self, const CompletionJob& job);
   // Blocks (with progress) until done() returns true. Yields and then sleeps
   // on the worker's event fd when idle, so oversubscribed hosts keep moving.
   template <typename Done>

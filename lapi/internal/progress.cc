@@ -83,8 +83,14 @@ void Context::Impl::run_deferred() {
 
 void Context::Impl::run_job(const CompletionJob& job) {
   if (config_.policy == CompletionPolicy::fiber && fibers_) {
-    std::lock_guard<std::mutex> g(fiber_mutex_);
-    fibers_->spawn(job);
+    // Fibers are resumed by one thread at a time; the mutex matters only
+    // when several threads drive the engine.
+    if (lock_.enabled()) {
+      std::lock_guard<std::mutex> g(fiber_mutex_);
+      fibers_->spawn(job);
+    } else {
+      fibers_->spawn(job);
+    }
   } else {
     job.handler(owner_, job.user_info, job.completion_arg);
     finish_job(job);
@@ -190,21 +196,20 @@ void Context::Impl::stop_progress_thread() {
   lock_.enable(config_.policy == CompletionPolicy::thread);
 }
 
+void Context::Impl::run_job_here(void* self, const CompletionJob& job) {
+  auto* e = static_cast<Context::Impl*>(self);
+  job.handler(e->owner_, job.user_info, job.completion_arg);
+  e->finish_job(job);
+}
+
 void Context::Impl::apply_policy(CompletionPolicy policy) {
   config_.policy = policy;
+  const internal::JobRunner runner{&Context::Impl::run_job_here, this};
   if (policy == CompletionPolicy::thread && !handler_thread_) {
     lock_.enable(true);
-    handler_thread_ = std::make_unique<HandlerThread>([this](const CompletionJob& job) {
-      job.handler(owner_, job.user_info, job.completion_arg);
-      finish_job(job);
-    });
+    handler_thread_ = std::make_unique<HandlerThread>(runner);
   }
-  if (policy == CompletionPolicy::fiber && !fibers_) {
-    fibers_ = std::make_unique<FiberScheduler>([this](const CompletionJob& job) {
-      job.handler(owner_, job.user_info, job.completion_arg);
-      finish_job(job);
-    });
-  }
+  if (policy == CompletionPolicy::fiber && !fibers_) fibers_ = std::make_unique<FiberScheduler>(runner);
 }
 
 }  // namespace lapi
