@@ -157,3 +157,39 @@ TEST_CASE("amsend of 1 GiB lands intact" * doctest::skip(std::getenv("LAPIS_TEST
   CHECK(g_huge[kSize - 1] == 0xee);
   LAPI_OK(ctx.barrier());
 }
+
+namespace {
+std::vector<unsigned char> g_uhdr_seen;
+lapi::Landing keep_uhdr(lapi::Context&, const lapi::AmHeaderInfo& info) {
+  const auto* p = static_cast<const unsigned char*>(info.uhdr);
+  g_uhdr_seen.assign(p, p + info.uhdr_len);
+  return {};
+}
+}  // namespace
+
+TEST_CASE("user headers up to MAX_UHDR_SZ arrive intact") {
+  lapi::Context& ctx = rank_context();
+  std::int64_t max_uhdr = 0;
+  LAPI_OK(ctx.qenv(lapi::Query::max_uhdr_size, max_uhdr));
+  REQUIRE(max_uhdr >= 64);
+  LAPI_OK(ctx.register_handler(4, keep_uhdr));
+  LAPI_OK(ctx.barrier());
+  const lapi::TaskId me = ctx.task_id();
+  const std::uint32_t n = ctx.num_tasks();
+  const lapi::TaskId left = (me + n - 1) % n;
+  for (std::size_t len : {std::size_t{1}, std::size_t{16}, static_cast<std::size_t>(max_uhdr)}) {
+    CAPTURE(len);
+    std::vector<unsigned char> uhdr(len), expect(len);
+    for (std::size_t i = 0; i < len; ++i) {
+      uhdr[i] = static_cast<unsigned char>(i * 5 + me);
+      expect[i] = static_cast<unsigned char>(i * 5 + left);
+    }
+    lapi::Counter done;
+    LAPI_OK(ctx.amsend((me + 1) % n, 4, uhdr.data(), len, nullptr, 0, {{}, nullptr, &done}));
+    LAPI_OK(ctx.waitcntr(done, 1));
+    // The left neighbour's header was handled here before it left the barrier.
+    LAPI_OK(ctx.barrier());
+    CHECK(g_uhdr_seen == expect);
+  }
+  LAPI_OK(ctx.barrier());
+}
