@@ -190,6 +190,7 @@ TEST_CASE("user headers up to MAX_UHDR_SZ arrive intact") {
     // The left neighbour's header was handled here before it left the barrier.
     LAPI_OK(ctx.barrier());
     CHECK(g_uhdr_seen == expect);
+    LAPI_OK(ctx.barrier());  // nobody sends the next round before all checked
   }
   LAPI_OK(ctx.barrier());
 }
