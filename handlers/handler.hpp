@@ -7,6 +7,10 @@
 // communication function (such calls fail with Errc::in_header_handler).
 // A completion handler runs once all data is in the landing buffer, on the
 // context's completion policy (inline, thread or fiber); it may communicate.
+//
+// Ordering: for eager messages (below the eager limit) the data copy and, when
+// no completion handler is named, the target-counter increment happen while
+// the message is being dispatched, in arrival order.
 
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +30,10 @@ struct AmHeaderInfo {
   std::size_t uhdr_len;  // bytes of user header
   std::size_t data_len;  // bytes of user data that will land
   void* handler_arg;     // the pointer given when the handler was registered
+  // The whole payload when it already sits in local memory (eager), valid
+  // only during the header handler; null for rendezvous. A handler may copy
+  // a small message from here itself and return no landing buffer.
+  const void* data = nullptr;
 };
 
 using CompletionHandler = void (*)(Context& ctx, void* user_info, void* completion_arg);

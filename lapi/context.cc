@@ -248,4 +248,11 @@ FaultStats Context::fault_stats() const {
 
 bool Context::in_header_handler() const { return tl_header_handler_depth > 0; }
 
+bool Context::handlers_may_run_concurrently() const { return impl_->lock_.enabled(); }
+
+Status Context::unregister_handler(HandlerId id) {
+  if (Status s = check_live(*impl_, "unregister_handler"); !s.ok()) return s;
+  return impl_->unregister_handler(id);
+}
+
 }  // namespace lapi

@@ -82,6 +82,8 @@ class Context {
   // Registers a header handler under `id` (1 .. kMaxUserHandlers-1). Every
   // task must register the same ids before messages for them arrive.
   Status register_handler(HandlerId id, HeaderHandler handler, void* handler_arg = nullptr);
+  // Messages for `id` that arrive afterwards are refused (reported to the origin).
+  Status unregister_handler(HandlerId id);
 
   // Sends uhdr (at most max_uhdr_size bytes) and data to `tgt`; `handler`
   // runs there and names the landing buffer.
@@ -135,6 +137,10 @@ class Context {
   FaultStats fault_stats() const;
   // True while this thread is inside one of this context's header handlers.
   bool in_header_handler() const;
+  // Whether handlers may run on another thread than the caller's (interrupt
+  // mode's progress thread, the thread completion policy). When false, a
+  // layer above needs no locks of its own around state its handlers touch.
+  bool handlers_may_run_concurrently() const;
 
   class Impl;
   Impl& impl() { return *impl_; }

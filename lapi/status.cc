@@ -1,5 +1,7 @@
 #include "lapi/status.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <utility>
 
 namespace lapi {
@@ -60,7 +62,14 @@ const ErrcText* find(Errc code) {
   return nullptr;
 }
 
-thread_local std::string tl_detail;
+// A fixed, trivially destructible buffer: calls that fail during process
+// exit (after this thread's non-trivial thread_locals are destroyed) must
+// still be able to record their detail.
+constexpr std::size_t kDetailCapacity = 512;
+thread_local char tl_detail_buf[kDetailCapacity];
+thread_local std::size_t tl_detail_len = 0;
+
+std::string_view detail() { return {tl_detail_buf, tl_detail_len}; }
 
 }  // namespace
 
@@ -76,14 +85,17 @@ std::string_view errc_description(Errc code) {
 
 std::string Status::message() const {
   if (ok()) return std::string(errc_name(code_));
-  if (tl_detail.empty()) {
+  if (tl_detail_len == 0) {
     return fmt::format("{} ({}): {}", errc_name(code_), value(), errc_description(code_));
   }
-  return fmt::format("{} ({}): {}", errc_name(code_), value(), tl_detail);
+  return fmt::format("{} ({}): {}", errc_name(code_), value(), detail());
 }
 
-std::string_view last_error_detail() { return tl_detail; }
+std::string_view last_error_detail() { return detail(); }
 
-void set_error_detail(std::string detail) { tl_detail = std::move(detail); }
+void set_error_detail(std::string text) {
+  tl_detail_len = std::min(text.size(), kDetailCapacity);
+  std::memcpy(tl_detail_buf, text.data(), tl_detail_len);
+}
 
 }  // namespace lapi

@@ -71,6 +71,12 @@ void Engine::Impl::idle(int& spins) {
 }
 
 void Engine::Impl::poll_landed() {
+  // Nothing landed since the last poll: skip the lock (this runs in every
+  // spin of a counters-variant wait).
+  if (landing_counter_.get() <= 0) {
+    drain_outbox();
+    return;
+  }
   {
     EngineLock lock(*this);
     while (!landed_fifo_.empty() && landing_counter_.try_consume(1)) {

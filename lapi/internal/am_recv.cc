@@ -99,7 +99,7 @@ ucs_status_t Context::Impl::on_amsend(const void* header, std::size_t header_len
 
   // 2. The header handler names the landing buffer.
   const UserHandler& h = handlers_[w.handler];
-  const AmHeaderInfo info{w.src, bytes + off, header_len - off, length, h.arg};
+  const AmHeaderInfo info{w.src, bytes + off, header_len - off, length, h.arg, rndv ? nullptr : data};
   ++tl_header_handler_depth;
   const Landing landing = h.fn(owner_, info);
   --tl_header_handler_depth;
@@ -189,6 +189,15 @@ void Context::Impl::on_completion_ack_locked(const CompletionAckWire& msg) {
     refuse_locked(msg.src, Errc::cntr_val, 0,
                   fmt::format("completion ack with unknown cookie {:#x}", msg.cookie));
   }
+}
+
+Status Context::Impl::unregister_handler(HandlerId id) {
+  if (id == 0 || id >= kMaxUserHandlers) {
+    return fail(Errc::addr_hndl_range, "unregister_handler: id={} is not in 1..{}", id, kMaxUserHandlers - 1);
+  }
+  Guard guard(lock_);
+  handlers_[id] = {};
+  return Errc::success;
 }
 
 Status Context::Impl::register_handler(HandlerId id, HeaderHandler handler, void* arg) {

@@ -65,6 +65,7 @@ class Context::Impl {
 
   // ---- am_recv.cc
   Status register_handler(HandlerId id, HeaderHandler handler, void* arg);
+  Status unregister_handler(HandlerId id);
   ucs_status_t on_amsend(const void* header, std::size_t header_len, void* data,
                          std::size_t length, const ucp_am_recv_param_t* param);
   ucs_status_t refuse_amsend_locked(bool rndv, std::uint32_t src, Errc code, std::uint64_t cookie,

@@ -193,7 +193,8 @@ void Context::Impl::stop_progress_thread() {
   ucp_worker_signal(worker_);
   progress_thread_.join();
   has_progress_thread_.store(false, std::memory_order_release);
-  lock_.enable(config_.policy == CompletionPolicy::thread);
+  // The handler thread, once started, may still take the lock.
+  lock_.enable(handler_thread_ != nullptr);
 }
 
 void Context::Impl::run_job_here(void* self, const CompletionJob& job) {

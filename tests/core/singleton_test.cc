@@ -102,6 +102,14 @@ TEST_CASE("singleton: one task talks to itself in every policy") {
       LAPI_OK(ctx->amsend(0, 1, nullptr, 0, msg, sizeof msg, {handle}));
       LAPI_OK(ctx->waitcntr(target, 1));
 
+      CHECK(ctx->handlers_may_run_concurrently() ==
+            (policy == lapi::CompletionPolicy::thread || ctx->qenv(lapi::Query::interrupt_mode, v).ok() && v == 1));
+      // An unregistered handler's messages are refused and reported.
+      LAPI_OK(ctx->unregister_handler(1));
+      lapi::Counter refused;
+      LAPI_OK(ctx->amsend(0, 1, nullptr, 0, nullptr, 0, {{}, nullptr, &refused}));
+      CHECK(ctx->waitcntr(refused, 1).code() == lapi::Errc::no_callback_reg);
+
       LAPI_OK(ctx->term());
       const lapi::Status after = ctx->amsend(0, 1, nullptr, 0, nullptr, 0);
       CHECK(after.code() == lapi::Errc::terminated);

@@ -25,20 +25,20 @@ void run(int ranks, std::vector<std::string> env) {
 
 }  // namespace
 
-TEST_CASE("p2p in every variant and rank count") {
+TEST_CASE("modes in every variant and rank count") {
   for (const char* variant : {"enhanced", "base", "counters"}) {
     for (int ranks : {2, 3, 4, 8}) run(ranks, {std::string("LAPIS_MPI_VARIANT=") + variant});
   }
 }
 
-TEST_CASE("p2p with eager limit 0 and effectively infinite") {
+TEST_CASE("modes with eager limit 0 and effectively infinite") {
   for (const char* limit : {"0", "1g"}) {
     run(3, {std::string("LAPIS_EAGER_LIMIT=") + limit});
   }
 }
 
-TEST_CASE("p2p with interrupt-mode progress") {
-  for (const char* variant : {"enhanced", "base"}) {
+TEST_CASE("modes with interrupt-mode progress") {
+  for (const char* variant : {"enhanced", "base", "counters"}) {
     run(4, {"LAPIS_MODE=interrupt", std::string("LAPIS_MPI_VARIANT=") + variant});
   }
 }

@@ -38,7 +38,7 @@ TEST_CASE("p2p with eager limit 0 and effectively infinite") {
 }
 
 TEST_CASE("p2p with interrupt-mode progress") {
-  for (const char* variant : {"enhanced", "base"}) {
+  for (const char* variant : {"enhanced", "base", "counters"}) {
     run(4, {"LAPIS_MODE=interrupt", std::string("LAPIS_MPI_VARIANT=") + variant});
   }
 }

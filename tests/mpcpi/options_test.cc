@@ -1,0 +1,59 @@
+// LAPIS_MPI_VARIANT, LAPIS_EAGER_LIMIT and LAPIS_EARLY_ARRIVAL_MAX parsing:
+// valid values, suffixes, and clear errors naming the variable.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "mpcpi/mpcpi.hpp"
+
+using mpcpi::Errc;
+using mpcpi::Options;
+
+namespace {
+struct Env {
+  Env(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~Env() { ::unsetenv(name_); }
+  const char* name_;
+};
+}  // namespace
+
+TEST_CASE("defaults without variables") {
+  Options o;
+  REQUIRE(Options::from_env(o) == Errc::success);
+  CHECK(o.variant == mpcpi::Variant::enhanced);
+  CHECK(o.eager_limit == mpcpi::kDefaultEagerLimit);
+  CHECK(o.early_arrival_max == mpcpi::kDefaultEarlyArrivalMax);
+}
+
+TEST_CASE("variants and sizes with suffixes") {
+  Env v("LAPIS_MPI_VARIANT", "counters");
+  Env e("LAPIS_EAGER_LIMIT", "64k");
+  Env m("LAPIS_EARLY_ARRIVAL_MAX", "2M");
+  Options o;
+  REQUIRE(Options::from_env(o) == Errc::success);
+  CHECK(o.variant == mpcpi::Variant::counters);
+  CHECK(o.eager_limit == 65536);
+  CHECK(o.early_arrival_max == 2u << 20);
+  CHECK(mpcpi::to_string(o.variant) == "counters");
+}
+
+TEST_CASE("invalid values name the variable and leave the options alone") {
+  for (const char* bad : {"fast", "", "Enhanced"}) {
+    Env v("LAPIS_MPI_VARIANT", bad);
+    Options o;
+    CHECK(Options::from_env(o) == Errc::invalid_arg);
+    CHECK(std::string(mpcpi::last_error_detail()).find("LAPIS_MPI_VARIANT") != std::string::npos);
+    CHECK(o.variant == mpcpi::Variant::enhanced);
+  }
+  for (const char* bad : {"-1", "12q", "k", "99999999999999999999", "2g"}) {
+    Env e("LAPIS_EAGER_LIMIT", bad);
+    Options o;
+    CHECK(Options::from_env(o) == Errc::invalid_arg);
+    CHECK(std::string(mpcpi::last_error_detail()).find("LAPIS_EAGER_LIMIT") != std::string::npos);
+  }
+  Env m("LAPIS_EARLY_ARRIVAL_MAX", "lots");
+  Options o;
+  CHECK(Options::from_env(o) == Errc::invalid_arg);
+  CHECK(mpcpi::errc_name(Errc::invalid_arg) == "MPCPI_ERR_ARG");
+}
