@@ -1,6 +1,6 @@
-// Runs p2p_ranks under lapirun at 2, 3, 4 and 8 ranks (more ranks than
-// cores) in each MPCPI variant, plus eager limits 0 and "infinite" and
-// interrupt-mode progress.
+// Runs one rank program (RANK_PROGRAM, set per target in BUILD) under
+// lapirun at 2, 3, 4 and 8 ranks (more ranks than cores) in each MPCPI
+// variant, plus eager limits 0 and "infinite" and interrupt-mode progress.
 
 #include <doctest/doctest.h>
 
@@ -18,26 +18,26 @@ void run(int ranks, std::vector<std::string> env) {
   std::string shown;
   for (const auto& e : env) shown += e + " ";
   CAPTURE(shown);
-  const auto r = launch({ranks, 240, env}, "tests/mpcpi/p2p_ranks");
+  const auto r = launch({ranks, 240, env}, RANK_PROGRAM);
   INFO(r.output);
   CHECK(r.status == 0);
 }
 
 }  // namespace
 
-TEST_CASE("p2p in every variant and rank count") {
+TEST_CASE("every variant and rank count") {
   for (const char* variant : {"enhanced", "base", "counters"}) {
     for (int ranks : {2, 3, 4, 8}) run(ranks, {std::string("LAPIS_MPI_VARIANT=") + variant});
   }
 }
 
-TEST_CASE("p2p with eager limit 0 and effectively infinite") {
+TEST_CASE("eager limit 0 and effectively infinite") {
   for (const char* limit : {"0", "1g"}) {
     run(3, {std::string("LAPIS_EAGER_LIMIT=") + limit});
   }
 }
 
-TEST_CASE("p2p with interrupt-mode progress") {
+TEST_CASE("interrupt-mode progress") {
   for (const char* variant : {"enhanced", "base", "counters"}) {
     run(4, {"LAPIS_MODE=interrupt", std::string("LAPIS_MPI_VARIANT=") + variant});
   }
