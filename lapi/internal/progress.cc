@@ -27,7 +27,7 @@ constexpr int kYieldPolls = 4000;
 constexpr int kSleepTimeoutMs = 10;
 // How long the application must stay out of waits before the interrupt-mode
 // progress thread takes over progress from it.
-constexpr long kTakeOverGraceNs = 200'000;
+constexpr long kTakeOverGraceNs = 50'000;
 
 }  // namespace
 

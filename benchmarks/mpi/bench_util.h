@@ -1,0 +1,115 @@
+/* Shared pieces of the plain MPI benchmark programs (mpi_latency, mpi_bw,
+ * mpi_bibw, mpi_msgrate, mpi_interrupt_latency, mpi_flood).
+ *
+ * Everything here is standard C11 + POSIX + MPI 3.1 point-to-point, so the
+ * programs build unchanged with Lapis' mpi.h, Open MPI's mpicc and MPICH's
+ * mpicc (benchmarks/compare_mpi does exactly that).
+ *
+ * Common command line (each program accepts the subset it names in `accept`):
+ *   --sizes LIST   comma list of sizes (suffix K, M) and power-of-two ranges
+ *                  LO:HI, e.g. "8,4K,1M" or "1:4M"
+ *   --iters N      timed iterations per size (default: scaled by size)
+ *   --warmup N     untimed iterations before them (default: iters/10, >= 2)
+ *   --window N     messages in flight per window (bandwidth, message rate)
+ *   --timeout S    seconds (interrupt test: per message; flood: whole drain)
+ *   --count N      messages per sender (flood)
+ *   --impl NAME    label for the "impl" field (default: from
+ *                  MPI_Get_library_version: lapis, openmpi, mpich)
+ *   --bind         pin each rank's main thread to core (rank % cores) after
+ *                  MPI_Init, so every implementation runs with the same
+ *                  placement (launch the others with binding off)
+ *   --alloc-mem    buffers from MPI_Alloc_mem instead of page-aligned malloc
+ *   --json         one JSON object per line instead of the table
+ *   --help
+ */
+#ifndef LAPIS_BENCHMARKS_MPI_BENCH_UTIL_H
+#define LAPIS_BENCHMARKS_MPI_BENCH_UTIL_H
+
+#include <stddef.h>
+
+#include <mpi.h>
+
+enum {
+  BENCH_MAX_SIZES = 64,
+  BENCH_MAX_SIZE = 64 << 20 /* bytes */
+};
+
+/* Which options a program takes (bit mask for BenchSpec.accept). */
+enum {
+  BENCH_OPT_SIZES = 1 << 0,
+  BENCH_OPT_ITERS = 1 << 1,
+  BENCH_OPT_WINDOW = 1 << 2,
+  BENCH_OPT_TIMEOUT = 1 << 3,
+  BENCH_OPT_COUNT = 1 << 4,
+  BENCH_OPT_BIND = 1 << 5,
+  BENCH_OPT_ALLOC_MEM = 1 << 6
+};
+
+typedef struct {
+  size_t sizes[BENCH_MAX_SIZES];
+  int nsizes;
+  long iters;  /* 0: automatic */
+  long warmup; /* -1: automatic */
+  int window;
+  double timeout_s;
+  long count;
+  int bind;
+  int alloc_mem;
+  int json;
+  int help;
+  char impl[32];
+} BenchOptions;
+
+/* Defaults a program gives before parsing. */
+typedef struct {
+  const char* name;        /* "mpi_latency" */
+  const char* description; /* one line for --help */
+  unsigned accept;         /* BENCH_OPT_* */
+  const char* sizes;       /* default --sizes */
+  int window;
+  double timeout_s;
+  long count;
+} BenchSpec;
+
+/* Calls MPI_Init, parses argv into `opts` and checks the rank count
+ * (exactly `ranks`, or at least 2 when `ranks` is 0). On bad arguments or a
+ * wrong rank count, rank 0 prints a message naming the problem, every rank
+ * finalizes, and the process exits (2 for arguments, 1 for ranks). --help
+ * prints the usage and exits 0. Returns this rank. */
+int bench_init(int* argc, char*** argv, const BenchSpec* spec, int ranks, BenchOptions* opts);
+
+/* MPI_Finalize; returns `status` for main to return. */
+int bench_finish(int status);
+
+/* Ends the job with a message naming what failed unless rc is MPI_SUCCESS. */
+void bench_check(int rc, const char* what);
+/* Ends the job with a message (printf format). */
+void bench_fail(const char* fmt, ...);
+
+/* Page-aligned buffer (or MPI_Alloc_mem with --alloc-mem), filled with
+ * `fill`. Never returns NULL (ends the job instead). */
+void* bench_alloc(const BenchOptions* opts, size_t bytes, int fill);
+void bench_free(const BenchOptions* opts, void* buf);
+
+/* Latency loops: iterations for one size (--iters or a default that keeps
+ * one size short), and warm-up iterations. */
+long bench_iters_latency(const BenchOptions* opts, size_t size);
+long bench_iters_window(const BenchOptions* opts, size_t size);
+long bench_warmup(const BenchOptions* opts, long iters);
+
+/* Largest selected size. */
+size_t bench_max_size(const BenchOptions* opts);
+
+/* "8", "4K", "1M" (exact binary suffixes only; else bytes). `out` >= 16. */
+const char* bench_size_label(size_t size, char* out);
+
+/* Seconds from a monotonic clock that is not MPI (the interrupt test must
+ * not call MPI while it waits). */
+double bench_now(void);
+
+/* KiB of a /proc/self/status field ("VmRSS", "VmHWM"); -1 if unknown. */
+long bench_status_kib(const char* field);
+/* Resets VmHWM to the current RSS (Linux clear_refs 5); 0 on success. */
+int bench_reset_peak_rss(void);
+
+#endif

@@ -1,0 +1,186 @@
+/* The MPI-LAPI paper's interrupt-mode latency test. Rank 1 posts MPI_Irecv
+ * and then watches the receive buffer WITHOUT calling MPI (volatile reads of
+ * its first and last byte, which the sender sets to a value that changes
+ * every round) until the data is there; only then does it complete the
+ * request (MPI_Wait, which finds it done), post the next MPI_Irecv and send
+ * the reply. Rank 0 sends and receives the reply with ordinary blocking
+ * calls. One-way latency = round trip / 2.
+ *
+ * An MPI that moves data only inside MPI calls never fills the buffer: after
+ * --timeout seconds of watching, rank 1 gives up, completes the receive with
+ * MPI_Wait and answers with tag 2 ("no progress"); both ranks then move on
+ * to the next size, which is reported as progress 0.
+ *
+ * Lapis progresses without calls only in interrupt mode, so unless
+ * LAPIS_MODE is already set this program sets LAPIS_MODE=interrupt before
+ * MPI_Init (other MPIs ignore it). Exactly 2 ranks. Plain MPI 3.1 + POSIX. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+
+#if defined(__SANITIZE_THREAD__)
+/* ThreadSanitizer builds only (Lapis' --config=tsan): the library's progress
+ * thread writes the message into the buffer that this program watches with
+ * plain loads -- the situation under test; the ordering comes from the data
+ * itself, which TSan cannot see. */
+const char* __tsan_default_suppressions(void);
+const char* __tsan_default_suppressions(void) { return "race:watch_buffer_without_mpi\n"; }
+#endif
+
+enum { kTagData = 1, kTagReply = 1, kTagNoProgress = 2 };
+
+/* The marker of round i: never 0 (the value a fresh buffer holds), and
+ * different from the previous round's. */
+static unsigned char marker(long i) { return (unsigned char)(i % 251 + 1); }
+
+/* Spins on the first and last byte of buf until both hold `want`; 0 if the
+ * deadline passed first. Reads the clock only every 4096 spins. */
+static int watch_buffer_without_mpi(const void* buf, size_t size, unsigned char want,
+                                    double timeout_s) {
+  const volatile unsigned char* p = (const volatile unsigned char*)buf;
+  const double deadline = bench_now() + timeout_s;
+  for (unsigned long spins = 1;; ++spins) {
+    if (p[0] == want && p[size - 1] == want) return 1;
+    if (spins % 4096 == 0 && bench_now() > deadline) return 0;
+  }
+}
+
+typedef struct {
+  long completed; /* rounds finished before a timeout (all of them if none) */
+  int progress;   /* 1: every round finished without MPI calls at rank 1 */
+  double mean_us, p50_us, max_us;
+} Result;
+
+static int compare_double(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+/* Rank 1: the watching receiver; stops after the first round that timed out. */
+static void receiver(void* rbuf, void* sbuf, size_t size, long rounds, double timeout_s) {
+  const int count = (int)size;
+  MPI_Request req;
+  bench_check(MPI_Irecv(rbuf, count, MPI_BYTE, 0, kTagData, MPI_COMM_WORLD, &req), "MPI_Irecv");
+  bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); /* receive posted before round 0 */
+  for (long i = 0; i < rounds; ++i) {
+    const int arrived = watch_buffer_without_mpi(rbuf, size, marker(i), timeout_s);
+    bench_check(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
+    const int last = !arrived || i + 1 == rounds;
+    if (!last) {
+      bench_check(MPI_Irecv(rbuf, count, MPI_BYTE, 0, kTagData, MPI_COMM_WORLD, &req), "MPI_Irecv");
+    }
+    bench_check(
+        MPI_Send(sbuf, count, MPI_BYTE, 0, arrived ? kTagReply : kTagNoProgress, MPI_COMM_WORLD),
+        "MPI_Send");
+    if (!arrived) return;
+  }
+}
+
+/* Rank 0: sends round i with its marker, times each round trip. */
+static Result sender(void* sbuf, void* rbuf, size_t size, long warmup, long iters, double* trips) {
+  const int count = (int)size;
+  unsigned char* s = sbuf;
+  Result r = {0, 1, 0, 0, 0};
+  bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  for (long i = 0; i < warmup + iters; ++i) {
+    s[0] = s[size - 1] = marker(i);
+    const double t0 = MPI_Wtime();
+    bench_check(MPI_Send(sbuf, count, MPI_BYTE, 1, kTagData, MPI_COMM_WORLD), "MPI_Send");
+    MPI_Status st;
+    bench_check(MPI_Recv(rbuf, count, MPI_BYTE, 1, MPI_ANY_TAG, MPI_COMM_WORLD, &st), "MPI_Recv");
+    if (st.MPI_TAG == kTagNoProgress) {
+      r.progress = 0;
+      r.completed = i;
+      return r;
+    }
+    if (i >= warmup) trips[i - warmup] = MPI_Wtime() - t0;
+  }
+  r.completed = warmup + iters;
+  double sum = 0;
+  for (long i = 0; i < iters; ++i) sum += trips[i];
+  qsort(trips, (size_t)iters, sizeof *trips, compare_double);
+  r.mean_us = sum / (double)iters / 2 * 1e6;
+  r.p50_us = trips[iters / 2] / 2 * 1e6;
+  r.max_us = trips[iters - 1] / 2 * 1e6;
+  return r;
+}
+
+static void report(const BenchOptions* o, size_t size, long iters, const Result* r) {
+  if (o->json) {
+    if (r->progress) {
+      printf(
+          "{\"bench\":\"mpi_interrupt_latency\",\"impl\":\"%s\",\"size\":%zu,\"iters\":%ld,"
+          "\"progress\":1,\"us\":%.4f,\"p50_us\":%.4f,\"max_us\":%.4f}\n",
+          o->impl, size, iters, r->mean_us, r->p50_us, r->max_us);
+    } else {
+      printf(
+          "{\"bench\":\"mpi_interrupt_latency\",\"impl\":\"%s\",\"size\":%zu,\"iters\":%ld,"
+          "\"progress\":0,\"completed\":%ld,\"timeout_s\":%g}\n",
+          o->impl, size, iters, r->completed, o->timeout_s);
+    }
+  } else {
+    char label[16];
+    if (r->progress) {
+      printf("%8s %8ld %12.3f %12.3f %12.3f\n", bench_size_label(size, label), iters, r->mean_us,
+             r->p50_us, r->max_us);
+    } else {
+      printf(
+          "%8s %8ld   no progress: the data did not arrive within %g s without MPI calls "
+          "(after %ld rounds)\n",
+          bench_size_label(size, label), iters, o->timeout_s, r->completed);
+    }
+  }
+  fflush(stdout);
+}
+
+int main(int argc, char** argv) {
+  setenv("LAPIS_MODE", "interrupt", /*overwrite=*/0);
+  const BenchSpec spec = {
+      .name = "mpi_interrupt_latency",
+      .description =
+          "Interrupt-mode latency: the receiver watches its MPI_Irecv buffer without calling MPI.",
+      .accept = BENCH_OPT_SIZES | BENCH_OPT_ITERS | BENCH_OPT_TIMEOUT | BENCH_OPT_BIND |
+                BENCH_OPT_ALLOC_MEM,
+      .sizes = "8,1K,16K,64K,1M",
+      .timeout_s = 2.0,
+  };
+  BenchOptions o;
+  const int rank = bench_init(&argc, &argv, &spec, 2, &o);
+  const size_t max = bench_max_size(&o);
+  void* sbuf = bench_alloc(&o, max, 0);
+  void* rbuf = bench_alloc(&o, max, 0);
+
+  if (rank == 0 && !o.json) {
+    printf(
+        "# %s (%s): one-way latency in us, the receiver polls its buffer, not MPI%s%s%s\n"
+        "%8s %8s %12s %12s %12s\n",
+        spec.name, o.impl, strcmp(o.impl, "lapis") == 0 ? " (LAPIS_MODE=" : "",
+        strcmp(o.impl, "lapis") == 0 ? getenv("LAPIS_MODE") : "",
+        strcmp(o.impl, "lapis") == 0 ? ")" : "", "size", "iters", "mean_us", "p50_us", "max_us");
+  }
+  for (int s = 0; s < o.nsizes; ++s) {
+    const size_t size = o.sizes[s];
+    /* Wake-ups cost tens of us here: a tenth of the polling iterations. */
+    const long iters = o.iters > 0 ? o.iters : (bench_iters_latency(&o, size) + 9) / 10;
+    const long warmup = bench_warmup(&o, iters);
+    bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    memset(rbuf, 0, size);
+    if (rank == 1) {
+      receiver(rbuf, sbuf, size, warmup + iters, o.timeout_s);
+    } else {
+      double* trips = malloc(sizeof(double) * (size_t)iters);
+      if (trips == NULL) bench_fail("cannot allocate %ld timings", iters);
+      const Result r = sender(sbuf, rbuf, size, warmup, iters, trips);
+      free(trips);
+      report(&o, size, iters, &r);
+    }
+  }
+  bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  bench_free(&o, sbuf);
+  bench_free(&o, rbuf);
+  return bench_finish(0);
+}

@@ -1,0 +1,271 @@
+// Runs the Lapis builds of the MPI benchmark programs (benchmarks/mpi/*.c)
+// and mpi_paper_latency under lapirun with tiny sizes and iteration counts,
+// and checks their --json output: every expected row is there, parses, and
+// carries positive numbers. The flood program runs small (nothing lost, all
+// in order, at 4 and 8 ranks); the interrupt test must complete (Lapis
+// progresses while the receiver makes no MPI call). Timings are never
+// asserted. Nothing is built at run time.
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include "tests/support/launch.hpp"
+
+namespace {
+
+using lapis::testing::LaunchOptions;
+using lapis::testing::runfile;
+
+// A flat JSON object of string and number values (all these programs emit);
+// strings unquoted, numbers as written.
+using JsonObject = std::map<std::string, std::string>;
+
+std::optional<JsonObject> parse_flat_object(const std::string& line) {
+  std::size_t i = 0;
+  const auto skip_space = [&] {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+  };
+  const auto parse_string = [&](std::string& out) {
+    if (i >= line.size() || line[i] != '"') return false;
+    const std::size_t end = line.find('"', i + 1);
+    if (end == std::string::npos) return false;
+    out = line.substr(i + 1, end - i - 1);
+    i = end + 1;
+    return true;
+  };
+  const auto parse_number = [&](std::string& out) {
+    const std::size_t start = i;
+    while (i < line.size() && std::strchr("0123456789.-+eE", line[i]) != nullptr) ++i;
+    out = line.substr(start, i - start);
+    char* end = nullptr;
+    std::strtod(out.c_str(), &end);
+    return !out.empty() && end == out.c_str() + out.size();
+  };
+  JsonObject object;
+  skip_space();
+  if (i >= line.size() || line[i++] != '{') return std::nullopt;
+  while (true) {
+    std::string key, value;
+    skip_space();
+    if (!parse_string(key)) return std::nullopt;
+    skip_space();
+    if (i >= line.size() || line[i++] != ':') return std::nullopt;
+    skip_space();
+    const bool ok = i < line.size() && line[i] == '"' ? parse_string(value) : parse_number(value);
+    if (!ok || !object.emplace(key, value).second) return std::nullopt;
+    skip_space();
+    if (i < line.size() && line[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (i >= line.size() || line[i++] != '}') return std::nullopt;
+    skip_space();
+    return i == line.size() ? std::optional(object) : std::nullopt;
+  }
+}
+
+// The JSON lines of `output` (other lines -- launcher or library messages on
+// stderr -- are skipped); each must parse.
+std::vector<JsonObject> json_rows(const std::string& output) {
+  std::vector<JsonObject> rows;
+  std::size_t start = 0;
+  while (start < output.size()) {
+    std::size_t end = output.find('\n', start);
+    if (end == std::string::npos) end = output.size();
+    const std::string line = output.substr(start, end - start);
+    start = end + 1;
+    if (line.empty() || line[0] != '{') continue;
+    const auto object = parse_flat_object(line);
+    CHECK_MESSAGE(object.has_value(), "not a flat JSON object: " << line);
+    if (object) rows.push_back(*object);
+  }
+  return rows;
+}
+
+std::string field(const JsonObject& row, const std::string& key) {
+  const auto it = row.find(key);
+  return it == row.end() ? std::string() : it->second;
+}
+
+double number(const JsonObject& row, const std::string& key) {
+  const auto it = row.find(key);
+  REQUIRE_MESSAGE(it != row.end(), "missing key " << key);
+  return std::strtod(it->second.c_str(), nullptr);
+}
+
+void check_positive(const JsonObject& row, const std::string& key) {
+  CHECK_MESSAGE(number(row, key) > 0, key << " = " << field(row, key));
+}
+
+lapis::testing::LaunchResult run_ranks(const std::string& bench, int ranks,
+                                       const std::vector<std::string>& args) {
+  LaunchOptions options;
+  options.ranks = ranks;
+  options.timeout_s = 240;
+  return lapis::testing::launch(options, "benchmarks/" + bench, args);
+}
+
+struct RunResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+// Runs a benchmark binary directly (no launcher: a singleton MPI job).
+RunResult run_alone(const std::string& bench, const std::string& args) {
+  const std::string command = runfile("benchmarks/" + bench) + " " + args + " 2>&1";
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  RunResult result;
+  char chunk[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(chunk, 1, sizeof chunk, pipe)) > 0) result.output.append(chunk, n);
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+struct PairCase {
+  const char* bench;
+  std::vector<std::string> args;
+  std::vector<std::size_t> sizes;
+  std::vector<const char*> positive;  // keys that must hold numbers > 0
+};
+
+}  // namespace
+
+TEST_CASE("the 2-rank MPI benchmarks print one JSON row per size with positive numbers") {
+  // 32K is above the MPI eager limit (16K by default): rendezvous runs too.
+  const std::vector<PairCase> cases = {
+      {"mpi_latency", {"--sizes", "8,32K", "--iters", "5", "--warmup", "1"}, {8, 32768},
+       {"size", "iters", "us"}},
+      {"mpi_bw", {"--sizes", "8,32K", "--iters", "3", "--window", "4"}, {8, 32768},
+       {"size", "window", "iters", "MBps"}},
+      {"mpi_bibw", {"--sizes", "8,32K", "--iters", "3", "--window", "4", "--bind"}, {8, 32768},
+       {"size", "window", "iters", "MBps"}},
+      {"mpi_msgrate", {"--iters", "3", "--window", "8", "--alloc-mem"}, {8},
+       {"size", "window", "messages", "msgs_per_s", "us"}},
+  };
+  for (const auto& c : cases) {
+    SUBCASE(c.bench) {
+      std::vector<std::string> args = c.args;
+      args.push_back("--json");
+      const auto result = run_ranks(c.bench, 2, args);
+      INFO(std::string(c.bench), " output:\n", result.output);
+      REQUIRE(result.status == 0);
+      const auto rows = json_rows(result.output);
+      REQUIRE(rows.size() == c.sizes.size());
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        CHECK(field(rows[i], "bench") == c.bench);
+        CHECK(field(rows[i], "impl") == "lapis");
+        CHECK(number(rows[i], "size") == static_cast<double>(c.sizes[i]));
+        for (const char* key : c.positive) check_positive(rows[i], key);
+      }
+    }
+  }
+}
+
+TEST_CASE("mpi_interrupt_latency: Lapis delivers while the receiver makes no MPI call") {
+  // The program sets LAPIS_MODE=interrupt itself; a generous per-message
+  // timeout so a slow (sanitized, oversubscribed) run is not "no progress".
+  const auto result = run_ranks("mpi_interrupt_latency", 2,
+                                {"--sizes", "8,32K", "--iters", "5", "--timeout", "60", "--json"});
+  INFO("output:\n", result.output);
+  REQUIRE(result.status == 0);
+  const auto rows = json_rows(result.output);
+  REQUIRE(rows.size() == 2);
+  for (const auto& row : rows) {
+    CHECK(field(row, "bench") == "mpi_interrupt_latency");
+    CHECK(field(row, "progress") == "1");
+    for (const char* key : {"size", "iters", "us", "p50_us", "max_us"}) check_positive(row, key);
+  }
+}
+
+TEST_CASE("mpi_flood: nothing lost, nothing extra, every sender's messages in order") {
+  struct FloodCase {
+    int ranks;
+    long count;
+  };
+  for (const FloodCase c : {FloodCase{4, 20000}, FloodCase{8, 3000}}) {
+    SUBCASE((std::to_string(c.ranks) + " ranks").c_str()) {
+      const auto result = run_ranks("mpi_flood", c.ranks,
+                                    {"--count", std::to_string(c.count), "--timeout", "180",
+                                     "--json"});
+      INFO("output:\n", result.output);
+      REQUIRE(result.status == 0);
+      const auto rows = json_rows(result.output);
+      REQUIRE(rows.size() == 1);
+      const auto& row = rows[0];
+      CHECK(field(row, "bench") == "mpi_flood");
+      CHECK(number(row, "senders") == c.ranks - 1);
+      const double total = static_cast<double>(c.count) * (c.ranks - 1);
+      CHECK(number(row, "total") == total);
+      CHECK(number(row, "received") == total);
+      CHECK(number(row, "lost") == 0);
+      CHECK(number(row, "out_of_order") == 0);
+      CHECK(number(row, "extra") == 0);
+      CHECK(number(row, "ok") == 1);
+      for (const char* key : {"send_s", "total_s", "rss_before_mib"}) check_positive(row, key);
+      CHECK(number(row, "rss_growth_mib") >= 0);
+    }
+  }
+}
+
+TEST_CASE("mpi_paper_latency: raw Put, raw Amsend and all three variants in one invocation") {
+  // The driver starts its own lapirun jobs (found in the runfiles).
+  const RunResult result = run_alone(
+      "mpi_paper_latency",
+      "--sizes 8,32K --iters 5 --reps 1 --inner-reps 1 --mode polling --timeout 120 --json");
+  INFO("output:\n", result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto rows = json_rows(result.output);
+  REQUIRE(rows.size() == 10);  // 5 curves x 2 sizes
+  std::set<std::string> variants;
+  for (const auto& row : rows) {
+    CHECK(field(row, "bench") == "paper");
+    CHECK(field(row, "mode") == "polling");
+    variants.insert(field(row, "variant"));
+    for (const char* key : {"size", "us", "min_us"}) check_positive(row, key);
+    if (field(row, "variant").rfind("raw_", 0) != 0) check_positive(row, "over_raw_amsend");
+  }
+  CHECK(variants ==
+        std::set<std::string>{"raw_put", "raw_amsend", "base", "counters", "enhanced"});
+}
+
+TEST_CASE("bad arguments and wrong rank counts end with a clear message, not a hang") {
+  SUBCASE("bad --sizes is named, exit 2") {
+    const RunResult r = run_alone("mpi_latency", "--sizes 0");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("--sizes") != std::string::npos);
+  }
+  SUBCASE("an option the program does not take is named, exit 2") {
+    const RunResult r = run_alone("mpi_bw", "--count 5");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("--count") != std::string::npos);
+  }
+  SUBCASE("bad --variants of mpi_paper_latency is named, exit 2") {
+    const RunResult r = run_alone("mpi_paper_latency", "--variants fast");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("--variants") != std::string::npos);
+  }
+  SUBCASE("a pair benchmark alone (one rank)") {
+    const RunResult r = run_alone("mpi_latency", "--sizes 8 --iters 1");
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find("exactly 2 ranks") != std::string::npos);
+  }
+  SUBCASE("a pair benchmark on four ranks") {
+    const auto r = run_ranks("mpi_msgrate", 4, {"--iters", "1"});
+    CHECK(r.status != 0);
+    CHECK(r.status != 124);  // lapirun's timeout status: it hung
+    CHECK(r.output.find("exactly 2 ranks") != std::string::npos);
+  }
+}
