@@ -23,8 +23,6 @@ constexpr int kYieldPolls = 4000;
 constexpr auto kIdleSleep = std::chrono::microseconds(20);
 }  // namespace
 
-void Engine::Impl::complete(Request* r, int events) { r->signal.add(events); }
-
 void Engine::Impl::fail_request(Request* r, Errc code, int events) {
   {
     EngineLock lock(*this);

@@ -74,6 +74,10 @@ Errc Engine::Impl::start() {
   if (lapi::Status s = ctx_.qenv(lapi::Query::eager_limit, lapi_eager); !s.ok())
     return fail(Errc::transport, "create: {}", s.message());
   lapi_eager_limit_ = static_cast<std::size_t>(lapi_eager);
+  // Enhanced = inline completion; copying eager data in the header handler
+  // is its shortest form. base and counters keep their completion path (the
+  // paper's variants differ exactly there).
+  copy_in_handler_ = options_.variant == Variant::enhanced;
 
   if (options_.set_completion_policy) {
     const lapi::CompletionPolicy policy = options_.variant == Variant::enhanced

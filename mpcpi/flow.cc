@@ -54,8 +54,7 @@ void Engine::Impl::post(Outgoing& out) {
   }
 }
 
-void Engine::Impl::drain_outbox() {
-  if (!outbox_pending_.load(std::memory_order_acquire)) return;
+void Engine::Impl::flush_outbox() {
   std::vector<Outgoing> batch;
   {
     EngineLock lock(*this);
@@ -66,13 +65,6 @@ void Engine::Impl::drain_outbox() {
 }
 
 // ---- Receiver side ---------------------------------------------------------
-
-void Engine::Impl::return_credit_locked(lapi::TaskId src, std::size_t bytes) {
-  if (bytes == 0) return;
-  RecvPeer& peer = recv_peers_[src];
-  peer.to_return += bytes;
-  if (peer.to_return >= my_window_ / 4 || peer.starved) flush_credit_locked(src);
-}
 
 void Engine::Impl::flush_credit_locked(lapi::TaskId src) {
   RecvPeer& peer = recv_peers_[src];

@@ -1,15 +1,18 @@
 // The handler table: one header handler per wire message type, each a
-// short parse → validate → engine step. Header handlers run inside lapi's
+// short parse → validate → engine step (the eager step, the hot one, with
+// its matching against the posted queue). Header handlers run inside lapi's
 // progress engine and never send; whatever must be sent goes to the outbox,
 // and the landing they return carries a completion handler that drains it.
 
 #include <array>
+#include <cstring>
 
 #include "mpcpi/internal/engine_impl.hpp"
 #include "mpcpi/internal/handlers_table.hpp"
 
 namespace mpcpi {
 
+using detail::Envelope;
 using detail::Msg;
 using detail::read_header;
 
@@ -70,7 +73,7 @@ Parsed<Header> parse(const lapi::AmHeaderInfo& info, const char* what) {
 lapi::Landing hh_eager(lapi::Context&, const lapi::AmHeaderInfo& info) {
   auto p = parse<detail::Envelope>(info, "eager header has the wrong length");
   if (!p.header) return {};
-  return p.impl->on_eager(info.src, *p.header, 0, info.data_len);
+  return p.impl->on_eager(info.src, *p.header, 0, Arrival{info.data_len, info.data});
 }
 
 lapi::Landing hh_ready(lapi::Context&, const lapi::AmHeaderInfo& info) {
@@ -81,7 +84,8 @@ lapi::Landing hh_ready(lapi::Context&, const lapi::AmHeaderInfo& info) {
     p.impl->protocol_error_locked(info.src, "ready message without ready mode");
     return {};
   }
-  return p.impl->on_eager(info.src, p.header->env, p.header->sender_handle, info.data_len);
+  return p.impl->on_eager(info.src, p.header->env, p.header->sender_handle,
+                          Arrival{info.data_len, info.data});
 }
 
 lapi::Landing hh_rts(lapi::Context&, const lapi::AmHeaderInfo& info) {
@@ -102,7 +106,8 @@ lapi::Landing hh_cts(lapi::Context&, const lapi::AmHeaderInfo& info) {
 
 lapi::Landing hh_data(lapi::Context&, const lapi::AmHeaderInfo& info) {
   auto p = parse<detail::DataHeader>(info, "data header has the wrong length");
-  return p.header ? p.impl->on_data(info.src, *p.header, info.data_len) : lapi::Landing{};
+  return p.header ? p.impl->on_data(info.src, *p.header, Arrival{info.data_len, info.data})
+                  : lapi::Landing{};
 }
 
 lapi::Landing hh_ack(lapi::Context&, const lapi::AmHeaderInfo& info) {
@@ -155,7 +160,7 @@ const std::array<HandlerEntry, detail::kMsgCount> kHandlerTable = {{
 
 // ---- Engine steps run by the header handlers ---------------------------------
 
-lapi::Landing Engine::Impl::with_drain_locked(lapi::Landing landing) {
+inline lapi::Landing Engine::Impl::with_drain_locked(lapi::Landing landing) {
   if (!outbox_.empty() && landing.on_complete == nullptr) {
     landing.on_complete = cmp_drain;
     landing.completion_arg = this;
@@ -163,7 +168,7 @@ lapi::Landing Engine::Impl::with_drain_locked(lapi::Landing landing) {
   return landing;
 }
 
-lapi::Landing Engine::Impl::land_in_request_locked(Request* r, bool counted) {
+lapi::Landing Engine::Impl::land_in_request_later_locked(Request* r, bool counted) {
   if (counted) {  // counters variant: the landing counter says when
     r->counter_poll = true;
     landed_fifo_.push_back({r, nullptr});
@@ -172,10 +177,15 @@ lapi::Landing Engine::Impl::land_in_request_locked(Request* r, bool counted) {
   return lapi::Landing{r->recv_buf, cmp_recv_landed, r, this};
 }
 
-lapi::Landing Engine::Impl::land_in_message_locked(Message* m) {
+lapi::Landing Engine::Impl::land_in_message_locked(Message* m, const void* data) {
   if (m->counted) {
     landed_fifo_.push_back({nullptr, m});
     return lapi::Landing{m->data};
+  }
+  if (data != nullptr && copy_in_handler_) {
+    std::memcpy(m->data, data, m->size);
+    message_landed_locked(m);
+    return {};
   }
   return lapi::Landing{m->data, cmp_message_landed, m, this};
 }
@@ -187,7 +197,8 @@ void Engine::Impl::protocol_error_locked(lapi::TaskId src, const char* what) {
 }
 
 lapi::Landing Engine::Impl::on_eager(lapi::TaskId src, const detail::Envelope& env,
-                                     std::uint64_t ready_handle, std::size_t len) {
+                                     std::uint64_t ready_handle, const Arrival& in) {
+  const std::size_t len = in.len;
   EngineLock lock(*this);
   const bool counted = (env.flags & detail::kCounted) != 0;
   if ((env.flags & detail::kPulled) != 0) ++stats_.pulled_received;
@@ -216,12 +227,61 @@ lapi::Landing Engine::Impl::on_eager(lapi::TaskId src, const detail::Envelope& e
       if (counted) landed_fifo_.push_back({});
       return with_drain_locked({});
     }
-    return with_drain_locked(land_in_message_locked(m));
+    return with_drain_locked(land_in_message_locked(m, in.data));
   }
   ++peer.expected_seq;
-  lapi::Landing landing = deliver_eager_locked(src, env, ready_handle, len);
-  after_in_order_locked(src);
+  lapi::Landing landing = deliver_eager_locked(src, env, ready_handle, in);
+  if (!peer.reorder.empty() || peer.starved) after_in_order_locked(src);
   return with_drain_locked(landing);
+}
+
+// An in-order eager message meets the posted queue. Here beside on_eager,
+// its only caller, so that the two compile into one step.
+lapi::Landing Engine::Impl::deliver_eager_locked(lapi::TaskId src, const Envelope& env,
+                                                 std::uint64_t ready_handle, const Arrival& in) {
+  const std::size_t len = in.len;
+  const bool ready = env.mode == static_cast<std::uint8_t>(SendMode::ready);
+  const bool counted = (env.flags & detail::kCounted) != 0;
+  const bool pulled = (env.flags & detail::kPulled) != 0;
+  const std::size_t credit = ready || pulled ? 0 : credit_cost(len);
+  if (pulled) recv_peers_[src].pulls.erase(env.context);
+  auto none = [&]() -> lapi::Landing {
+    if (counted) landed_fifo_.push_back({});
+    return {};
+  };
+
+  if (Request* r = match_posted_locked(env.context, src, env.tag)) {
+    if (ready) {
+      const detail::AckHeader ack{ready_handle, 0, 0};
+      queue_locked(src, Msg::ack, &ack, sizeof ack);
+    }
+    fill_recv_status(r, src, env.tag, len);
+    return_credit_locked(src, credit);
+    if (len == 0) {
+      complete(r);
+      return none();
+    }
+    if (len <= r->capacity) return land_in_request_locked(r, counted, in.data);  // into the user buffer
+    // Truncation: land the whole message aside, then copy what fits.
+    Message* m = new_message_locked(src, env, len);
+    m->counted = counted;
+    m->matched = r;
+    return land_in_message_locked(m, in.data);
+  }
+  if (ready) {  // erroneous ready send: tell the sender, drop the data
+    const detail::AckHeader nack{ready_handle, static_cast<std::int32_t>(Errc::ready_no_match), 0};
+    queue_locked(src, Msg::ack, &nack, sizeof nack);
+    return none();
+  }
+  Message* m = new_message_locked(src, env, len);
+  m->counted = counted;
+  m->credit = credit;
+  push_arrived_locked(m);
+  if (len == 0) {
+    m->landed = true;
+    return none();
+  }
+  return land_in_message_locked(m, in.data);
 }
 
 lapi::Landing Engine::Impl::on_rts(lapi::TaskId src, const detail::RtsHeader& h) {
@@ -286,16 +346,16 @@ lapi::Landing Engine::Impl::on_cts(lapi::TaskId src, const detail::CtsHeader& h)
 }
 
 lapi::Landing Engine::Impl::on_data(lapi::TaskId src, const detail::DataHeader& h,
-                                    std::size_t len) {
+                                    const Arrival& in) {
   EngineLock lock(*this);
   Request* r = recv_handles_.find(h.receiver_handle);
-  if (r == nullptr || r->status.source != static_cast<int>(src) || len != r->status.bytes) {
+  if (r == nullptr || r->status.source != static_cast<int>(src) || in.len != r->status.bytes) {
     protocol_error_locked(src, "rendezvous data names no waiting receive, or has the wrong size");
     return {};
   }
   recv_handles_.erase(h.receiver_handle);
   r->handle = 0;
-  return with_drain_locked(land_in_request_locked(r, false));
+  return with_drain_locked(land_in_request_locked(r, false, in.data));
 }
 
 lapi::Landing Engine::Impl::on_ack(lapi::TaskId src, const detail::AckHeader& h) {

@@ -1,6 +1,7 @@
 // Receiving and matching: irecv against the arrived queue, in-order
-// arrivals against the posted queue, rendezvous start (CTS), landing of
-// early-arrival data, probes and cancel.
+// rendezvous and deferred arrivals against the posted queue (eager ones are
+// matched beside their header handler, in handlers.cc), rendezvous start
+// (CTS), landing of early-arrival data, probes and cancel.
 
 #include <algorithm>
 #include <cstring>
@@ -24,10 +25,6 @@ Errc Engine::Impl::check_recv_args(const void* buf, std::size_t capacity, int so
   if (buf == nullptr && capacity > 0)
     return fail(Errc::invalid_count, "{}: buf is null but capacity={}", fn, capacity);
   return Errc::success;
-}
-
-Request* Engine::Impl::match_posted_locked(std::uint32_t context, lapi::TaskId src, int tag) {
-  return static_cast<Request*>(posted_.match(context, static_cast<int>(src), tag));
 }
 
 void Engine::Impl::push_arrived_locked(Message* m) {
@@ -66,15 +63,6 @@ void Engine::Impl::free_message_locked(Message* m) {
   message_pool_.put(m);
 }
 
-void Engine::Impl::fill_recv_status(Request* r, lapi::TaskId src, int tag, std::size_t size) {
-  r->status.source = static_cast<int>(src);
-  r->status.tag = tag;
-  r->status.message_bytes = size;
-  r->status.bytes = std::min(size, r->capacity);
-  r->status.error = size > r->capacity ? Errc::truncate : Errc::success;
-  r->status.cancelled = false;
-}
-
 Errc Engine::Impl::irecv(void* buf, std::size_t capacity, int source, int tag,
                          std::uint32_t context, Request*& out) {
   out = nullptr;
@@ -87,7 +75,9 @@ Errc Engine::Impl::irecv(void* buf, std::size_t capacity, int source, int tag,
 
 Errc Engine::Impl::recv(void* buf, std::size_t capacity, int source, int tag,
                         std::uint32_t context, Status* status) {
-  if (Errc e = check_recv_args(buf, capacity, source, tag, "recv"); e != Errc::success) return e;
+  if (!recv_args_ok(buf, capacity, source, tag)) [[unlikely]] {
+    if (Errc e = check_recv_args(buf, capacity, source, tag, "recv"); e != Errc::success) return e;
+  }
   Request r;  // blocking: see Engine::Impl::send
   init_recv(&r, buf, capacity, source, tag, context);
   post_recv(&r);
@@ -110,14 +100,17 @@ void Engine::Impl::post_recv(Request* r) {
   const int source = r->source;
   {
     EngineLock lock(*this);
-    if (auto* m = static_cast<Message*>(arrived_.find(r->context, source, r->tag))) {
+    auto* m = arrived_.empty() ? nullptr
+                               : static_cast<Message*>(arrived_.find(r->context, source, r->tag));
+    if (m != nullptr) {
       arrived_.remove(*m);
       take_message_locked(r, m);
     } else {
       posted_.post(*r);
       // A sender held back by flow control may hold the message we need.
       if (source != kAnySource) {
-        consider_pull_locked(static_cast<lapi::TaskId>(source), 0, false);
+        const auto src = static_cast<lapi::TaskId>(source);
+        if (recv_peers_[src].starved) consider_pull_locked(src, 0, false);
       } else {
         for (lapi::TaskId t = 0; t < ntasks_; ++t)
           if (recv_peers_[t].starved) consider_pull_locked(t, 0, false);
@@ -128,52 +121,6 @@ void Engine::Impl::post_recv(Request* r) {
 }
 
 // ---- An in-order arrival meets the posted queue ----------------------------
-
-lapi::Landing Engine::Impl::deliver_eager_locked(lapi::TaskId src, const Envelope& env,
-                                                 std::uint64_t ready_handle, std::size_t len) {
-  const bool ready = env.mode == static_cast<std::uint8_t>(SendMode::ready);
-  const bool counted = (env.flags & detail::kCounted) != 0;
-  const bool pulled = (env.flags & detail::kPulled) != 0;
-  const std::size_t credit = ready || pulled ? 0 : credit_cost(len);
-  if (pulled) recv_peers_[src].pulls.erase(env.context);
-  auto none = [&]() -> lapi::Landing {
-    if (counted) landed_fifo_.push_back({});
-    return {};
-  };
-
-  if (Request* r = match_posted_locked(env.context, src, env.tag)) {
-    if (ready) {
-      const detail::AckHeader ack{ready_handle, 0, 0};
-      queue_locked(src, Msg::ack, &ack, sizeof ack);
-    }
-    fill_recv_status(r, src, env.tag, len);
-    return_credit_locked(src, credit);
-    if (len == 0) {
-      complete(r);
-      return none();
-    }
-    if (len <= r->capacity) return land_in_request_locked(r, counted);  // zero copy
-    // Truncation: land the whole message aside, then copy what fits.
-    Message* m = new_message_locked(src, env, len);
-    m->counted = counted;
-    m->matched = r;
-    return land_in_message_locked(m);
-  }
-  if (ready) {  // erroneous ready send: tell the sender, drop the data
-    const detail::AckHeader nack{ready_handle, static_cast<std::int32_t>(Errc::ready_no_match), 0};
-    queue_locked(src, Msg::ack, &nack, sizeof nack);
-    return none();
-  }
-  Message* m = new_message_locked(src, env, len);
-  m->counted = counted;
-  m->credit = credit;
-  push_arrived_locked(m);
-  if (len == 0) {
-    m->landed = true;
-    return none();
-  }
-  return land_in_message_locked(m);
-}
 
 void Engine::Impl::deliver_rts_locked(lapi::TaskId src, const Envelope& env, std::uint64_t size,
                                       std::uint64_t sender_handle) {

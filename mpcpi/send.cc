@@ -60,9 +60,52 @@ void Engine::Impl::start_send(Request* r) {
   }
 }
 
+// Blocking send. Its common case — standard mode, eager size, credit to
+// spare, another task, a variant whose sends complete by the origin counter
+// — is this function alone: no request, no outbox, one Amsend. The origin
+// counter lives on this frame; lapi is done with it once it moved, which
+// happens inside amsend for small messages and is waited for otherwise.
 Errc Engine::Impl::send(const void* buf, std::size_t bytes, int dest, int tag,
                         std::uint32_t context, SendMode mode) {
-  if (Errc e = check_send_args(buf, bytes, dest, tag, mode, "send"); e != Errc::success) return e;
+  if (!send_args_ok(buf, bytes, dest, tag, mode)) [[unlikely]] {
+    if (Errc e = check_send_args(buf, bytes, dest, tag, mode, "send"); e != Errc::success) return e;
+  }
+  const auto to = static_cast<lapi::TaskId>(dest);
+  Envelope env{context, tag, 0, static_cast<std::uint8_t>(SendMode::standard), 0, 0};
+  if (mode != SendMode::standard || to == me_ || options_.variant == Variant::counters ||
+      !take_eager_slot(to, bytes, env)) {
+    return send_general(buf, bytes, dest, tag, context, mode);
+  }
+  lapi::Counter sent;
+  lapi::Counters counters{};
+  counters.origin = &sent;
+  Errc result = Errc::success;
+  if (lapi::Status s = ctx_.amsend(to, handler_base_ + static_cast<lapi::HandlerId>(Msg::eager),
+                                   &env, sizeof env, buf, bytes, counters);
+      !s.ok()) [[unlikely]] {
+    result = fail(Errc::transport, "send: {}", s.message());
+  } else if (!sent.try_consume(1)) {
+    if (lapi::Status w = ctx_.waitcntr(sent, 1); !w.ok())
+      result = fail(Errc::transport, "send: {}", w.message());
+  }
+  drain_outbox();
+  return result;
+}
+
+bool Engine::Impl::take_eager_slot(lapi::TaskId dest, std::size_t bytes, Envelope& env) {
+  SendPeer& peer = send_peers_[dest];
+  if (bytes >= peer.eager_limit) return false;
+  const auto cost = static_cast<std::int64_t>(credit_cost(bytes));
+  EngineLock lock(*this);
+  if (peer.held_count != 0 || peer.credits < cost) return false;  // must be held: general path
+  peer.credits -= cost;
+  env.seq = peer.next_seq++;
+  ++stats_.eager_sent;
+  return true;
+}
+
+Errc Engine::Impl::send_general(const void* buf, std::size_t bytes, int dest, int tag,
+                                std::uint32_t context, SendMode mode) {
   if (mode == SendMode::buffered) {
     Request* r = nullptr;
     if (Errc e = send_buffered(buf, bytes, dest, tag, context, r); e != Errc::success) return e;

@@ -16,10 +16,12 @@
 // and they take mu_. Sends decided under mu_ go to the outbox and leave
 // after unlocking.
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
@@ -111,6 +113,14 @@ struct InFlight {
   std::deque<std::array<std::byte, kHeldInline>> smalls;  // stable addresses
 };
 
+// An arriving message's data as lapi reports it: its length and, when lapi
+// moved it eagerly, where it already sits (valid only during the header
+// handler; null for rendezvous).
+struct Arrival {
+  std::size_t len = 0;
+  const void* data = nullptr;
+};
+
 // One entry per counted landing, in header-handler order (counters variant).
 struct Landed {
   Request* req = nullptr;
@@ -123,17 +133,19 @@ struct HandlerSlot {
   std::atomic<Engine::Impl*> impl{nullptr};
 };
 
-class Engine::Impl;
-
-// The engine lock (mu_). Always taken: whether another thread can run
-// engine code (lapi's interrupt-mode progress thread, its handler thread)
-// is not cheap to ask lapi on every acquisition, and an uncontended lock
-// costs about 13 ns here. (A cheap lapi accessor would let polling mode
-// with inline completion skip it.)
+// The engine lock (mu_), taken only when lapi may run the engine's handlers
+// on another thread (interrupt mode's progress thread, the thread completion
+// policy). Otherwise every handler runs on the application thread inside a
+// lapi call, and the engine never calls lapi while holding the lock, so
+// there is nothing to exclude and polling mode saves a lock/unlock pair per
+// step. lapi switches its own lock only while no other thread runs engine
+// code; the lock remembers whether it locked, so each pair matches.
 class EngineLock {
  public:
   explicit EngineLock(const Engine::Impl& engine);
-  ~EngineLock() { mutex_->unlock(); }
+  ~EngineLock() {
+    if (mutex_ != nullptr) mutex_->unlock();
+  }
   EngineLock(const EngineLock&) = delete;
   EngineLock& operator=(const EngineLock&) = delete;
 
@@ -171,6 +183,20 @@ class Engine::Impl {
   Errc buffer_detach(void*& buf, std::size_t& size);
 
   // ---- send.cc -----------------------------------------------------------
+  // The argument checks as one inline predicate for the blocking hot paths;
+  // when it fails, check_send_args / check_recv_args name what is wrong.
+  bool send_args_ok(const void* buf, std::size_t bytes, int dest, int tag, SendMode mode) const {
+    return !finalized_ && static_cast<std::uint32_t>(dest) < ntasks_ &&
+           static_cast<std::uint32_t>(tag) <= static_cast<std::uint32_t>(kMaxTag) &&
+           (buf != nullptr || bytes == 0) &&
+           static_cast<unsigned>(mode) <= static_cast<unsigned>(SendMode::buffered);
+  }
+  bool recv_args_ok(const void* buf, std::size_t capacity, int source, int tag) const {
+    constexpr auto kTagLimit = static_cast<std::uint32_t>(kMaxTag);
+    return !finalized_ && (source == kAnySource || static_cast<std::uint32_t>(source) < ntasks_) &&
+           (tag == kAnyTag || static_cast<std::uint32_t>(tag) <= kTagLimit) &&
+           (buf != nullptr || capacity == 0);
+  }
   Errc check_send_args(const void* buf, std::size_t bytes, int dest, int tag, SendMode mode,
                        const char* fn) const;
   // Requests come from request_pool_, which only the application thread
@@ -180,6 +206,12 @@ class Engine::Impl {
   void init_send(Request* r, const void* buf, std::size_t bytes, int dest, int tag,
                  std::uint32_t context, SendMode mode);
   void start_send(Request* r);
+  // Under the lock: credit and a sequence number for an eager message that
+  // may leave now (nothing held for `dest`); false when it may not.
+  bool take_eager_slot(lapi::TaskId dest, std::size_t bytes, detail::Envelope& env);
+  // Every blocking send but the common eager case (see send()).
+  Errc send_general(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
+                    SendMode mode);
   void send_remote(Request* req);
   void send_self(Request* req);
   Errc send_buffered(const void* buf, std::size_t bytes, int dest, int tag,
@@ -200,7 +232,7 @@ class Engine::Impl {
   // Arrival of an in-order message (header handler or deferred). Returns
   // the landing for eager data that has not landed yet.
   lapi::Landing deliver_eager_locked(lapi::TaskId src, const detail::Envelope& env,
-                                     std::uint64_t ready_handle, std::size_t len);
+                                     std::uint64_t ready_handle, const Arrival& in);
   void deliver_rts_locked(lapi::TaskId src, const detail::Envelope& env, std::uint64_t size,
                           std::uint64_t sender_handle);
   void deliver_deferred_locked(Message* m);
@@ -209,19 +241,28 @@ class Engine::Impl {
                               std::uint64_t sender_handle);
   void message_landed_locked(Message* m);
   void finish_matched_eager_locked(Message* m);
-  void fill_recv_status(Request* r, lapi::TaskId src, int tag, std::size_t size);
+  void fill_recv_status(Request* r, lapi::TaskId src, int tag, std::size_t size) {
+    r->status.source = static_cast<int>(src);
+    r->status.tag = tag;
+    r->status.message_bytes = size;
+    r->status.bytes = std::min(size, r->capacity);
+    r->status.error = size > r->capacity ? Errc::truncate : Errc::success;
+    r->status.cancelled = false;
+  }
   Message* new_message_locked(lapi::TaskId src, const detail::Envelope& env, std::size_t size);
   void free_message_locked(Message* m);
-  Request* match_posted_locked(std::uint32_t context, lapi::TaskId src, int tag);
+  Request* match_posted_locked(std::uint32_t context, lapi::TaskId src, int tag) {
+    return static_cast<Request*>(posted_.match(context, static_cast<int>(src), tag));
+  }
   void push_arrived_locked(Message* m);
   bool cancel_send_locked(Request* r);
 
   // ---- handlers.cc (header handlers; lock taken inside) -----------------
   lapi::Landing on_eager(lapi::TaskId src, const detail::Envelope& env,
-                         std::uint64_t ready_handle, std::size_t len);
+                         std::uint64_t ready_handle, const Arrival& in);
   lapi::Landing on_rts(lapi::TaskId src, const detail::RtsHeader& h);
   lapi::Landing on_cts(lapi::TaskId src, const detail::CtsHeader& h);
-  lapi::Landing on_data(lapi::TaskId src, const detail::DataHeader& h, std::size_t len);
+  lapi::Landing on_data(lapi::TaskId src, const detail::DataHeader& h, const Arrival& in);
   lapi::Landing on_ack(lapi::TaskId src, const detail::AckHeader& h);
   lapi::Landing on_credit(lapi::TaskId src, const detail::CreditHeader& h);
   lapi::Landing on_starved(lapi::TaskId src, const detail::StarvedHeader& h);
@@ -230,13 +271,32 @@ class Engine::Impl {
   lapi::Landing on_cancel_reply(lapi::TaskId src, const detail::CancelReplyHeader& h);
   // Sets the landing's completion to at least drain the outbox.
   lapi::Landing with_drain_locked(lapi::Landing landing);
-  lapi::Landing land_in_request_locked(Request* r, bool counted);
-  lapi::Landing land_in_message_locked(Message* m);
+  // Where arriving data goes. With the enhanced variant, data lapi already
+  // holds (`data` non-null) is copied right here and the receive completes
+  // inside the header handler: no completion handler, no deferred job.
+  lapi::Landing land_in_request_locked(Request* r, bool counted, const void* data) {
+    if (data != nullptr && copy_in_handler_ && !counted) {
+      std::memcpy(r->recv_buf, data, r->status.bytes);
+      complete(r);
+      return {};
+    }
+    return land_in_request_later_locked(r, counted);
+  }
+  // Data still to land: the landing counter (counted) or a completion handler says when.
+  lapi::Landing land_in_request_later_locked(Request* r, bool counted);
+  lapi::Landing land_in_message_locked(Message* m, const void* data);
   void after_in_order_locked(lapi::TaskId src);
   void protocol_error_locked(lapi::TaskId src, const char* what);
 
   // ---- flow.cc -----------------------------------------------------------
-  void return_credit_locked(lapi::TaskId src, std::size_t bytes);
+  // Credit goes back in batches of a quarter window (or at once to a
+  // starved sender).
+  void return_credit_locked(lapi::TaskId src, std::size_t bytes) {
+    if (bytes == 0) return;
+    RecvPeer& peer = recv_peers_[src];
+    peer.to_return += bytes;
+    if (peer.to_return >= my_window_ / 4 || peer.starved) flush_credit_locked(src);
+  }
   void consider_pull_locked(lapi::TaskId src, std::uint32_t probe_context, bool probing);
   void flush_credit_locked(lapi::TaskId src);
   void note_starved_locked(lapi::TaskId src, const detail::StarvedHeader& h);
@@ -245,11 +305,16 @@ class Engine::Impl {
   Outgoing& queue_locked(lapi::TaskId dest, detail::Msg type, const void* header,
                          std::size_t len);
   void post(Outgoing& out);
-  void drain_outbox();
+  // Sends what handlers queued; inline so that the common empty case costs
+  // one load on every API path.
+  void drain_outbox() {
+    if (outbox_pending_.load(std::memory_order_acquire)) flush_outbox();
+  }
+  void flush_outbox();
 
   // ---- completion.cc -----------------------------------------------------
   // Adds completion events (no lock needed: the counter is the hand-off).
-  void complete(Request* r, int events = 1);
+  void complete(Request* r, int events = 1) { r->signal.add(events); }
   void fail_request(Request* r, Errc code, int events);
   void release_request(Request* r);  // application thread
   void poll_landed();
@@ -269,10 +334,11 @@ class Engine::Impl {
   std::size_t lapi_eager_limit_ = 0;  // below it lapi copies eagerly (counted landings)
   std::uint64_t my_window_ = 0;       // credit each sender gets from me
   bool finalized_ = false;
+  bool copy_in_handler_ = false;  // enhanced: eager data is copied in the header handler
   HandlerSlot* slot_ = nullptr;
   lapi::HandlerId handler_base_ = 0;
 
-  mutable std::mutex mu_;  // guards everything below (through EngineLock)
+  mutable std::mutex mu_;  // guards everything below (through EngineLock, see there)
   detail::PostedQueue posted_;
   detail::ArrivedQueue arrived_;
   lapi::Counter arrivals_;  // bumped on every push to arrived_ (blocking probe sleeps on it)
@@ -301,6 +367,9 @@ class Engine::Impl {
   int progress_calls_ = 0;
 };
 
-inline EngineLock::EngineLock(const Engine::Impl& engine) : mutex_(&engine.mu_) { mutex_->lock(); }
+inline EngineLock::EngineLock(const Engine::Impl& engine)
+    : mutex_(engine.ctx_.handlers_may_run_concurrently() ? &engine.mu_ : nullptr) {
+  if (mutex_ != nullptr) mutex_->lock();
+}
 
 }  // namespace mpcpi

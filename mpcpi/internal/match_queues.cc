@@ -18,17 +18,12 @@ std::uint64_t pack(std::uint32_t hi, int lo) {
   return (std::uint64_t{hi} << 32) | static_cast<std::uint32_t>(lo);
 }
 
-PostedEntry* posted_of(ListHook* hook) {
-  return reinterpret_cast<PostedEntry*>(reinterpret_cast<char*>(hook) -
-                                        offsetof(PostedEntry, hook));
-}
-
 // Head of the list under `key`, or nullptr.
 template <class Map, class Key>
-PostedEntry* head_of(Map& map, const Key& key, typename Map::iterator& where) {
-  where = map.find(key);
+ListHook* head_of(Map& map, const Key& key) {
+  auto where = map.find(key);
   if (where == map.end() || where->second.empty()) return nullptr;
-  return posted_of(where->second.front());
+  return where->second.front();
 }
 
 template <class Map>
@@ -72,7 +67,7 @@ HookList& PostedQueue::exact_list(const Key3& key) {
   return list;
 }
 
-void PostedQueue::post(PostedEntry& entry) {
+void PostedQueue::post_slow(PostedEntry& entry) {
   entry.stamp = next_stamp_++;
   const bool any_src = entry.source == kWildcard;
   const bool any_tag = entry.tag == kWildcard;
@@ -94,37 +89,23 @@ void PostedQueue::post(PostedEntry& entry) {
     collect_empty_lists();
 }
 
-PostedEntry* PostedQueue::match(std::uint32_t context, int source, int tag) {
-  if (size_ == 0) return nullptr;
+PostedEntry* PostedQueue::match_slow(std::uint32_t context, int source, int tag) {
   const HookList* exact = find_exact(Key3{context, source, tag});
   PostedEntry* best = exact != nullptr && !exact->empty() ? posted_of(exact->front()) : nullptr;
   std::size_t* wildcard_count = nullptr;
   // Wildcard lists are consulted only while such receives exist, so the
   // common exact-only case costs a single lookup.
-  if (n_any_tag_ != 0) {
-    ListMap<Key2>::iterator it;
-    PostedEntry* e = head_of(any_tag_, Key2{context, source}, it);
-    if (e != nullptr && (best == nullptr || e->stamp < best->stamp)) {
+  auto consider = [&](ListHook* head, std::size_t* count) {
+    if (head == nullptr) return;
+    PostedEntry* e = posted_of(head);
+    if (best == nullptr || e->stamp < best->stamp) {
       best = e;
-      wildcard_count = &n_any_tag_;
+      wildcard_count = count;
     }
-  }
-  if (n_any_source_ != 0) {
-    ListMap<Key2>::iterator it;
-    PostedEntry* e = head_of(any_source_, Key2{context, tag}, it);
-    if (e != nullptr && (best == nullptr || e->stamp < best->stamp)) {
-      best = e;
-      wildcard_count = &n_any_source_;
-    }
-  }
-  if (n_any_both_ != 0) {
-    CtxListMap::iterator it;
-    PostedEntry* e = head_of(any_both_, context, it);
-    if (e != nullptr && (best == nullptr || e->stamp < best->stamp)) {
-      best = e;
-      wildcard_count = &n_any_both_;
-    }
-  }
+  };
+  if (n_any_tag_ != 0) consider(head_of(any_tag_, Key2{context, source}), &n_any_tag_);
+  if (n_any_source_ != 0) consider(head_of(any_source_, Key2{context, tag}), &n_any_source_);
+  if (n_any_both_ != 0) consider(head_of(any_both_, context), &n_any_both_);
   if (best == nullptr) return nullptr;
   best->hook.unlink();
   if (wildcard_count != nullptr) --*wildcard_count;

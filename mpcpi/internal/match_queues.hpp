@@ -65,11 +65,32 @@ class PostedQueue {
   PostedQueue(const PostedQueue&) = delete;
   PostedQueue& operator=(const PostedQueue&) = delete;
 
-  void post(PostedEntry& entry);
+  // A ping-pong or a stream posts to and matches from the same exact list
+  // over and over: that case is inline, through a one-entry cache.
+  void post(PostedEntry& entry) {
+    if (is_cached(entry.context, entry.source, entry.tag)) {
+      entry.stamp = next_stamp_++;
+      cached_list_->push_back(entry.hook);
+      ++size_;
+      return;
+    }
+    post_slow(entry);
+  }
   // The earliest-posted receive that a message (context, source, tag)
   // matches, removed from the queue; nullptr when none. source and tag are
   // concrete values here.
-  PostedEntry* match(std::uint32_t context, int source, int tag);
+  PostedEntry* match(std::uint32_t context, int source, int tag) {
+    if (size_ == 0) return nullptr;
+    if (n_any_tag_ + n_any_source_ + n_any_both_ == 0 && is_cached(context, source, tag)) {
+      // No wildcard receive is posted: the exact list is the only candidate.
+      if (cached_list_->empty()) return nullptr;
+      ListHook* hook = cached_list_->front();
+      hook->unlink();
+      --size_;
+      return posted_of(hook);
+    }
+    return match_slow(context, source, tag);
+  }
   // Removes a queued entry (cancel). False if it was not queued.
   bool remove(PostedEntry& entry);
   std::size_t size() const { return size_; }
@@ -91,6 +112,17 @@ class PostedQueue {
   }
 
  private:
+  static PostedEntry* posted_of(ListHook* hook) {
+    return reinterpret_cast<PostedEntry*>(reinterpret_cast<char*>(hook) -
+                                          offsetof(PostedEntry, hook));
+  }
+  // The cached key never holds a wildcard (only exact lists are cached).
+  bool is_cached(std::uint32_t context, int source, int tag) const {
+    return cached_list_ != nullptr && cached_key_.context == context &&
+           cached_key_.source == source && cached_key_.tag == tag;
+  }
+  void post_slow(PostedEntry& entry);
+  PostedEntry* match_slow(std::uint32_t context, int source, int tag);
   void collect_empty_lists();
   // The exact list for `key`, through a one-entry cache: a ping-pong or a
   // stream posts and matches the same (ctx, src, tag) over and over.

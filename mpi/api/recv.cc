@@ -4,6 +4,7 @@
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/p2p_common.hpp"
+#include "mpi/internal/p2p_fast.hpp"
 #include "mpi/internal/p2p_post.hpp"
 #include "mpi/internal/runtime.hpp"
 
@@ -48,6 +49,19 @@ struct DirectRecv {
 extern "C" int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                         MPI_Comm comm, MPI_Status* status) {
   constexpr const char* kFn = "MPI_Recv";
+  FastP2p f;
+  if (fast_recv_args(buf, count, datatype, source, tag, comm, status, f)) [[likely]] {
+    mpcpi::Status es;
+    mpcpi::Errc e = engine().recv(f.data, f.bytes, engine_source(*f.comm, source), engine_tag(tag),
+                                  f.comm->context(ContextKind::p2p), &es);
+    if (e == mpcpi::Errc::success) [[likely]] {
+      fill_status(status, *f.comm, es, es.bytes, MPI_SUCCESS);
+      return MPI_SUCCESS;
+    }
+    int cls = describe_failure(e, *f.comm, es, source, tag, count, f.type);
+    fill_status(status, *f.comm, es, es.bytes, cls);
+    return raise(f.comm, kFn, cls);
+  }
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
   const Datatype* t = nullptr;

@@ -4,6 +4,7 @@
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/p2p_common.hpp"
+#include "mpi/internal/p2p_fast.hpp"
 #include "mpi/internal/p2p_post.hpp"
 #include "mpi/internal/runtime.hpp"
 
@@ -14,6 +15,14 @@ namespace {
 // validate -> MPI_PROC_NULL -> contiguous bytes (packed if need be) -> engine.
 int blocking_send(const char* fn, const void* buf, int count, MPI_Datatype datatype, int dest,
                   int tag, MPI_Comm comm, mpcpi::SendMode mode) {
+  FastP2p f;
+  if (fast_send_args(buf, count, datatype, dest, tag, comm, f)) [[likely]] {
+    mpcpi::Errc e = engine().send(f.data, f.bytes, f.comm->world_of(dest), tag,
+                                  f.comm->context(ContextKind::p2p), mode);
+    if (e == mpcpi::Errc::success) [[likely]] return MPI_SUCCESS;
+    return raise(f.comm, fn,
+                 describe_failure(e, *f.comm, mpcpi::Status{}, dest, tag, count, f.type));
+  }
   if (int rc = check_running(fn)) return rc;
   Comm* c = nullptr;
   const Datatype* t = nullptr;

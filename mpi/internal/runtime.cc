@@ -70,17 +70,18 @@ int start_runtime() {
 
 int stop_runtime() {
   int rc = MPI_SUCCESS;
-  if (g_engine) {
-    rc = engine_error(g_engine->finalize());
-    g_engine.reset();
-  }
+  if (g_engine) rc = engine_error(g_engine->finalize());
   if (g_context) {
     lapi::Status st = g_context->term();
     if (!st.ok() && rc == MPI_SUCCESS) {
       rc = fail(MPI_ERR_OTHER, "terminating the lapi context: {}", st.message());
     }
-    g_context.reset();
   }
+  // The engine goes only after term(): its handlers may still run during the
+  // final fence, and term() joins lapi's handler thread (which may be in a
+  // completion handler of the engine until then).
+  g_engine.reset();
+  g_context.reset();
   return rc;
 }
 
