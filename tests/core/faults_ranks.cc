@@ -66,6 +66,8 @@ TEST_CASE("local argument errors name the argument") {
   expect_error(ctx.waitcntr(c, -1), lapi::Errc::cntr_val, "val=");
   expect_error(ctx.register_handler(0, to_sink), lapi::Errc::addr_hndl_range, "id=0");
   expect_error(ctx.register_handler(3, nullptr), lapi::Errc::hdr_hndlr_null, "handler");
+  expect_error(ctx.unregister_handler(0), lapi::Errc::addr_hndl_range, "id=0");
+  expect_error(ctx.unregister_handler(lapi::kMaxUserHandlers), lapi::Errc::addr_hndl_range, "id=");
   expect_error(ctx.unregister_counter(c), lapi::Errc::no_cntr_reg, "not registered");
   std::int64_t v = 0;
   expect_error(ctx.qenv(static_cast<lapi::Query>(77), v), lapi::Errc::query_type, "query=77");
