@@ -10,17 +10,6 @@ using namespace mpi;
 
 namespace {
 
-int check_array(int count, const MPI_Request* reqs) {
-  int rc = check_count(count);
-  if (rc == MPI_SUCCESS && count > 0) rc = check_not_null(reqs, "array_of_requests");
-  return rc;
-}
-
-MPI_Status* status_at(MPI_Status* statuses, int i) {
-  return statuses == MPI_STATUSES_IGNORE || statuses == nullptr ? MPI_STATUS_IGNORE
-                                                                 : &statuses[i];
-}
-
 bool is_live(MPI_Request h) {
   if (h == MPI_REQUEST_NULL) return false;
   Request* r = requests().find(h);
@@ -47,7 +36,7 @@ extern "C" int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 extern "C" int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
   constexpr const char* kFn = "MPI_Testall";
   if (int rc = check_running(kFn)) return rc;
-  int rc = check_array(count, reqs);
+  int rc = check_request_array(count, reqs);
   if (rc == MPI_SUCCESS) rc = check_not_null(flag, "flag");
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
   poll_detached();
@@ -81,7 +70,7 @@ extern "C" int MPI_Testany(int count, MPI_Request reqs[], int* index, int* flag,
                            MPI_Status* status) {
   constexpr const char* kFn = "MPI_Testany";
   if (int rc = check_running(kFn)) return rc;
-  int rc = check_array(count, reqs);
+  int rc = check_request_array(count, reqs);
   if (rc == MPI_SUCCESS) rc = check_not_null(index, "index");
   if (rc == MPI_SUCCESS) rc = check_not_null(flag, "flag");
   if (rc == MPI_SUCCESS) rc = check_status_ptr(status);
@@ -115,7 +104,7 @@ extern "C" int MPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int 
                             MPI_Status statuses[]) {
   constexpr const char* kFn = "MPI_Testsome";
   if (int rc = check_running(kFn)) return rc;
-  int rc = check_array(incount, reqs);
+  int rc = check_request_array(incount, reqs);
   if (rc == MPI_SUCCESS) rc = check_not_null(outcount, "outcount");
   if (rc == MPI_SUCCESS && incount > 0) rc = check_not_null(indices, "array_of_indices");
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);

@@ -11,18 +11,17 @@
 
 using namespace mpi;
 
-namespace {
+namespace mpi {
 
-int check_array(int count, const MPI_Request* reqs) {
+int check_request_array(int count, const MPI_Request* reqs) {
   int rc = check_count(count);
   if (rc == MPI_SUCCESS && count > 0) rc = check_not_null(reqs, "array_of_requests");
   return rc;
 }
 
-MPI_Status* status_at(MPI_Status* statuses, int i) {
-  return statuses == MPI_STATUSES_IGNORE || statuses == nullptr ? MPI_STATUS_IGNORE
-                                                                 : &statuses[i];
-}
+}  // namespace mpi
+
+namespace {
 
 // Requests of `reqs` that need the engine to complete: their positions and
 // engine handles. A null_proc request is returned in `ready` at once.
@@ -70,7 +69,7 @@ extern "C" int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 extern "C" int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
   constexpr const char* kFn = "MPI_Waitall";
   if (int rc = check_running(kFn)) return rc;
-  if (int rc = check_array(count, reqs)) return raise(nullptr, kFn, rc);
+  if (int rc = check_request_array(count, reqs)) return raise(nullptr, kFn, rc);
   poll_detached();
   int first_error = MPI_SUCCESS;
   CommPtr error_comm;
@@ -92,7 +91,7 @@ extern "C" int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 extern "C" int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
   constexpr const char* kFn = "MPI_Waitany";
   if (int rc = check_running(kFn)) return rc;
-  int rc = check_array(count, reqs);
+  int rc = check_request_array(count, reqs);
   if (rc == MPI_SUCCESS) rc = check_not_null(index, "index");
   if (rc == MPI_SUCCESS) rc = check_status_ptr(status);
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
@@ -128,7 +127,7 @@ extern "C" int MPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int 
                             MPI_Status statuses[]) {
   constexpr const char* kFn = "MPI_Waitsome";
   if (int rc = check_running(kFn)) return rc;
-  int rc = check_array(incount, reqs);
+  int rc = check_request_array(incount, reqs);
   if (rc == MPI_SUCCESS) rc = check_not_null(outcount, "outcount");
   if (rc == MPI_SUCCESS && incount > 0) rc = check_not_null(indices, "array_of_indices");
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);

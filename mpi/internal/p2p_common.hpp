@@ -43,4 +43,12 @@ void fill_proc_null_status(MPI_Status* status);
 int describe_failure(mpcpi::Errc err, const Comm& c, const mpcpi::Status& es, int peer, int tag,
                      std::int64_t count, const Datatype* type);
 
+// Argument check for the array forms of Wait and Test (count, null array).
+int check_request_array(int count, const MPI_Request* reqs);
+
+// Slot i of an array of statuses, or MPI_STATUS_IGNORE for MPI_STATUSES_IGNORE.
+inline MPI_Status* status_at(MPI_Status* statuses, int i) {
+  return statuses == MPI_STATUSES_IGNORE || statuses == nullptr ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
 }  // namespace mpi
