@@ -20,7 +20,6 @@ HandlerThread::~HandlerThread() {
 }
 
 void HandlerThread::push(const CompletionJob& job) {
-  pushed_.fetch_add(1, std::memory_order_relaxed);
   bool queued_in_order;
   {
     std::lock_guard<std::mutex> lock(overflow_mutex_);
@@ -32,10 +31,6 @@ void HandlerThread::push(const CompletionJob& job) {
     wake_.fetch_add(1, std::memory_order_release);
     wake_.notify_one();
   }
-}
-
-std::uint64_t HandlerThread::backlog() const {
-  return pushed_.load(std::memory_order_acquire) - finished_.load(std::memory_order_acquire);
 }
 
 void HandlerThread::loop() {
@@ -57,7 +52,6 @@ void HandlerThread::loop() {
     }
     if (got) {
       run_(job);
-      finished_.fetch_add(1, std::memory_order_release);
       idle = 0;
       continue;
     }

@@ -52,8 +52,6 @@ class HandlerThread {
 
   // Producer side: caller holds the engine lock (one producer at a time).
   void push(const CompletionJob& job);
-  // Jobs pushed but not yet finished.
-  std::uint64_t backlog() const;
 
  private:
   void loop();
@@ -62,8 +60,6 @@ class HandlerThread {
   boost::lockfree::spsc_queue<CompletionJob, boost::lockfree::capacity<4096>> queue_;
   std::mutex overflow_mutex_;  // guards overflow_ (used only when queue_ is full)
   std::deque<CompletionJob> overflow_;
-  alignas(64) std::atomic<std::uint64_t> pushed_{0};
-  alignas(64) std::atomic<std::uint64_t> finished_{0};
   std::atomic<std::uint32_t> wake_{0};  // futex word the idle thread sleeps on
   std::atomic<bool> sleeping_{false};
   std::atomic<bool> stop_{false};

@@ -81,8 +81,11 @@ class Context::Impl {
   void finish_job_locked(const CompletionJob& job);
 
   // ---- rma.cc
-  Status check_transfer(const char* fn, TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
-                        const void* org_addr) const;
+  // Validates a Put/Get and resolves the target region's rkey.
+  Status prepare_transfer(const char* fn, TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
+                          const void* org_addr, ucp_rkey_h& rkey);
+  Status check_transfer_args(const char* fn, TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
+                             const void* org_addr) const;
   Status put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, const void* org_addr,
              const Counters& counters);
   Status get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,

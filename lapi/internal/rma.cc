@@ -45,7 +45,7 @@ void on_rma_done(void* request, ucs_status_t status, void* user_data) {
 }
 
 // Runs `done` now if UCX finished immediately; otherwise UCX will call it.
-void settle(ucs_status_ptr_t r, RmaOp* op, ucp_request_param_t&) {
+void settle(ucs_status_ptr_t r, RmaOp* op) {
   if (r == nullptr) {
     on_rma_done(nullptr, UCS_OK, op);
   } else if (UCS_PTR_IS_ERR(r)) {
@@ -63,12 +63,21 @@ void on_put_local_done(void* request, ucs_status_t status, void* user_data) {
 
 }  // namespace
 
-Status Context::Impl::check_transfer(const char* fn, TaskId tgt, std::size_t len,
-                                     std::uint64_t tgt_addr, const void* org_addr) const {
+Status Context::Impl::prepare_transfer(const char* fn, TaskId tgt, std::size_t len,
+                                       std::uint64_t tgt_addr, const void* org_addr,
+                                       ucp_rkey_h& rkey) {
   if (tl_header_handler_depth > 0) {
     return fail(Errc::in_header_handler, "{}: called from inside a header handler", fn);
   }
-  if (!config_.error_checking) return Errc::success;
+  if (config_.error_checking) {
+    if (Status s = check_transfer_args(fn, tgt, len, tgt_addr, org_addr); !s.ok()) return s;
+  }
+  // The target's region covering the range; fetched once, then cached.
+  return len > 0 ? remote_key(tgt, tgt_addr, len, rkey) : Status(Errc::success);
+}
+
+Status Context::Impl::check_transfer_args(const char* fn, TaskId tgt, std::size_t len,
+                                          std::uint64_t tgt_addr, const void* org_addr) const {
   if (terminated_.load(std::memory_order_relaxed)) return fail(Errc::terminated, "{}: context already terminated", fn);
   if (tgt >= ntasks_) return fail(Errc::tgt, "{}: tgt={} is not a task (0..{})", fn, tgt, ntasks_ - 1);
   if (len > 0 && org_addr == nullptr) return fail(Errc::org_addr_null, "{}: org_addr is null but len={}", fn, len);
@@ -78,13 +87,9 @@ Status Context::Impl::check_transfer(const char* fn, TaskId tgt, std::size_t len
 
 Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
                           const void* org_addr, const Counters& counters) {
-  if (Status s = check_transfer("put", tgt, len, tgt_addr, org_addr); !s.ok()) [[unlikely]] {
-    return s;
-  }
   ucp_rkey_h rkey = nullptr;
-  if (len > 0) {
-    Status s = remote_key(tgt, tgt_addr, len, rkey);
-    if (!s.ok()) return s;
+  if (Status s = prepare_transfer("put", tgt, len, tgt_addr, org_addr, rkey); !s.ok()) [[unlikely]] {
+    return s;
   }
   Guard guard(lock_);
   ucp_request_param_t p;
@@ -112,20 +117,16 @@ Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
     auto* op = new RmaOp{this, tgt, nullptr, counters.target.handle, counters.completion};
     p.cb.send = on_rma_done;
     p.user_data = op;
-    settle(ucp_ep_flush_nbx(eps_[tgt], &p), op, p);
+    settle(ucp_ep_flush_nbx(eps_[tgt], &p), op);
   }
   return Errc::success;
 }
 
 Status Context::Impl::get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
                           RemoteCounter tgt_cntr, Counter* org_cntr) {
-  if (Status s = check_transfer("get", tgt, len, tgt_addr, org_addr); !s.ok()) [[unlikely]] {
-    return s;
-  }
   ucp_rkey_h rkey = nullptr;
-  if (len > 0) {
-    Status s = remote_key(tgt, tgt_addr, len, rkey);
-    if (!s.ok()) return s;
+  if (Status s = prepare_transfer("get", tgt, len, tgt_addr, org_addr, rkey); !s.ok()) [[unlikely]] {
+    return s;
   }
   Guard guard(lock_);
   auto* op = new RmaOp{this, tgt, org_cntr, tgt_cntr.handle, nullptr};
@@ -137,7 +138,7 @@ Status Context::Impl::get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, v
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.send = on_rma_done;
   p.user_data = op;
-  settle(ucp_get_nbx(eps_[tgt], org_addr, len, tgt_addr, rkey, &p), op, p);
+  settle(ucp_get_nbx(eps_[tgt], org_addr, len, tgt_addr, rkey, &p), op);
   return Errc::success;
 }
 
