@@ -66,7 +66,9 @@ void Engine::Impl::free_message_locked(Message* m) {
 Errc Engine::Impl::irecv(void* buf, std::size_t capacity, int source, int tag,
                          std::uint32_t context, Request*& out) {
   out = nullptr;
-  if (Errc e = check_recv_args(buf, capacity, source, tag, "irecv"); e != Errc::success) return e;
+  if (!recv_args_ok(buf, capacity, source, tag)) [[unlikely]] {
+    if (Errc e = check_recv_args(buf, capacity, source, tag, "irecv"); e != Errc::success) return e;
+  }
   out = request_pool_.get();
   init_recv(out, buf, capacity, source, tag, context);
   post_recv(out);

@@ -122,7 +122,9 @@ Errc Engine::Impl::send_general(const void* buf, std::size_t bytes, int dest, in
 Errc Engine::Impl::isend(const void* buf, std::size_t bytes, int dest, int tag,
                          std::uint32_t context, SendMode mode, Request*& out) {
   out = nullptr;
-  if (Errc e = check_send_args(buf, bytes, dest, tag, mode, "isend"); e != Errc::success) return e;
+  if (!send_args_ok(buf, bytes, dest, tag, mode)) [[unlikely]] {
+    if (Errc e = check_send_args(buf, bytes, dest, tag, mode, "isend"); e != Errc::success) return e;
+  }
   if (mode == SendMode::buffered) return send_buffered(buf, bytes, dest, tag, context, out);
   out = new_send(buf, bytes, dest, tag, context, mode);
   start_send(out);

@@ -175,24 +175,29 @@ int matched_recv(const char* kFn, void* buf, int count, MPI_Datatype datatype,
   if (rc == MPI_SUCCESS) rc = validate_mrecv_buffer(buf, count, datatype, t);
   if (rc == MPI_SUCCESS) rc = check_request_ptr(request);
   if (rc != MPI_SUCCESS) return raise(m.comm.get(), kFn, rc);
-  Request r;
-  r.kind = no_proc ? RequestKind::null_proc : RequestKind::recv;
-  r.active = true;
-  r.comm = no_proc ? *state().comms.find(MPI_COMM_SELF) : m.comm;
-  r.type = t;
-  r.buf = buf;
-  r.count = count;
-  r.peer = MPI_ANY_SOURCE;
-  r.tag = MPI_ANY_TAG;
+  MPI_Request h = MPI_REQUEST_NULL;
+  Request* r = requests().acquire(h);
+  if (r == nullptr) return raise(m.comm.get(), kFn, fail(MPI_ERR_INTERN, "too many requests"));
+  r->kind = no_proc ? RequestKind::null_proc : RequestKind::recv;
+  r->active = true;
+  // Matched receives are not the hot path: the request simply shares
+  // ownership of the message's communicator and the datatype.
+  r->comm = {no_proc ? *state().comms.find(MPI_COMM_SELF) : m.comm, false};
+  r->type = ObjectRef<const Datatype>(t, false);
+  r->buf = buf;
+  r->count = count;
+  r->peer = MPI_ANY_SOURCE;
+  r->tag = MPI_ANY_TAG;
   if (!no_proc) {
-    RecvBytes rb = prepare_recv(buf, count, *t, r.staging);
-    r.unpack = rb.unpack;
-    rc = engine_error(engine().imrecv(m.msg, rb.data, rb.capacity, r.engine));
-    if (rc != MPI_SUCCESS) return raise(m.comm.get(), kFn, rc);
+    RecvBytes rb = prepare_recv(buf, count, *t, r->staging);
+    r->unpack = rb.unpack;
+    rc = engine_error(engine().imrecv(m.msg, rb.data, rb.capacity, r->engine));
+    if (rc != MPI_SUCCESS) {
+      requests().release(h);
+      return raise(m.comm.get(), kFn, rc);
+    }
     messages().erase(*message);
   }
-  MPI_Request h = requests().insert(std::move(r));
-  if (h == MPI_REQUEST_NULL) return raise(m.comm.get(), kFn, fail(MPI_ERR_INTERN, "too many requests"));
   *message = MPI_MESSAGE_NULL;
   *request = h;
   return MPI_SUCCESS;

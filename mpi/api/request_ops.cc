@@ -28,7 +28,7 @@ extern "C" int MPI_Request_free(MPI_Request* request) {
   if (int rc = lookup_request(request, r)) return raise(nullptr, kFn, rc);
   // An active operation still completes; it just can no longer be waited on.
   if (r->active) detach_request(std::move(*r));
-  requests().erase(*request);
+  requests().release(*request);
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }

@@ -20,6 +20,8 @@ namespace mpi {
 struct FastP2p {
   Comm* comm = nullptr;
   const Datatype* type = nullptr;
+  const CommPtr* comm_slot = nullptr;  // table entries, for requests that keep a ref
+  const TypePtr* type_slot = nullptr;
   char* data = nullptr;
   std::size_t bytes = 0;
 };
@@ -44,6 +46,8 @@ inline bool fast_buffer(const void* buf, int count, MPI_Datatype datatype, MPI_C
   }
   out.comm = c->get();
   out.type = &type;
+  out.comm_slot = c;
+  out.type_slot = t;
   return true;
 }
 

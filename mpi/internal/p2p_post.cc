@@ -3,11 +3,23 @@
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/p2p_common.hpp"
+#include "mpi/internal/p2p_fast.hpp"
 #include "mpi/internal/state.hpp"
 
 namespace mpi {
+namespace {
 
-int post_request(const char* function, const PostArgs& a, bool persistent, MPI_Request* request) {
+// The inline checks of the blocking calls (p2p_fast.hpp) for a request:
+// true when the arguments are certainly valid; false sends the call
+// through the full validation, which names what is wrong.
+bool fast_post_args(const PostArgs& a, const MPI_Request* request, FastP2p& f) {
+  if (request == nullptr) return false;
+  if (a.kind == RequestKind::send)
+    return fast_send_args(a.buf, a.count, a.datatype, a.peer, a.tag, a.comm, f);
+  return fast_recv_args(a.buf, a.count, a.datatype, a.peer, a.tag, a.comm, MPI_STATUS_IGNORE, f);
+}
+
+int validate_post_args(const char* function, const PostArgs& a, const MPI_Request* request) {
   if (int rc = check_running(function)) return rc;
   Comm* c = nullptr;
   const Datatype* t = nullptr;
@@ -15,27 +27,37 @@ int post_request(const char* function, const PostArgs& a, bool persistent, MPI_R
                ? validate_send(a.buf, a.count, a.datatype, a.peer, a.tag, a.comm, c, t)
                : validate_recv(a.buf, a.count, a.datatype, a.peer, a.tag, a.comm, c, t);
   if (rc == MPI_SUCCESS) rc = check_request_ptr(request);
-  if (rc != MPI_SUCCESS) return raise(c, function, rc);
+  return rc == MPI_SUCCESS ? MPI_SUCCESS : raise(c, function, rc);
+}
 
-  Request r;
-  r.kind = a.peer == MPI_PROC_NULL ? RequestKind::null_proc : a.kind;
-  r.persistent = persistent;
-  CommPtr* cp = state().comms.find(a.comm);
-  TypePtr* tp = state().types.find(a.datatype);
-  r.comm = *cp;
-  r.type = *tp;
-  r.buf = a.buf;
-  r.count = a.count;
-  r.peer = a.peer;
-  r.tag = a.tag;
-  r.mode = a.mode;
-  MPI_Request h = requests().insert(std::move(r));
-  if (h == MPI_REQUEST_NULL) return raise(c, function, fail(MPI_ERR_INTERN, "too many requests"));
+}  // namespace
+
+int post_request(const char* function, const PostArgs& a, bool persistent, MPI_Request* request) {
+  FastP2p f;
+  if (!fast_post_args(a, request, f)) [[unlikely]] {
+    if (int rc = validate_post_args(function, a, request)) return rc;
+    f.comm_slot = state().comms.find(a.comm);
+    f.type_slot = state().types.find(a.datatype);
+  }
+  MPI_Request h = MPI_REQUEST_NULL;
+  Request* r = requests().acquire(h);
+  if (r == nullptr) {
+    return raise(f.comm_slot->get(), function, fail(MPI_ERR_INTERN, "too many requests"));
+  }
+  r->kind = a.peer == MPI_PROC_NULL ? RequestKind::null_proc : a.kind;
+  r->persistent = persistent;
+  r->comm = {*f.comm_slot, state().comms.is_predefined(a.comm)};
+  r->type = {*f.type_slot, state().types.is_predefined(a.datatype)};
+  r->buf = a.buf;
+  r->count = a.count;
+  r->peer = a.peer;
+  r->tag = a.tag;
+  r->mode = a.mode;
   if (!persistent) {
-    rc = start_request(*requests().find(h));
-    if (rc != MPI_SUCCESS) {
-      requests().erase(h);
-      return raise(c, function, rc);
+    if (int rc = start_request(*r); rc != MPI_SUCCESS) [[unlikely]] {
+      CommPtr comm = r->comm.release();
+      requests().release(h);
+      return raise(comm.get(), function, rc);
     }
   }
   *request = h;

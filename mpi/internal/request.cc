@@ -13,10 +13,7 @@ std::vector<Request> g_detached;
 
 }  // namespace
 
-HandleTable<Request>& requests() {
-  static HandleTable<Request> table{HandleKind::request};
-  return table;
-}
+RequestTable<Request> g_requests;
 
 void set_empty_status(MPI_Status* status) {
   if (!wants_status(status)) return;
@@ -67,11 +64,13 @@ int finish_request(MPI_Request* handle, Request& r, const mpcpi::Status& es, mpc
     status->MPI_ERROR = cls;
     status->lapis_cancelled = es.cancelled ? 1 : 0;
   }
-  comm_out = r.comm;
-  r.engine = nullptr;
-  r.active = false;
-  if (!r.persistent) {
-    requests().erase(*handle);
+  if (r.persistent) {
+    comm_out = r.comm.share();
+    r.engine = nullptr;
+    r.active = false;
+  } else {
+    comm_out = r.comm.release();
+    requests().release(*handle);
     *handle = MPI_REQUEST_NULL;
   }
   return cls;

@@ -11,6 +11,8 @@
 #include "mpi/internal/comm.hpp"
 #include "mpi/internal/datatype.hpp"
 #include "mpi/internal/handles.hpp"
+#include "mpi/internal/object_ref.hpp"
+#include "mpi/internal/request_table.hpp"
 
 namespace mpi {
 
@@ -25,8 +27,8 @@ struct Request {
   bool persistent = false;
   bool active = false;  // started and not yet completed
   mpcpi::Request* engine = nullptr;
-  CommPtr comm;
-  TypePtr type;
+  ObjectRef<Comm> comm;
+  ObjectRef<const Datatype> type;
   void* buf = nullptr;
   int count = 0;
   Staging staging;
@@ -37,7 +39,9 @@ struct Request {
   mpcpi::SendMode mode = mpcpi::SendMode::standard;
 };
 
-HandleTable<Request>& requests();
+extern RequestTable<Request> g_requests;
+inline RequestTable<Request>& requests() { return g_requests; }
+
 
 // Posts r's operation (r.kind, peer, tag, mode, buf, count, type, comm set).
 // Marks it active. Returns an MPI class with detail on failure.

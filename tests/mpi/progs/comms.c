@@ -290,6 +290,30 @@ static void names_and_misc(void) {
   CHECK_OK(MPI_Free_mem(mem));
 }
 
+/* MPI_Comm_free and MPI_Type_free while requests on them are pending: the
+ * operations complete normally (the objects live until they do), with the
+ * status translated through the freed communicator. */
+static void free_while_pending(void) {
+  MPI_Comm d;
+  CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+  MPI_Datatype every_other;
+  CHECK_OK(MPI_Type_vector(4, 1, 2, MPI_INT, &every_other));
+  CHECK_OK(MPI_Type_commit(&every_other));
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  int out[8], in[8];
+  for (int i = 0; i < 8; ++i) out[i] = rank * 100 + i, in[i] = -1;
+  MPI_Request reqs[2];
+  CHECK_OK(MPI_Irecv(in, 1, every_other, left, 5, d, &reqs[0]));
+  CHECK_OK(MPI_Isend(out, 1, every_other, right, 5, d, &reqs[1]));
+  CHECK_OK(MPI_Type_free(&every_other));
+  CHECK_OK(MPI_Comm_free(&d));
+  CHECK(d == MPI_COMM_NULL && every_other == MPI_DATATYPE_NULL);
+  MPI_Status st[2];
+  CHECK_OK(MPI_Waitall(2, reqs, st));
+  CHECK(st[0].MPI_SOURCE == left && st[0].MPI_TAG == 5);
+  for (int i = 0; i < 8; ++i) CHECK(in[i] == (i % 2 == 0 ? left * 100 + i : -1));
+}
+
 int main(int argc, char** argv) {
   CHECK_OK(MPI_Init(&argc, &argv));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -300,6 +324,7 @@ int main(int argc, char** argv) {
   attributes();
   error_handlers();
   names_and_misc();
+  free_while_pending();
   CHECK_OK(MPI_Finalize());
   printf("OK\n");
   return 0;

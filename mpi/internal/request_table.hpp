@@ -1,0 +1,80 @@
+#pragma once
+// The table behind MPI_Request handles. Requests live in fixed chunks that
+// never move, so a handle resolves with two index operations and a request
+// is recycled in place (no construction, no moves) — MPI_Isend/MPI_Wait
+// loops stay allocation-free once the table has grown to the window size.
+//
+// Threading: like every handle table, touched only by the thread inside an
+// MPI call.
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "mpi/internal/handles.hpp"
+
+namespace mpi {
+
+template <typename T>
+class RequestTable {
+ public:
+  static constexpr int kChunkBits = 8;
+  static constexpr int kChunk = 1 << kChunkBits;
+
+  // A request in its default state and its handle; null when the handle
+  // space is exhausted.
+  T* acquire(int& handle) {
+    int index;
+    if (!free_.empty()) {
+      index = free_.back();
+      free_.pop_back();
+    } else {
+      if (next_ > kHandleIndexMask) return nullptr;
+      index = next_++;
+      if ((index >> kChunkBits) >= static_cast<int>(chunks_.size()))
+        chunks_.push_back(std::make_unique<Slot[]>(kChunk));
+    }
+    Slot& s = slot(index);
+    s.live = true;
+    handle = make_handle(HandleKind::request, index);
+    return &s.value;
+  }
+
+  // Null for the null handle, another kind's handle or a released request.
+  T* find(int handle) {
+    const int index = handle_index(HandleKind::request, handle);
+    if (index <= 0 || index >= next_) return nullptr;
+    Slot& s = slot(index);
+    return s.live ? &s.value : nullptr;
+  }
+
+  // Resets the request to its default state and recycles its slot.
+  bool release(int handle) {
+    const int index = handle_index(HandleKind::request, handle);
+    if (index <= 0 || index >= next_ || !slot(index).live) return false;
+    Slot& s = slot(index);
+    s.live = false;
+    s.value = T{};
+    free_.push_back(index);
+    return true;
+  }
+
+  void clear() {
+    chunks_.clear();
+    free_.clear();
+    next_ = 1;
+  }
+
+ private:
+  struct Slot {
+    T value{};
+    bool live = false;
+  };
+  Slot& slot(int index) { return chunks_[index >> kChunkBits][index & (kChunk - 1)]; }
+
+  std::vector<std::unique_ptr<Slot[]>> chunks_;
+  std::vector<int> free_;
+  int next_ = 1;  // index 0 is MPI_REQUEST_NULL
+};
+
+}  // namespace mpi
