@@ -11,7 +11,7 @@ namespace lapi {
 
 using namespace internal;
 
-thread_local int tl_header_handler_depth = 0;
+thread_local int tl_header_handler_depth __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {
 

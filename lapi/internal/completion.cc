@@ -72,7 +72,8 @@ void HandlerThread::loop() {
 
 // ---------------------------------------------------------------------------
 
-thread_local boost::context::fiber* FiberScheduler::tl_scheduler_side_ = nullptr;
+thread_local boost::context::fiber* FiberScheduler::tl_scheduler_side_
+    __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {
 constexpr std::size_t kFiberStack = 256 * 1024;

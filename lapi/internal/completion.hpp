@@ -103,7 +103,10 @@ class FiberScheduler {
   std::vector<Worker*> waiting_;
   std::atomic<std::size_t> waiting_count_{0};
   // Where the fiber running on this thread returns to.
-  static thread_local boost::context::fiber* tl_scheduler_side_;
+  // Initial-exec for the same reason as tl_header_handler_depth: every
+  // blocking wait asks in_fiber().
+  static thread_local boost::context::fiber* tl_scheduler_side_
+      __attribute__((tls_model("initial-exec")));
 };
 
 }  // namespace lapi::internal

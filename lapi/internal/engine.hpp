@@ -237,7 +237,11 @@ class Context::Impl {
 };
 
 // Set while a header handler runs on this thread (any context).
-extern thread_local int tl_header_handler_depth;
+// Initial-exec: read on every message and every blocking call, and inside
+// libmpi.so the default (global-dynamic) model would call __tls_get_addr
+// each time. Four bytes fit the static TLS surplus even when the library is
+// dlopen()ed.
+extern thread_local int tl_header_handler_depth __attribute__((tls_model("initial-exec")));
 
 }  // namespace lapi
 #include "lapi/internal/wait.hpp"

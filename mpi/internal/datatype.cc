@@ -222,6 +222,13 @@ FlatType Datatype::flatten() const {
 void Datatype::commit() const {
   if (flat_) return;
   flat_ = std::make_unique<FlatType>(flatten());
+  const auto& blocks = flat_->blocks;
+  if (blocks.empty() || (blocks.size() == 1 && blocks[0].len == extent())) {
+    layout_ = Layout::dense;
+  } else {
+    layout_ = blocks.size() == 1 ? Layout::one_block : Layout::scattered;
+  }
+  data_offset_ = blocks.empty() ? 0 : blocks[0].offset;
   elements_per_instance_ = 0;
   for (const ElementRun& r : flat_->elements) elements_per_instance_ += r.count;
 }

@@ -92,13 +92,9 @@ class Datatype {
   // starting at base + data_offset(): such buffers go to mpcpi unchanged.
   // Valid after commit().
   bool contiguous_for(std::int64_t count) const {
-    const auto& blocks = flat_->blocks;
-    if (blocks.empty()) return true;
-    return blocks.size() == 1 && (count <= 1 || blocks[0].len == extent());
+    return layout_ == Layout::dense || (layout_ == Layout::one_block && count <= 1);
   }
-  std::int64_t data_offset() const {
-    return flat_->blocks.empty() ? 0 : flat_->blocks[0].offset;
-  }
+  std::int64_t data_offset() const { return data_offset_; }
   // Primitive elements in one instance.
   std::int64_t elements_per_instance() const { return elements_per_instance_; }
 
@@ -125,6 +121,12 @@ class Datatype {
   // Set by commit(); const methods may fill it because flattening does not
   // change the type's meaning.
   mutable std::unique_ptr<FlatType> flat_;
+  // What commit() learnt about the flattened layout, for the per-call
+  // contiguity checks: `dense` = any count of instances is one block (or
+  // there are no bytes), `one_block` = one instance is, `scattered` = not.
+  enum class Layout : std::uint8_t { scattered, one_block, dense };
+  mutable Layout layout_ = Layout::scattered;
+  mutable std::int64_t data_offset_ = 0;
   mutable std::int64_t elements_per_instance_ = 0;
 };
 

@@ -41,13 +41,13 @@ constexpr int handle_index(HandleKind kind, int handle) {
 template <typename T>
 class HandleTable {
  public:
-  explicit HandleTable(HandleKind kind) : kind_(kind) { slots_.resize(1); }
+  explicit HandleTable(HandleKind kind) : kind_(kind) { resize(1); }
 
   HandleKind kind() const { return kind_; }
 
   // Places a predefined object at a fixed index.
   void insert_at(int index, T value) {
-    if (static_cast<std::size_t>(index) >= slots_.size()) slots_.resize(index + 1);
+    if (index >= size_) resize(index + 1);
     slots_[index] = std::move(value);
     if (index >= first_user_) first_user_ = index + 1;
   }
@@ -59,19 +59,21 @@ class HandleTable {
       index = free_.back();
       free_.pop_back();
     } else {
-      if (slots_.size() < static_cast<std::size_t>(first_user_)) slots_.resize(first_user_);
-      if (slots_.size() > static_cast<std::size_t>(kHandleIndexMask)) return make_handle(kind_, 0);
-      index = static_cast<int>(slots_.size());
-      slots_.emplace_back();
+      if (size_ < first_user_) resize(first_user_);
+      if (size_ > kHandleIndexMask) return make_handle(kind_, 0);
+      index = size_;
+      resize(size_ + 1);
     }
     slots_[index] = std::move(value);
     return make_handle(kind_, index);
   }
 
   // Null for a handle of another kind, the null handle, or a freed slot.
+  // (Every MPI call looks up its communicator and datatype here: one
+  // unsigned compare covers the kind, the null handle and the bounds.)
   T* find(int handle) {
-    int index = handle_index(kind_, handle);
-    if (index <= 0 || static_cast<std::size_t>(index) >= slots_.size()) return nullptr;
+    const unsigned index = static_cast<unsigned>(handle) - static_cast<unsigned>(base_);
+    if (index - 1 >= static_cast<unsigned>(size_) - 1) return nullptr;
     auto& slot = slots_[index];
     return slot ? &*slot : nullptr;
   }
@@ -94,7 +96,7 @@ class HandleTable {
 
   void clear() {
     slots_.clear();
-    slots_.resize(1);
+    resize(1);
     free_.clear();
     first_user_ = 1;
   }
@@ -108,7 +110,14 @@ class HandleTable {
   }
 
  private:
+  void resize(std::size_t n) {
+    slots_.resize(n);
+    size_ = static_cast<int>(n);
+  }
+
   HandleKind kind_;
+  int base_ = make_handle(kind_, 0);
+  int size_ = 0;  // slots_.size()
   std::vector<std::optional<T>> slots_;
   std::vector<int> free_;
   int first_user_ = 1;
