@@ -49,10 +49,12 @@ inline constexpr int kMaxTag = 0x7fffffff;  // MPI_TAG_UB
 // Messages of fewer bytes go eagerly; at or above, by rendezvous.
 // LAPIS_EAGER_LIMIT overrides it. Measured on shared memory (README): lapi
 // already moves Amsend payloads of 8 KiB and more by UCX rendezvous straight
-// into the landing buffer, so an eager MPCPI message of 8-64 KiB saves the
-// RTS/CTS round trip (about 2 us) when the receive is posted; above ~32 KiB
-// the copy-out an unexpected eager message costs outweighs that.
-inline constexpr std::size_t kDefaultEagerLimit = 32768;
+// into the landing buffer, so an eager MPCPI message up to 128 KiB lands
+// zero-copy when its receive is posted and saves the RTS/CTS exchange
+// (0.5-1 us; bandwidth +5-25% at 32-128 KiB); an unexpected one pays a
+// copy-out from early-arrival memory instead. Beyond 128 KiB the exchange
+// is a few percent of the transfer and rendezvous wins.
+inline constexpr std::size_t kDefaultEagerLimit = 131072;
 // Bytes of early-arrival (unexpected) memory a receiver may hold for all its
 // senders together; LAPIS_EARLY_ARRIVAL_MAX overrides it.
 inline constexpr std::size_t kDefaultEarlyArrivalMax = std::size_t{32} << 20;

@@ -144,13 +144,13 @@ struct PairCase {
 }  // namespace
 
 TEST_CASE("the 2-rank MPI benchmarks print one JSON row per size with positive numbers") {
-  // 32K is above the MPI eager limit (16K by default): rendezvous runs too.
+  // 256K is above the MPI eager limit (128K by default): rendezvous runs too.
   const std::vector<PairCase> cases = {
-      {"mpi_latency", {"--sizes", "8,32K", "--iters", "5", "--warmup", "1"}, {8, 32768},
+      {"mpi_latency", {"--sizes", "8,256K", "--iters", "5", "--warmup", "1"}, {8, 262144},
        {"size", "iters", "us"}},
-      {"mpi_bw", {"--sizes", "8,32K", "--iters", "3", "--window", "4"}, {8, 32768},
+      {"mpi_bw", {"--sizes", "8,256K", "--iters", "3", "--window", "4"}, {8, 262144},
        {"size", "window", "iters", "MBps"}},
-      {"mpi_bibw", {"--sizes", "8,32K", "--iters", "3", "--window", "4", "--bind"}, {8, 32768},
+      {"mpi_bibw", {"--sizes", "8,256K", "--iters", "3", "--window", "4", "--bind"}, {8, 262144},
        {"size", "window", "iters", "MBps"}},
       {"mpi_msgrate", {"--iters", "3", "--window", "8", "--alloc-mem"}, {8},
        {"size", "window", "messages", "msgs_per_s", "us"}},
@@ -178,7 +178,7 @@ TEST_CASE("mpi_interrupt_latency: Lapis delivers while the receiver makes no MPI
   // The program sets LAPIS_MODE=interrupt itself; a generous per-message
   // timeout so a slow (sanitized, oversubscribed) run is not "no progress".
   const auto result = run_ranks("mpi_interrupt_latency", 2,
-                                {"--sizes", "8,32K", "--iters", "5", "--timeout", "60", "--json"});
+                                {"--sizes", "8,256K", "--iters", "5", "--timeout", "60", "--json"});
   INFO("output:\n", result.output);
   REQUIRE(result.status == 0);
   const auto rows = json_rows(result.output);
