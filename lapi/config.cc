@@ -13,6 +13,16 @@ const char* env(const char* name) {
   return (v && *v) ? v : nullptr;
 }
 
+// A plain decimal count: no sign, no suffix, no trailing text.
+bool parse_count(const char* v, std::size_t& out) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  if (errno != 0 || end == v || *end != '\0' || v[0] == '-') return false;
+  out = n;
+  return true;
+}
+
 }  // namespace
 
 std::string_view to_string(ProgressMode mode) {
@@ -52,13 +62,17 @@ Status Config::from_env(Config& config) {
     }
   }
   if (const char* v = env("LAPIS_AM_EAGER_LIMIT")) {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long n = std::strtoull(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || v[0] == '-') {
+    if (!parse_count(v, config.eager_limit)) {
       return fail(Errc::set_val, "LAPIS_AM_EAGER_LIMIT='{}': expected a byte count", v);
     }
-    config.eager_limit = n;
+  }
+  if (const char* v = env("LAPIS_TAKEOVER_GRACE_US")) {
+    std::size_t us = 0;
+    if (!parse_count(v, us) || us < 1 || us > 10'000'000) {
+      return fail(Errc::set_val,
+                  "LAPIS_TAKEOVER_GRACE_US='{}': expected microseconds (1..10000000)", v);
+    }
+    config.takeover_grace_us = static_cast<std::uint32_t>(us);
   }
   if (const char* v = env("LAPIS_ERROR_CHECK")) {
     const std::string_view s(v);

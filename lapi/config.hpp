@@ -21,10 +21,15 @@ struct Config {
   // zero-copy into the landing buffer); smaller data is sent eagerly.
   std::size_t eager_limit = 8192;
   bool error_checking = true;
+  // Interrupt mode: how long the application must stay out of the library's
+  // waits before the progress thread takes over progress from it (while it
+  // keeps waiting back to back, only it polls: one wake-up per message).
+  // Context::hand_over_progress() ends the grace early.
+  std::uint32_t takeover_grace_us = 50;
 
   // Reads LAPIS_MODE (polling|interrupt), LAPIS_POLICY (inline|thread|fiber),
-  // LAPIS_AM_EAGER_LIMIT (bytes) and LAPIS_ERROR_CHECK (0|1) over the given
-  // defaults. An invalid value is an Errc::set_val error naming the variable.
+  // LAPIS_AM_EAGER_LIMIT (bytes), LAPIS_ERROR_CHECK (0|1) and
+  // LAPIS_TAKEOVER_GRACE_US (microseconds) over the given defaults. An invalid value is an Errc::set_val error naming the variable.
   static Status from_env(Config& config);
 };
 

@@ -250,6 +250,8 @@ bool Context::in_header_handler() const { return tl_header_handler_depth > 0; }
 
 bool Context::handlers_may_run_concurrently() const { return impl_->lock_.enabled(); }
 
+void Context::hand_over_progress() { impl_->hand_over_progress(); }
+
 Status Context::unregister_handler(HandlerId id) {
   if (Status s = check_live(*impl_, "unregister_handler"); !s.ok()) return s;
   return impl_->unregister_handler(id);

@@ -141,6 +141,14 @@ class Context {
   // mode's progress thread, the thread completion policy). When false, a
   // layer above needs no locks of its own around state its handlers touch.
   bool handlers_may_run_concurrently() const;
+  // Interrupt mode: the caller is about to stop calling the library while it
+  // expects traffic (a layer above returning to its application with
+  // receives posted). The progress thread, which stays parked for a grace
+  // period after the application's last wait so that back-to-back waits
+  // cost no wake-ups, takes over at once instead. Cheap when there is
+  // nothing to do (no progress thread, or it is not parked); a no-op in
+  // polling mode.
+  void hand_over_progress();
 
   class Impl;
   Impl& impl() { return *impl_; }

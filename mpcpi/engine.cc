@@ -219,30 +219,30 @@ std::uint32_t Engine::num_tasks() const { return impl_->ntasks_; }
 
 Errc Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
                    SendMode mode, Request*& out) {
-  return impl_->isend(buf, bytes, dest, tag, context, mode, out);
+  return impl_->returning(impl_->isend(buf, bytes, dest, tag, context, mode, out));
 }
 
 Errc Engine::irecv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,
                    Request*& out) {
-  return impl_->irecv(buf, capacity, source, tag, context, out);
+  return impl_->returning(impl_->irecv(buf, capacity, source, tag, context, out));
 }
 
 Errc Engine::send(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
                   SendMode mode) {
-  return impl_->send(buf, bytes, dest, tag, context, mode);
+  return impl_->returning(impl_->send(buf, bytes, dest, tag, context, mode));
 }
 
 Errc Engine::recv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,
                   Status* status) {
-  return impl_->recv(buf, capacity, source, tag, context, status);
+  return impl_->returning(impl_->recv(buf, capacity, source, tag, context, status));
 }
 
 Errc Engine::test(Request* req, bool& completed, Status* status) {
   return impl_->test(req, completed, status, true);
 }
-Errc Engine::wait(Request* req, Status* status) { return impl_->wait(req, status); }
+Errc Engine::wait(Request* req, Status* status) { return impl_->returning(impl_->wait(req, status)); }
 Errc Engine::wait_any(std::span<Request* const> reqs, std::size_t& index, Status* status) {
-  return impl_->wait_any(reqs, index, status);
+  return impl_->returning(impl_->wait_any(reqs, index, status));
 }
 Errc Engine::peek(Request* req, bool& completed, Status* status) {
   return impl_->test(req, completed, status, false);

@@ -27,6 +27,11 @@ Errc Engine::Impl::check_recv_args(const void* buf, std::size_t capacity, int so
   return Errc::success;
 }
 
+bool Engine::Impl::has_posted_receives() const {
+  EngineLock lock(*this);
+  return !posted_.empty();
+}
+
 void Engine::Impl::push_arrived_locked(Message* m) {
   ++stats_.unexpected;
   arrived_.push(*m);

@@ -127,6 +127,7 @@ class Context::Impl {
   void start_progress_thread();
   void progress_loop();
   void stop_progress_thread();
+  void hand_over_progress();
   // Waits for a UCX request returned by a *_nbx call to finish.
   ucs_status_t wait_request(ucs_status_ptr_t request);
 
@@ -223,6 +224,8 @@ class Context::Impl {
   std::atomic<bool> progress_stop_{false};
   std::atomic<bool> has_progress_thread_{false};
   std::atomic<std::uint32_t> app_waiters_{0};  // threads driving progress themselves
+  std::atomic<bool> progress_parked_{false};  // the progress thread sits out a grace period
+  std::atomic<bool> hand_over_{false};        // hand_over_progress(): end that grace now
   std::atomic<std::uint32_t> app_epoch_{0};    // bumped at every wait's entry
   std::atomic<std::uint32_t> sleepers_{0};     // threads blocked on efd_
 

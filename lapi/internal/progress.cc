@@ -25,9 +25,6 @@ namespace {
 constexpr int kSpinPolls = 64;
 constexpr int kYieldPolls = 4000;
 constexpr int kSleepTimeoutMs = 10;
-// How long the application must stay out of waits before the interrupt-mode
-// progress thread takes over progress from it.
-constexpr long kTakeOverGraceNs = 50'000;
 
 }  // namespace
 
@@ -141,7 +138,7 @@ namespace {
 // Sleeps until *word != value, a wake-up, or the timeout (futex; no
 // std::atomic::wait with a timeout in C++20).
 void futex_wait_for(std::atomic<std::uint32_t>& word, std::uint32_t value, long timeout_ns) {
-  timespec ts{0, timeout_ns};
+  timespec ts{timeout_ns / 1'000'000'000, timeout_ns % 1'000'000'000};
   ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, value, &ts,
             nullptr, 0);
 }
@@ -157,6 +154,7 @@ void Context::Impl::start_progress_thread() {
 }
 
 void Context::Impl::progress_loop() {
+  const long grace_ns = static_cast<long>(config_.takeover_grace_us) * 1000;
   std::uint32_t seen_epoch = app_epoch_.load(std::memory_order_acquire);
   while (!progress_stop_.load(std::memory_order_acquire)) {
     // While application threads keep entering waits they drive progress
@@ -166,10 +164,27 @@ void Context::Impl::progress_loop() {
     const std::uint32_t epoch = app_epoch_.load(std::memory_order_acquire);
     const std::uint32_t waiters = app_waiters_.load(std::memory_order_acquire);
     if (waiters != 0 || epoch != seen_epoch) {
-      seen_epoch = epoch;
-      futex_wait_for(app_waiters_, waiters, kTakeOverGraceNs);
-      continue;
+      // Park for the grace period, unless hand_over_progress() asks for the
+      // take-over now: before the park (seen here, after announcing the
+      // park) or during it (it wakes us).
+      auto handed_over = [this] {
+        return app_waiters_.load(std::memory_order_acquire) == 0 &&
+               hand_over_.exchange(false, std::memory_order_acq_rel);
+      };
+      progress_parked_.store(true, std::memory_order_seq_cst);
+      bool now = handed_over();
+      if (!now) {
+        futex_wait_for(app_waiters_, waiters, grace_ns);
+        now = handed_over();
+      }
+      progress_parked_.store(false, std::memory_order_relaxed);
+      if (!now) {
+        seen_epoch = epoch;
+        continue;
+      }
+      seen_epoch = app_epoch_.load(std::memory_order_acquire);
     }
+    hand_over_.store(false, std::memory_order_relaxed);  // taking over anyway
     while (poll_once()) {
     }
     ucs_status_t st;
@@ -182,6 +197,15 @@ void Context::Impl::progress_loop() {
     pollfd pfd{efd_, POLLIN, 0};
     (void)::poll(&pfd, 1, -1);
     sleepers_.fetch_sub(1, std::memory_order_acq_rel);
+  }
+}
+
+void Context::Impl::hand_over_progress() {
+  if (!has_progress_thread_.load(std::memory_order_acquire)) return;
+  hand_over_.store(true, std::memory_order_seq_cst);
+  if (progress_parked_.load(std::memory_order_seq_cst)) {
+    ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&app_waiters_), FUTEX_WAKE_PRIVATE, 1,
+              nullptr, nullptr, 0);
   }
 }
 

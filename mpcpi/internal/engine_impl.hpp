@@ -182,6 +182,16 @@ class Engine::Impl {
   Errc buffer_attach(void* buf, std::size_t size);
   Errc buffer_detach(void*& buf, std::size_t& size);
 
+  // The application gets control back from a call that may have waited.
+  // In interrupt mode, with receives still posted, lapi's progress thread
+  // takes over now rather than after its grace period: the application may
+  // not call again until that data is there (the paper's interrupt test).
+  Errc returning(Errc result) {
+    if (ctx_.handlers_may_run_concurrently() && has_posted_receives()) ctx_.hand_over_progress();
+    return result;
+  }
+  bool has_posted_receives() const;
+
   // ---- send.cc -----------------------------------------------------------
   // The argument checks as one inline predicate for the blocking hot paths;
   // when it fails, check_send_args / check_recv_args name what is wrong.

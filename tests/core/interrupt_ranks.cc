@@ -23,6 +23,12 @@ namespace {
 
 std::atomic<int> g_flag{0};
 std::int64_t g_landing = 0;
+std::atomic<int> g_go{0};
+
+lapi::Landing on_go(lapi::Context&, const lapi::AmHeaderInfo&) {
+  g_go.store(1, std::memory_order_release);
+  return {};
+}
 
 lapi::Landing on_ping(lapi::Context&, const lapi::AmHeaderInfo& info) {
   return {info.data_len ? &g_landing : nullptr,
@@ -33,8 +39,8 @@ lapi::Landing on_ping(lapi::Context&, const lapi::AmHeaderInfo& info) {
 // Spins on memory only, with a deadline so a broken progress thread fails
 // the test instead of hanging it.
 template <typename Pred>
-bool spin_until(Pred pred) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+bool spin_until(Pred pred, std::chrono::seconds limit = std::chrono::seconds(30)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
   while (!pred()) {
     if (std::chrono::steady_clock::now() > deadline) return false;
   }
@@ -71,6 +77,33 @@ TEST_CASE("a spinning task still receives amsend, put and rmw") {
     LAPI_OK(ctx.rmw64(lapi::RmwOp::fetch_and_add, 1, bases[1] + 16, 7, 0, &prev, &c));
     LAPI_OK(ctx.waitcntr(c, 1));
     CHECK(prev == 0);
+  }
+  LAPI_OK(ctx.gfence());
+}
+
+// Run alone, with LAPIS_TAKEOVER_GRACE_US (10 s) longer than the spin deadline (5 s)
+// (see interrupt_test.cc): task 1 leaves a wait (which parks the progress
+// thread for that grace), calls hand_over_progress() and spins on memory.
+// Only an immediate take-over lets the ping land before the deadline.
+TEST_CASE("hand_over_progress ends the take-over grace at once") {
+  lapi::Context& ctx = rank_context();
+  LAPI_OK(ctx.register_handler(2, on_ping));
+  LAPI_OK(ctx.register_handler(3, on_go));
+  LAPI_OK(ctx.barrier());
+  if (ctx.task_id() == 1) {
+    lapi::Counter ready;
+    LAPI_OK(ctx.amsend(0, 3, nullptr, 0, nullptr, 0, {{}, nullptr, &ready}));
+    LAPI_OK(ctx.waitcntr(ready, 1));  // a wait: the progress thread parks
+    ctx.hand_over_progress();
+    CHECK(spin_until([] { return g_flag.load(std::memory_order_acquire) == 1; },
+                     std::chrono::seconds(5)));
+    CHECK(g_landing == 4242);
+  } else if (ctx.task_id() == 0) {
+    while (g_go.load(std::memory_order_acquire) == 0) LAPI_OK(ctx.probe());
+    const std::int64_t ping = 4242;
+    lapi::Counter c;
+    LAPI_OK(ctx.amsend(1, 2, nullptr, 0, &ping, sizeof ping, {{}, nullptr, &c}));
+    LAPI_OK(ctx.waitcntr(c, 1));
   }
   LAPI_OK(ctx.gfence());
 }

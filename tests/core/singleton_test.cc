@@ -130,6 +130,16 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   CHECK(s.code() == lapi::Errc::set_val);
   CHECK(s.message().find("LAPIS_AM_EAGER_LIMIT") != std::string::npos);
   ::unsetenv("LAPIS_AM_EAGER_LIMIT");
+  for (const char* bad : {"0", "fast", "20000000"}) {
+    ::setenv("LAPIS_TAKEOVER_GRACE_US", bad, 1);
+    s = lapi::Config::from_env(config);
+    CHECK(s.code() == lapi::Errc::set_val);
+    CHECK(s.message().find("LAPIS_TAKEOVER_GRACE_US") != std::string::npos);
+  }
+  ::setenv("LAPIS_TAKEOVER_GRACE_US", "200", 1);
+  REQUIRE(lapi::Config::from_env(config).ok());
+  CHECK(config.takeover_grace_us == 200);
+  ::unsetenv("LAPIS_TAKEOVER_GRACE_US");
   CHECK(lapi::Config::from_env(config).ok());
 }
 
