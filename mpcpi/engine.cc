@@ -218,8 +218,8 @@ lapi::TaskId Engine::task_id() const { return impl_->me_; }
 std::uint32_t Engine::num_tasks() const { return impl_->ntasks_; }
 
 Errc Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
-                   SendMode mode, Request*& out) {
-  return impl_->returning(impl_->isend(buf, bytes, dest, tag, context, mode, out));
+                   SendMode mode, Request*& out, bool* done_now) {
+  return impl_->returning(impl_->isend(buf, bytes, dest, tag, context, mode, out, done_now));
 }
 
 Errc Engine::irecv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,

@@ -161,8 +161,14 @@ class Engine {
   // and the receiver confirmed a posted receive, else its status carries
   // Errc::ready_no_match). Buffered mode copies into the attached buffer
   // and returns an already-completed request, or Errc::buffer.
+  //
+  // With `done_now` given, a send that completed inside the call (a small
+  // eager message lapi put on the wire at once, with no error) sets
+  // *done_now = true and out = null: there is nothing left to complete,
+  // which saves the request's creation, test and release in message-rate
+  // loops. Otherwise *done_now = false and `out` is as above.
   Errc isend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
-             SendMode mode, Request*& out);
+             SendMode mode, Request*& out, bool* done_now = nullptr);
   // Nonblocking receive into at most `capacity` bytes. source may be
   // kAnySource, tag kAnyTag.
   Errc irecv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,

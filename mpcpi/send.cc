@@ -120,7 +120,8 @@ Errc Engine::Impl::send_general(const void* buf, std::size_t bytes, int dest, in
 }
 
 Errc Engine::Impl::isend(const void* buf, std::size_t bytes, int dest, int tag,
-                         std::uint32_t context, SendMode mode, Request*& out) {
+                         std::uint32_t context, SendMode mode, Request*& out, bool* done_now) {
+  if (done_now != nullptr) *done_now = false;
   out = nullptr;
   if (!send_args_ok(buf, bytes, dest, tag, mode)) [[unlikely]] {
     if (Errc e = check_send_args(buf, bytes, dest, tag, mode, "isend"); e != Errc::success) return e;
@@ -128,6 +129,13 @@ Errc Engine::Impl::isend(const void* buf, std::size_t bytes, int dest, int tag,
   if (mode == SendMode::buffered) return send_buffered(buf, bytes, dest, tag, context, out);
   out = new_send(buf, bytes, dest, tag, context, mode);
   start_send(out);
+  // Complete already (the eager message left inside lapi's amsend): nothing
+  // refers to the request any more, so it goes straight back to the pool.
+  if (done_now != nullptr && out->done() && out->status.error == Errc::success) {
+    release_request(out);
+    out = nullptr;
+    *done_now = true;
+  }
   return Errc::success;
 }
 

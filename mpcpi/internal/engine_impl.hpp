@@ -162,7 +162,7 @@ class Engine::Impl {
 
   // ---- API (application thread) -----------------------------------------
   Errc isend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
-             SendMode mode, Request*& out);
+             SendMode mode, Request*& out, bool* done_now);
   Errc irecv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,
              Request*& out);
   Errc send(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,

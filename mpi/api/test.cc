@@ -151,7 +151,7 @@ extern "C" int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status
   if (r == nullptr) {
     return raise(nullptr, kFn, fail(MPI_ERR_REQUEST, "request={:#x} is not a request", request));
   }
-  if ((r->persistent && !r->active) || r->kind == RequestKind::null_proc) {
+  if ((r->persistent && !r->active) || r->engine == nullptr) {
     *flag = 1;
     if (r->kind == RequestKind::null_proc && r->active) {
       fill_proc_null_status(status);

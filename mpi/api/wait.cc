@@ -24,7 +24,8 @@ int check_request_array(int count, const MPI_Request* reqs) {
 namespace {
 
 // Requests of `reqs` that need the engine to complete: their positions and
-// engine handles. A null_proc request is returned in `ready` at once.
+// engine handles. One that needs no engine (MPI_PROC_NULL, a send that
+// completed inside isend) is returned in `ready`.
 struct Pending {
   std::vector<int> index;
   std::vector<mpcpi::Request*> engine_reqs;
@@ -42,7 +43,7 @@ Pending collect(int count, const MPI_Request reqs[]) {
       return p;
     }
     if (r->persistent && !r->active) continue;
-    if (r->kind == RequestKind::null_proc) {
+    if (r->engine == nullptr) {  // MPI_PROC_NULL, or a send done at once
       if (p.ready < 0) p.ready = i;
       continue;
     }

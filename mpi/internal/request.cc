@@ -34,7 +34,11 @@ int start_request(Request& r) {
   mpcpi::Errc e;
   if (r.kind == RequestKind::send) {
     SendBytes sb = prepare_send(r.buf, r.count, *r.type, r.staging);
-    e = engine().isend(sb.data, sb.bytes, c.world_of(r.peer), r.tag, context, r.mode, r.engine);
+    // A send that completes inside isend leaves r.engine null: like an
+    // MPI_PROC_NULL request, it then completes without the engine.
+    bool done_now = false;
+    e = engine().isend(sb.data, sb.bytes, c.world_of(r.peer), r.tag, context, r.mode, r.engine,
+                       &done_now);
   } else {
     RecvBytes rb = prepare_recv(r.buf, r.count, *r.type, r.staging);
     r.unpack = rb.unpack;
@@ -106,7 +110,7 @@ int wait_request(MPI_Request* handle, MPI_Status* status, CommPtr& comm_out) {
   if (trivial_completion(handle, status, r, rc)) return rc;
   mpcpi::Status es;
   mpcpi::Errc err = mpcpi::Errc::success;
-  if (r->kind != RequestKind::null_proc) err = engine().wait(r->engine, &es);
+  if (r->engine != nullptr) err = engine().wait(r->engine, &es);
   return finish_request(handle, *r, es, err, status, comm_out);
 }
 
@@ -117,7 +121,7 @@ int test_request(MPI_Request* handle, bool& done, MPI_Status* status, CommPtr& c
   if (trivial_completion(handle, status, r, rc)) return rc;
   mpcpi::Status es;
   mpcpi::Errc err = mpcpi::Errc::success;
-  if (r->kind != RequestKind::null_proc) {
+  if (r->engine != nullptr) {
     err = engine().test(r->engine, done, &es);
     if (!done) return err == mpcpi::Errc::success ? MPI_SUCCESS : engine_error(err);
   }
@@ -129,7 +133,7 @@ int peek_request(MPI_Request handle, bool& done) {
   if (handle == MPI_REQUEST_NULL) return MPI_SUCCESS;
   Request* r = requests().find(handle);
   if (r == nullptr) return fail(MPI_ERR_REQUEST, "request={:#x} is not a request", handle);
-  if ((r->persistent && !r->active) || r->kind == RequestKind::null_proc) return MPI_SUCCESS;
+  if ((r->persistent && !r->active) || r->engine == nullptr) return MPI_SUCCESS;
   mpcpi::Status es;
   mpcpi::Errc err = engine().peek(r->engine, done, &es);
   if (!done && err != mpcpi::Errc::success) return engine_error(err);

@@ -26,6 +26,9 @@ struct Request {
   RequestKind kind = RequestKind::send;
   bool persistent = false;
   bool active = false;  // started and not yet completed
+  // The engine's request while the operation is pending in the engine; null
+  // for MPI_PROC_NULL and for sends that completed inside isend (both
+  // complete without the engine).
   mpcpi::Request* engine = nullptr;
   ObjectRef<Comm> comm;
   ObjectRef<const Datatype> type;

@@ -298,6 +298,30 @@ static void completion_families(void) {
   CHECK(flag && idx == MPI_UNDEFINED);
   CHECK_OK(MPI_Testall(kN, reqs, &flag, MPI_STATUSES_IGNORE));
   CHECK(flag);
+
+  /* Small sends (they usually complete inside MPI_Isend, with no engine
+   * request behind them) through Request_get_status, Waitany and Waitsome.
+   * Receives first: with LAPIS_EAGER_LIMIT=0 the sends need them. */
+  MPI_Request* sends = reqs + kN;
+  for (int i = 0; i < kN; ++i) {
+    CHECK_OK(MPI_Irecv(&in[i], 1, MPI_INT, left, 70 + i, MPI_COMM_WORLD, &reqs[i]));
+  }
+  for (int i = 0; i < kN; ++i) {
+    CHECK_OK(MPI_Isend(&out[i], 1, MPI_INT, right, 70 + i, MPI_COMM_WORLD, &sends[i]));
+  }
+  do {
+    CHECK_OK(MPI_Request_get_status(sends[0], &flag, &sts[0]));
+  } while (!flag);
+  CHECK(sends[0] != MPI_REQUEST_NULL && sts[0].MPI_ERROR == MPI_SUCCESS);
+  CHECK_OK(MPI_Waitany(kN, sends, &idx, MPI_STATUS_IGNORE));
+  CHECK(idx >= 0 && idx < kN && sends[idx] == MPI_REQUEST_NULL);
+  for (int left_over = kN - 1; left_over > 0; left_over -= outcount) {
+    CHECK_OK(MPI_Waitsome(kN, sends, &outcount, indices, sts));
+    CHECK(outcount >= 1 && outcount <= left_over);
+  }
+  for (int i = 0; i < kN; ++i) CHECK(sends[i] == MPI_REQUEST_NULL);
+  CHECK_OK(MPI_Waitall(kN, reqs, MPI_STATUSES_IGNORE));
+  for (int i = 0; i < kN; ++i) CHECK(in[i] == left * 100 + i);
 }
 
 static void persistent(void) {
