@@ -1,4 +1,5 @@
-/* Options, buffers, timing and /proc helpers of the MPI benchmarks. */
+/* Options, buffers, timing and /proc helpers of the MPI benchmarks, and
+ * the window stream shared by mpi_bw and mpi_msgrate. */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_* */
 
 #include "bench_util.h"
@@ -331,6 +332,12 @@ void bench_free(const BenchOptions* opts, void* buf) {
   }
 }
 
+MPI_Request* bench_alloc_requests(int n) {
+  MPI_Request* reqs = malloc(sizeof(MPI_Request) * (size_t)n);
+  if (reqs == NULL) bench_fail("cannot allocate %d requests", n);
+  return reqs;
+}
+
 /* Round trips: 10000 up to 4 KiB, then fewer so a size costs about the
  * same bytes, never below 20. */
 long bench_iters_latency(const BenchOptions* opts, size_t size) {
@@ -374,6 +381,20 @@ const char* bench_size_label(size_t size, char* out) {
   return out;
 }
 
+void bench_report_mbps(const BenchOptions* opts, const char* bench, size_t size, long iters,
+                       double mbps) {
+  if (opts->json) {
+    printf(
+        "{\"bench\":\"%s\",\"impl\":\"%s\",\"size\":%zu,\"window\":%d,\"iters\":%ld,"
+        "\"MBps\":%.6g}\n",
+        bench, opts->impl, size, opts->window, iters, mbps);
+  } else {
+    char label[16];
+    printf("%8s %10ld %12.1f\n", bench_size_label(size, label), iters, mbps);
+  }
+  fflush(stdout);
+}
+
 double bench_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -402,4 +423,51 @@ int bench_reset_peak_rss(void) {
   int ok = fputs("5", f) >= 0;
   ok = (fclose(f) == 0) && ok;
   return ok ? 0 : -1;
+}
+
+/* --- window stream (mpi_bw, mpi_msgrate) ---------------------------- */
+
+void bench_stream_init(int* argc, char*** argv, const BenchSpec* spec, BenchStream* stream) {
+  stream->rank = bench_init(argc, argv, spec, 2, &stream->opts);
+  stream->buf = bench_alloc(&stream->opts, bench_max_size(&stream->opts), 'a' + stream->rank);
+  stream->reqs = bench_alloc_requests(stream->opts.window);
+}
+
+/* One window: rank 0 sends, rank 1 receives and acknowledges. */
+static void stream_window(const BenchStream* stream, int count) {
+  const int window = stream->opts.window;
+  int ack = 0;
+  if (stream->rank == 0) {
+    for (int w = 0; w < window; ++w) {
+      bench_check(MPI_Isend(stream->buf, count, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &stream->reqs[w]),
+                  "MPI_Isend");
+    }
+    bench_check(MPI_Waitall(window, stream->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall");
+    bench_check(MPI_Recv(&ack, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+  } else {
+    for (int w = 0; w < window; ++w) {
+      bench_check(MPI_Irecv(stream->buf, count, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &stream->reqs[w]),
+                  "MPI_Irecv");
+    }
+    bench_check(MPI_Waitall(window, stream->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall");
+    bench_check(MPI_Send(&ack, 1, MPI_INT, 0, 2, MPI_COMM_WORLD), "MPI_Send");
+  }
+}
+
+double bench_stream_time(BenchStream* stream, size_t size, long iters) {
+  const long warmup = bench_warmup(&stream->opts, iters);
+  bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  double start = 0;
+  for (long i = 0; i < warmup + iters; ++i) {
+    if (i == warmup) start = MPI_Wtime();
+    stream_window(stream, (int)size);
+  }
+  return MPI_Wtime() - start;
+}
+
+int bench_stream_finish(BenchStream* stream) {
+  bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  free(stream->reqs);
+  bench_free(&stream->opts, stream->buf);
+  return bench_finish(0);
 }

@@ -1,5 +1,7 @@
 /* Shared pieces of the plain MPI benchmark programs (mpi_latency, mpi_bw,
- * mpi_bibw, mpi_msgrate, mpi_interrupt_latency, mpi_flood).
+ * mpi_bibw, mpi_msgrate, mpi_interrupt_latency, mpi_flood): options,
+ * buffers, timing, /proc helpers, and the windowed stream that mpi_bw and
+ * mpi_msgrate both time.
  *
  * Everything here is standard C11 + POSIX + MPI 3.1 point-to-point, so the
  * programs build unchanged with Lapis' mpi.h, Open MPI's mpicc and MPICH's
@@ -42,7 +44,10 @@ enum {
   BENCH_OPT_TIMEOUT = 1 << 3,
   BENCH_OPT_COUNT = 1 << 4,
   BENCH_OPT_BIND = 1 << 5,
-  BENCH_OPT_ALLOC_MEM = 1 << 6
+  BENCH_OPT_ALLOC_MEM = 1 << 6,
+  /* What the windowed programs (mpi_bw, mpi_bibw, mpi_msgrate) take. */
+  BENCH_OPTS_WINDOWED = BENCH_OPT_SIZES | BENCH_OPT_ITERS | BENCH_OPT_WINDOW | BENCH_OPT_BIND |
+                        BENCH_OPT_ALLOC_MEM
 };
 
 typedef struct {
@@ -91,6 +96,9 @@ void bench_fail(const char* fmt, ...);
 void* bench_alloc(const BenchOptions* opts, size_t bytes, int fill);
 void bench_free(const BenchOptions* opts, void* buf);
 
+/* `n` request slots (malloc). Never returns NULL (ends the job instead). */
+MPI_Request* bench_alloc_requests(int n);
+
 /* Latency loops: iterations for one size (--iters or a default that keeps
  * one size short), and warm-up iterations. */
 long bench_iters_latency(const BenchOptions* opts, size_t size);
@@ -103,6 +111,12 @@ size_t bench_max_size(const BenchOptions* opts);
 /* "8", "4K", "1M" (exact binary suffixes only; else bytes). `out` >= 16. */
 const char* bench_size_label(size_t size, char* out);
 
+/* Rank 0's row of a bandwidth program (mpi_bw, mpi_bibw): a JSON line
+ * {"bench","impl","size","window","iters","MBps"} with --json, else a table
+ * row under the header "size windows MBps". Flushes stdout. */
+void bench_report_mbps(const BenchOptions* opts, const char* bench, size_t size, long iters,
+                       double mbps);
+
 /* Seconds from a monotonic clock that is not MPI (the interrupt test must
  * not call MPI while it waits). */
 double bench_now(void);
@@ -111,5 +125,27 @@ double bench_now(void);
 long bench_status_kib(const char* field);
 /* Resets VmHWM to the current RSS (Linux clear_refs 5); 0 on success. */
 int bench_reset_peak_rss(void);
+
+/* The one-way window stream of mpi_bw and mpi_msgrate (OSU's osu_bw
+ * pattern): per window, rank 0 posts `window` MPI_Isend of `size` bytes and
+ * waits for them; rank 1 posts as many MPI_Irecv (all into one buffer),
+ * waits, and answers with a 4-byte acknowledgement that rank 0 receives
+ * before the next window. The two programs differ only in defaults and in
+ * what they compute from the time. */
+typedef struct {
+  BenchOptions opts;
+  int rank;
+  void* buf;         /* the largest size, filled with 'a' + rank */
+  MPI_Request* reqs; /* opts.window of them */
+} BenchStream;
+
+/* bench_init for exactly 2 ranks, then the buffer and the requests. */
+void bench_stream_init(int* argc, char*** argv, const BenchSpec* spec, BenchStream* stream);
+/* Lines both ranks up (MPI_Barrier), runs the warm-up windows, then `iters`
+ * timed windows of `size`-byte messages; returns their seconds. */
+double bench_stream_time(BenchStream* stream, size_t size, long iters);
+/* Lines both ranks up, frees what bench_stream_init took and finalizes;
+ * returns 0 for main to return. */
+int bench_stream_finish(BenchStream* stream);
 
 #endif

@@ -31,8 +31,7 @@ int main(int argc, char** argv) {
   const BenchSpec spec = {
       .name = "mpi_bibw",
       .description = "Bi-directional streaming bandwidth in MB/s, both directions counted.",
-      .accept = BENCH_OPT_SIZES | BENCH_OPT_ITERS | BENCH_OPT_WINDOW | BENCH_OPT_BIND |
-                BENCH_OPT_ALLOC_MEM,
+      .accept = BENCH_OPTS_WINDOWED,
       .sizes = "1:4M",
       .window = 64,
   };
@@ -41,8 +40,7 @@ int main(int argc, char** argv) {
   const size_t max = bench_max_size(&o);
   void* sbuf = bench_alloc(&o, max, 'a' + rank);
   void* rbuf = bench_alloc(&o, max, 0);
-  MPI_Request* reqs = malloc(sizeof(MPI_Request) * 2 * (size_t)o.window);
-  if (reqs == NULL) bench_fail("cannot allocate %d requests", 2 * o.window);
+  MPI_Request* reqs = bench_alloc_requests(2 * o.window);
 
   if (rank == 0 && !o.json) {
     printf(
@@ -57,17 +55,7 @@ int main(int argc, char** argv) {
     const double seconds =
         exchange(rank, sbuf, rbuf, reqs, size, o.window, bench_warmup(&o, iters), iters);
     const double mbps = 2.0 * (double)size * o.window * (double)iters / seconds / 1e6;
-    if (rank != 0) continue;
-    if (o.json) {
-      printf(
-          "{\"bench\":\"mpi_bibw\",\"impl\":\"%s\",\"size\":%zu,\"window\":%d,\"iters\":%ld,"
-          "\"MBps\":%.6g}\n",
-          o.impl, size, o.window, iters, mbps);
-    } else {
-      char label[16];
-      printf("%8s %10ld %12.1f\n", bench_size_label(size, label), iters, mbps);
-    }
-    fflush(stdout);
+    if (rank == 0) bench_report_mbps(&o, spec.name, size, iters, mbps);
   }
   bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
   free(reqs);

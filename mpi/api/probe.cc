@@ -26,11 +26,48 @@ using namespace mpi;
 
 namespace {
 
-int validate_probe(int source, int tag, MPI_Comm comm, Comm*& c) {
+// The four probe calls differ in two ways only: whether they wait for a
+// message (MPI_Probe, MPI_Mprobe) or report through `flag` whether one is
+// there (MPI_Iprobe, MPI_Improbe), and whether they take the message out of
+// matching into an MPI_Message for MPI_(I)mrecv (MPI_Mprobe, MPI_Improbe).
+struct ProbeCall {
+  const char* fn;
+  bool waits;
+  bool matches;
+};
+
+// Arguments the call uses: flag only when it does not wait, message only
+// when it matches.
+int validate_probe(const ProbeCall& call, int source, int tag, MPI_Comm comm, const int* flag,
+                   const MPI_Message* message, const MPI_Status* status, Comm*& c) {
   int rc = lookup_comm(comm, c);
   if (rc == MPI_SUCCESS) rc = check_source(*c, source);
   if (rc == MPI_SUCCESS) rc = check_recv_tag(tag);
+  if (rc == MPI_SUCCESS && !call.waits) rc = check_not_null(flag, "flag");
+  if (rc == MPI_SUCCESS && call.matches) rc = check_not_null(message, "message");
+  if (rc == MPI_SUCCESS) rc = check_status_ptr(status);
   return rc;
+}
+
+// The engine's probe of that kind. `found`: a message is there (always, once
+// a waiting call returns); `msg`: the message a matching call took.
+int engine_probe(const ProbeCall& call, const Comm& c, int source, int tag, bool& found,
+                 mpcpi::Message*& msg, mpcpi::Status& es) {
+  const int src = engine_source(c, source);
+  const int etag = engine_tag(tag);
+  const std::uint32_t context = c.context(ContextKind::p2p);
+  mpcpi::Errc code;
+  if (call.matches) {
+    code = call.waits ? engine().mprobe(src, etag, context, msg, &es)
+                      : engine().improbe(src, etag, context, msg, &es);
+    found = call.waits || msg != nullptr;
+  } else if (call.waits) {
+    code = engine().probe(src, etag, context, &es);
+    found = true;
+  } else {
+    code = engine().iprobe(src, etag, context, found, &es);
+  }
+  return engine_error(code);
 }
 
 int store_message(mpcpi::Message* msg, Comm* c, MPI_Message* message) {
@@ -41,98 +78,52 @@ int store_message(mpcpi::Message* msg, Comm* c, MPI_Message* message) {
   return MPI_SUCCESS;
 }
 
-}  // namespace
-
-extern "C" int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
-  constexpr const char* kFn = "MPI_Probe";
-  if (int rc = check_running(kFn)) return rc;
+// `flag` and `message` are written only by the calls that have them.
+int probe(const ProbeCall& call, int source, int tag, MPI_Comm comm, int* flag,
+          MPI_Message* message, MPI_Status* status) {
+  if (int rc = check_running(call.fn)) return rc;
   Comm* c = nullptr;
-  int rc = validate_probe(source, tag, comm, c);
-  if (rc == MPI_SUCCESS) rc = check_status_ptr(status);
-  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  int rc = validate_probe(call, source, tag, comm, flag, message, status, c);
+  if (rc != MPI_SUCCESS) return raise(c, call.fn, rc);
   if (source == MPI_PROC_NULL) {
+    if (!call.waits) *flag = 1;
+    if (call.matches) *message = MPI_MESSAGE_NO_PROC;
     fill_proc_null_status(status);
     return MPI_SUCCESS;
   }
   mpcpi::Status es;
-  rc = engine_error(engine().probe(engine_source(*c, source), engine_tag(tag),
-                                   c->context(ContextKind::p2p), &es));
-  if (rc == MPI_SUCCESS) fill_status(status, *c, es, es.message_bytes, MPI_SUCCESS);
-  return raise(c, kFn, rc);
-}
-
-extern "C" int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
-  constexpr const char* kFn = "MPI_Iprobe";
-  if (int rc = check_running(kFn)) return rc;
-  Comm* c = nullptr;
-  int rc = validate_probe(source, tag, comm, c);
-  if (rc == MPI_SUCCESS) rc = check_not_null(flag, "flag");
-  if (rc == MPI_SUCCESS) rc = check_status_ptr(status);
-  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  if (source == MPI_PROC_NULL) {
-    *flag = 1;
-    fill_proc_null_status(status);
-    return MPI_SUCCESS;
-  }
-  mpcpi::Status es;
+  mpcpi::Message* msg = nullptr;
   bool found = false;
-  rc = engine_error(engine().iprobe(engine_source(*c, source), engine_tag(tag),
-                                    c->context(ContextKind::p2p), found, &es));
-  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  *flag = found ? 1 : 0;
+  rc = engine_probe(call, *c, source, tag, found, msg, es);
+  if (rc == MPI_SUCCESS && call.matches && found) rc = store_message(msg, c, message);
+  if (rc != MPI_SUCCESS) return raise(c, call.fn, rc);
+  if (!call.waits) *flag = found ? 1 : 0;
   if (found) fill_status(status, *c, es, es.message_bytes, MPI_SUCCESS);
   return MPI_SUCCESS;
 }
 
+}  // namespace
+
+extern "C" int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  return probe({"MPI_Probe", /*waits=*/true, /*matches=*/false}, source, tag, comm, nullptr,
+               nullptr, status);
+}
+
+extern "C" int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  return probe({"MPI_Iprobe", /*waits=*/false, /*matches=*/false}, source, tag, comm, flag,
+               nullptr, status);
+}
+
 extern "C" int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
                            MPI_Status* status) {
-  constexpr const char* kFn = "MPI_Improbe";
-  if (int rc = check_running(kFn)) return rc;
-  Comm* c = nullptr;
-  int rc = validate_probe(source, tag, comm, c);
-  if (rc == MPI_SUCCESS) rc = check_not_null(flag, "flag");
-  if (rc == MPI_SUCCESS) rc = check_not_null(message, "message");
-  if (rc == MPI_SUCCESS) rc = check_status_ptr(status);
-  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  if (source == MPI_PROC_NULL) {
-    *flag = 1;
-    *message = MPI_MESSAGE_NO_PROC;
-    fill_proc_null_status(status);
-    return MPI_SUCCESS;
-  }
-  mpcpi::Status es;
-  mpcpi::Message* msg = nullptr;
-  rc = engine_error(engine().improbe(engine_source(*c, source), engine_tag(tag),
-                                     c->context(ContextKind::p2p), msg, &es));
-  if (rc == MPI_SUCCESS && msg != nullptr) rc = store_message(msg, c, message);
-  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  *flag = msg != nullptr;
-  if (msg != nullptr) fill_status(status, *c, es, es.message_bytes, MPI_SUCCESS);
-  return MPI_SUCCESS;
+  return probe({"MPI_Improbe", /*waits=*/false, /*matches=*/true}, source, tag, comm, flag,
+               message, status);
 }
 
 extern "C" int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message,
                           MPI_Status* status) {
-  constexpr const char* kFn = "MPI_Mprobe";
-  if (int rc = check_running(kFn)) return rc;
-  Comm* c = nullptr;
-  int rc = validate_probe(source, tag, comm, c);
-  if (rc == MPI_SUCCESS) rc = check_not_null(message, "message");
-  if (rc == MPI_SUCCESS) rc = check_status_ptr(status);
-  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  if (source == MPI_PROC_NULL) {
-    *message = MPI_MESSAGE_NO_PROC;
-    fill_proc_null_status(status);
-    return MPI_SUCCESS;
-  }
-  mpcpi::Status es;
-  mpcpi::Message* msg = nullptr;
-  rc = engine_error(engine().mprobe(engine_source(*c, source), engine_tag(tag),
-                                    c->context(ContextKind::p2p), msg, &es));
-  if (rc == MPI_SUCCESS) rc = store_message(msg, c, message);
-  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  fill_status(status, *c, es, es.message_bytes, MPI_SUCCESS);
-  return MPI_SUCCESS;
+  return probe({"MPI_Mprobe", /*waits=*/true, /*matches=*/true}, source, tag, comm, nullptr,
+               message, status);
 }
 
 namespace {
@@ -161,10 +152,6 @@ int validate_mrecv_buffer(void* buf, int count, MPI_Datatype datatype, TypePtr& 
   if (rc == MPI_SUCCESS) rc = check_buffer(buf, count, *t);
   return rc;
 }
-
-}  // namespace
-
-namespace {
 
 int matched_recv(const char* kFn, void* buf, int count, MPI_Datatype datatype,
                  MPI_Message* message, MPI_Request* request) {

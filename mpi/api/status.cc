@@ -18,11 +18,29 @@ int status_and_type(const MPI_Status* status, MPI_Datatype datatype, TypePtr& t)
   return rc;
 }
 
+// Checks of the count readers (MPI_Get_count, MPI_Get_elements[_x]):
+// running, a real status, a valid datatype, somewhere to write. Returns
+// the error class already raised, or MPI_SUCCESS.
+int validate_count_query(const char* fn, const MPI_Status* status, MPI_Datatype datatype,
+                         const void* count, TypePtr& t) {
+  if (int rc = check_running(fn)) return rc;
+  int rc = status_and_type(status, datatype, t);
+  if (rc == MPI_SUCCESS) rc = check_not_null(count, "count");
+  return raise(nullptr, fn, rc);
+}
+
 MPI_Count count_of(const MPI_Status* status, const Datatype& t) {
   MPI_Count bytes = status->lapis_count;
   if (t.size() == 0) return 0;
   if (bytes % t.size() != 0) return MPI_UNDEFINED;
   return bytes / t.size();
+}
+
+// Basic elements in the status' bytes; MPI_UNDEFINED when they end inside
+// one.
+MPI_Count elements_of(const MPI_Status* status, const Datatype& t) {
+  std::int64_t n = elements_in(t, status->lapis_count);
+  return n < 0 ? MPI_UNDEFINED : n;
 }
 
 int to_int(MPI_Count v) { return v > INT_MAX ? MPI_UNDEFINED : static_cast<int>(v); }
@@ -31,11 +49,8 @@ int to_int(MPI_Count v) { return v > INT_MAX ? MPI_UNDEFINED : static_cast<int>(
 
 extern "C" int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   constexpr const char* kFn = "MPI_Get_count";
-  if (int rc = check_running(kFn)) return rc;
   TypePtr t;
-  int rc = status_and_type(status, datatype, t);
-  if (rc == MPI_SUCCESS) rc = check_not_null(count, "count");
-  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
+  if (int rc = validate_count_query(kFn, status, datatype, count, t)) return rc;
   *count = to_int(count_of(status, *t));
   return MPI_SUCCESS;
 }
@@ -43,25 +58,17 @@ extern "C" int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, in
 extern "C" int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype,
                                   MPI_Count* count) {
   constexpr const char* kFn = "MPI_Get_elements_x";
-  if (int rc = check_running(kFn)) return rc;
   TypePtr t;
-  int rc = status_and_type(status, datatype, t);
-  if (rc == MPI_SUCCESS) rc = check_not_null(count, "count");
-  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
-  std::int64_t n = elements_in(*t, status->lapis_count);
-  *count = n < 0 ? MPI_UNDEFINED : n;
+  if (int rc = validate_count_query(kFn, status, datatype, count, t)) return rc;
+  *count = elements_of(status, *t);
   return MPI_SUCCESS;
 }
 
 extern "C" int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   constexpr const char* kFn = "MPI_Get_elements";
-  if (int rc = check_running(kFn)) return rc;
   TypePtr t;
-  int rc = status_and_type(status, datatype, t);
-  if (rc == MPI_SUCCESS) rc = check_not_null(count, "count");
-  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
-  std::int64_t n = elements_in(*t, status->lapis_count);
-  *count = n < 0 ? MPI_UNDEFINED : to_int(n);
+  if (int rc = validate_count_query(kFn, status, datatype, count, t)) return rc;
+  *count = to_int(elements_of(status, *t));
   return MPI_SUCCESS;
 }
 

@@ -1,6 +1,7 @@
 // Datatype commit, free and queries.
 #include <climits>
 #include <cstring>
+#include <initializer_list>
 
 #include "mpi.h"
 #include "mpi/internal/checks.hpp"
@@ -11,12 +12,29 @@ using namespace mpi;
 
 namespace {
 
-// Looks up a type for a query: running, valid handle, non-null output.
-int query(const char* fn, MPI_Datatype datatype, const void* out, const char* out_name,
-          TypePtr& t) {
+// An output argument of a query, checked to be non-null.
+struct Output {
+  const void* ptr;
+  const char* name;
+};
+
+// A query's checks: running, a valid datatype, non-null outputs. Returns
+// the error class already raised, or MPI_SUCCESS.
+int query(const char* fn, MPI_Datatype datatype, TypePtr& t,
+          std::initializer_list<Output> outputs) {
+  if (int rc = check_running(fn)) return rc;
   int rc = lookup_type(datatype, t, false);
-  if (rc == MPI_SUCCESS) rc = check_not_null(out, out_name);
-  return rc == MPI_SUCCESS ? rc : raise(nullptr, fn, rc);
+  for (const Output& out : outputs) {
+    if (rc == MPI_SUCCESS) rc = check_not_null(out.ptr, out.name);
+  }
+  return raise(nullptr, fn, rc);
+}
+
+// MPI_Type_commit and MPI_Type_free take the handle by pointer.
+int lookup_type_at(const MPI_Datatype* datatype, TypePtr& t) {
+  int rc = check_not_null(datatype, "datatype");
+  if (rc == MPI_SUCCESS) rc = lookup_type(*datatype, t, false);
+  return rc;
 }
 
 int clamp_int(std::int64_t v) { return v > INT_MAX ? MPI_UNDEFINED : static_cast<int>(v); }
@@ -27,9 +45,7 @@ extern "C" int MPI_Type_commit(MPI_Datatype* datatype) {
   constexpr const char* kFn = "MPI_Type_commit";
   if (int rc = check_running(kFn)) return rc;
   TypePtr t;
-  int rc = check_not_null(datatype, "datatype");
-  if (rc == MPI_SUCCESS) rc = lookup_type(*datatype, t, false);
-  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
+  if (int rc = lookup_type_at(datatype, t)) return raise(nullptr, kFn, rc);
   t->commit();
   return MPI_SUCCESS;
 }
@@ -38,8 +54,7 @@ extern "C" int MPI_Type_free(MPI_Datatype* datatype) {
   constexpr const char* kFn = "MPI_Type_free";
   if (int rc = check_running(kFn)) return rc;
   TypePtr t;
-  int rc = check_not_null(datatype, "datatype");
-  if (rc == MPI_SUCCESS) rc = lookup_type(*datatype, t, false);
+  int rc = lookup_type_at(datatype, t);
   if (rc == MPI_SUCCESS && state().types.is_predefined(*datatype)) {
     rc = fail(MPI_ERR_TYPE, "datatype {} is predefined and cannot be freed", t->name);
   }
@@ -52,28 +67,24 @@ extern "C" int MPI_Type_free(MPI_Datatype* datatype) {
 
 extern "C" int MPI_Type_size(MPI_Datatype datatype, int* size) {
   constexpr const char* kFn = "MPI_Type_size";
-  if (int rc = check_running(kFn)) return rc;
   TypePtr t;
-  if (int rc = query(kFn, datatype, size, "size", t)) return rc;
+  if (int rc = query(kFn, datatype, t, {{size, "size"}})) return rc;
   *size = clamp_int(t->size());
   return MPI_SUCCESS;
 }
 
 extern "C" int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
   constexpr const char* kFn = "MPI_Type_size_x";
-  if (int rc = check_running(kFn)) return rc;
   TypePtr t;
-  if (int rc = query(kFn, datatype, size, "size", t)) return rc;
+  if (int rc = query(kFn, datatype, t, {{size, "size"}})) return rc;
   *size = t->size();
   return MPI_SUCCESS;
 }
 
 extern "C" int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   constexpr const char* kFn = "MPI_Type_get_extent";
-  if (int rc = check_running(kFn)) return rc;
   TypePtr t;
-  if (int rc = query(kFn, datatype, lb, "lb", t)) return rc;
-  if (int rc = check_not_null(extent, "extent")) return raise(nullptr, kFn, rc);
+  if (int rc = query(kFn, datatype, t, {{lb, "lb"}, {extent, "extent"}})) return rc;
   *lb = t->lb();
   *extent = t->extent();
   return MPI_SUCCESS;
@@ -86,10 +97,10 @@ extern "C" int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_C
 extern "C" int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb,
                                         MPI_Aint* true_extent) {
   constexpr const char* kFn = "MPI_Type_get_true_extent";
-  if (int rc = check_running(kFn)) return rc;
   TypePtr t;
-  if (int rc = query(kFn, datatype, true_lb, "true_lb", t)) return rc;
-  if (int rc = check_not_null(true_extent, "true_extent")) return raise(nullptr, kFn, rc);
+  if (int rc = query(kFn, datatype, t, {{true_lb, "true_lb"}, {true_extent, "true_extent"}})) {
+    return rc;
+  }
   *true_lb = t->true_lb();
   *true_extent = t->true_extent();
   return MPI_SUCCESS;
@@ -102,9 +113,8 @@ extern "C" int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true
 
 extern "C" int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
   constexpr const char* kFn = "MPI_Type_set_name";
-  if (int rc = check_running(kFn)) return rc;
   TypePtr t;
-  if (int rc = query(kFn, datatype, type_name, "type_name", t)) return rc;
+  if (int rc = query(kFn, datatype, t, {{type_name, "type_name"}})) return rc;
   // The name is descriptive only; renaming does not change the layout.
   std::const_pointer_cast<Datatype>(t)->name.assign(type_name,
                                                     strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
@@ -113,10 +123,10 @@ extern "C" int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
 
 extern "C" int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
   constexpr const char* kFn = "MPI_Type_get_name";
-  if (int rc = check_running(kFn)) return rc;
   TypePtr t;
-  if (int rc = query(kFn, datatype, type_name, "type_name", t)) return rc;
-  if (int rc = check_not_null(resultlen, "resultlen")) return raise(nullptr, kFn, rc);
+  if (int rc = query(kFn, datatype, t, {{type_name, "type_name"}, {resultlen, "resultlen"}})) {
+    return rc;
+  }
   std::size_t n = std::min<std::size_t>(t->name.size(), MPI_MAX_OBJECT_NAME - 1);
   std::memcpy(type_name, t->name.data(), n);
   type_name[n] = '\0';

@@ -6,132 +6,30 @@
 // progresses while the receiver makes no MPI call). Timings are never
 // asserted. Nothing is built at run time.
 
-#include <cctype>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <map>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
-#include <sys/wait.h>
 
+#include "tests/benchmarks/json_rows.hpp"
 #include "tests/support/launch.hpp"
 
 namespace {
 
-using lapis::testing::LaunchOptions;
-using lapis::testing::runfile;
+using namespace lapis::testing;  // json_rows.hpp and launch.hpp
 
-// A flat JSON object of string and number values (all these programs emit);
-// strings unquoted, numbers as written.
-using JsonObject = std::map<std::string, std::string>;
-
-std::optional<JsonObject> parse_flat_object(const std::string& line) {
-  std::size_t i = 0;
-  const auto skip_space = [&] {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-  };
-  const auto parse_string = [&](std::string& out) {
-    if (i >= line.size() || line[i] != '"') return false;
-    const std::size_t end = line.find('"', i + 1);
-    if (end == std::string::npos) return false;
-    out = line.substr(i + 1, end - i - 1);
-    i = end + 1;
-    return true;
-  };
-  const auto parse_number = [&](std::string& out) {
-    const std::size_t start = i;
-    while (i < line.size() && std::strchr("0123456789.-+eE", line[i]) != nullptr) ++i;
-    out = line.substr(start, i - start);
-    char* end = nullptr;
-    std::strtod(out.c_str(), &end);
-    return !out.empty() && end == out.c_str() + out.size();
-  };
-  JsonObject object;
-  skip_space();
-  if (i >= line.size() || line[i++] != '{') return std::nullopt;
-  while (true) {
-    std::string key, value;
-    skip_space();
-    if (!parse_string(key)) return std::nullopt;
-    skip_space();
-    if (i >= line.size() || line[i++] != ':') return std::nullopt;
-    skip_space();
-    const bool ok = i < line.size() && line[i] == '"' ? parse_string(value) : parse_number(value);
-    if (!ok || !object.emplace(key, value).second) return std::nullopt;
-    skip_space();
-    if (i < line.size() && line[i] == ',') {
-      ++i;
-      continue;
-    }
-    if (i >= line.size() || line[i++] != '}') return std::nullopt;
-    skip_space();
-    return i == line.size() ? std::optional(object) : std::nullopt;
-  }
-}
-
-// The JSON lines of `output` (other lines -- launcher or library messages on
-// stderr -- are skipped); each must parse.
-std::vector<JsonObject> json_rows(const std::string& output) {
-  std::vector<JsonObject> rows;
-  std::size_t start = 0;
-  while (start < output.size()) {
-    std::size_t end = output.find('\n', start);
-    if (end == std::string::npos) end = output.size();
-    const std::string line = output.substr(start, end - start);
-    start = end + 1;
-    if (line.empty() || line[0] != '{') continue;
-    const auto object = parse_flat_object(line);
-    CHECK_MESSAGE(object.has_value(), "not a flat JSON object: " << line);
-    if (object) rows.push_back(*object);
-  }
-  return rows;
-}
-
-std::string field(const JsonObject& row, const std::string& key) {
-  const auto it = row.find(key);
-  return it == row.end() ? std::string() : it->second;
-}
-
-double number(const JsonObject& row, const std::string& key) {
-  const auto it = row.find(key);
-  REQUIRE_MESSAGE(it != row.end(), "missing key " << key);
-  return std::strtod(it->second.c_str(), nullptr);
-}
-
-void check_positive(const JsonObject& row, const std::string& key) {
-  CHECK_MESSAGE(number(row, key) > 0, key << " = " << field(row, key));
-}
-
-lapis::testing::LaunchResult run_ranks(const std::string& bench, int ranks,
-                                       const std::vector<std::string>& args) {
+LaunchResult run_ranks(const std::string& bench, int ranks, const std::vector<std::string>& args) {
   LaunchOptions options;
   options.ranks = ranks;
   options.timeout_s = 240;
-  return lapis::testing::launch(options, "benchmarks/" + bench, args);
+  return launch(options, "benchmarks/" + bench, args);
 }
 
-struct RunResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
-
-// Runs a benchmark binary directly (no launcher: a singleton MPI job).
-RunResult run_alone(const std::string& bench, const std::string& args) {
-  const std::string command = runfile("benchmarks/" + bench) + " " + args + " 2>&1";
-  std::FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  RunResult result;
-  char chunk[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(chunk, 1, sizeof chunk, pipe)) > 0) result.output.append(chunk, n);
-  const int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
+// Runs a benchmark binary directly (no launcher: a singleton MPI job),
+// stdout and stderr.
+LaunchResult run_alone(const std::string& bench, const std::string& args) {
+  return run_shell(runfile("benchmarks/" + bench) + " " + args + " 2>&1");
 }
 
 struct PairCase {
@@ -162,7 +60,7 @@ TEST_CASE("the 2-rank MPI benchmarks print one JSON row per size with positive n
       const auto result = run_ranks(c.bench, 2, args);
       INFO(std::string(c.bench), " output:\n", result.output);
       REQUIRE(result.status == 0);
-      const auto rows = json_rows(result.output);
+      const auto rows = json_rows(result.output, OtherLines::kSkipped);
       REQUIRE(rows.size() == c.sizes.size());
       for (std::size_t i = 0; i < rows.size(); ++i) {
         CHECK(field(rows[i], "bench") == c.bench);
@@ -181,7 +79,7 @@ TEST_CASE("mpi_interrupt_latency: Lapis delivers while the receiver makes no MPI
                                 {"--sizes", "8,256K", "--iters", "5", "--timeout", "60", "--json"});
   INFO("output:\n", result.output);
   REQUIRE(result.status == 0);
-  const auto rows = json_rows(result.output);
+  const auto rows = json_rows(result.output, OtherLines::kSkipped);
   REQUIRE(rows.size() == 2);
   for (const auto& row : rows) {
     CHECK(field(row, "bench") == "mpi_interrupt_latency");
@@ -202,7 +100,7 @@ TEST_CASE("mpi_flood: nothing lost, nothing extra, every sender's messages in or
                                      "--json"});
       INFO("output:\n", result.output);
       REQUIRE(result.status == 0);
-      const auto rows = json_rows(result.output);
+      const auto rows = json_rows(result.output, OtherLines::kSkipped);
       REQUIRE(rows.size() == 1);
       const auto& row = rows[0];
       CHECK(field(row, "bench") == "mpi_flood");
@@ -222,12 +120,12 @@ TEST_CASE("mpi_flood: nothing lost, nothing extra, every sender's messages in or
 
 TEST_CASE("mpi_paper_latency: raw Put, raw Amsend and all three variants in one invocation") {
   // The driver starts its own lapirun jobs (found in the runfiles).
-  const RunResult result = run_alone(
+  const LaunchResult result = run_alone(
       "mpi_paper_latency",
       "--sizes 8,32K --iters 5 --reps 1 --inner-reps 1 --mode polling --timeout 120 --json");
   INFO("output:\n", result.output);
-  REQUIRE(result.exit_code == 0);
-  const auto rows = json_rows(result.output);
+  REQUIRE(result.status == 0);
+  const auto rows = json_rows(result.output, OtherLines::kSkipped);
   REQUIRE(rows.size() == 10);  // 5 curves x 2 sizes
   std::set<std::string> variants;
   for (const auto& row : rows) {
@@ -243,23 +141,23 @@ TEST_CASE("mpi_paper_latency: raw Put, raw Amsend and all three variants in one 
 
 TEST_CASE("bad arguments and wrong rank counts end with a clear message, not a hang") {
   SUBCASE("bad --sizes is named, exit 2") {
-    const RunResult r = run_alone("mpi_latency", "--sizes 0");
-    CHECK(r.exit_code == 2);
+    const LaunchResult r = run_alone("mpi_latency", "--sizes 0");
+    CHECK(r.status == 2);
     CHECK(r.output.find("--sizes") != std::string::npos);
   }
   SUBCASE("an option the program does not take is named, exit 2") {
-    const RunResult r = run_alone("mpi_bw", "--count 5");
-    CHECK(r.exit_code == 2);
+    const LaunchResult r = run_alone("mpi_bw", "--count 5");
+    CHECK(r.status == 2);
     CHECK(r.output.find("--count") != std::string::npos);
   }
   SUBCASE("bad --variants of mpi_paper_latency is named, exit 2") {
-    const RunResult r = run_alone("mpi_paper_latency", "--variants fast");
-    CHECK(r.exit_code == 2);
+    const LaunchResult r = run_alone("mpi_paper_latency", "--variants fast");
+    CHECK(r.status == 2);
     CHECK(r.output.find("--variants") != std::string::npos);
   }
   SUBCASE("a pair benchmark alone (one rank)") {
-    const RunResult r = run_alone("mpi_latency", "--sizes 8 --iters 1");
-    CHECK(r.exit_code == 1);
+    const LaunchResult r = run_alone("mpi_latency", "--sizes 8 --iters 1");
+    CHECK(r.status == 1);
     CHECK(r.output.find("exactly 2 ranks") != std::string::npos);
   }
   SUBCASE("a pair benchmark on four ranks") {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <type_traits>
 #include <vector>
 
 #include "mpcpi/internal/match_queues.hpp"
@@ -17,33 +18,37 @@ using mpcpi::detail::PostedQueue;
 
 namespace {
 
-PostedEntry& posted(std::deque<PostedEntry>& store, std::uint32_t ctx, int src, int tag) {
-  PostedEntry& e = store.emplace_back();
-  e.context = ctx;
-  e.source = src;
-  e.tag = tag;
-  return e;
-}
+// A queue under test and the entries it links. Entries live in a deque so
+// their addresses stay put while the queue holds them; add() queues each one
+// as it is made, in the order the test makes them.
+template <typename Entry, typename Queue>
+struct QueueFixture {
+  std::deque<Entry> store;
+  Queue q;
 
-ArrivedEntry& arrived(std::deque<ArrivedEntry>& store, std::uint32_t ctx, int src, int tag) {
-  ArrivedEntry& e = store.emplace_back();
-  e.context = ctx;
-  e.source = src;
-  e.tag = tag;
-  return e;
-}
+  Entry& add(std::uint32_t ctx, int src, int tag) {
+    Entry& e = store.emplace_back();
+    e.context = ctx;
+    e.source = src;
+    e.tag = tag;
+    if constexpr (std::is_same_v<Queue, PostedQueue>) {
+      q.post(e);
+    } else {
+      q.push(e);
+    }
+    return e;
+  }
+};
+
+using PostedFixture = QueueFixture<PostedEntry, PostedQueue>;
+using ArrivedFixture = QueueFixture<ArrivedEntry, ArrivedQueue>;
 
 }  // namespace
 
-TEST_CASE("posted queue: exact match is FIFO and context-separated") {
-  std::deque<PostedEntry> store;
-  PostedQueue q;
-  PostedEntry& a = posted(store, 1, 2, 7);
-  PostedEntry& b = posted(store, 1, 2, 7);
-  PostedEntry& other_ctx = posted(store, 2, 2, 7);
-  q.post(a);
-  q.post(b);
-  q.post(other_ctx);
+TEST_CASE_FIXTURE(PostedFixture, "posted queue: exact match is FIFO and context-separated") {
+  PostedEntry& a = add(1, 2, 7);
+  PostedEntry& b = add(1, 2, 7);
+  PostedEntry& other_ctx = add(2, 2, 7);
   CHECK(q.size() == 3);
   CHECK(q.match(1, 2, 8) == nullptr);
   CHECK(q.match(1, 3, 7) == nullptr);
@@ -54,14 +59,11 @@ TEST_CASE("posted queue: exact match is FIFO and context-separated") {
   CHECK(q.empty());
 }
 
-TEST_CASE("posted queue: wildcards compete by posting order") {
-  std::deque<PostedEntry> store;
-  PostedQueue q;
-  PostedEntry& any_both = posted(store, 0, kWildcard, kWildcard);
-  PostedEntry& exact = posted(store, 0, 1, 5);
-  PostedEntry& any_src = posted(store, 0, kWildcard, 5);
-  PostedEntry& any_tag = posted(store, 0, 1, kWildcard);
-  for (PostedEntry* e : {&any_both, &exact, &any_src, &any_tag}) q.post(*e);
+TEST_CASE_FIXTURE(PostedFixture, "posted queue: wildcards compete by posting order") {
+  PostedEntry& any_both = add(0, kWildcard, kWildcard);
+  PostedEntry& exact = add(0, 1, 5);
+  PostedEntry& any_src = add(0, kWildcard, 5);
+  PostedEntry& any_tag = add(0, 1, kWildcard);
   // Every one of them matches (0,1,5): they must come out in posting order.
   CHECK(q.match(0, 1, 5) == &any_both);
   CHECK(q.match(0, 1, 5) == &exact);
@@ -70,26 +72,19 @@ TEST_CASE("posted queue: wildcards compete by posting order") {
   CHECK(q.match(0, 1, 5) == nullptr);
 }
 
-TEST_CASE("posted queue: a wildcard receive does not take a non-matching message") {
-  std::deque<PostedEntry> store;
-  PostedQueue q;
-  PostedEntry& any_src = posted(store, 0, kWildcard, 5);
-  PostedEntry& any_tag = posted(store, 0, 3, kWildcard);
-  q.post(any_src);
-  q.post(any_tag);
+TEST_CASE_FIXTURE(PostedFixture,
+                  "posted queue: a wildcard receive does not take a non-matching message") {
+  PostedEntry& any_src = add(0, kWildcard, 5);
+  PostedEntry& any_tag = add(0, 3, kWildcard);
   CHECK(q.match(0, 1, 6) == nullptr);
   CHECK(q.match(1, 3, 5) == nullptr);  // other context
   CHECK(q.match(0, 3, 6) == &any_tag);
   CHECK(q.match(0, 9, 5) == &any_src);
 }
 
-TEST_CASE("posted queue: remove (cancel) only what is queued") {
-  std::deque<PostedEntry> store;
-  PostedQueue q;
-  PostedEntry& a = posted(store, 0, kWildcard, kWildcard);
-  PostedEntry& b = posted(store, 0, 1, 1);
-  q.post(a);
-  q.post(b);
+TEST_CASE_FIXTURE(PostedFixture, "posted queue: remove (cancel) only what is queued") {
+  PostedEntry& a = add(0, kWildcard, kWildcard);
+  PostedEntry& b = add(0, 1, 1);
   CHECK(q.remove(a));
   CHECK_FALSE(q.remove(a));
   CHECK(q.match(0, 1, 1) == &b);
@@ -97,38 +92,31 @@ TEST_CASE("posted queue: remove (cancel) only what is queued") {
   CHECK(q.empty());
 }
 
-TEST_CASE("posted queue: contexts interested in a source") {
-  std::deque<PostedEntry> store;
-  PostedQueue q;
-  q.post(posted(store, 10, 1, 3));
-  q.post(posted(store, 11, 2, kWildcard));
-  q.post(posted(store, 12, kWildcard, 4));
+TEST_CASE_FIXTURE(PostedFixture, "posted queue: contexts interested in a source") {
+  add(10, 1, 3);
+  add(11, 2, kWildcard);
+  add(12, kWildcard, 4);
   std::vector<std::uint32_t> ctxs;
   q.for_each_context_for(1, [&](std::uint32_t c) { ctxs.push_back(c); });
   std::sort(ctxs.begin(), ctxs.end());
   CHECK(ctxs == std::vector<std::uint32_t>{10, 12});
 }
 
-TEST_CASE("posted queue: many distinct tags do not grow the index without bound") {
-  std::deque<PostedEntry> store;
-  PostedQueue q;
+TEST_CASE_FIXTURE(PostedFixture,
+                  "posted queue: many distinct tags do not grow the index without bound") {
   for (int i = 0; i < 100000; ++i) {
-    PostedEntry& e = posted(store, 0, 1, i);
-    q.post(e);
+    PostedEntry& e = add(0, 1, i);
     REQUIRE(q.match(0, 1, i) == &e);
     store.pop_back();
   }
   CHECK(q.empty());
 }
 
-TEST_CASE("arrived queue: each receive shape finds the earliest match") {
-  std::deque<ArrivedEntry> store;
-  ArrivedQueue q;
-  ArrivedEntry& m1 = arrived(store, 0, 1, 5);
-  ArrivedEntry& m2 = arrived(store, 0, 2, 5);
-  ArrivedEntry& m3 = arrived(store, 0, 1, 6);
-  ArrivedEntry& m4 = arrived(store, 1, 1, 5);
-  for (ArrivedEntry* e : {&m1, &m2, &m3, &m4}) q.push(*e);
+TEST_CASE_FIXTURE(ArrivedFixture, "arrived queue: each receive shape finds the earliest match") {
+  ArrivedEntry& m1 = add(0, 1, 5);
+  ArrivedEntry& m2 = add(0, 2, 5);
+  ArrivedEntry& m3 = add(0, 1, 6);
+  ArrivedEntry& m4 = add(1, 1, 5);
   CHECK(q.find(0, 1, 5) == &m1);
   CHECK(q.find(0, 2, kWildcard) == &m2);
   CHECK(q.find(0, kWildcard, 6) == &m3);
@@ -145,15 +133,10 @@ TEST_CASE("arrived queue: each receive shape finds the earliest match") {
   CHECK(q.find(0, kWildcard, 5) == nullptr);
 }
 
-TEST_CASE("arrived queue: same-sender messages keep send order for every receive shape") {
-  std::deque<ArrivedEntry> store;
-  ArrivedQueue q;
+TEST_CASE_FIXTURE(ArrivedFixture,
+                  "arrived queue: same-sender messages keep send order for every receive shape") {
   std::vector<ArrivedEntry*> sent;
-  for (int i = 0; i < 50; ++i) {
-    ArrivedEntry& e = arrived(store, 3, 4, i % 3);
-    q.push(e);
-    sent.push_back(&e);
-  }
+  for (int i = 0; i < 50; ++i) sent.push_back(&add(3, 4, i % 3));
   // Receive by any tag from the sender: exactly send order.
   for (ArrivedEntry* expected : sent) {
     ArrivedEntry* got = q.find(3, 4, kWildcard);
@@ -163,15 +146,10 @@ TEST_CASE("arrived queue: same-sender messages keep send order for every receive
   CHECK(q.empty());
 }
 
-TEST_CASE("arrived queue: find_from_if walks one sender oldest first") {
-  std::deque<ArrivedEntry> store;
-  ArrivedQueue q;
-  ArrivedEntry& a = arrived(store, 0, 1, 1);
-  ArrivedEntry& b = arrived(store, 0, 1, 2);
-  ArrivedEntry& c = arrived(store, 0, 2, 2);
-  q.push(a);
-  q.push(b);
-  q.push(c);
+TEST_CASE_FIXTURE(ArrivedFixture, "arrived queue: find_from_if walks one sender oldest first") {
+  add(0, 1, 1);
+  ArrivedEntry& b = add(0, 1, 2);
+  add(0, 2, 2);
   CHECK(q.find_from_if(0, 1, [](const ArrivedEntry& e) { return e.tag == 2; }) == &b);
   CHECK(q.find_from_if(0, 1, [](const ArrivedEntry& e) { return e.tag == 9; }) == nullptr);
   CHECK(q.find_from_if(5, 1, [](const ArrivedEntry&) { return true; }) == nullptr);

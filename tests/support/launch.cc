@@ -39,9 +39,12 @@ LaunchResult launch(const LaunchOptions& options, const std::string& program,
   for (const auto& e : options.env) cmd += " -x " + quote(e);
   cmd += " " + quote(runfile(program));
   for (const auto& a : args) cmd += " " + quote(a);
-  cmd += " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (pipe == nullptr) throw std::runtime_error("popen failed: " + cmd);
+  return run_shell(cmd + " 2>&1");
+}
+
+LaunchResult run_shell(const std::string& command) {
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("popen failed: " + command);
   LaunchResult result;
   std::array<char, 4096> buf;
   std::size_t n;

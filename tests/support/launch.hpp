@@ -1,6 +1,6 @@
 #pragma once
-// Starts `lapirun -n ranks [--timeout s] [-x env]... program args...` from a
-// test and collects its exit status and combined output.
+// Starts `lapirun -n ranks [--timeout s] [-x env]... program args...` (or
+// any shell command) from a test and collects its exit status and output.
 
 #include <string>
 #include <vector>
@@ -8,8 +8,8 @@
 namespace lapis::testing {
 
 struct LaunchResult {
-  int status = -1;     // lapirun's exit status (128+signal if it was killed)
-  std::string output;  // stdout and stderr, interleaved
+  int status = -1;     // exit status (128+signal if it was killed)
+  std::string output;  // launch(): stdout and stderr, interleaved
 };
 
 struct LaunchOptions {
@@ -21,6 +21,10 @@ struct LaunchOptions {
 // `program` is a runfiles-relative path such as "tests/core/amsend_ranks".
 LaunchResult launch(const LaunchOptions& options, const std::string& program,
                     const std::vector<std::string>& args = {});
+
+// Runs `command` with /bin/sh and collects its exit status and stdout
+// (end the command with " 2>&1" to collect stderr too).
+LaunchResult run_shell(const std::string& command);
 
 // Absolute path of a runfile of this workspace.
 std::string runfile(const std::string& relative);
