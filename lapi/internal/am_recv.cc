@@ -56,15 +56,36 @@ void on_rndv_landed(void* request, ucs_status_t status, std::size_t, void* user_
 ucs_status_t Context::Impl::on_amsend(const void* header, std::size_t header_len, void* data,
                                       std::size_t length, const ucp_am_recv_param_t* param) {
   const bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
-  const auto* bytes = static_cast<const std::byte*>(header);
+  return accept_amsend_locked(rndv, false, static_cast<const std::byte*>(header), header_len, data,
+                              length);
+}
 
+ucs_status_t Context::Impl::on_amsend_packed(const void*, std::size_t header_len,
+                                             void* data, std::size_t length,
+                                             const ucp_am_recv_param_t* param) {
+  if (header_len != 0 || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0) [[unlikely]] {
+    return refuse_amsend_locked((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0, UINT32_MAX,
+                                Errc::hdr_len, 0, "packed amsend with a UCX header or rendezvous");
+  }
+  // The frame leads the payload; what follows the user header is the data.
+  return accept_amsend_locked(false, true, static_cast<const std::byte*>(data), length, nullptr, 0);
+}
+
+ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const std::byte* bytes,
+                                                 std::size_t frame_len, void* data,
+                                                 std::size_t length) {
   // 1. Parse and validate the frame: sender, flags, optional words, handler, counter.
   AmsendWire w;
-  if (header_len < sizeof w) [[unlikely]] {
+  if (frame_len < sizeof w) [[unlikely]] {
     return refuse_amsend_locked(rndv, UINT32_MAX, Errc::hdr_len, 0,
-                                fmt::format("amsend header of {} bytes is truncated", header_len));
+                                fmt::format("amsend header of {} bytes is truncated", frame_len));
   }
   std::memcpy(&w, bytes, sizeof w);
+  std::size_t uhdr_len = 0;
+  if (packed) {
+    uhdr_len = w.flags >> kPackedUhdrShift;
+    w.flags &= (1u << kPackedUhdrShift) - 1;
+  }
   std::size_t off = sizeof w;
   std::uint64_t counter_handle = 0;
   std::uint64_t cookie = 0;
@@ -73,18 +94,27 @@ ucs_status_t Context::Impl::on_amsend(const void* header, std::size_t header_len
                                 fmt::format("amsend header malformed (src {}, flags {:#x})", w.src, w.flags));
   }
   if (w.flags & kHasTargetCounter) {
-    if (header_len < off + 8) [[unlikely]] {
+    if (frame_len < off + 8) [[unlikely]] {
       return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, 0, "amsend header truncated");
     }
     std::memcpy(&counter_handle, bytes + off, 8);
     off += 8;
   }
   if (w.flags & kHasCompletion) {
-    if (header_len < off + 8) [[unlikely]] {
+    if (frame_len < off + 8) [[unlikely]] {
       return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, 0, "amsend header truncated");
     }
     std::memcpy(&cookie, bytes + off, 8);
     off += 8;
+  }
+  if (packed) {
+    if (frame_len < off + uhdr_len) [[unlikely]] {
+      return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, cookie, "packed amsend truncated");
+    }
+    data = const_cast<std::byte*>(bytes) + off + uhdr_len;
+    length = frame_len - off - uhdr_len;
+  } else {
+    uhdr_len = frame_len - off;  // the user header runs to the end of the UCX header
   }
   if (w.handler >= kMaxUserHandlers || handlers_[w.handler].fn == nullptr) [[unlikely]] {
     return refuse_amsend_locked(rndv, w.src, Errc::no_callback_reg, cookie,
@@ -99,7 +129,7 @@ ucs_status_t Context::Impl::on_amsend(const void* header, std::size_t header_len
 
   // 2. The header handler names the landing buffer.
   const UserHandler& h = handlers_[w.handler];
-  const AmHeaderInfo info{w.src, bytes + off, header_len - off, length, h.arg, rndv ? nullptr : data};
+  const AmHeaderInfo info{w.src, bytes + off, uhdr_len, length, h.arg, rndv ? nullptr : data};
   ++tl_header_handler_depth;
   const Landing landing = h.fn(owner_, info);
   --tl_header_handler_depth;

@@ -108,8 +108,8 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
   }
 
   // Frame: AmsendWire, optional counter handle and completion cookie, then
-  // the user header, built on the stack.
-  alignas(8) std::byte frame[kSendHeaderCapacity];
+  // the user header, built on the stack (with room to append packed data).
+  alignas(8) std::byte frame[kSendHeaderCapacity + kPackedDataLimit];
   AmsendWire w{me_, static_cast<std::uint16_t>(handler), 0};
   std::size_t off = sizeof w;
   if (counters.target) {
@@ -136,8 +136,20 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
     ucp_request_param_t p;
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
     p.flags = UCP_AM_SEND_FLAG_EAGER;
-    ucs_status_ptr_t r = ucp_am_send_nbx(eps_[tgt], static_cast<unsigned>(Proto::amsend), frame,
-                                         off, data, data_len, &p);
+    ucs_status_ptr_t r;
+    if (data_len <= kPackedDataLimit && uhdr_len <= kPackedUhdrLimit) [[likely]] {
+      // One contiguous payload (see Proto::amsend_packed).
+      AmsendWire packed = w;
+      packed.flags |= static_cast<std::uint16_t>(uhdr_len << kPackedUhdrShift);
+      std::memcpy(frame, &packed, sizeof packed);
+      if (data_len) std::memcpy(frame + off, data, data_len);
+      r = ucp_am_send_nbx(eps_[tgt], static_cast<unsigned>(Proto::amsend_packed), nullptr, 0,
+                          frame, off + data_len, &p);
+      std::memcpy(frame, &w, sizeof w);  // the queued fallback below sends it unpacked
+    } else {
+      r = ucp_am_send_nbx(eps_[tgt], static_cast<unsigned>(Proto::amsend), frame, off, data,
+                          data_len, &p);
+    }
     if (r == nullptr) [[likely]] {
       if (counters.origin) counters.origin->add();
       return Errc::success;

@@ -68,6 +68,12 @@ class Context::Impl {
   Status unregister_handler(HandlerId id);
   ucs_status_t on_amsend(const void* header, std::size_t header_len, void* data,
                          std::size_t length, const ucp_am_recv_param_t* param);
+  ucs_status_t on_amsend_packed(const void* header, std::size_t header_len, void* data,
+                                std::size_t length, const ucp_am_recv_param_t* param);
+  // Both forms: `bytes` holds the frame (AmsendWire, words, user header),
+  // followed by the data when `packed`.
+  ucs_status_t accept_amsend_locked(bool rndv, bool packed, const std::byte* bytes,
+                                    std::size_t frame_len, void* data, std::size_t length);
   ucs_status_t refuse_amsend_locked(bool rndv, std::uint32_t src, Errc code, std::uint64_t cookie,
                                     std::string detail);
   ucs_status_t pull_rendezvous_locked(void* desc, void* buffer, std::size_t length,

@@ -64,6 +64,12 @@ ucs_status_t on_amsend_cb(void* arg, const void* header, size_t header_len, void
   return static_cast<Context::Impl*>(arg)->on_amsend(header, header_len, data, length, param);
 }
 
+ucs_status_t on_amsend_packed_cb(void* arg, const void* header, size_t header_len, void* data,
+                                 size_t length, const ucp_am_recv_param_t* param) {
+  return static_cast<Context::Impl*>(arg)->on_amsend_packed(header, header_len, data, length,
+                                                            param);
+}
+
 }  // namespace
 
 Context::Impl::Impl(Context& owner, const Config& config) : owner_(owner), config_(config) {}
@@ -135,6 +141,7 @@ Status Context::Impl::start() {
   };
   const Entry table[] = {
       {Proto::amsend, on_amsend_cb},
+      {Proto::amsend_packed, on_amsend_packed_cb},
       {Proto::counter_update,
        on_fixed<CounterUpdateWire, &Context::Impl::on_counter_update_locked>},
       {Proto::completion_ack, on_fixed<CompletionAckWire, &Context::Impl::on_completion_ack_locked>},

@@ -176,12 +176,24 @@ TEST_CASE("malformed and forged protocol messages are refused, not executed") {
     CAPTURE(r.id);
     LAPI_OK(lapi::testing::send_raw(ctx, peer, r.id, r.header.data(), r.header.size(), nullptr, 0));
   }
+  // Packed Amsends (id 13) carry their frame in the data, not the header.
+  const std::vector<std::vector<unsigned char>> bad_packed = {
+      {1, 2, 3},                                              // truncated frame
+      words({src | (1ull << 32) | ((200ull << 8) << 48)}),    // user header past the end
+      words({src | (1ull << 32) | ((0x04ull | 8 << 8) << 48), 0}),  // unknown flag
+  };
+  for (const auto& p : bad_packed) {
+    LAPI_OK(lapi::testing::send_raw(ctx, peer, 13, p.data(), 0, p.data(), p.size()));
+  }
+  const auto framed = words({src | (1ull << 32)});  // a packed message may not have a UCX header
+  LAPI_OK(lapi::testing::send_raw(ctx, peer, 13, framed.data(), framed.size(), framed.data(),
+                                  framed.size()));
   // Harmless junk that must simply be ignored: a reply nobody asked for.
   const auto stray = words({src, 0, 4242, 0, 0});
   LAPI_OK(lapi::testing::send_raw(ctx, peer, 6, stray.data(), stray.size(), nullptr, 0));
   LAPI_OK(ctx.gfence());
   LAPI_OK(ctx.barrier());
-  CHECK(ctx.fault_stats().refused_here - before >= bad.size());
+  CHECK(ctx.fault_stats().refused_here - before >= bad.size() + bad_packed.size() + 1);
   // Still healthy.
   lapi::Counter ok;
   LAPI_OK(ctx.amsend(peer, 1, nullptr, 0, nullptr, 0, {{}, nullptr, &ok}));
