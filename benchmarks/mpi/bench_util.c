@@ -143,6 +143,8 @@ static void print_usage(const BenchSpec* spec) {
     printf("  --bind         pin each rank's main thread to one core after MPI_Init\n");
   if (spec->accept & BENCH_OPT_ALLOC_MEM)
     printf("  --alloc-mem    buffers from MPI_Alloc_mem instead of malloc\n");
+  if (spec->accept & BENCH_OPT_NONBLOCKING)
+    printf("  --nonblocking  receive with MPI_Irecv + an MPI_Test loop instead of MPI_Recv\n");
   printf("  --impl NAME    label of the implementation (default: detected)\n");
   printf("  --json         one JSON object per line\n");
 }
@@ -169,6 +171,8 @@ static int parse_args(int argc, char** argv, const BenchSpec* spec, BenchOptions
       o->bind = 1;
     } else if (strcmp(a, "--alloc-mem") == 0 && accepts(spec, BENCH_OPT_ALLOC_MEM)) {
       o->alloc_mem = 1;
+    } else if (strcmp(a, "--nonblocking") == 0 && accepts(spec, BENCH_OPT_NONBLOCKING)) {
+      o->nonblocking = 1;
     } else if (strcmp(a, "--impl") == 0) {
       if ((v = take_value(argc, argv, &i)) == NULL || *v == '\0' || strlen(v) >= sizeof o->impl ||
           strpbrk(v, "\"\\ ") != NULL) {

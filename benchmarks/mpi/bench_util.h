@@ -45,6 +45,7 @@ enum {
   BENCH_OPT_COUNT = 1 << 4,
   BENCH_OPT_BIND = 1 << 5,
   BENCH_OPT_ALLOC_MEM = 1 << 6,
+  BENCH_OPT_NONBLOCKING = 1 << 7,
   /* What the windowed programs (mpi_bw, mpi_bibw, mpi_msgrate) take. */
   BENCH_OPTS_WINDOWED = BENCH_OPT_SIZES | BENCH_OPT_ITERS | BENCH_OPT_WINDOW | BENCH_OPT_BIND |
                         BENCH_OPT_ALLOC_MEM
@@ -60,6 +61,7 @@ typedef struct {
   long count;
   int bind;
   int alloc_mem;
+  int nonblocking;
   int json;
   int help;
   char impl[32];

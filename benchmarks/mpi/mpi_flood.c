@@ -11,7 +11,9 @@
  * communicator it would match only after the whole flood ahead of it
  * (non-overtaking), so receiving it would mean draining the flood first.
  *
- * The drain uses plain MPI_Recv; a lost message would leave it waiting, so
+ * The drain uses plain MPI_Recv (--nonblocking: MPI_Irecv and a loop of
+ * MPI_Test, the way an application that overlaps work would); a lost
+ * message would leave it waiting, so
  * an alarm at --timeout seconds ends rank 0 with a message saying how many
  * arrived. Exit status 1 if anything was lost, duplicated or out of order.
  * At least 2 ranks. Plain MPI 3.1: builds with any mpicc. */
@@ -63,10 +65,23 @@ static void on_drain_timeout(int signo) {
   _exit(1);
 }
 
-/* Receives the whole flood with plain MPI_Recv (MPI_ANY_SOURCE), the way an
- * application would; an alarm turns a lost message into a clear failure
- * instead of a hang. */
-static DrainResult drain(int nranks, long expected, double timeout_s) {
+/* One flood message from any source, blocking or by testing. */
+static void receive_one(uint64_t* payload, int nonblocking, MPI_Status* st) {
+  if (!nonblocking) {
+    bench_check(MPI_Recv(payload, 1, MPI_UINT64_T, MPI_ANY_SOURCE, kTagFlood, MPI_COMM_WORLD, st),
+                "MPI_Recv");
+    return;
+  }
+  MPI_Request req;
+  bench_check(MPI_Irecv(payload, 1, MPI_UINT64_T, MPI_ANY_SOURCE, kTagFlood, MPI_COMM_WORLD, &req),
+              "MPI_Irecv");
+  int flag = 0;
+  while (!flag) bench_check(MPI_Test(&req, &flag, st), "MPI_Test");
+}
+
+/* Receives the whole flood (MPI_ANY_SOURCE), the way an application would;
+ * an alarm turns a lost message into a clear failure instead of a hang. */
+static DrainResult drain(int nranks, long expected, double timeout_s, int nonblocking) {
   DrainResult r = {expected, 0, 0, 0};
   long* next = calloc((size_t)nranks, sizeof *next);
   if (next == NULL) bench_fail("cannot allocate %d counters", nranks);
@@ -79,8 +94,7 @@ static DrainResult drain(int nranks, long expected, double timeout_s) {
   for (long k = 0; k < expected; ++k) {
     uint64_t payload = 0;
     MPI_Status st;
-    bench_check(MPI_Recv(&payload, 1, MPI_UINT64_T, MPI_ANY_SOURCE, kTagFlood, MPI_COMM_WORLD, &st),
-                "MPI_Recv");
+    receive_one(&payload, nonblocking, &st);
     g_received = (sig_atomic_t)++r.received;
     const int src = (int)(payload >> kSourceShift);
     const long index = (long)(payload & ((UINT64_C(1) << kSourceShift) - 1));
@@ -114,7 +128,7 @@ int main(int argc, char** argv) {
       .description =
           "8-byte messages from every rank > 0 to rank 0, which receives only after "
           "all were sent;\nchecks nothing is lost or reordered, reports peak RSS growth.",
-      .accept = BENCH_OPT_COUNT | BENCH_OPT_TIMEOUT,
+      .accept = BENCH_OPT_COUNT | BENCH_OPT_TIMEOUT | BENCH_OPT_NONBLOCKING,
       .timeout_s = 600,
       .count = 1000000,
   };
@@ -148,7 +162,7 @@ int main(int argc, char** argv) {
       expected += sent;
     }
     const double sent_s = MPI_Wtime() - start;
-    const DrainResult r = drain(nranks, expected, o.timeout_s);
+    const DrainResult r = drain(nranks, expected, o.timeout_s, o.nonblocking);
     const double total_s = MPI_Wtime() - start;
     const long hwm = bench_status_kib("VmHWM");
     const double growth_mib = (double)(hwm - rss_before) / 1024.0;
@@ -160,9 +174,10 @@ int main(int argc, char** argv) {
           "{\"bench\":\"mpi_flood\",\"impl\":\"%s\",\"senders\":%d,\"count\":%ld,\"size\":8,"
           "\"total\":%ld,\"received\":%ld,\"lost\":%ld,\"out_of_order\":%ld,\"extra\":%ld,"
           "\"send_s\":%.3f,\"total_s\":%.3f,\"rss_before_mib\":%.1f,\"rss_growth_mib\":%.1f,"
-          "\"hwm_reset\":%d,\"ok\":%d}\n",
+          "\"hwm_reset\":%d,\"drain\":\"%s\",\"ok\":%d}\n",
           o.impl, nranks - 1, o.count, r.expected, r.received, lost, r.out_of_order, r.extra,
-          sent_s, total_s, (double)rss_before / 1024.0, growth_mib, hwm_reset, ok);
+          sent_s, total_s, (double)rss_before / 1024.0, growth_mib, hwm_reset,
+          o.nonblocking ? "irecv_test" : "recv", ok);
     } else {
       printf(
           "# %s (%s): %d senders x %ld messages of 8 bytes, received after all were sent\n"

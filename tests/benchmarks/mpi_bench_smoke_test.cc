@@ -92,12 +92,15 @@ TEST_CASE("mpi_flood: nothing lost, nothing extra, every sender's messages in or
   struct FloodCase {
     int ranks;
     long count;
+    bool nonblocking;  // drain with MPI_Irecv + MPI_Test
   };
-  for (const FloodCase c : {FloodCase{4, 20000}, FloodCase{8, 3000}}) {
-    SUBCASE((std::to_string(c.ranks) + " ranks").c_str()) {
-      const auto result = run_ranks("mpi_flood", c.ranks,
-                                    {"--count", std::to_string(c.count), "--timeout", "180",
-                                     "--json"});
+  for (const FloodCase c :
+       {FloodCase{4, 20000, false}, FloodCase{4, 20000, true}, FloodCase{8, 3000, false}}) {
+    SUBCASE((std::to_string(c.ranks) + " ranks" + (c.nonblocking ? ", nonblocking" : "")).c_str()) {
+      std::vector<std::string> args = {"--count", std::to_string(c.count), "--timeout", "180",
+                                       "--json"};
+      if (c.nonblocking) args.push_back("--nonblocking");
+      const auto result = run_ranks("mpi_flood", c.ranks, args);
       INFO("output:\n", result.output);
       REQUIRE(result.status == 0);
       const auto rows = json_rows(result.output, OtherLines::kSkipped);
@@ -112,6 +115,7 @@ TEST_CASE("mpi_flood: nothing lost, nothing extra, every sender's messages in or
       CHECK(number(row, "out_of_order") == 0);
       CHECK(number(row, "extra") == 0);
       CHECK(number(row, "ok") == 1);
+      CHECK(field(row, "drain") == (c.nonblocking ? "irecv_test" : "recv"));
       for (const char* key : {"send_s", "total_s", "rss_before_mib"}) check_positive(row, key);
       CHECK(number(row, "rss_growth_mib") >= 0);
     }
