@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up the machine, builds everything and runs every test: the default
 # build, the whole suite under AddressSanitizer+UndefinedBehaviorSanitizer,
-# and the core tests under ThreadSanitizer. Ends with "N passed, N failed".
+# and the core, runtime, mpcpi and MPI tests under ThreadSanitizer. Ends
+# with "N passed, N failed".
 #
 #   bash tools/test.sh            # everything
 #   bash tools/test.sh --quick    # default build only
@@ -27,7 +28,7 @@ run_suite() {  # name, bazel args...
 run_suite default //...
 if [ $quick -eq 0 ]; then
   run_suite asan --config=asan //...
-  run_suite tsan --config=tsan //tests/core/... //tests/runtime/...
+  run_suite tsan --config=tsan //tests/core/... //tests/runtime/... //tests/mpcpi/... //tests/mpi/...
 fi
 
 passed=$(cat "$log_dir"/*.log | grep -cE '^//[^ ]+ +(\(cached\) )?PASSED')
