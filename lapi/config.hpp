@@ -29,7 +29,8 @@ struct Config {
 
   // Reads LAPIS_MODE (polling|interrupt), LAPIS_POLICY (inline|thread|fiber),
   // LAPIS_AM_EAGER_LIMIT (bytes), LAPIS_ERROR_CHECK (0|1) and
-  // LAPIS_TAKEOVER_GRACE_US (microseconds) over the given defaults. An invalid value is an Errc::set_val error naming the variable.
+  // LAPIS_TAKEOVER_GRACE_US (microseconds) over the given defaults. An
+  // invalid value is an Errc::set_val error naming the variable.
   static Status from_env(Config& config);
 };
 

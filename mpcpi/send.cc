@@ -95,13 +95,8 @@ Errc Engine::Impl::send(const void* buf, std::size_t bytes, int dest, int tag,
 bool Engine::Impl::take_eager_slot(lapi::TaskId dest, std::size_t bytes, Envelope& env) {
   SendPeer& peer = send_peers_[dest];
   if (bytes >= peer.eager_limit) return false;
-  const auto cost = static_cast<std::int64_t>(credit_cost(bytes));
   EngineLock lock(*this);
-  if (peer.held_count != 0 || peer.credits < cost) return false;  // must be held: general path
-  peer.credits -= cost;
-  env.seq = peer.next_seq++;
-  ++stats_.eager_sent;
-  return true;
+  return admit_eager_locked(peer, bytes, env);  // false: must be held, general path
 }
 
 Errc Engine::Impl::send_general(const void* buf, std::size_t bytes, int dest, int tag,
@@ -199,8 +194,9 @@ Outgoing Engine::Impl::make_wire_locked(lapi::TaskId dest, Msg type, std::uint32
 
 // Under the lock: may this message go now? Takes its credit (or a pulled
 // slot) and says which flags it carries; false means it must be held.
-bool Engine::Impl::admit_locked(SendPeer& peer, Msg type, const Request& r, std::uint8_t& flags) {
-  const std::int64_t cost = type == Msg::eager ? static_cast<std::int64_t>(credit_cost(r.bytes))
+bool Engine::Impl::admit_locked(SendPeer& peer, Msg type, std::size_t bytes,
+                                std::uint32_t context, std::uint8_t& flags) {
+  const std::int64_t cost = type == Msg::eager ? static_cast<std::int64_t>(credit_cost(bytes))
                             : type == Msg::rts ? static_cast<std::int64_t>(kEntryCost)
                                                : 0;  // ready: never buffered unexpected
   flags = 0;
@@ -208,13 +204,20 @@ bool Engine::Impl::admit_locked(SendPeer& peer, Msg type, const Request& r, std:
     peer.credits -= cost;
     return true;
   }
-  auto a = peer.allowance.find(r.context);
-  if (a != peer.allowance.end() && a->second > 0 && peer.held.find(r.context) == peer.held.end()) {
+  auto a = peer.allowance.find(context);
+  if (a != peer.allowance.end() && a->second > 0 && peer.held.find(context) == peer.held.end()) {
     --a->second;  // the receiver pulled this context: go outside the window
     flags = detail::kPulled;
     return true;
   }
   return false;
+}
+
+bool Engine::Impl::admit_eager_locked(SendPeer& peer, std::size_t bytes, Envelope& env) {
+  if (!admit_locked(peer, Msg::eager, bytes, env.context, env.flags)) return false;
+  env.seq = peer.next_seq++;
+  ++stats_.eager_sent;
+  return true;
 }
 
 void Engine::Impl::send_remote(Request* r) {
@@ -229,10 +232,8 @@ void Engine::Impl::send_remote(Request* r) {
     {
       EngineLock lock(*this);
       SendPeer& peer = send_peers_[r->dest];
-      now = admit_locked(peer, type, *r, env.flags);
+      now = admit_eager_locked(peer, r->bytes, env);
       if (now) {
-        env.seq = peer.next_seq++;
-        ++stats_.eager_sent;
         if (options_.variant == Variant::counters && r->bytes < lapi_eager_limit_) {
           env.flags |= detail::kCounted;  // see make_wire_locked
           counters.target = peer_landing_[r->dest];
@@ -255,7 +256,7 @@ void Engine::Impl::send_remote(Request* r) {
     EngineLock lock(*this);
     SendPeer& peer = send_peers_[r->dest];
     std::uint8_t flags = 0;
-    now = admit_locked(peer, type, *r, flags);
+    now = admit_locked(peer, type, r->bytes, r->context, flags);
     if (now) {
       ++(type == Msg::rts ? stats_.rendezvous_sent : stats_.eager_sent);
       out = make_wire_locked(r->dest, type, r->context, r->tag, r->mode, peer.next_seq++, flags,

@@ -63,9 +63,10 @@ ucs_status_t Context::Impl::on_amsend(const void* header, std::size_t header_len
 ucs_status_t Context::Impl::on_amsend_packed(const void*, std::size_t header_len,
                                              void* data, std::size_t length,
                                              const ucp_am_recv_param_t* param) {
-  if (header_len != 0 || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0) [[unlikely]] {
-    return refuse_amsend_locked((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0, UINT32_MAX,
-                                Errc::hdr_len, 0, "packed amsend with a UCX header or rendezvous");
+  const bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+  if (header_len != 0 || rndv) [[unlikely]] {
+    return refuse_amsend_locked(rndv, UINT32_MAX, Errc::hdr_len, 0,
+                                "packed amsend with a UCX header or rendezvous");
   }
   // The frame leads the payload; what follows the user header is the data.
   return accept_amsend_locked(false, true, static_cast<const std::byte*>(data), length, nullptr, 0);

@@ -137,15 +137,15 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
     p.flags = UCP_AM_SEND_FLAG_EAGER;
     ucs_status_ptr_t r;
-    if (data_len <= kPackedDataLimit && uhdr_len <= kPackedUhdrLimit) [[likely]] {
+    const bool packed = data_len <= kPackedDataLimit && uhdr_len <= kPackedUhdrLimit;
+    if (packed) [[likely]] {
       // One contiguous payload (see Proto::amsend_packed).
-      AmsendWire packed = w;
-      packed.flags |= static_cast<std::uint16_t>(uhdr_len << kPackedUhdrShift);
-      std::memcpy(frame, &packed, sizeof packed);
+      AmsendWire pw = w;
+      pw.flags |= static_cast<std::uint16_t>(uhdr_len << kPackedUhdrShift);
+      std::memcpy(frame, &pw, sizeof pw);
       if (data_len) std::memcpy(frame + off, data, data_len);
       r = ucp_am_send_nbx(eps_[tgt], static_cast<unsigned>(Proto::amsend_packed), nullptr, 0,
                           frame, off + data_len, &p);
-      std::memcpy(frame, &w, sizeof w);  // the queued fallback below sends it unpacked
     } else {
       r = ucp_am_send_nbx(eps_[tgt], static_cast<unsigned>(Proto::amsend), frame, off, data,
                           data_len, &p);
@@ -157,7 +157,8 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
     if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE) {
       return fail(Errc::transport, "amsend to task {}: {}", tgt, ucs_status_string(UCS_PTR_STATUS(r)));
     }
-    // Transport busy: fall through to a queued send.
+    // Transport busy: fall through to a queued send, which goes unpacked.
+    if (packed) std::memcpy(frame, &w, sizeof w);
   }
   SendOp* op = send_pool_.acquire();
   std::memcpy(op->header, frame, off);

@@ -216,8 +216,8 @@ class Engine::Impl {
   void init_send(Request* r, const void* buf, std::size_t bytes, int dest, int tag,
                  std::uint32_t context, SendMode mode);
   void start_send(Request* r);
-  // Under the lock: credit and a sequence number for an eager message that
-  // may leave now (nothing held for `dest`); false when it may not.
+  // Takes the lock: credit (or a pulled slot) and a sequence number for an
+  // eager message that may leave now; false when it must be held.
   bool take_eager_slot(lapi::TaskId dest, std::size_t bytes, detail::Envelope& env);
   // Every blocking send but the common eager case (see send()).
   Errc send_general(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
@@ -227,7 +227,11 @@ class Engine::Impl {
   Errc send_buffered(const void* buf, std::size_t bytes, int dest, int tag,
                      std::uint32_t context, Request*& out);
   detail::Msg pick_protocol(const Request& req) const;
-  bool admit_locked(SendPeer& peer, detail::Msg type, const Request& r, std::uint8_t& flags);
+  bool admit_locked(SendPeer& peer, detail::Msg type, std::size_t bytes, std::uint32_t context,
+                    std::uint8_t& flags);
+  // admit_locked for an eager message, plus its sequence number: the one
+  // admission of both the blocking fast path and send_remote.
+  bool admit_eager_locked(SendPeer& peer, std::size_t bytes, detail::Envelope& env);
   // Builds the wire message for a send that got its sequence number.
   Outgoing make_wire_locked(lapi::TaskId dest, detail::Msg type, std::uint32_t context, int tag,
                             SendMode mode, std::uint32_t seq, std::uint8_t flags,
