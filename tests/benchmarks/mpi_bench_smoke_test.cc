@@ -154,6 +154,11 @@ TEST_CASE("bad arguments and wrong rank counts end with a clear message, not a h
     CHECK(r.status == 2);
     CHECK(r.output.find("--count") != std::string::npos);
   }
+  SUBCASE("--nonblocking belongs to mpi_flood only: named, exit 2") {
+    const LaunchResult r = run_alone("mpi_latency", "--nonblocking");
+    CHECK(r.status == 2);
+    CHECK(r.output.find("--nonblocking") != std::string::npos);
+  }
   SUBCASE("bad --variants of mpi_paper_latency is named, exit 2") {
     const LaunchResult r = run_alone("mpi_paper_latency", "--variants fast");
     CHECK(r.status == 2);

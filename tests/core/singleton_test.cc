@@ -48,6 +48,9 @@ TEST_CASE("singleton: one task talks to itself in every policy") {
       CHECK(v == (mode == lapi::ProgressMode::interrupt));
 
       LAPI_OK(ctx->register_handler(1, land));
+      // Harmless in either mode and before any wait (polling: a no-op;
+      // interrupt: the progress thread simply takes over).
+      ctx->hand_over_progress();
       lapi::Counter target, origin, completion;
       lapi::RemoteCounter handle;
       LAPI_OK(ctx->register_counter(target, handle));

@@ -371,6 +371,9 @@ TEST_CASE("bad arguments are refused with a code and a message") {
   CHECK(engine().isend(&v, 4, 0, mpcpi::kAnyTag, 1, SendMode::standard, r) == Errc::invalid_tag);
   CHECK(engine().isend(nullptr, 4, 0, 0, 1, SendMode::standard, r) == Errc::invalid_count);
   CHECK(engine().isend(&v, 4, 0, 0, 1, static_cast<SendMode>(9), r) == Errc::invalid_arg);
+  bool done_now = true;  // a refused isend reports nothing done and no request
+  CHECK(engine().isend(&v, 4, n, 0, 1, SendMode::standard, r, &done_now) == Errc::invalid_rank);
+  CHECK_FALSE(done_now);
   CHECK(engine().irecv(&v, 4, n + 3, 0, 1, r) == Errc::invalid_rank);
   CHECK(engine().irecv(&v, 4, 0, -7, 1, r) == Errc::invalid_tag);
   CHECK(engine().irecv(nullptr, 4, 0, 0, 1, r) == Errc::invalid_count);
