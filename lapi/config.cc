@@ -23,6 +23,16 @@ bool parse_count(const char* v, std::size_t& out) {
   return true;
 }
 
+// An optional 0|1 variable; false when it holds anything else.
+bool parse_flag(const char* name, bool& out) {
+  const char* v = env(name);
+  if (v == nullptr) return true;
+  const std::string_view s(v);
+  if (s != "0" && s != "1") return false;
+  out = s == "1";
+  return true;
+}
+
 }  // namespace
 
 std::string_view to_string(ProgressMode mode) {
@@ -74,13 +84,11 @@ Status Config::from_env(Config& config) {
     }
     config.takeover_grace_us = static_cast<std::uint32_t>(us);
   }
-  if (const char* v = env("LAPIS_ERROR_CHECK")) {
-    const std::string_view s(v);
-    if (s == "0" || s == "1") {
-      config.error_checking = s == "1";
-    } else {
-      return fail(Errc::set_val, "LAPIS_ERROR_CHECK='{}': expected 0 or 1", s);
-    }
+  if (!parse_flag("LAPIS_ERROR_CHECK", config.error_checking)) {
+    return fail(Errc::set_val, "LAPIS_ERROR_CHECK='{}': expected 0 or 1", env("LAPIS_ERROR_CHECK"));
+  }
+  if (!parse_flag("LAPIS_SHM", config.shm)) {
+    return fail(Errc::set_val, "LAPIS_SHM='{}': expected 0 or 1", env("LAPIS_SHM"));
   }
   return Errc::success;
 }

@@ -26,10 +26,14 @@ struct Config {
   // keeps waiting back to back, only it polls: one wake-up per message).
   // Context::hand_over_progress() ends the grace early.
   std::uint32_t takeover_grace_us = 50;
+  // Small Amsends to tasks on the same node go through rings in shared
+  // memory instead of UCX (see lapi/internal/shm_channel.hpp).
+  bool shm = true;
 
   // Reads LAPIS_MODE (polling|interrupt), LAPIS_POLICY (inline|thread|fiber),
   // LAPIS_AM_EAGER_LIMIT (bytes), LAPIS_ERROR_CHECK (0|1) and
-  // LAPIS_TAKEOVER_GRACE_US (microseconds) over the given defaults. An
+  // LAPIS_TAKEOVER_GRACE_US (microseconds) and LAPIS_SHM (0|1) over the
+  // given defaults. An
   // invalid value is an Errc::set_val error naming the variable.
   static Status from_env(Config& config);
 };

@@ -246,6 +246,11 @@ FaultStats Context::fault_stats() const {
   return {impl_->refused_here_.load(), impl_->reported_to_me_.load()};
 }
 
+ShmStats Context::shm_stats() const {
+  internal::Guard guard(impl_->lock_);
+  return impl_->shm_.stats();
+}
+
 bool Context::in_header_handler() const { return tl_header_handler_depth > 0; }
 
 bool Context::handlers_may_run_concurrently() const { return impl_->lock_.enabled(); }

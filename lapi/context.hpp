@@ -57,6 +57,17 @@ struct FaultStats {
   std::uint64_t reported_to_me;   // my requests that a target refused
 };
 
+// Traffic of the intra-node shared-memory channel (LAPIS_SHM): small
+// Amsends to tasks on this node go through rings in shared memory.
+struct ShmStats {
+  std::uint64_t sent = 0;         // frames written into a peer's ring
+  std::uint64_t received = 0;     // frames taken from this task's rings
+  std::uint64_t ring_full = 0;    // sends that went through UCX: ring full
+  std::uint64_t peer_asleep = 0;  // sends that went through UCX: target asleep
+  std::uint64_t wakes = 0;        // UCX wake-ups sent after a ring write
+  std::uint32_t peers = 0;        // tasks reached through shared memory
+};
+
 // Called (in the progress context) when a target refuses one of this task's
 // requests. `code` is the Errc value; `detail` names what was wrong.
 using RemoteErrorHandler = void (*)(Context& ctx, TaskId target, Errc code, const char* detail,
@@ -135,6 +146,7 @@ class Context {
 
   void set_remote_error_handler(RemoteErrorHandler handler, void* arg);
   FaultStats fault_stats() const;
+  ShmStats shm_stats() const;
   // True while this thread is inside one of this context's header handlers.
   bool in_header_handler() const;
   // Whether handlers may run on another thread than the caller's (interrupt

@@ -14,4 +14,15 @@ namespace lapi::testing {
 Status send_raw(Context& ctx, TaskId tgt, unsigned am_id, const void* header,
                 std::size_t header_len, const void* data, std::size_t data_len);
 
+// Writes `frame` (raw bytes, no Lapis framing added) into tgt's
+// shared-memory ring, with `claimed_len` (0: the true length) as its
+// length. Errc::tgt when tgt is not reached through shared memory,
+// Errc::transport when the ring is full or tgt sleeps.
+Status shm_send_raw(Context& ctx, TaskId tgt, const void* frame, std::size_t len,
+                    std::uint32_t claimed_len);
+
+// Whether tgt, reached through shared memory, has announced that it sleeps
+// on its event fd.
+bool shm_peer_sleeping(Context& ctx, TaskId tgt);
+
 }  // namespace lapi::testing

@@ -72,6 +72,22 @@ ucs_status_t Context::Impl::on_amsend_packed(const void*, std::size_t header_len
   return accept_amsend_locked(false, true, static_cast<const std::byte*>(data), length, nullptr, 0);
 }
 
+void Context::Impl::accept_shm_frame_locked(TaskId src, const std::byte* frame, std::size_t len,
+                                            std::size_t room) {
+  // The ring belongs to `src`: a frame claiming another sender, or running
+  // past its ring, is refused like a malformed UCX frame.
+  std::uint32_t claimed = UINT32_MAX;
+  if (len >= sizeof claimed) std::memcpy(&claimed, frame, sizeof claimed);
+  if (len > room || claimed != src) [[unlikely]] {
+    (void)refuse_amsend_locked(false, src, Errc::hdr_len, 0,
+                               fmt::format("shared-memory frame of {} bytes from task {} claims "
+                                           "task {} ({} bytes fit)",
+                                           len, src, claimed, room));
+    return;
+  }
+  (void)accept_amsend_locked(false, true, frame, len, nullptr, 0);
+}
+
 ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const std::byte* bytes,
                                                  std::size_t frame_len, void* data,
                                                  std::size_t length) {

@@ -129,6 +129,26 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
   off += uhdr_len;
   ++sent_to_[tgt];
 
+  // A task on this node: into its shared-memory ring, in the packed layout
+  // (shm_channel.hpp). The data is copied there, so the origin buffer is
+  // free at once.
+  if (uhdr_len <= kPackedUhdrLimit && off + data_len <= ShmChannel::kFrameLimit &&
+      data_len < config_.eager_limit && shm_.reaches(tgt)) [[likely]] {
+    AmsendWire pw = w;
+    pw.flags |= static_cast<std::uint16_t>(uhdr_len << kPackedUhdrShift);
+    std::memcpy(frame, &pw, sizeof pw);
+    const ShmSend sent = shm_.send(tgt, frame, off, data, data_len);
+    if (sent == ShmSend::done || sent == ShmSend::done_wake) [[likely]] {
+      if (sent == ShmSend::done_wake) {
+        const WakeWire wake{me_, 0};
+        send_control_locked(tgt, Proto::wake, &wake, sizeof wake);
+      }
+      if (counters.origin) counters.origin->add();
+      return Errc::success;
+    }
+    std::memcpy(frame, &w, sizeof w);  // through UCX after all
+  }
+
   // Small messages: ask UCX to finish at once. Then it has consumed the
   // header before returning, no pooled copy or callback is needed, and the
   // origin buffer is already reusable.

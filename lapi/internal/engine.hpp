@@ -31,6 +31,7 @@
 #include "lapi/internal/completion.hpp"
 #include "lapi/internal/maybe_mutex.hpp"
 #include "lapi/internal/send_pool.hpp"
+#include "lapi/internal/shm_channel.hpp"
 #include "lapi/internal/slot_table.hpp"
 #include "lapi/internal/wire.hpp"
 
@@ -146,6 +147,16 @@ class Context::Impl {
   void on_barrier_locked(const internal::BarrierWire& msg);
   void on_address_init_locked(const internal::AddressInitWire& msg);
   void check_fence_requests_locked(TaskId src);
+  // Proto::wake: the message's arrival has woken this task; nothing to do.
+  void on_wake_locked(const internal::WakeWire&) {}
+
+  // ---- shm (engine_init.cc, am_send.cc, progress.cc)
+  // Lands a frame from the shared-memory channel (Proto::amsend_packed layout).
+  void accept_shm_frame_locked(TaskId src, const std::byte* frame, std::size_t len,
+                               std::size_t room);
+  // Sleeps on the worker's event fd (timeout_ms < 0: until an event) once
+  // UCX is armed and no shared-memory frame waits.
+  void sleep_on_efd(int timeout_ms);
 
   // ---- faults.cc
   // Refuses a peer's request: counts it and reports it back to `src` (when
@@ -236,6 +247,8 @@ class Context::Impl {
   std::atomic<std::uint32_t> sleepers_{0};     // threads blocked on efd_
 
   internal::SendPool send_pool_;
+  internal::ShmChannel shm_;
+  unsigned polls_since_ucx_ = 0;  // guarded by lock_ (progress.cc)
   std::atomic<std::uint64_t> send_errors_{0};
 
   // Faults.

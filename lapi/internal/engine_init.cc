@@ -154,6 +154,7 @@ Status Context::Impl::start() {
       {Proto::fence_reply, on_fixed<FenceWire, &Context::Impl::on_fence_reply_locked>},
       {Proto::barrier, on_fixed<BarrierWire, &Context::Impl::on_barrier_locked>},
       {Proto::address_init, on_fixed<AddressInitWire, &Context::Impl::on_address_init_locked>},
+      {Proto::wake, on_fixed<WakeWire, &Context::Impl::on_wake_locked>},
   };
   for (const Entry& e : table) {
     st = register_am(worker_, e.id, e.cb, this);
@@ -166,14 +167,33 @@ Status Context::Impl::start() {
   std::size_t address_len = 0;
   st = ucp_worker_get_address(worker_, &address, &address_len);
   if (st != UCS_OK) return fail(Errc::transport, "init: ucp_worker_get_address failed");
+  // Each task publishes its UCX address followed by its shared-memory inbox
+  // (an empty ShmAddress when it has none).
+  ShmAddress shm_mine{};
+  if (config_.shm && ntasks_ > 1) {
+    // Without shared memory (no /dev/shm, say) every message goes through UCX.
+    std::string why;
+    (void)shm_.create(me_, ntasks_, shm_mine, why);
+  }
+  std::vector<std::byte> blob(address_len + sizeof shm_mine);
+  std::memcpy(blob.data(), address, address_len);
+  std::memcpy(blob.data() + address_len, &shm_mine, sizeof shm_mine);
+  ucp_worker_release_address(worker_, address);
   std::vector<std::vector<std::byte>> all;
   try {
-    all = boot->allgather({reinterpret_cast<const std::byte*>(address), address_len});
+    all = boot->allgather(blob);
   } catch (const std::exception& e) {
-    ucp_worker_release_address(worker_, address);
     return fail(Errc::bootstrap, "init: address exchange: {}", e.what());
   }
-  ucp_worker_release_address(worker_, address);
+  for (std::uint32_t t = 0; t < ntasks_; ++t) {
+    if (all[t].size() < sizeof(ShmAddress)) {
+      return fail(Errc::bootstrap, "init: task {} published {} address bytes", t, all[t].size());
+    }
+    ShmAddress theirs;
+    std::memcpy(&theirs, all[t].data() + all[t].size() - sizeof theirs, sizeof theirs);
+    all[t].resize(all[t].size() - sizeof theirs);
+    if (t != me_) shm_.attach(t, theirs);
+  }
 
   eps_.assign(ntasks_, nullptr);
   for (std::uint32_t t = 0; t < ntasks_; ++t) {
@@ -194,8 +214,11 @@ Status Context::Impl::start() {
 
   apply_policy(config_.policy);
   if (config_.mode == ProgressMode::interrupt) start_progress_thread();
-  // Everyone has its handlers registered before anyone sends.
-  return barrier();
+  // Everyone has its handlers registered (and its peers' inboxes mapped)
+  // before anyone sends.
+  const Status s = barrier();
+  shm_.unlink();
+  return s;
 }
 
 Status Context::Impl::shutdown() {
@@ -211,6 +234,7 @@ Status Context::Impl::shutdown() {
     lapis::runtime::process_bootstrap().barrier();
   } catch (const std::exception&) {
   }
+  shm_.close();
   for (auto& peer : remote_regions_) {
     for (auto& [base, r] : peer) ucp_rkey_destroy(r.rkey);
   }

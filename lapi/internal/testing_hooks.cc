@@ -20,4 +20,21 @@ Status send_raw(Context& ctx, TaskId tgt, unsigned am_id, const void* header,
   return ctx.waitcntr(sent, 1);
 }
 
+Status shm_send_raw(Context& ctx, TaskId tgt, const void* frame, std::size_t len,
+                    std::uint32_t claimed_len) {
+  Context::Impl& e = ctx.impl();
+  internal::Guard guard(e.lock_);
+  if (!e.shm_.reaches(tgt)) return fail(Errc::tgt, "shm_send_raw: tgt={} not on this node", tgt);
+  if (len > internal::ShmChannel::kFrameLimit) return fail(Errc::hdr_len, "shm_send_raw: len={} too long", len);
+  const internal::ShmSend sent = e.shm_.send(tgt, frame, len, nullptr, 0, claimed_len);
+  if (sent != internal::ShmSend::done) return fail(Errc::transport, "shm_send_raw: ring full or target asleep");
+  return Errc::success;
+}
+
+bool shm_peer_sleeping(Context& ctx, TaskId tgt) {
+  Context::Impl& e = ctx.impl();
+  internal::Guard guard(e.lock_);
+  return e.shm_.peer_sleeping(tgt);
+}
+
 }  // namespace lapi::testing

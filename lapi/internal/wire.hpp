@@ -23,6 +23,7 @@ enum class Proto : unsigned {
   rkey_invalidate = 11,  // a region is going away: drop its cached rkey
   rkey_dropped = 12,     // ... done (echoes the token)
   amsend_packed = 13,    // small Amsend as one UCX payload (see kPackedDataLimit)
+  wake = 14,             // no-op: wakes a target asleep on its event fd (shm_channel.hpp)
   kCount
 };
 
@@ -105,6 +106,11 @@ struct BarrierWire {
   std::uint32_t src;
   std::uint32_t round;
   std::uint64_t epoch;
+};
+
+struct WakeWire {
+  std::uint32_t src;
+  std::uint32_t reserved;
 };
 
 struct AddressInitWire {

@@ -1,0 +1,219 @@
+#include "lapi/internal/shm_channel.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <random>
+
+#include <fmt/format.h>
+
+namespace lapi::internal {
+
+namespace {
+
+// The inbox header's first line; each consumed count follows on a line of
+// its own (index = source task).
+struct alignas(64) InboxHeader {
+  std::uint64_t magic;
+  std::uint32_t owner;
+  std::uint32_t ntasks;
+  alignas(64) std::uint32_t sleepers;
+};
+constexpr std::uint64_t kInboxMagic = 0x6c61706973696e62;  // "lapisinb"
+constexpr std::size_t kPage = 4096;
+
+std::size_t round_to_page(std::size_t n) { return (n + kPage - 1) / kPage * kPage; }
+
+// Same host, same kernel: tasks that can share /dev/shm.
+std::uint64_t node_identity() {
+  char host[256] = {};
+  (void)::gethostname(host, sizeof host - 1);
+  std::string boot;
+  std::ifstream("/proc/sys/kernel/random/boot_id") >> boot;
+  return std::hash<std::string>{}(std::string(host) + "/" + boot) | 1;  // never 0
+}
+
+void* map_shared(int fd, std::size_t bytes, std::size_t offset) {
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                   static_cast<off_t>(offset));
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+}  // namespace
+
+std::size_t ShmChannel::header_bytes(std::uint32_t ntasks) {
+  return round_to_page(sizeof(InboxHeader) + std::size_t{ntasks} * 64);
+}
+
+ShmChannel::~ShmChannel() { close(); }
+
+bool ShmChannel::create(std::uint32_t me, std::uint32_t ntasks, ShmAddress& out,
+                        std::string& error) {
+  me_ = me;
+  ntasks_ = ntasks;
+  out_.assign(ntasks, Outbox{});
+  static std::atomic<unsigned> serial{0};
+  std::random_device rd;
+  name_ = fmt::format("/lapis-{}-{}-{:08x}", ::getpid(), serial++, rd());
+  const int fd = ::shm_open(name_.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) {
+    error = fmt::format("shm_open {}: {}", name_, std::strerror(errno));
+    return false;
+  }
+  named_ = true;
+  inbox_bytes_ = header_bytes(ntasks) + std::size_t{ntasks} * ring_bytes();
+  // Sparse: only the rings of tasks on this node are ever touched.
+  if (::ftruncate(fd, static_cast<off_t>(inbox_bytes_)) != 0) {
+    error = fmt::format("ftruncate {} to {} bytes: {}", name_, inbox_bytes_, std::strerror(errno));
+    ::close(fd);
+    unlink();
+    return false;
+  }
+  inbox_ = map_shared(fd, inbox_bytes_, 0);
+  ::close(fd);
+  if (inbox_ == nullptr) {
+    error = fmt::format("mmap {}: {}", name_, std::strerror(errno));
+    unlink();
+    return false;
+  }
+  auto* h = static_cast<InboxHeader*>(inbox_);
+  h->magic = kInboxMagic;
+  h->owner = me;
+  h->ntasks = ntasks;
+  my_sleepers_ = &h->sleepers;
+  out.magic = kShmAddressMagic;
+  out.node = node_identity();
+  std::snprintf(out.name, sizeof out.name, "%s", name_.c_str());
+  return true;
+}
+
+bool ShmChannel::attach(std::uint32_t peer, const ShmAddress& addr) {
+  if (inbox_ == nullptr || peer >= ntasks_ || peer == me_) return false;
+  if (addr.magic != kShmAddressMagic || addr.node != node_identity()) return false;
+  char name[sizeof addr.name + 1] = {};
+  std::memcpy(name, addr.name, sizeof addr.name);
+  const int fd = ::shm_open(name, O_RDWR, 0);
+  if (fd < 0) return false;  // another IPC namespace, say: UCX will do
+  const std::size_t hbytes = header_bytes(ntasks_);
+  void* header = map_shared(fd, hbytes, 0);
+  void* ring = map_shared(fd, ring_bytes(), hbytes + std::size_t{me_} * ring_bytes());
+  ::close(fd);
+  auto* h = static_cast<InboxHeader*>(header);
+  if (header == nullptr || ring == nullptr || h->magic != kInboxMagic || h->owner != peer ||
+      h->ntasks != ntasks_) {
+    if (header) ::munmap(header, hbytes);
+    if (ring) ::munmap(ring, ring_bytes());
+    return false;
+  }
+  Outbox& o = out_[peer];
+  o.ring = static_cast<Slot*>(ring);
+  o.header_map = header;
+  o.header_bytes = hbytes;
+  o.sleepers = &h->sleepers;
+  o.consumed = &reinterpret_cast<Line*>(h + 1)[me_].value;
+  // The peer receives from us through our ring in its inbox; we receive
+  // from it through its ring in ours.
+  auto* mine = static_cast<InboxHeader*>(inbox_);
+  auto* my_rings = reinterpret_cast<std::byte*>(inbox_) + hbytes;
+  in_.push_back(Inbox{peer, reinterpret_cast<Slot*>(my_rings + std::size_t{peer} * ring_bytes()),
+                      &reinterpret_cast<Line*>(mine + 1)[peer].value, 0});
+  ++stats_.peers;
+  return true;
+}
+
+void ShmChannel::unlink() {
+  if (named_) ::shm_unlink(name_.c_str());
+  named_ = false;
+}
+
+void ShmChannel::close() {
+  unlink();
+  for (Outbox& o : out_) {
+    if (o.ring) ::munmap(o.ring, ring_bytes());
+    if (o.header_map) ::munmap(o.header_map, o.header_bytes);
+    o = Outbox{};
+  }
+  in_.clear();
+  if (inbox_) ::munmap(inbox_, inbox_bytes_);
+  inbox_ = nullptr;
+  my_sleepers_ = nullptr;
+}
+
+ShmSend ShmChannel::send(std::uint32_t tgt, const void* header, std::size_t header_len,
+                         const void* data, std::size_t data_len, std::uint32_t claimed_len) {
+  Outbox& o = out_[tgt];
+  std::atomic_ref<std::uint32_t> sleepers(*o.sleepers);
+  if (sleepers.load(std::memory_order_relaxed) != 0) {
+    ++stats_.peer_asleep;
+    return ShmSend::asleep;
+  }
+  const std::size_t len = header_len + data_len;
+  const std::uint64_t span = slots_for(len);
+  std::uint64_t at = o.next;
+  const std::uint64_t pad = at % kSlots + span > kSlots ? kSlots - at % kSlots : 0;
+  if (at + pad + span - o.consumed_seen > kSlots) {
+    const std::uint64_t c =
+        std::atomic_ref<std::uint64_t>(*o.consumed).load(std::memory_order_acquire);
+    // A count beyond what we sent is corrupt: treat the ring as full.
+    if (c <= at) o.consumed_seen = c;
+    if (at + pad + span - o.consumed_seen > kSlots) {
+      ++stats_.ring_full;
+      return ShmSend::full;
+    }
+  }
+  if (pad != 0) {  // the frame would wrap: skip the ring's tail
+    Slot& skip = o.ring[at % kSlots];
+    skip.len = kPad;
+    std::atomic_ref<std::uint64_t>(skip.ticket).store(at + 1, std::memory_order_release);
+    at += pad;
+  }
+  Slot& slot = o.ring[at % kSlots];
+  slot.len = claimed_len != 0 ? claimed_len : static_cast<std::uint32_t>(len);
+  std::memcpy(slot.frame, header, header_len);
+  if (data_len) std::memcpy(slot.frame + header_len, data, data_len);
+  // Sequentially consistent, so that this store and the sleeper check below
+  // cannot pass each other (see the header comment).
+  std::atomic_ref<std::uint64_t>(slot.ticket).store(at + 1, std::memory_order_seq_cst);
+  o.next = at + span;
+  ++stats_.sent;
+  if (sleepers.load(std::memory_order_seq_cst) != 0) [[unlikely]] {
+    ++stats_.wakes;
+    return ShmSend::done_wake;
+  }
+  return ShmSend::done;
+}
+
+void ShmChannel::release(const Inbox& in, std::uint64_t first, std::uint64_t count) {
+  for (std::uint64_t i = 1; i < count; ++i) {
+    std::atomic_ref<std::uint64_t>(in.ring[(first + i) % kSlots].ticket)
+        .store(0, std::memory_order_relaxed);
+  }
+  std::atomic_ref<std::uint64_t>(*in.consumed).store(first + count, std::memory_order_release);
+}
+
+bool ShmChannel::pending() const {
+  for (const Inbox& in : in_) {
+    Slot& slot = in.ring[in.next % kSlots];
+    if (std::atomic_ref<std::uint64_t>(slot.ticket).load(std::memory_order_seq_cst) ==
+        in.next + 1) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void ShmChannel::sleep_begin() {
+  if (my_sleepers_) std::atomic_ref<std::uint32_t>(*my_sleepers_).fetch_add(1, std::memory_order_seq_cst);
+}
+
+void ShmChannel::sleep_end() {
+  if (my_sleepers_) std::atomic_ref<std::uint32_t>(*my_sleepers_).fetch_sub(1, std::memory_order_seq_cst);
+}
+
+}  // namespace lapi::internal

@@ -1,0 +1,196 @@
+#pragma once
+// Intra-node channel for small Amsends: one single-producer ring per
+// (source, target) pair in shared memory, owned by the target.
+//
+// Why: on one node a small message through UCX's active messages costs
+// about 240 instructions to send and a FIFO descriptor round on receipt; a
+// frame written into a slot the target polls costs a copy and one release
+// store (the same way Open MPI's vader and MPICH's nemesis avoid their
+// network layers on a node). The frame layout is Proto::amsend_packed's, so
+// the target validates and lands it through the same code as a UCX frame.
+//
+// Each task creates an inbox: a header (sleeper count, one consumed count
+// per source, each on its own cache line) and a ring of fixed slots per
+// source. A sender maps only the header and its own ring. Positions count
+// slots; a frame takes one or more consecutive slots (never wrapping: a pad
+// record fills the ring's tail first). A frame at position n is complete
+// once the ticket of its first slot equals n + 1 (release store after the
+// bytes); the target lands it in place, zeroes the ticket words the frame
+// covered (so stale payload can never pass for a ticket) and then
+// publishes its consumed count.
+//
+// Sleeping targets: a waiter that blocks on the UCX event fd first raises
+// its inbox's sleeper count and then checks its rings once more; a sender
+// stores the ticket and then reads the count (both sequentially
+// consistent, so one of them sees the other). A sender that finds the
+// target asleep sends over UCX instead, or, when it finds out only after
+// writing the slot, sends a UCX wake-up message. Progress threads in
+// interrupt mode sleep most of the time, so their peers mostly use UCX.
+//
+// All methods are called with the engine lock held.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lapi/context.hpp"
+
+namespace lapi::internal {
+
+// What a task publishes (appended to its UCX address in the bootstrap
+// exchange) so that tasks on its node can map its inbox.
+struct ShmAddress {
+  std::uint64_t magic = 0;  // kShmAddressMagic when `name` is valid
+  std::uint64_t node = 0;   // host identity: hash of host name and boot id
+  char name[48] = {};       // shm_open name of the inbox, NUL-terminated
+};
+static_assert(sizeof(ShmAddress) == 64);
+
+inline constexpr std::uint64_t kShmAddressMagic = 0x6c61706973686d31;  // "lapishm1"
+
+enum class ShmSend : std::uint8_t {
+  done,       // in the ring
+  done_wake,  // in the ring, but the target sleeps: wake it through UCX
+  full,       // ring full: send through UCX
+  asleep,     // target sleeps: send through UCX, which wakes it
+};
+
+class ShmChannel {
+ public:
+  static constexpr std::size_t kSlotBytes = 576;  // 9 cache lines; 64 slots = 9 pages
+  static constexpr std::size_t kSlots = 128;
+  static constexpr std::size_t kSlotHeader = 16;  // ticket, length
+  // Largest frame: 15 slots, so a ring holds at least 8 of them.
+  static constexpr std::size_t kFrameLimit = 15 * kSlotBytes - kSlotHeader;
+
+  ShmChannel() = default;
+  ~ShmChannel();
+  ShmChannel(const ShmChannel&) = delete;
+  ShmChannel& operator=(const ShmChannel&) = delete;
+
+  // Creates this task's inbox. On failure the channel stays off (every
+  // message then goes through UCX) and `error` says why.
+  bool create(std::uint32_t me, std::uint32_t ntasks, ShmAddress& out, std::string& error);
+  // Maps `peer`'s ring when it lives on this node. False when it does not
+  // (or cannot be mapped): messages to it then go through UCX.
+  bool attach(std::uint32_t peer, const ShmAddress& addr);
+  // Once every peer has attached: drop the name; the mappings stay.
+  void unlink();
+  // Unmaps everything (after the job's last message).
+  void close();
+
+  bool reaches(std::uint32_t tgt) const {
+    return tgt < out_.size() && out_[tgt].ring != nullptr;
+  }
+  bool receiving() const { return !in_.empty(); }
+
+  // Writes header bytes and then data bytes as one frame; the caller keeps
+  // header_len + data_len <= kFrameLimit.
+  // `claimed_len` (tests only) is written as the frame's length instead of
+  // the true one.
+  ShmSend send(std::uint32_t tgt, const void* header, std::size_t header_len, const void* data,
+               std::size_t data_len, std::uint32_t claimed_len = 0);
+  // Whether `tgt` announced a sleep (tests).
+  bool peer_sleeping(std::uint32_t tgt) const {
+    return reaches(tgt) &&
+           std::atomic_ref<std::uint32_t>(*out_[tgt].sleepers).load(std::memory_order_acquire) != 0;
+  }
+
+  // Hands each waiting frame to deliver(src, frame, len, room) (at most a
+  // batch per source); returns whether there was any. `len` is the
+  // sender's claim: deliver must refuse a frame longer than `room`, the
+  // bytes readable from `frame` on.
+  template <typename Deliver>
+  bool poll(Deliver&& deliver);
+  // Whether a frame waits (for a waiter about to sleep).
+  bool pending() const;
+
+  // Bracket a sleep on the UCX event fd (see the header comment).
+  void sleep_begin();
+  void sleep_end();
+
+  const ShmStats& stats() const { return stats_; }
+
+ private:
+  struct alignas(64) Slot {
+    std::uint64_t ticket;  // position + 1 once the frame starting here is complete
+    std::uint32_t len;     // frame bytes, or kPad
+    std::uint32_t reserved;
+    std::byte frame[kSlotBytes - kSlotHeader];  // runs on over the following slots
+  };
+  static_assert(sizeof(Slot) == kSlotBytes);
+  static constexpr std::uint32_t kPad = UINT32_MAX;  // skip to the ring's start
+  static constexpr std::uint64_t slots_for(std::size_t len) {
+    return (len + kSlotHeader + kSlotBytes - 1) / kSlotBytes;
+  }
+  struct alignas(64) Line {  // a word alone on its cache line
+    std::uint64_t value;
+  };
+  struct Outbox {  // sender side, per target
+    Slot* ring = nullptr;
+    std::uint64_t* consumed = nullptr;   // in the target's header
+    std::uint32_t* sleepers = nullptr;   // in the target's header
+    std::uint64_t next = 0;              // messages sent
+    std::uint64_t consumed_seen = 0;     // last consumed count read
+    void* header_map = nullptr;
+    std::size_t header_bytes = 0;
+  };
+  struct Inbox {  // receiver side, per source on this node
+    std::uint32_t src;
+    Slot* ring;
+    std::uint64_t* consumed;
+    std::uint64_t next;  // position of the next frame
+  };
+  // Marks the slots of a taken frame free: their ticket words zeroed, then
+  // the consumed count published.
+  static void release(const Inbox& in, std::uint64_t first, std::uint64_t count);
+
+  static std::size_t header_bytes(std::uint32_t ntasks);
+  static constexpr std::size_t ring_bytes() { return kSlots * kSlotBytes; }
+
+  std::uint32_t me_ = 0;
+  std::uint32_t ntasks_ = 0;
+  std::string name_;
+  bool named_ = false;
+  void* inbox_ = nullptr;  // this task's whole inbox
+  std::size_t inbox_bytes_ = 0;
+  std::uint32_t* my_sleepers_ = nullptr;
+  std::vector<Outbox> out_;
+  std::vector<Inbox> in_;
+  ShmStats stats_;
+};
+
+template <typename Deliver>
+bool ShmChannel::poll(Deliver&& deliver) {
+  bool any = false;
+  for (Inbox& in : in_) {
+    // A batch per source keeps one busy sender from starving the others.
+    for (int batch = 0; batch < 16; ++batch) {
+      const std::uint64_t at = in.next;
+      const std::uint64_t index = at % kSlots;
+      Slot& slot = in.ring[index];
+      if (std::atomic_ref<std::uint64_t>(slot.ticket).load(std::memory_order_acquire) != at + 1) {
+        break;
+      }
+      const std::size_t len = slot.len;
+      // A length past the frame limit or the ring's end is refused by
+      // deliver; the frame then counts as one slot (the sender's stream is
+      // suspect anyway, and the ring's end bounds whatever it claimed).
+      const std::uint64_t room = kSlots - index;
+      const std::size_t fits = std::min(room * kSlotBytes - kSlotHeader, kFrameLimit);
+      const std::uint64_t span = len == kPad ? room : len <= fits ? slots_for(len) : 1;
+      if (len != kPad) {
+        deliver(in.src, slot.frame, len, fits);
+        ++stats_.received;
+      }
+      in.next = at + span;
+      release(in, at, span);
+      any = true;
+    }
+  }
+  return any;
+}
+
+}  // namespace lapi::internal
