@@ -68,6 +68,7 @@ Status Context::qenv(Query query, std::int64_t& value) const {
     case Query::completion_policy: value = static_cast<std::int64_t>(e.config_.policy); break;
     case Query::eager_limit: value = static_cast<std::int64_t>(e.config_.eager_limit); break;
     case Query::error_checking: value = e.config_.error_checking; break;
+    case Query::shared_memory: value = e.config_.shm; break;
     default: return fail(Errc::query_type, "qenv: query={} is not a query", static_cast<int>(query));
   }
   return Errc::success;
@@ -113,6 +114,7 @@ Status Context::senv(Query query, std::int64_t value) {
     case Query::num_tasks:
     case Query::max_uhdr_size:
     case Query::max_data_size:
+    case Query::shared_memory:
       return fail(Errc::query_type, "senv: query={} is read-only", static_cast<int>(query));
   }
   return fail(Errc::query_type, "senv: query={} is not a query", static_cast<int>(query));
@@ -194,8 +196,9 @@ Status Context::waitcntr(Counter& counter, int value, int* current) {
     if (Status s = check_live(*impl_, "waitcntr"); !s.ok()) return s;
     if (value < 0) return fail(Errc::cntr_val, "waitcntr: val={} is negative", value);
   }
-  if (!counter.try_consume(value)) {
-    Status s = impl_->wait_until([&] { return counter.error() != 0 || counter.try_consume(value); });
+  Impl& e = *impl_;
+  if (!e.consume(counter, value)) {
+    Status s = e.wait_until([&] { return counter.error() != 0 || e.consume(counter, value); });
     if (!s.ok()) return s;
     if (const int code = counter.error(); code != 0) {
       counter.clear_error();

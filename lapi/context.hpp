@@ -47,6 +47,7 @@ enum class Query : std::uint8_t {
   completion_policy,  // CompletionPolicy as integer
   eager_limit,
   error_checking,
+  shared_memory,  // LAPIS_SHM: 1 when small Amsends to this node may use shared memory (read-only)
 };
 
 enum class RmwOp : std::uint8_t { fetch_and_add, fetch_and_or, swap, compare_and_swap };

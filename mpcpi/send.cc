@@ -84,7 +84,8 @@ Errc Engine::Impl::send(const void* buf, std::size_t bytes, int dest, int tag,
                                    &env, sizeof env, buf, bytes, counters);
       !s.ok()) [[unlikely]] {
     result = fail(Errc::transport, "send: {}", s.message());
-  } else if (!sent.try_consume(1)) {
+  } else if (!(ctx_.handlers_may_run_concurrently() ? sent.try_consume(1)
+                                                     : sent.try_consume_unshared(1))) {
     if (lapi::Status w = ctx_.waitcntr(sent, 1); !w.ok())
       result = fail(Errc::transport, "send: {}", w.message());
   }

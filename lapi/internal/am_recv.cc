@@ -211,7 +211,7 @@ void Context::Impl::landed_locked(const CompletionJob& job) {
 }
 
 void Context::Impl::finish_job_locked(const CompletionJob& job) {
-  if (job.target_counter) job.target_counter->add();
+  if (job.target_counter) bump(*job.target_counter);
   if (job.cookie != 0) {
     const CompletionAckWire ack{me_, 0, job.cookie};
     send_control_locked(job.src, Proto::completion_ack, &ack, sizeof ack);

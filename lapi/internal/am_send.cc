@@ -81,6 +81,43 @@ void Context::Impl::send_control_locked(TaskId tgt, Proto proto, const void* hea
   (void)post_send_locked(tgt, proto, header, len, data, data_len, UCP_AM_SEND_FLAG_EAGER, nullptr);
 }
 
+bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, const void* uhdr,
+                                      std::size_t uhdr_len, const void* data,
+                                      std::size_t data_len, const Counters& counters) {
+  // The packed layout (wire.hpp), written in place in the target's ring.
+  const std::size_t words = (counters.target ? 8 : 0) + (counters.completion ? 8 : 0);
+  const std::size_t len = sizeof(AmsendWire) + words + uhdr_len + data_len;
+  if (len > ShmChannel::kFrameLimit) return false;
+  ShmSend why;
+  std::byte* p = shm_.begin_send(tgt, len, why);
+  if (p == nullptr) return false;  // ring full or target asleep: UCX
+  AmsendWire w{me_, static_cast<std::uint16_t>(handler),
+               static_cast<std::uint16_t>(uhdr_len << kPackedUhdrShift)};
+  std::byte* at = p + sizeof w;
+  if (counters.target) {
+    w.flags |= kHasTargetCounter;
+    std::memcpy(at, &counters.target.handle, 8);
+    at += 8;
+  }
+  if (counters.completion) {
+    w.flags |= kHasCompletion;
+    const std::uint64_t cookie = completions_.insert(counters.completion);
+    std::memcpy(at, &cookie, 8);
+    at += 8;
+  }
+  std::memcpy(p, &w, sizeof w);
+  if (uhdr_len) std::memcpy(at, uhdr, uhdr_len);
+  if (data_len) std::memcpy(at + uhdr_len, data, data_len);
+  ++sent_to_[tgt];
+  if (shm_.end_send(tgt, len) == ShmSend::done_wake) [[unlikely]] {
+    const WakeWire wake{me_, 0};
+    send_control_locked(tgt, Proto::wake, &wake, sizeof wake);
+  }
+  // The data is in the ring: the origin buffer is free.
+  if (counters.origin) bump(*counters.origin);
+  return true;
+}
+
 Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
                              std::size_t uhdr_len, const void* data, std::size_t data_len,
                              const Counters& counters) {
@@ -107,6 +144,13 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
     }
   }
 
+  Guard guard(lock_);
+  // A task on this node: straight into its shared-memory ring.
+  if (uhdr_len <= kPackedUhdrLimit && data_len < config_.eager_limit && shm_.reaches(tgt) &&
+      amsend_shm_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters)) [[likely]] {
+    return Errc::success;
+  }
+
   // Frame: AmsendWire, optional counter handle and completion cookie, then
   // the user header, built on the stack (with room to append packed data).
   alignas(8) std::byte frame[kSendHeaderCapacity + kPackedDataLimit];
@@ -117,7 +161,6 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
     std::memcpy(frame + off, &counters.target.handle, 8);
     off += 8;
   }
-  Guard guard(lock_);
   if (counters.completion) {
     w.flags |= kHasCompletion;
     const std::uint64_t cookie = completions_.insert(counters.completion);
@@ -128,26 +171,6 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
   if (uhdr_len) std::memcpy(frame + off, uhdr, uhdr_len);
   off += uhdr_len;
   ++sent_to_[tgt];
-
-  // A task on this node: into its shared-memory ring, in the packed layout
-  // (shm_channel.hpp). The data is copied there, so the origin buffer is
-  // free at once.
-  if (uhdr_len <= kPackedUhdrLimit && off + data_len <= ShmChannel::kFrameLimit &&
-      data_len < config_.eager_limit && shm_.reaches(tgt)) [[likely]] {
-    AmsendWire pw = w;
-    pw.flags |= static_cast<std::uint16_t>(uhdr_len << kPackedUhdrShift);
-    std::memcpy(frame, &pw, sizeof pw);
-    const ShmSend sent = shm_.send(tgt, frame, off, data, data_len);
-    if (sent == ShmSend::done || sent == ShmSend::done_wake) [[likely]] {
-      if (sent == ShmSend::done_wake) {
-        const WakeWire wake{me_, 0};
-        send_control_locked(tgt, Proto::wake, &wake, sizeof wake);
-      }
-      if (counters.origin) counters.origin->add();
-      return Errc::success;
-    }
-    std::memcpy(frame, &w, sizeof w);  // through UCX after all
-  }
 
   // Small messages: ask UCX to finish at once. Then it has consumed the
   // header before returning, no pooled copy or callback is needed, and the
@@ -171,7 +194,7 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
                           data_len, &p);
     }
     if (r == nullptr) [[likely]] {
-      if (counters.origin) counters.origin->add();
+      if (counters.origin) bump(*counters.origin);
       return Errc::success;
     }
     if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE) {

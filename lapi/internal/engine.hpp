@@ -52,6 +52,11 @@ class Context::Impl {
   // ---- am_send.cc
   Status amsend(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
                 const void* data, std::size_t data_len, const Counters& counters);
+  // Amsend to a task on this node through its shared-memory ring; false
+  // (nothing sent) when the frame is too long, the ring full or the target
+  // asleep. Caller holds lock_.
+  bool amsend_shm_locked(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
+                         const void* data, std::size_t data_len, const Counters& counters);
   // Posts one active message (header copied into a pooled SendOp). Caller
   // holds lock_. `origin` is bumped once the data buffer may be reused.
   Status post_send_locked(TaskId tgt, internal::Proto proto, const void* header,
@@ -163,6 +168,20 @@ class Context::Impl {
   // src names a task) with the request's completion cookie.
   void refuse_locked(std::uint32_t src, Errc code, std::uint64_t cookie, std::string detail);
   void on_fault_bytes_locked(const internal::FaultWire& msg, const void* text, std::size_t len);
+
+  // Counter updates by the engine. While one thread alone drives it (lock_
+  // off) nobody else updates or consumes a counter meanwhile, so they need
+  // no locked read-modify-write.
+  void bump(Counter& c) {
+    if (lock_.enabled()) {
+      c.add();
+    } else {
+      c.add_unshared();
+    }
+  }
+  bool consume(Counter& c, int value) {
+    return lock_.enabled() ? c.try_consume(value) : c.try_consume_unshared(value);
+  }
 
   // ---- shared state (read by every file)
   Context& owner_;

@@ -145,15 +145,13 @@ void ShmChannel::close() {
   my_sleepers_ = nullptr;
 }
 
-ShmSend ShmChannel::send(std::uint32_t tgt, const void* header, std::size_t header_len,
-                         const void* data, std::size_t data_len, std::uint32_t claimed_len) {
+std::byte* ShmChannel::begin_send(std::uint32_t tgt, std::size_t len, ShmSend& why) {
   Outbox& o = out_[tgt];
-  std::atomic_ref<std::uint32_t> sleepers(*o.sleepers);
-  if (sleepers.load(std::memory_order_relaxed) != 0) {
+  if (std::atomic_ref<std::uint32_t>(*o.sleepers).load(std::memory_order_relaxed) != 0) {
     ++stats_.peer_asleep;
-    return ShmSend::asleep;
+    why = ShmSend::asleep;
+    return nullptr;
   }
-  const std::size_t len = header_len + data_len;
   const std::uint64_t span = slots_for(len);
   std::uint64_t at = o.next;
   const std::uint64_t pad = at % kSlots + span > kSlots ? kSlots - at % kSlots : 0;
@@ -164,7 +162,8 @@ ShmSend ShmChannel::send(std::uint32_t tgt, const void* header, std::size_t head
     if (c <= at) o.consumed_seen = c;
     if (at + pad + span - o.consumed_seen > kSlots) {
       ++stats_.ring_full;
-      return ShmSend::full;
+      why = ShmSend::full;
+      return nullptr;
     }
   }
   if (pad != 0) {  // the frame would wrap: skip the ring's tail
@@ -172,20 +171,44 @@ ShmSend ShmChannel::send(std::uint32_t tgt, const void* header, std::size_t head
     skip.len = kPad;
     std::atomic_ref<std::uint64_t>(skip.ticket).store(at + 1, std::memory_order_release);
     at += pad;
+    o.next = at;
   }
+  o.writing = at;
+  return o.ring[at % kSlots].frame;
+}
+
+ShmSend ShmChannel::end_send(std::uint32_t tgt, std::size_t len) {
+  Outbox& o = out_[tgt];
+  const std::uint64_t at = o.writing;
   Slot& slot = o.ring[at % kSlots];
-  slot.len = claimed_len != 0 ? claimed_len : static_cast<std::uint32_t>(len);
-  std::memcpy(slot.frame, header, header_len);
-  if (data_len) std::memcpy(slot.frame + header_len, data, data_len);
+  slot.len = static_cast<std::uint32_t>(len);
   // Sequentially consistent, so that this store and the sleeper check below
   // cannot pass each other (see the header comment).
   std::atomic_ref<std::uint64_t>(slot.ticket).store(at + 1, std::memory_order_seq_cst);
-  o.next = at + span;
+  o.next = at + slots_for(len);
   ++stats_.sent;
-  if (sleepers.load(std::memory_order_seq_cst) != 0) [[unlikely]] {
+  if (std::atomic_ref<std::uint32_t>(*o.sleepers).load(std::memory_order_seq_cst) != 0) [[unlikely]] {
     ++stats_.wakes;
     return ShmSend::done_wake;
   }
+  return ShmSend::done;
+}
+
+ShmSend ShmChannel::send(std::uint32_t tgt, const void* header, std::size_t header_len,
+                         const void* data, std::size_t data_len, std::uint32_t claimed_len) {
+  const std::size_t len = header_len + data_len;
+  ShmSend why;
+  std::byte* p = begin_send(tgt, len, why);
+  if (p == nullptr) return why;
+  std::memcpy(p, header, header_len);
+  if (data_len) std::memcpy(p + header_len, data, data_len);
+  if (claimed_len == 0) return end_send(tgt, len);
+  // Tests: publish a false length, keep our own position honest.
+  Outbox& o = out_[tgt];
+  Slot& slot = o.ring[o.writing % kSlots];
+  slot.len = claimed_len;
+  std::atomic_ref<std::uint64_t>(slot.ticket).store(o.writing + 1, std::memory_order_seq_cst);
+  o.next = o.writing + slots_for(len);
   return ShmSend::done;
 }
 

@@ -86,8 +86,14 @@ class ShmChannel {
   }
   bool receiving() const { return !in_.empty(); }
 
-  // Writes header bytes and then data bytes as one frame; the caller keeps
-  // header_len + data_len <= kFrameLimit.
+  // A frame of `len` (<= kFrameLimit) bytes written in place: begin_send
+  // returns where to write it, or nullptr with the reason in `why` (full,
+  // asleep: send through UCX instead); end_send publishes it. The caller
+  // holds the engine lock from one to the other.
+  std::byte* begin_send(std::uint32_t tgt, std::size_t len, ShmSend& why);
+  ShmSend end_send(std::uint32_t tgt, std::size_t len);
+
+  // begin_send, copy header bytes and then data bytes, end_send.
   // `claimed_len` (tests only) is written as the frame's length instead of
   // the true one.
   ShmSend send(std::uint32_t tgt, const void* header, std::size_t header_len, const void* data,
@@ -132,7 +138,8 @@ class ShmChannel {
     Slot* ring = nullptr;
     std::uint64_t* consumed = nullptr;   // in the target's header
     std::uint32_t* sleepers = nullptr;   // in the target's header
-    std::uint64_t next = 0;              // messages sent
+    std::uint64_t next = 0;              // position of the next frame
+    std::uint64_t writing = 0;           // position of the frame between begin and end
     std::uint64_t consumed_seen = 0;     // last consumed count read
     void* header_map = nullptr;
     std::size_t header_bytes = 0;

@@ -328,7 +328,15 @@ class Engine::Impl {
 
   // ---- completion.cc -----------------------------------------------------
   // Adds completion events (no lock needed: the counter is the hand-off).
-  void complete(Request* r, int events = 1) { r->signal.add(events); }
+  // Without concurrent handlers only this thread touches the counter: no
+  // locked read-modify-write (see lapi::Counter::add_unshared).
+  void complete(Request* r, int events = 1) {
+    if (ctx_.handlers_may_run_concurrently()) {
+      r->signal.add(events);
+    } else {
+      r->signal.add_unshared(events);
+    }
+  }
   void fail_request(Request* r, Errc code, int events);
   void release_request(Request* r);  // application thread
   void poll_landed();

@@ -143,7 +143,31 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   REQUIRE(lapi::Config::from_env(config).ok());
   CHECK(config.takeover_grace_us == 200);
   ::unsetenv("LAPIS_TAKEOVER_GRACE_US");
+  for (const char* bad : {"yes", "2", "-1"}) {
+    ::setenv("LAPIS_SHM", bad, 1);
+    s = lapi::Config::from_env(config);
+    CHECK(s.code() == lapi::Errc::set_val);
+    CHECK(s.message().find("LAPIS_SHM") != std::string::npos);
+  }
+  ::setenv("LAPIS_SHM", "0", 1);
+  REQUIRE(lapi::Config::from_env(config).ok());
+  CHECK_FALSE(config.shm);
+  ::unsetenv("LAPIS_SHM");
   CHECK(lapi::Config::from_env(config).ok());
+}
+
+TEST_CASE("shared_memory is readable through qenv and read-only") {
+  lapi::Config config;
+  config.shm = false;
+  std::unique_ptr<lapi::Context> ctx;
+  LAPI_OK(lapi::Context::init(config, ctx));
+  std::int64_t v = -1;
+  LAPI_OK(ctx->qenv(lapi::Query::shared_memory, v));
+  CHECK(v == 0);
+  const lapi::Status s = ctx->senv(lapi::Query::shared_memory, 1);
+  CHECK(s.code() == lapi::Errc::query_type);
+  CHECK(ctx->shm_stats().peers == 0);  // a singleton has nobody to share with
+  LAPI_OK(ctx->term());
 }
 
 namespace {
