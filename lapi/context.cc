@@ -20,7 +20,8 @@ Status check_live(const Context::Impl& e, const char* fn) {
 
 }  // namespace
 
-Context::Context(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Context::Context(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)), concurrent_(impl_ ? &impl_->lock_.switch_() : nullptr) {}
 
 Context::~Context() {
   if (impl_ && !impl_->terminated_.load()) (void)term();
@@ -36,6 +37,7 @@ Status Context::init(const Config& config, std::unique_ptr<Context>& out) {
   }
   std::unique_ptr<Context> ctx(new Context(nullptr));
   ctx->impl_ = std::make_unique<Impl>(*ctx, config);
+  ctx->concurrent_ = &ctx->impl_->lock_.switch_();
   Status s = ctx->impl_->start();
   if (!s.ok()) {
     ctx->impl_->terminated_.store(true);  // nothing to tear down collectively
@@ -256,7 +258,6 @@ ShmStats Context::shm_stats() const {
 
 bool Context::in_header_handler() const { return tl_header_handler_depth > 0; }
 
-bool Context::handlers_may_run_concurrently() const { return impl_->lock_.enabled(); }
 
 void Context::hand_over_progress() { impl_->hand_over_progress(); }
 

@@ -15,6 +15,7 @@
 // the library's own threads (interrupt-mode progress thread, completion
 // handler thread). Header handlers must not communicate.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -153,7 +154,10 @@ class Context {
   // Whether handlers may run on another thread than the caller's (interrupt
   // mode's progress thread, the thread completion policy). When false, a
   // layer above needs no locks of its own around state its handlers touch.
-  bool handlers_may_run_concurrently() const;
+  // Inline: layers above ask on every message.
+  bool handlers_may_run_concurrently() const {
+    return concurrent_->load(std::memory_order_relaxed);
+  }
   // Interrupt mode: the caller is about to stop calling the library while it
   // expects traffic (a layer above returning to its application with
   // receives posted). The progress thread, which stays parked for a grace
@@ -169,6 +173,7 @@ class Context {
  private:
   explicit Context(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
+  const std::atomic<bool>* concurrent_;  // the engine lock's switch
 };
 
 }  // namespace lapi

@@ -118,39 +118,55 @@ bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, const void*
   return true;
 }
 
+// Names the first bad argument of an Amsend (out of line: the checks in
+// amsend() only decide whether there is one).
+[[gnu::cold, gnu::noinline]] Status Context::Impl::amsend_arg_error(
+    TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len, const void*,
+    std::size_t data_len) const {
+  if (terminated_.load(std::memory_order_relaxed)) {
+    return fail(Errc::terminated, "amsend: context already terminated");
+  }
+  if (tgt >= ntasks_) return fail(Errc::tgt, "amsend: tgt={} is not a task (0..{})", tgt, ntasks_ - 1);
+  if (handler == 0 || handler >= kMaxUserHandlers) {
+    return fail(Errc::hdr_hndlr_null, "amsend: handler={} is not a handler id (1..{})", handler,
+                kMaxUserHandlers - 1);
+  }
+  if (uhdr == nullptr && uhdr_len > 0) {
+    return fail(Errc::uhdr_null, "amsend: uhdr is null but uhdr_len={}", uhdr_len);
+  }
+  if (uhdr_len > max_uhdr_) {
+    return fail(Errc::uhdr_len, "amsend: uhdr_len={} exceeds MAX_UHDR_SZ={}", uhdr_len, max_uhdr_);
+  }
+  return fail(Errc::org_addr_null, "amsend: udata is null but udata_len={}", data_len);
+}
+
 Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
                              std::size_t uhdr_len, const void* data, std::size_t data_len,
                              const Counters& counters) {
   if (tl_header_handler_depth > 0) [[unlikely]] {
     return fail(Errc::in_header_handler, "amsend: called from inside a header handler");
   }
-  if (config_.error_checking) {
-    if (terminated_.load(std::memory_order_relaxed)) {
-      return fail(Errc::terminated, "amsend: context already terminated");
-    }
-    if (tgt >= ntasks_) return fail(Errc::tgt, "amsend: tgt={} is not a task (0..{})", tgt, ntasks_ - 1);
-    if (handler == 0 || handler >= kMaxUserHandlers) {
-      return fail(Errc::hdr_hndlr_null, "amsend: handler={} is not a handler id (1..{})", handler,
-                  kMaxUserHandlers - 1);
-    }
-    if (uhdr == nullptr && uhdr_len > 0) {
-      return fail(Errc::uhdr_null, "amsend: uhdr is null but uhdr_len={}", uhdr_len);
-    }
-    if (uhdr_len > max_uhdr_) {
-      return fail(Errc::uhdr_len, "amsend: uhdr_len={} exceeds MAX_UHDR_SZ={}", uhdr_len, max_uhdr_);
-    }
-    if (data == nullptr && data_len > 0) {
-      return fail(Errc::org_addr_null, "amsend: udata is null but udata_len={}", data_len);
-    }
+  if (config_.error_checking &&
+      (terminated_.load(std::memory_order_relaxed) || tgt >= ntasks_ || handler == 0 ||
+       handler >= kMaxUserHandlers || (uhdr == nullptr && uhdr_len > 0) || uhdr_len > max_uhdr_ ||
+       (data == nullptr && data_len > 0))) [[unlikely]] {
+    return amsend_arg_error(tgt, handler, uhdr, uhdr_len, data, data_len);
   }
-
   Guard guard(lock_);
   // A task on this node: straight into its shared-memory ring.
   if (uhdr_len <= kPackedUhdrLimit && data_len < config_.eager_limit && shm_.reaches(tgt) &&
       amsend_shm_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters)) [[likely]] {
     return Errc::success;
   }
+  return amsend_ucx_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
+}
 
+// Out of line: its frame buffer would cost the shared-memory path a large
+// stack frame.
+[[gnu::noinline]] Status Context::Impl::amsend_ucx_locked(TaskId tgt, HandlerId handler,
+                                                          const void* uhdr, std::size_t uhdr_len,
+                                                          const void* data, std::size_t data_len,
+                                                          const Counters& counters) {
   // Frame: AmsendWire, optional counter handle and completion cookie, then
   // the user header, built on the stack (with room to append packed data).
   alignas(8) std::byte frame[kSendHeaderCapacity + kPackedDataLimit];

@@ -52,6 +52,11 @@ class Context::Impl {
   // ---- am_send.cc
   Status amsend(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
                 const void* data, std::size_t data_len, const Counters& counters);
+  Status amsend_arg_error(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
+                          const void* data, std::size_t data_len) const;
+  // Amsend through UCX (eager or rendezvous). Caller holds lock_.
+  Status amsend_ucx_locked(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
+                           const void* data, std::size_t data_len, const Counters& counters);
   // Amsend to a task on this node through its shared-memory ring; false
   // (nothing sent) when the frame is too long, the ring full or the target
   // asleep. Caller holds lock_.
@@ -267,7 +272,10 @@ class Context::Impl {
 
   internal::SendPool send_pool_;
   internal::ShmChannel shm_;
-  unsigned polls_since_ucx_ = 0;  // guarded by lock_ (progress.cc)
+  // UCX polling rate beside the rings (progress.cc), guarded by lock_.
+  unsigned polls_since_ucx_ = 0;
+  unsigned ucx_poll_every_ = 1;
+  unsigned ucx_quiet_polls_ = 0;
   std::atomic<std::uint64_t> send_errors_{0};
 
   // Faults.

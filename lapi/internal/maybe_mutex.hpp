@@ -13,6 +13,9 @@ class MaybeMutex {
  public:
   void enable(bool on) { enabled_.store(on, std::memory_order_release); }
   bool enabled() const { return enabled_.load(std::memory_order_relaxed); }
+  // The flag itself, for readers outside the engine (Context's inline
+  // handlers_may_run_concurrently).
+  const std::atomic<bool>& switch_() const { return enabled_; }
 
   // The lock/unlock pair must see the same `enabled` value; enable() is only
   // called while no other engine thread runs, so a plain read is safe.

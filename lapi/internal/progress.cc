@@ -23,7 +23,8 @@ namespace {
 // (oversubscribed hosts: 8 ranks on 2 cores must all move), then sleep on
 // the event fd with a timeout as a safety net against missed wake-ups.
 constexpr int kSpinPolls = 128;
-constexpr unsigned kUcxPollEvery = 4;
+constexpr unsigned kUcxQuietPolls = 256;
+constexpr unsigned kUcxQuietEvery = 16;
 constexpr int kYieldPolls = 4000;
 constexpr int kSleepTimeoutMs = 10;
 
@@ -37,14 +38,21 @@ bool Context::Impl::poll_once() {
       did = shm_.poll([this](TaskId src, const std::byte* frame, std::size_t len,
                              std::size_t room) { accept_shm_frame_locked(src, frame, len, room); });
     }
-    // An idle ucp_worker_progress costs several times a look at the rings;
-    // between two of them a spinning waiter sees nothing new in the rings.
-    // So with rings to watch, UCX is progressed on every kUcxPollEvery-th
-    // poll only: small messages from this node are seen sooner, the rest
-    // a few tens of nanoseconds later.
-    if (!shm_.receiving() || ++polls_since_ucx_ == kUcxPollEvery) {
+    // An idle ucp_worker_progress costs several times a look at the rings,
+    // and a frame that lands meanwhile waits for it. So with rings to watch,
+    // UCX is progressed on every poll only while it has had events lately;
+    // after kUcxQuietPolls empty progress calls, on every
+    // kUcxQuietEvery-th poll (its next message is seen a few hundred
+    // nanoseconds later at most, and makes it busy again).
+    if (!shm_.receiving() || ++polls_since_ucx_ >= ucx_poll_every_) {
       polls_since_ucx_ = 0;
-      if (ucp_worker_progress(worker_) != 0) did = true;
+      if (ucp_worker_progress(worker_) != 0) {
+        did = true;
+        ucx_quiet_polls_ = 0;
+        ucx_poll_every_ = 1;
+      } else if (++ucx_quiet_polls_ == kUcxQuietPolls) {
+        ucx_poll_every_ = kUcxQuietEvery;
+      }
     }
   }
   if (deferred_count_.load(std::memory_order_relaxed) != 0) {
