@@ -21,12 +21,12 @@ else
   repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
   cd "$repo"
   echo "demo: building benchmarks and lapirun..." >&2
-  if ! log="$(bazel build //benchmarks:lapi_latency //benchmarks:lapi_bandwidth \
+  if ! log="$(bazel build --config=lto //benchmarks:lapi_latency //benchmarks:lapi_bandwidth \
       //runtime:lapirun 2>&1)"; then
     grep -v "linux-sandbox" <<<"$log" | tail -25 >&2
     exit 1
   fi
-  bin="$(bazel info bazel-bin 2>/dev/null)"
+  bin="$(bazel info --config=lto bazel-bin 2>/dev/null)"
   lapirun="$bin/runtime/lapirun"
   bench_dir="$bin/benchmarks"
 fi

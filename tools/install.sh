@@ -31,8 +31,8 @@ done
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 if [ -z "$from" ]; then
-  (cd "$src" && bazel build -c opt //mpi/shared:libmpi.so //mpi/shared:liblapi.so //runtime:lapirun)
-  bin=$(cd "$src" && bazel info -c opt bazel-bin)
+  (cd "$src" && bazel build -c opt --config=lto //mpi/shared:libmpi.so //mpi/shared:liblapi.so //runtime:lapirun)
+  bin=$(cd "$src" && bazel info -c opt --config=lto bazel-bin)
   srcdir=$src
 else
   bin=$from

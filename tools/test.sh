@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up the machine, builds everything and runs every test: the default
-# build, the whole suite under AddressSanitizer+UndefinedBehaviorSanitizer,
+# build, the link-time-optimised build the benchmarks use, the whole suite
+# under AddressSanitizer+UndefinedBehaviorSanitizer,
 # and the core, runtime, mpcpi and MPI tests under ThreadSanitizer. Ends
 # with "N passed, N failed".
 #
@@ -27,6 +28,8 @@ run_suite() {  # name, bazel args...
 
 run_suite default //...
 if [ $quick -eq 0 ]; then
+  # The build that benchmarks, the demo and tools/install.sh use (.bazelrc).
+  run_suite lto --config=lto //...
   run_suite asan --config=asan //...
   run_suite tsan --config=tsan //tests/core/... //tests/runtime/... //tests/mpcpi/... //tests/mpi/...
 fi
