@@ -24,6 +24,7 @@
 #include "counters/counter.hpp"
 #include "handlers/handler.hpp"
 #include "lapi/config.hpp"
+#include "lapi/shm_stats.hpp"
 #include "lapi/status.hpp"
 
 namespace lapi {
@@ -57,17 +58,6 @@ enum class RmwOp : std::uint8_t { fetch_and_add, fetch_and_or, swap, compare_and
 struct FaultStats {
   std::uint64_t refused_here;     // peers' requests this task refused
   std::uint64_t reported_to_me;   // my requests that a target refused
-};
-
-// Traffic of the intra-node shared-memory channel (LAPIS_SHM): small
-// Amsends to tasks on this node go through rings in shared memory.
-struct ShmStats {
-  std::uint64_t sent = 0;         // frames written into a peer's ring
-  std::uint64_t received = 0;     // frames taken from this task's rings
-  std::uint64_t ring_full = 0;    // sends that went through UCX: ring full
-  std::uint64_t peer_asleep = 0;  // sends that went through UCX: target asleep
-  std::uint64_t wakes = 0;        // UCX wake-ups sent after a ring write
-  std::uint32_t peers = 0;        // tasks reached through shared memory
 };
 
 // Called (in the progress context) when a target refuses one of this task's

@@ -96,11 +96,17 @@ bool ShmChannel::create(std::uint32_t me, std::uint32_t ntasks, ShmAddress& out,
 bool ShmChannel::attach(std::uint32_t peer, const ShmAddress& addr) {
   if (inbox_ == nullptr || peer >= ntasks_ || peer == me_) return false;
   if (addr.magic != kShmAddressMagic || addr.node != node_identity()) return false;
+  // The peer may map our inbox even if we fail to map its: watch its ring
+  // in ours either way (a ring nobody writes costs one load per poll).
+  auto* mine = static_cast<InboxHeader*>(inbox_);
+  const std::size_t hbytes = header_bytes(ntasks_);
+  auto* my_rings = static_cast<std::byte*>(inbox_) + hbytes;
+  in_.push_back(Inbox{peer, reinterpret_cast<Slot*>(my_rings + std::size_t{peer} * ring_bytes()),
+                      &reinterpret_cast<Line*>(mine + 1)[peer].value, 0});
   char name[sizeof addr.name + 1] = {};
   std::memcpy(name, addr.name, sizeof addr.name);
   const int fd = ::shm_open(name, O_RDWR, 0);
   if (fd < 0) return false;  // another IPC namespace, say: UCX will do
-  const std::size_t hbytes = header_bytes(ntasks_);
   void* header = map_shared(fd, hbytes, 0);
   void* ring = map_shared(fd, ring_bytes(), hbytes + std::size_t{me_} * ring_bytes());
   ::close(fd);
@@ -117,12 +123,6 @@ bool ShmChannel::attach(std::uint32_t peer, const ShmAddress& addr) {
   o.header_bytes = hbytes;
   o.sleepers = &h->sleepers;
   o.consumed = &reinterpret_cast<Line*>(h + 1)[me_].value;
-  // The peer receives from us through our ring in its inbox; we receive
-  // from it through its ring in ours.
-  auto* mine = static_cast<InboxHeader*>(inbox_);
-  auto* my_rings = reinterpret_cast<std::byte*>(inbox_) + hbytes;
-  in_.push_back(Inbox{peer, reinterpret_cast<Slot*>(my_rings + std::size_t{peer} * ring_bytes()),
-                      &reinterpret_cast<Line*>(mine + 1)[peer].value, 0});
   ++stats_.peers;
   return true;
 }

@@ -35,7 +35,7 @@
 #include <string>
 #include <vector>
 
-#include "lapi/context.hpp"
+#include "lapi/shm_stats.hpp"
 
 namespace lapi::internal {
 
@@ -73,8 +73,9 @@ class ShmChannel {
   // Creates this task's inbox. On failure the channel stays off (every
   // message then goes through UCX) and `error` says why.
   bool create(std::uint32_t me, std::uint32_t ntasks, ShmAddress& out, std::string& error);
-  // Maps `peer`'s ring when it lives on this node. False when it does not
-  // (or cannot be mapped): messages to it then go through UCX.
+  // For a peer on this node: watches its ring in our inbox, and maps our
+  // ring in its inbox. False when the peer is elsewhere or its inbox
+  // cannot be mapped: messages to it then go through UCX.
   bool attach(std::uint32_t peer, const ShmAddress& addr);
   // Once every peer has attached: drop the name; the mappings stay.
   void unlink();

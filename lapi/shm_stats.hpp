@@ -1,0 +1,18 @@
+#pragma once
+
+#include <cstdint>
+
+namespace lapi {
+
+// Traffic of the intra-node shared-memory channel (LAPIS_SHM): small
+// Amsends to tasks on this node go through rings in shared memory.
+struct ShmStats {
+  std::uint64_t sent = 0;         // frames written into a peer's ring
+  std::uint64_t received = 0;     // frames taken from this task's rings
+  std::uint64_t ring_full = 0;    // sends that went through UCX: ring full
+  std::uint64_t peer_asleep = 0;  // sends that went through UCX: target asleep
+  std::uint64_t wakes = 0;        // UCX wake-ups sent after a ring write
+  std::uint32_t peers = 0;        // tasks reached through shared memory
+};
+
+}  // namespace lapi

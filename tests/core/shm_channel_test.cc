@@ -1,0 +1,153 @@
+// The shared-memory rings on their own, two channels in one process:
+// ordering and contents across slot counts and wrap-around, a full ring,
+// the sleep hand-shake, forged lengths, and a peer whose inbox cannot be
+// mapped. (shm_test covers the channel inside lapi, across processes.)
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "lapi/internal/shm_channel.hpp"
+
+using lapi::internal::ShmAddress;
+using lapi::internal::ShmChannel;
+using lapi::internal::ShmSend;
+
+namespace {
+
+struct Frame {
+  std::uint32_t src;
+  std::vector<unsigned char> bytes;
+  std::size_t room;
+};
+
+// Task 0 and task 1 of a two-task job, each with its inbox.
+struct Pair {
+  ShmChannel ch[2];
+  ShmAddress addr[2];
+
+  explicit Pair(bool map_back = true) {
+    std::string why;
+    for (std::uint32_t t = 0; t < 2; ++t) REQUIRE_MESSAGE(ch[t].create(t, 2, addr[t], why), why);
+    REQUIRE(ch[0].attach(1, addr[1]));
+    if (map_back) {
+      REQUIRE(ch[1].attach(0, addr[0]));
+    } else {
+      ShmAddress wrong = addr[0];
+      std::memcpy(wrong.name, "/lapis-no-such-inbox", 21);
+      CHECK_FALSE(ch[1].attach(0, wrong));
+    }
+    for (auto& c : ch) c.unlink();
+  }
+
+  std::vector<Frame> take(std::uint32_t t) {
+    std::vector<Frame> got;
+    while (ch[t].poll([&](std::uint32_t src, const std::byte* f, std::size_t len, std::size_t room) {
+      const std::size_t n = len <= room ? len : 0;
+      const auto* p = reinterpret_cast<const unsigned char*>(f);
+      got.push_back({src, std::vector<unsigned char>(p, p + n), room});
+      if (len > room) got.back().room = 0;  // marks a refused length
+    })) {
+    }
+    return got;
+  }
+};
+
+std::vector<unsigned char> payload(std::size_t len, unsigned seed) {
+  std::vector<unsigned char> v(len);
+  for (std::size_t i = 0; i < len; ++i) v[i] = static_cast<unsigned char>(seed * 31 + i * 7);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("frames arrive in order and intact across slot counts and wrap-around") {
+  Pair p;
+  const std::size_t sizes[] = {1, 8, 560, 561, 1200, 3000, 8000, ShmChannel::kFrameLimit};
+  unsigned seed = 0;
+  // Enough rounds to wrap the 128-slot ring many times at odd offsets.
+  for (int round = 0; round < 200; ++round) {
+    std::vector<std::vector<unsigned char>> sent;
+    for (std::size_t len : sizes) {
+      auto data = payload(len, seed++);
+      const std::size_t head = len < 4 ? len : 4;  // a header part, then a data part
+      const auto r = p.ch[0].send(1, data.data(), head, data.data() + head, len - head);
+      if (r == ShmSend::full) break;
+      REQUIRE(r == ShmSend::done);
+      sent.push_back(std::move(data));
+    }
+    REQUIRE_FALSE(sent.empty());
+    CHECK(p.ch[1].pending());
+    const auto got = p.take(1);
+    REQUIRE(got.size() == sent.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i].src == 0);
+      CHECK(got[i].bytes == sent[i]);
+    }
+    CHECK_FALSE(p.ch[1].pending());
+  }
+  CHECK(p.ch[0].stats().sent == p.ch[1].stats().received);
+}
+
+TEST_CASE("a full ring refuses until the target has taken frames") {
+  Pair p;
+  const auto data = payload(100, 1);
+  int accepted = 0;
+  while (p.ch[0].send(1, data.data(), data.size(), nullptr, 0) == ShmSend::done) ++accepted;
+  CHECK(accepted == static_cast<int>(ShmChannel::kSlots));  // one slot each
+  CHECK(p.ch[0].stats().ring_full == 1);
+  CHECK(p.take(1).size() == ShmChannel::kSlots);
+  CHECK(p.ch[0].send(1, data.data(), data.size(), nullptr, 0) == ShmSend::done);
+}
+
+TEST_CASE("a sleeping target: senders are told before or after they write") {
+  Pair p;
+  const auto data = payload(16, 2);
+  p.ch[1].sleep_begin();
+  CHECK(p.ch[0].peer_sleeping(1));
+  CHECK(p.ch[0].send(1, data.data(), data.size(), nullptr, 0) == ShmSend::asleep);
+  p.ch[1].sleep_end();
+  // The target falls asleep between the sender's look and its publish.
+  ShmSend why;
+  std::byte* slot = p.ch[0].begin_send(1, data.size(), why);
+  REQUIRE(slot != nullptr);
+  std::memcpy(slot, data.data(), data.size());
+  p.ch[1].sleep_begin();
+  CHECK(p.ch[1].pending() == false);  // not published yet
+  CHECK(p.ch[0].end_send(1, data.size()) == ShmSend::done_wake);
+  CHECK(p.ch[1].pending());
+  p.ch[1].sleep_end();
+  CHECK(p.take(1).size() == 1);
+  CHECK(p.ch[0].stats().wakes == 1);
+  CHECK(p.ch[0].stats().peer_asleep == 1);
+}
+
+TEST_CASE("a forged length is handed over as refused and the ring goes on") {
+  Pair p;
+  const auto data = payload(40, 3);
+  REQUIRE(p.ch[0].send(1, data.data(), data.size(), nullptr, 0, 1u << 30) == ShmSend::done);
+  REQUIRE(p.ch[0].send(1, data.data(), data.size(), nullptr, 0,
+                       static_cast<std::uint32_t>(ShmChannel::kFrameLimit + 1)) == ShmSend::done);
+  REQUIRE(p.ch[0].send(1, data.data(), data.size(), nullptr, 0) == ShmSend::done);
+  const auto got = p.take(1);
+  REQUIRE(got.size() == 3);
+  CHECK(got[0].room == 0);  // refused: longer than what is readable
+  CHECK(got[1].room == 0);
+  CHECK(got[2].bytes == data);
+}
+
+TEST_CASE("a peer whose inbox cannot be mapped is still read from") {
+  // Task 1 cannot map task 0's inbox (another IPC namespace, say), task 0
+  // maps task 1's: task 0 writes into its ring in task 1's inbox, and task
+  // 1 must watch that ring although it sends to task 0 through UCX.
+  Pair p(/*map_back=*/false);
+  CHECK_FALSE(p.ch[1].reaches(0));
+  REQUIRE(p.ch[0].reaches(1));
+  const auto data = payload(64, 4);
+  REQUIRE(p.ch[0].send(1, data.data(), data.size(), nullptr, 0) == ShmSend::done);
+  const auto got = p.take(1);
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].bytes == data);
+}
