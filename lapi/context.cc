@@ -20,8 +20,7 @@ Status check_live(const Context::Impl& e, const char* fn) {
 
 }  // namespace
 
-Context::Context(std::unique_ptr<Impl> impl)
-    : impl_(std::move(impl)), concurrent_(impl_ ? &impl_->lock_.switch_() : nullptr) {}
+Context::Context(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Context::~Context() {
   if (impl_ && !impl_->terminated_.load()) (void)term();
@@ -257,7 +256,6 @@ ShmStats Context::shm_stats() const {
 }
 
 bool Context::in_header_handler() const { return tl_header_handler_depth > 0; }
-
 
 void Context::hand_over_progress() { impl_->hand_over_progress(); }
 

@@ -163,7 +163,7 @@ class Context {
  private:
   explicit Context(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
-  const std::atomic<bool>* concurrent_;  // the engine lock's switch
+  const std::atomic<bool>* concurrent_ = nullptr;  // the engine lock's switch (set by init)
 };
 
 }  // namespace lapi

@@ -81,6 +81,28 @@ void Context::Impl::send_control_locked(TaskId tgt, Proto proto, const void* hea
   (void)post_send_locked(tgt, proto, header, len, data, data_len, UCP_AM_SEND_FLAG_EAGER, nullptr);
 }
 
+// Inlined into both senders: the shared-memory path should not pay a call.
+[[gnu::always_inline]] inline std::size_t Context::Impl::write_frame_locked(
+    std::byte* at, HandlerId handler, std::uint16_t extra_flags, const void* uhdr,
+    std::size_t uhdr_len, const Counters& counters) {
+  AmsendWire w{me_, static_cast<std::uint16_t>(handler), extra_flags};
+  std::size_t off = sizeof w;
+  if (counters.target) {
+    w.flags |= kHasTargetCounter;
+    std::memcpy(at + off, &counters.target.handle, 8);
+    off += 8;
+  }
+  if (counters.completion) {
+    w.flags |= kHasCompletion;
+    const std::uint64_t cookie = completions_.insert(counters.completion);
+    std::memcpy(at + off, &cookie, 8);
+    off += 8;
+  }
+  std::memcpy(at, &w, sizeof w);
+  if (uhdr_len) std::memcpy(at + off, uhdr, uhdr_len);
+  return off + uhdr_len;
+}
+
 bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, const void* uhdr,
                                       std::size_t uhdr_len, const void* data,
                                       std::size_t data_len, const Counters& counters) {
@@ -91,23 +113,9 @@ bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, const void*
   ShmSend why;
   std::byte* p = shm_.begin_send(tgt, len, why);
   if (p == nullptr) return false;  // ring full or target asleep: UCX
-  AmsendWire w{me_, static_cast<std::uint16_t>(handler),
-               static_cast<std::uint16_t>(uhdr_len << kPackedUhdrShift)};
-  std::byte* at = p + sizeof w;
-  if (counters.target) {
-    w.flags |= kHasTargetCounter;
-    std::memcpy(at, &counters.target.handle, 8);
-    at += 8;
-  }
-  if (counters.completion) {
-    w.flags |= kHasCompletion;
-    const std::uint64_t cookie = completions_.insert(counters.completion);
-    std::memcpy(at, &cookie, 8);
-    at += 8;
-  }
-  std::memcpy(p, &w, sizeof w);
-  if (uhdr_len) std::memcpy(at, uhdr, uhdr_len);
-  if (data_len) std::memcpy(at + uhdr_len, data, data_len);
+  const std::size_t off = write_frame_locked(
+      p, handler, static_cast<std::uint16_t>(uhdr_len << kPackedUhdrShift), uhdr, uhdr_len, counters);
+  if (data_len) std::memcpy(p + off, data, data_len);
   ++sent_to_[tgt];
   if (shm_.end_send(tgt, len) == ShmSend::done_wake) [[unlikely]] {
     const WakeWire wake{me_, 0};
@@ -170,22 +178,9 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
   // Frame: AmsendWire, optional counter handle and completion cookie, then
   // the user header, built on the stack (with room to append packed data).
   alignas(8) std::byte frame[kSendHeaderCapacity + kPackedDataLimit];
-  AmsendWire w{me_, static_cast<std::uint16_t>(handler), 0};
-  std::size_t off = sizeof w;
-  if (counters.target) {
-    w.flags |= kHasTargetCounter;
-    std::memcpy(frame + off, &counters.target.handle, 8);
-    off += 8;
-  }
-  if (counters.completion) {
-    w.flags |= kHasCompletion;
-    const std::uint64_t cookie = completions_.insert(counters.completion);
-    std::memcpy(frame + off, &cookie, 8);
-    off += 8;
-  }
-  std::memcpy(frame, &w, sizeof w);
-  if (uhdr_len) std::memcpy(frame + off, uhdr, uhdr_len);
-  off += uhdr_len;
+  const std::size_t off = write_frame_locked(frame, handler, 0, uhdr, uhdr_len, counters);
+  AmsendWire w;
+  std::memcpy(&w, frame, sizeof w);
   ++sent_to_[tgt];
 
   // Small messages: ask UCX to finish at once. Then it has consumed the

@@ -57,6 +57,11 @@ class Context::Impl {
   // Amsend through UCX (eager or rendezvous). Caller holds lock_.
   Status amsend_ucx_locked(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
                            const void* data, std::size_t data_len, const Counters& counters);
+  // Writes an Amsend frame's head at `at`: AmsendWire (with `extra_flags`),
+  // the target counter handle and completion cookie when present, the user
+  // header. Returns its length. Caller holds lock_ (the cookie table).
+  std::size_t write_frame_locked(std::byte* at, HandlerId handler, std::uint16_t extra_flags,
+                                 const void* uhdr, std::size_t uhdr_len, const Counters& counters);
   // Amsend to a task on this node through its shared-memory ring; false
   // (nothing sent) when the frame is too long, the ring full or the target
   // asleep. Caller holds lock_.

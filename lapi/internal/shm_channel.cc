@@ -178,10 +178,14 @@ std::byte* ShmChannel::begin_send(std::uint32_t tgt, std::size_t len, ShmSend& w
 }
 
 ShmSend ShmChannel::end_send(std::uint32_t tgt, std::size_t len) {
+  return publish(tgt, len, static_cast<std::uint32_t>(len));
+}
+
+ShmSend ShmChannel::publish(std::uint32_t tgt, std::size_t len, std::uint32_t stored_len) {
   Outbox& o = out_[tgt];
   const std::uint64_t at = o.writing;
   Slot& slot = o.ring[at % kSlots];
-  slot.len = static_cast<std::uint32_t>(len);
+  slot.len = stored_len;
   // Sequentially consistent, so that this store and the sleeper check below
   // cannot pass each other (see the header comment).
   std::atomic_ref<std::uint64_t>(slot.ticket).store(at + 1, std::memory_order_seq_cst);
@@ -202,14 +206,7 @@ ShmSend ShmChannel::send(std::uint32_t tgt, const void* header, std::size_t head
   if (p == nullptr) return why;
   std::memcpy(p, header, header_len);
   if (data_len) std::memcpy(p + header_len, data, data_len);
-  if (claimed_len == 0) return end_send(tgt, len);
-  // Tests: publish a false length, keep our own position honest.
-  Outbox& o = out_[tgt];
-  Slot& slot = o.ring[o.writing % kSlots];
-  slot.len = claimed_len;
-  std::atomic_ref<std::uint64_t>(slot.ticket).store(o.writing + 1, std::memory_order_seq_cst);
-  o.next = o.writing + slots_for(len);
-  return ShmSend::done;
+  return publish(tgt, len, claimed_len != 0 ? claimed_len : static_cast<std::uint32_t>(len));
 }
 
 void ShmChannel::release(const Inbox& in, std::uint64_t first, std::uint64_t count) {

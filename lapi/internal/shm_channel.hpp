@@ -156,6 +156,9 @@ class ShmChannel {
   static void release(const Inbox& in, std::uint64_t first, std::uint64_t count);
 
   static std::size_t header_bytes(std::uint32_t ntasks);
+  // end_send, storing `stored_len` as the frame's length (tests forge it);
+  // the ring advances by the true `len`.
+  ShmSend publish(std::uint32_t tgt, std::size_t len, std::uint32_t stored_len);
   static constexpr std::size_t ring_bytes() { return kSlots * kSlotBytes; }
 
   std::uint32_t me_ = 0;

@@ -27,7 +27,9 @@ Status shm_send_raw(Context& ctx, TaskId tgt, const void* frame, std::size_t len
   if (!e.shm_.reaches(tgt)) return fail(Errc::tgt, "shm_send_raw: tgt={} not on this node", tgt);
   if (len > internal::ShmChannel::kFrameLimit) return fail(Errc::hdr_len, "shm_send_raw: len={} too long", len);
   const internal::ShmSend sent = e.shm_.send(tgt, frame, len, nullptr, 0, claimed_len);
-  if (sent != internal::ShmSend::done) return fail(Errc::transport, "shm_send_raw: ring full or target asleep");
+  if (sent != internal::ShmSend::done && sent != internal::ShmSend::done_wake) {
+    return fail(Errc::transport, "shm_send_raw: ring full or target asleep");
+  }
   return Errc::success;
 }
 
