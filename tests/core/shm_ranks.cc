@@ -252,6 +252,15 @@ TEST_CASE("forged shared-memory frames are refused, not executed") {
     std::memcpy(f.data() + 8, &seq, 4);
     return f;
   };
+  // The hook itself refuses what it cannot send, naming the argument.
+  const auto probe = frame(me, 0);
+  const lapi::Status to_self = lapi::testing::shm_send_raw(s.ctx, me, probe.data(), probe.size(), 0);
+  CHECK(to_self.code() == lapi::Errc::tgt);
+  CHECK(to_self.message().find("tgt=") != std::string::npos);
+  std::vector<unsigned char> huge(15 * 576);  // 15 slots: more than a frame holds
+  const lapi::Status too_long = lapi::testing::shm_send_raw(s.ctx, peer, huge.data(), huge.size(), 0);
+  CHECK(too_long.code() == lapi::Errc::hdr_len);
+  CHECK(too_long.message().find("len=") != std::string::npos);
   const auto other = frame(me == 0 ? 1 : 0, 0);  // claims another sender
   LAPI_OK(lapi::testing::shm_send_raw(s.ctx, peer, other.data(), other.size(), 0));
   const auto mine = frame(me, 0);
