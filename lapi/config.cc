@@ -90,6 +90,9 @@ Status Config::from_env(Config& config) {
   if (!parse_flag("LAPIS_SHM", config.shm)) {
     return fail(Errc::set_val, "LAPIS_SHM='{}': expected 0 or 1", env("LAPIS_SHM"));
   }
+  if (!parse_flag("LAPIS_SPLIT_COPY", config.split_copy)) {
+    return fail(Errc::set_val, "LAPIS_SPLIT_COPY='{}': expected 0 or 1", env("LAPIS_SPLIT_COPY"));
+  }
   return Errc::success;
 }
 

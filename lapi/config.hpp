@@ -29,12 +29,16 @@ struct Config {
   // Small Amsends to tasks on the same node go through rings in shared
   // memory instead of UCX (see lapi/internal/shm_channel.hpp).
   bool shm = true;
+  // Large Amsends (at or above the eager limit) to tasks on the same node
+  // are copied by both tasks at once, half each, with cross-memory attach
+  // (see lapi/internal/split_copy.cc). Needs `shm`.
+  bool split_copy = true;
 
   // Reads LAPIS_MODE (polling|interrupt), LAPIS_POLICY (inline|thread|fiber),
   // LAPIS_AM_EAGER_LIMIT (bytes), LAPIS_ERROR_CHECK (0|1) and
-  // LAPIS_TAKEOVER_GRACE_US (microseconds) and LAPIS_SHM (0|1) over the
-  // given defaults. An
-  // invalid value is an Errc::set_val error naming the variable.
+  // LAPIS_TAKEOVER_GRACE_US (microseconds), LAPIS_SHM (0|1) and
+  // LAPIS_SPLIT_COPY (0|1) over the given defaults. An invalid value is an
+  // Errc::set_val error naming the variable.
   static Status from_env(Config& config);
 };
 

@@ -70,6 +70,7 @@ Status Context::qenv(Query query, std::int64_t& value) const {
     case Query::eager_limit: value = static_cast<std::int64_t>(e.config_.eager_limit); break;
     case Query::error_checking: value = e.config_.error_checking; break;
     case Query::shared_memory: value = e.config_.shm; break;
+    case Query::split_copy: value = e.config_.split_copy && e.config_.shm; break;
     default: return fail(Errc::query_type, "qenv: query={} is not a query", static_cast<int>(query));
   }
   return Errc::success;
@@ -116,6 +117,7 @@ Status Context::senv(Query query, std::int64_t value) {
     case Query::max_uhdr_size:
     case Query::max_data_size:
     case Query::shared_memory:
+    case Query::split_copy:
       return fail(Errc::query_type, "senv: query={} is read-only", static_cast<int>(query));
   }
   return fail(Errc::query_type, "senv: query={} is not a query", static_cast<int>(query));
@@ -252,7 +254,11 @@ FaultStats Context::fault_stats() const {
 
 ShmStats Context::shm_stats() const {
   internal::Guard guard(impl_->lock_);
-  return impl_->shm_.stats();
+  ShmStats stats = impl_->shm_.stats();
+  stats.split_sent = impl_->split_sent_;
+  stats.split_received = impl_->split_received_;
+  for (std::uint32_t pid : impl_->split_pid_) stats.split_peers += pid != 0;
+  return stats;
 }
 
 bool Context::in_header_handler() const { return tl_header_handler_depth > 0; }

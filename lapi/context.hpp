@@ -50,6 +50,7 @@ enum class Query : std::uint8_t {
   eager_limit,
   error_checking,
   shared_memory,  // LAPIS_SHM: 1 when small Amsends to this node may use shared memory (read-only)
+  split_copy,     // LAPIS_SPLIT_COPY: 1 when large Amsends to this node are copied by both tasks (read-only)
 };
 
 enum class RmwOp : std::uint8_t { fetch_and_add, fetch_and_or, swap, compare_and_swap };

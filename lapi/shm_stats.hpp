@@ -13,6 +13,10 @@ struct ShmStats {
   std::uint64_t peer_asleep = 0;  // sends that went through UCX: target asleep
   std::uint64_t wakes = 0;        // UCX wake-ups sent after a ring write
   std::uint32_t peers = 0;        // tasks reached through shared memory
+  // Split copy (LAPIS_SPLIT_COPY): large Amsends copied by both tasks.
+  std::uint64_t split_sent = 0;
+  std::uint64_t split_received = 0;
+  std::uint32_t split_peers = 0;  // tasks whose memory this task can reach
 };
 
 }  // namespace lapi

@@ -40,8 +40,10 @@ void on_rndv_landed(void* request, ucs_status_t status, std::size_t, void* user_
 
 // Refusal paths are out of line so that the accepting path stays short.
 [[gnu::cold, gnu::noinline]] ucs_status_t Context::Impl::refuse_amsend_locked(
-    bool rndv, std::uint32_t src, Errc code, std::uint64_t cookie, std::string detail) {
+    bool rndv, std::uint32_t src, Errc code, std::uint64_t cookie, std::string detail,
+    std::uint64_t split_id) {
   refuse_locked(src, code, cookie, std::move(detail));
+  if (split_id != 0 && src < ntasks_) release_split_locked(src, split_id);
   if (src < ntasks_) {
     // A refused Amsend still counts as done here, so its sender's fence
     // does not wait for it forever.
@@ -106,7 +108,8 @@ ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const s
   std::size_t off = sizeof w;
   std::uint64_t counter_handle = 0;
   std::uint64_t cookie = 0;
-  if (w.src >= ntasks_ || (w.flags & ~(kHasTargetCounter | kHasCompletion)) != 0) [[unlikely]] {
+  if (w.src >= ntasks_ || (w.flags & ~(kHasTargetCounter | kHasCompletion | kSplitData)) != 0)
+      [[unlikely]] {
     return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, 0,
                                 fmt::format("amsend header malformed (src {}, flags {:#x})", w.src, w.flags));
   }
@@ -133,15 +136,32 @@ ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const s
   } else {
     uhdr_len = frame_len - off;  // the user header runs to the end of the UCX header
   }
+  // Split copy: the data stays at the origin until the handler has named
+  // its landing buffer; the handler sees its length but no bytes.
+  SplitWire split{};
+  if (w.flags & kSplitData) [[unlikely]] {
+    if (rndv || length != sizeof split || data == nullptr) {
+      return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, cookie,
+                                  fmt::format("split amsend with {} descriptor bytes", length));
+    }
+    std::memcpy(&split, data, sizeof split);
+    if (split.id == 0) {
+      return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, cookie, "split amsend without a record");
+    }
+    data = nullptr;
+    length = split.len;
+  }
   if (w.handler >= kMaxUserHandlers || handlers_[w.handler].fn == nullptr) [[unlikely]] {
     return refuse_amsend_locked(rndv, w.src, Errc::no_callback_reg, cookie,
-                                fmt::format("amsend names handler {} which is not registered", w.handler));
+                                fmt::format("amsend names handler {} which is not registered", w.handler),
+                                split.id);
   }
   if (counter_handle != 0 && counter_handle != last_counter_hit_ &&
       !counter_registered_locked(counter_handle)) [[unlikely]] {
     return refuse_amsend_locked(rndv, w.src, Errc::no_cntr_reg, cookie,
                                 fmt::format("amsend names target counter {:#x} which is not registered",
-                                            counter_handle));
+                                            counter_handle),
+                                split.id);
   }
 
   // 2. The header handler names the landing buffer.
@@ -153,10 +173,15 @@ ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const s
   if (landing.refuse != 0) [[unlikely]] {
     return refuse_amsend_locked(rndv, w.src, static_cast<Errc>(landing.refuse), cookie,
                                 fmt::format("header handler {} refused the message ({})", w.handler,
-                                            errc_name(static_cast<Errc>(landing.refuse))));
+                                            errc_name(static_cast<Errc>(landing.refuse))),
+                                split.id);
   }
   const CompletionJob job{landing.on_complete, landing.user_info, landing.completion_arg,
                           reinterpret_cast<Counter*>(counter_handle), w.src, cookie};
+  if (split.id != 0) [[unlikely]] {
+    land_split_locked(w.src, split, landing.buffer, job);
+    return UCS_OK;
+  }
 
   // 3. Land the data: one copy for eager, a zero-copy pull for rendezvous.
   if (length == 0 || landing.buffer == nullptr) {

@@ -103,8 +103,8 @@ void Context::Impl::send_control_locked(TaskId tgt, Proto proto, const void* hea
   return off + uhdr_len;
 }
 
-bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, const void* uhdr,
-                                      std::size_t uhdr_len, const void* data,
+bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
+                                      const void* uhdr, std::size_t uhdr_len, const void* data,
                                       std::size_t data_len, const Counters& counters) {
   // The packed layout (wire.hpp), written in place in the target's ring.
   const std::size_t words = (counters.target ? 8 : 0) + (counters.completion ? 8 : 0);
@@ -114,7 +114,8 @@ bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, const void*
   std::byte* p = shm_.begin_send(tgt, len, why);
   if (p == nullptr) return false;  // ring full or target asleep: UCX
   const std::size_t off = write_frame_locked(
-      p, handler, static_cast<std::uint16_t>(uhdr_len << kPackedUhdrShift), uhdr, uhdr_len, counters);
+      p, handler, static_cast<std::uint16_t>(extra_flags | uhdr_len << kPackedUhdrShift), uhdr,
+      uhdr_len, counters);
   if (data_len) std::memcpy(p + off, data, data_len);
   ++sent_to_[tgt];
   if (shm_.end_send(tgt, len) == ShmSend::done_wake) [[unlikely]] {
@@ -163,30 +164,36 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
   Guard guard(lock_);
   // A task on this node: straight into its shared-memory ring.
   if (uhdr_len <= kPackedUhdrLimit && data_len < config_.eager_limit && shm_.reaches(tgt) &&
-      amsend_shm_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters)) [[likely]] {
+      amsend_shm_locked(tgt, handler, 0, uhdr, uhdr_len, data, data_len, counters)) [[likely]] {
     return Errc::success;
   }
-  return amsend_ucx_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
+  // Large data for a task on this node: both tasks copy a part.
+  if (data_len >= config_.eager_limit && data_len >= kSplitMin && split_reaches(tgt)) {
+    return amsend_split_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
+  }
+  return amsend_ucx_locked(tgt, handler, 0, uhdr, uhdr_len, data, data_len, counters);
 }
 
 // Out of line: its frame buffer would cost the shared-memory path a large
 // stack frame.
 [[gnu::noinline]] Status Context::Impl::amsend_ucx_locked(TaskId tgt, HandlerId handler,
+                                                          std::uint16_t extra_flags,
                                                           const void* uhdr, std::size_t uhdr_len,
                                                           const void* data, std::size_t data_len,
                                                           const Counters& counters) {
   // Frame: AmsendWire, optional counter handle and completion cookie, then
   // the user header, built on the stack (with room to append packed data).
   alignas(8) std::byte frame[kSendHeaderCapacity + kPackedDataLimit];
-  const std::size_t off = write_frame_locked(frame, handler, 0, uhdr, uhdr_len, counters);
+  const std::size_t off = write_frame_locked(frame, handler, extra_flags, uhdr, uhdr_len, counters);
   AmsendWire w;
   std::memcpy(&w, frame, sizeof w);
   ++sent_to_[tgt];
+  const bool eager = data_len < config_.eager_limit || extra_flags != 0;
 
   // Small messages: ask UCX to finish at once. Then it has consumed the
   // header before returning, no pooled copy or callback is needed, and the
   // origin buffer is already reusable.
-  if (data_len <= kImmediateLimit && data_len < config_.eager_limit) [[likely]] {
+  if (data_len <= kImmediateLimit && eager) [[likely]] {
     ucp_request_param_t p;
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
     p.flags = UCP_AM_SEND_FLAG_EAGER;
@@ -217,8 +224,7 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
   SendOp* op = send_pool_.acquire();
   std::memcpy(op->header, frame, off);
   op->header_len = static_cast<std::uint32_t>(off);
-  const std::uint32_t protocol =
-      data_len < config_.eager_limit ? UCP_AM_SEND_FLAG_EAGER : UCP_AM_SEND_FLAG_RNDV;
+  const std::uint32_t protocol = eager ? UCP_AM_SEND_FLAG_EAGER : UCP_AM_SEND_FLAG_RNDV;
   return post_op_locked(op, tgt, Proto::amsend, data, data_len, protocol, counters.origin);
 }
 

@@ -54,9 +54,12 @@ class Context::Impl {
                 const void* data, std::size_t data_len, const Counters& counters);
   Status amsend_arg_error(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
                           const void* data, std::size_t data_len) const;
-  // Amsend through UCX (eager or rendezvous). Caller holds lock_.
-  Status amsend_ucx_locked(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
-                           const void* data, std::size_t data_len, const Counters& counters);
+  // Amsend through UCX (eager or rendezvous; always eager with
+  // `extra_flags`, which are AmsendWire flags such as kSplitData). Caller
+  // holds lock_.
+  Status amsend_ucx_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
+                           const void* uhdr, std::size_t uhdr_len, const void* data,
+                           std::size_t data_len, const Counters& counters);
   // Writes an Amsend frame's head at `at`: AmsendWire (with `extra_flags`),
   // the target counter handle and completion cookie when present, the user
   // header. Returns its length. Caller holds lock_ (the cookie table).
@@ -65,8 +68,9 @@ class Context::Impl {
   // Amsend to a task on this node through its shared-memory ring; false
   // (nothing sent) when the frame is too long, the ring full or the target
   // asleep. Caller holds lock_.
-  bool amsend_shm_locked(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
-                         const void* data, std::size_t data_len, const Counters& counters);
+  bool amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
+                         const void* uhdr, std::size_t uhdr_len, const void* data,
+                         std::size_t data_len, const Counters& counters);
   // Posts one active message (header copied into a pooled SendOp). Caller
   // holds lock_. `origin` is bumped once the data buffer may be reused.
   Status post_send_locked(TaskId tgt, internal::Proto proto, const void* header,
@@ -90,8 +94,10 @@ class Context::Impl {
   // followed by the data when `packed`.
   ucs_status_t accept_amsend_locked(bool rndv, bool packed, const std::byte* bytes,
                                     std::size_t frame_len, void* data, std::size_t length);
+  // `split_id` (non-zero for a split-copy Amsend) is the origin's record,
+  // released so that its origin counter moves.
   ucs_status_t refuse_amsend_locked(bool rndv, std::uint32_t src, Errc code, std::uint64_t cookie,
-                                    std::string detail);
+                                    std::string detail, std::uint64_t split_id = 0);
   ucs_status_t pull_rendezvous_locked(void* desc, void* buffer, std::size_t length,
                                       const CompletionJob& job);
   // Data of an Amsend from `src` is in place: count it, then complete.
@@ -172,6 +178,29 @@ class Context::Impl {
   // Sleeps on the worker's event fd (timeout_ms < 0: until an event) once
   // UCX is armed and no shared-memory frame waits.
   void sleep_on_efd(int timeout_ms);
+
+  // ---- split_copy.cc: large Amsends to a task on this node, copied by both
+  // tasks with cross-memory attach (process_vm_readv/writev).
+  // Smaller rendezvous Amsends go through UCX: splitting saves less than
+  // the extra control messages cost.
+  static constexpr std::size_t kSplitMin = 16384;
+  bool split_reaches(TaskId tgt) const { return split_pid_[tgt] != 0; }
+  // At init: whether `peer`'s memory is reachable from here.
+  void probe_split_peer(TaskId peer, const internal::SplitAddress& addr);
+  internal::SplitAddress split_address() const;
+  Status amsend_split_locked(TaskId tgt, HandlerId handler, const void* uhdr,
+                             std::size_t uhdr_len, const void* data, std::size_t data_len,
+                             const Counters& counters);
+  // Target side, once the header handler named `buffer` (null: discard).
+  void land_split_locked(TaskId src, const internal::SplitWire& split, void* buffer,
+                         const CompletionJob& job);
+  // Target side: nothing will be copied; the origin may reuse its buffer.
+  void release_split_locked(TaskId src, std::uint64_t id);
+  void on_split_go_locked(const internal::SplitGoWire& msg);
+  void on_split_pushed_locked(const internal::SplitDoneWire& msg);
+  void on_split_pulled_locked(const internal::SplitDoneWire& msg);
+  void finish_split_send_locked(std::uint64_t id);
+  void finish_split_recv_locked(std::uint64_t token);
 
   // ---- faults.cc
   // Refuses a peer's request: counts it and reports it back to `src` (when
@@ -274,6 +303,31 @@ class Context::Impl {
   std::atomic<bool> hand_over_{false};        // hand_over_progress(): end that grace now
   std::atomic<std::uint32_t> app_epoch_{0};    // bumped at every wait's entry
   std::atomic<std::uint32_t> sleepers_{0};     // threads blocked on efd_
+
+  // Split copy: per task, its pid when its memory is reachable (else 0).
+  std::vector<std::uint32_t> split_pid_;
+  const std::uint64_t split_probe_ = internal::kSplitProbe;  // peers read it at init
+  struct SplitSend {  // origin side
+    TaskId tgt;
+    const std::byte* data;
+    std::size_t len;
+    Counter* origin;
+    internal::SplitWire wire;  // sent as the Amsend's data: must outlive a queued send
+    bool pushed = false;
+    bool pulled = false;
+  };
+  struct SplitRecv {  // target side
+    TaskId src;
+    CompletionJob job;
+    bool pushed = false;
+    bool pulled = false;
+    Errc error = Errc::success;
+    std::string detail;
+  };
+  internal::SlotTable<SplitSend*> split_sends_;
+  internal::SlotTable<SplitRecv*> split_recvs_;
+  std::uint64_t split_sent_ = 0;
+  std::uint64_t split_received_ = 0;
 
   internal::SendPool send_pool_;
   internal::ShmChannel shm_;

@@ -155,6 +155,9 @@ Status Context::Impl::start() {
       {Proto::barrier, on_fixed<BarrierWire, &Context::Impl::on_barrier_locked>},
       {Proto::address_init, on_fixed<AddressInitWire, &Context::Impl::on_address_init_locked>},
       {Proto::wake, on_fixed<WakeWire, &Context::Impl::on_wake_locked>},
+      {Proto::split_go, on_fixed<SplitGoWire, &Context::Impl::on_split_go_locked>},
+      {Proto::split_pushed, on_fixed<SplitDoneWire, &Context::Impl::on_split_pushed_locked>},
+      {Proto::split_pulled, on_fixed<SplitDoneWire, &Context::Impl::on_split_pulled_locked>},
   };
   for (const Entry& e : table) {
     st = register_am(worker_, e.id, e.cb, this);
@@ -167,17 +170,19 @@ Status Context::Impl::start() {
   std::size_t address_len = 0;
   st = ucp_worker_get_address(worker_, &address, &address_len);
   if (st != UCS_OK) return fail(Errc::transport, "init: ucp_worker_get_address failed");
-  // Each task publishes its UCX address followed by its shared-memory inbox
-  // (an empty ShmAddress when it has none).
+  // Each task publishes its UCX address followed by its split-copy probe and
+  // its shared-memory inbox (empty ones when it has none).
   ShmAddress shm_mine{};
   if (config_.shm && ntasks_ > 1) {
     // Without shared memory (no /dev/shm, say) every message goes through UCX.
     std::string why;
     (void)shm_.create(me_, ntasks_, shm_mine, why);
   }
-  std::vector<std::byte> blob(address_len + sizeof shm_mine);
+  const SplitAddress split_mine = split_address();
+  std::vector<std::byte> blob(address_len + sizeof split_mine + sizeof shm_mine);
   std::memcpy(blob.data(), address, address_len);
-  std::memcpy(blob.data() + address_len, &shm_mine, sizeof shm_mine);
+  std::memcpy(blob.data() + address_len, &split_mine, sizeof split_mine);
+  std::memcpy(blob.data() + address_len + sizeof split_mine, &shm_mine, sizeof shm_mine);
   ucp_worker_release_address(worker_, address);
   std::vector<std::vector<std::byte>> all;
   try {
@@ -185,14 +190,22 @@ Status Context::Impl::start() {
   } catch (const std::exception& e) {
     return fail(Errc::bootstrap, "init: address exchange: {}", e.what());
   }
+  split_pid_.assign(ntasks_, 0);
   for (std::uint32_t t = 0; t < ntasks_; ++t) {
-    if (all[t].size() < sizeof(ShmAddress)) {
+    ShmAddress shm_theirs;
+    SplitAddress split_theirs;
+    const std::size_t trailer = sizeof shm_theirs + sizeof split_theirs;
+    if (all[t].size() < trailer) {
       return fail(Errc::bootstrap, "init: task {} published {} address bytes", t, all[t].size());
     }
-    ShmAddress theirs;
-    std::memcpy(&theirs, all[t].data() + all[t].size() - sizeof theirs, sizeof theirs);
-    all[t].resize(all[t].size() - sizeof theirs);
-    if (t != me_) shm_.attach(t, theirs);
+    const std::byte* end = all[t].data() + all[t].size();
+    std::memcpy(&shm_theirs, end - sizeof shm_theirs, sizeof shm_theirs);
+    std::memcpy(&split_theirs, end - trailer, sizeof split_theirs);
+    all[t].resize(all[t].size() - trailer);
+    if (t != me_) {
+      shm_.attach(t, shm_theirs);
+      probe_split_peer(t, split_theirs);
+    }
   }
 
   eps_.assign(ntasks_, nullptr);

@@ -40,6 +40,15 @@ class SlotTable {
     return s.value;
   }
 
+  // The live record named by `cookie`, or null.
+  T* find(std::uint64_t cookie) {
+    const std::uint32_t index = static_cast<std::uint32_t>(cookie) - 1u;
+    const std::uint32_t generation = static_cast<std::uint32_t>(cookie >> 32);
+    if (index >= slots_.size()) return nullptr;
+    Slot& s = slots_[index];
+    return s.used && s.generation == generation ? &s.value : nullptr;
+  }
+
   std::size_t live() const { return slots_.size() - free_.size(); }
 
  private:

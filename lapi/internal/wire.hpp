@@ -24,12 +24,18 @@ enum class Proto : unsigned {
   rkey_dropped = 12,     // ... done (echoes the token)
   amsend_packed = 13,    // small Amsend as one UCX payload (see kPackedDataLimit)
   wake = 14,             // no-op: wakes a target asleep on its event fd (shm_channel.hpp)
+  split_go = 15,         // split copy: target names the landing buffer and the origin's share
+  split_pushed = 16,     // split copy: origin wrote its share into the target
+  split_pulled = 17,     // split copy: target read its share from the origin
   kCount
 };
 
 // Flags of AmsendWire / CounterUpdateWire.
 inline constexpr std::uint16_t kHasTargetCounter = 1u << 0;  // + u64 counter handle
 inline constexpr std::uint16_t kHasCompletion = 1u << 1;     // + u64 completion cookie
+// AmsendWire only: the "data" is a SplitWire naming the origin's buffer,
+// which both tasks copy from (split_copy.cc).
+inline constexpr std::uint16_t kSplitData = 1u << 2;
 
 // Proto::amsend_packed: an Amsend with little data travels as one UCX
 // payload with no UCX header: AmsendWire, optional words, user header, data.
@@ -50,6 +56,41 @@ struct AmsendWire {
 static_assert(sizeof(AmsendWire) == 8);
 
 inline constexpr std::size_t kMaxAmsendOverhead = sizeof(AmsendWire) + 2 * sizeof(std::uint64_t);
+
+// Split copy (same node, cross-memory attach): a large Amsend's data stays
+// in the origin's buffer; the target pulls one part and asks the origin to
+// push the other, so both tasks' cores copy at once (split_copy.cc).
+struct SplitWire {
+  std::uint64_t addr;  // origin buffer
+  std::uint64_t len;
+  std::uint64_t id;    // the origin's record, echoed back
+};
+
+// What a task publishes in the bootstrap exchange so that peers on its node
+// can check that they may read and write its memory.
+struct SplitAddress {
+  std::uint32_t pid = 0;    // 0: split copy off here
+  std::uint32_t reserved = 0;
+  std::uint64_t probe = 0;  // address of a word holding kSplitProbe
+};
+inline constexpr std::uint64_t kSplitProbe = 0x6c61706973706c74;  // "lapisplt"
+
+inline constexpr std::uint32_t kSplitPullDone = 1u << 0;  // SplitGoWire: nothing (more) to pull
+
+struct SplitGoWire {
+  std::uint32_t src;
+  std::uint32_t flags;
+  std::uint64_t id;        // origin's record
+  std::uint64_t token;     // target's record, echoed in split_pushed
+  std::uint64_t buffer;    // landing buffer at the target
+  std::uint64_t push_len;  // the origin writes data[0, push_len) to buffer
+};
+
+struct SplitDoneWire {
+  std::uint32_t src;
+  std::int32_t code;    // Errc::success or why the copy failed
+  std::uint64_t record;  // split_pushed: target token; split_pulled: origin id
+};
 
 struct CounterUpdateWire {
   std::uint32_t src;

@@ -107,7 +107,7 @@ TEST_CASE("singleton: one task talks to itself in every policy") {
       LAPI_OK(ctx->waitcntr(target, 1));
 
       CHECK(ctx->handlers_may_run_concurrently() ==
-            (policy == lapi::CompletionPolicy::thread || ctx->qenv(lapi::Query::interrupt_mode, v).ok() && v == 1));
+            (policy == lapi::CompletionPolicy::thread || (ctx->qenv(lapi::Query::interrupt_mode, v).ok() && v == 1)));
       // An unregistered handler's messages are refused and reported.
       LAPI_OK(ctx->unregister_handler(1));
       lapi::Counter refused;
