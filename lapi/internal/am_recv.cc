@@ -43,7 +43,7 @@ void on_rndv_landed(void* request, ucs_status_t status, std::size_t, void* user_
     bool rndv, std::uint32_t src, Errc code, std::uint64_t cookie, std::string detail,
     std::uint64_t split_id) {
   refuse_locked(src, code, cookie, std::move(detail));
-  if (split_id != 0 && src < ntasks_) release_split_locked(src, split_id);
+  if (split_id != 0 && src < ntasks_) release_split_locked(src, split_id, code);
   if (src < ntasks_) {
     // A refused Amsend still counts as done here, so its sender's fence
     // does not wait for it forever.

@@ -181,8 +181,7 @@ class Context::Impl {
 
   // ---- split_copy.cc: large Amsends to a task on this node, copied by both
   // tasks with cross-memory attach (process_vm_readv/writev).
-  // Smaller rendezvous Amsends go through UCX: splitting saves less than
-  // the extra control messages cost.
+  // Smaller rendezvous Amsends go through UCX.
   static constexpr std::size_t kSplitMin = 16384;
   bool split_reaches(TaskId tgt) const { return split_pid_[tgt] != 0; }
   // At init: whether `peer`'s memory is reachable from here.
@@ -194,12 +193,12 @@ class Context::Impl {
   // Target side, once the header handler named `buffer` (null: discard).
   void land_split_locked(TaskId src, const internal::SplitWire& split, void* buffer,
                          const CompletionJob& job);
-  // Target side: nothing will be copied; the origin may reuse its buffer.
-  void release_split_locked(TaskId src, std::uint64_t id);
+  // Target side: the data will not be copied (`code` says why, success for
+  // a discard); the origin may reuse its buffer.
+  void release_split_locked(TaskId src, std::uint64_t id, Errc code);
   void on_split_go_locked(const internal::SplitGoWire& msg);
-  void on_split_pushed_locked(const internal::SplitDoneWire& msg);
-  void on_split_pulled_locked(const internal::SplitDoneWire& msg);
-  void finish_split_send_locked(std::uint64_t id);
+  void on_split_last_locked(const internal::SplitDoneWire& msg);
+  void on_split_done_locked(const internal::SplitDoneWire& msg);
   void finish_split_recv_locked(std::uint64_t token);
 
   // ---- faults.cc
@@ -307,25 +306,26 @@ class Context::Impl {
   // Split copy: per task, its pid when its memory is reachable (else 0).
   std::vector<std::uint32_t> split_pid_;
   const std::uint64_t split_probe_ = internal::kSplitProbe;  // peers read it at init
-  struct SplitSend {  // origin side
+  struct SplitSend {  // origin side, until split_done
     TaskId tgt;
     const std::byte* data;
     std::size_t len;
     Counter* origin;
     internal::SplitWire wire;  // sent as the Amsend's data: must outlive a queued send
-    bool pushed = false;
-    bool pulled = false;
   };
-  struct SplitRecv {  // target side
+  struct SplitRecv {  // target side, until every part is in
     TaskId src;
     CompletionJob job;
-    bool pushed = false;
-    bool pulled = false;
-    Errc error = Errc::success;
+    std::uint64_t id;     // origin's record
+    std::uint32_t cell;   // claim cell, or kNoCell
+    std::uint32_t parts;
+    Errc error;
     std::string detail;
   };
+  static constexpr std::uint32_t kNoCell = UINT32_MAX;
   internal::SlotTable<SplitSend*> split_sends_;
   internal::SlotTable<SplitRecv*> split_recvs_;
+  std::vector<std::vector<std::uint32_t>> split_free_cells_;  // per source
   std::uint64_t split_sent_ = 0;
   std::uint64_t split_received_ = 0;
 

@@ -156,8 +156,8 @@ Status Context::Impl::start() {
       {Proto::address_init, on_fixed<AddressInitWire, &Context::Impl::on_address_init_locked>},
       {Proto::wake, on_fixed<WakeWire, &Context::Impl::on_wake_locked>},
       {Proto::split_go, on_fixed<SplitGoWire, &Context::Impl::on_split_go_locked>},
-      {Proto::split_pushed, on_fixed<SplitDoneWire, &Context::Impl::on_split_pushed_locked>},
-      {Proto::split_pulled, on_fixed<SplitDoneWire, &Context::Impl::on_split_pulled_locked>},
+      {Proto::split_last, on_fixed<SplitDoneWire, &Context::Impl::on_split_last_locked>},
+      {Proto::split_done, on_fixed<SplitDoneWire, &Context::Impl::on_split_done_locked>},
   };
   for (const Entry& e : table) {
     st = register_am(worker_, e.id, e.cb, this);
@@ -191,6 +191,7 @@ Status Context::Impl::start() {
     return fail(Errc::bootstrap, "init: address exchange: {}", e.what());
   }
   split_pid_.assign(ntasks_, 0);
+  split_free_cells_.resize(ntasks_);
   for (std::uint32_t t = 0; t < ntasks_; ++t) {
     ShmAddress shm_theirs;
     SplitAddress split_theirs;

@@ -103,6 +103,8 @@ bool ShmChannel::attach(std::uint32_t peer, const ShmAddress& addr) {
   auto* my_rings = static_cast<std::byte*>(inbox_) + hbytes;
   in_.push_back(Inbox{peer, reinterpret_cast<Slot*>(my_rings + std::size_t{peer} * ring_bytes()),
                       &reinterpret_cast<Line*>(mine + 1)[peer].value, 0});
+  cells_in_.resize(ntasks_, nullptr);
+  cells_in_[peer] = cells_after(in_.back().ring);
   char name[sizeof addr.name + 1] = {};
   std::memcpy(name, addr.name, sizeof addr.name);
   const int fd = ::shm_open(name, O_RDWR, 0);
@@ -140,6 +142,7 @@ void ShmChannel::close() {
     o = Outbox{};
   }
   in_.clear();
+  cells_in_.clear();
   if (inbox_) ::munmap(inbox_, inbox_bytes_);
   inbox_ = nullptr;
   my_sleepers_ = nullptr;

@@ -120,6 +120,24 @@ class ShmChannel {
 
   const ShmStats& stats() const { return stats_; }
 
+  // Claim cells of split copies (split_copy.cc): per source, kSplitCells
+  // cache lines after its ring, which the target hands out one per large
+  // Amsend so that both tasks can claim parts of it.
+  struct alignas(64) SplitCell {
+    std::uint64_t claim;  // generation << 32 | next part to copy
+    std::uint64_t done;   // parts copied, plus kSplitCellError per failed one
+  };
+  static constexpr std::size_t kSplitCells = 64;
+  static constexpr std::uint64_t kSplitCellError = std::uint64_t{1} << 32;
+  // Cells for src's messages, in our inbox (null: src not watched).
+  SplitCell* cells_from(std::uint32_t src) const {
+    return src < cells_in_.size() ? cells_in_[src] : nullptr;
+  }
+  // Cells for our messages, in tgt's inbox (null: tgt not reached).
+  SplitCell* cells_to(std::uint32_t tgt) const {
+    return reaches(tgt) ? cells_after(out_[tgt].ring) : nullptr;
+  }
+
  private:
   struct alignas(64) Slot {
     std::uint64_t ticket;  // position + 1 once the frame starting here is complete
@@ -159,7 +177,11 @@ class ShmChannel {
   // end_send, storing `stored_len` as the frame's length (tests forge it);
   // the ring advances by the true `len`.
   ShmSend publish(std::uint32_t tgt, std::size_t len, std::uint32_t stored_len);
-  static constexpr std::size_t ring_bytes() { return kSlots * kSlotBytes; }
+  // A source's ring and its claim cells, whole pages (mapped on their own).
+  static constexpr std::size_t ring_bytes() {
+    return (kSlots * kSlotBytes + kSplitCells * sizeof(SplitCell) + 4095) / 4096 * 4096;
+  }
+  static SplitCell* cells_after(Slot* ring) { return reinterpret_cast<SplitCell*>(ring + kSlots); }
 
   std::uint32_t me_ = 0;
   std::uint32_t ntasks_ = 0;
@@ -170,6 +192,7 @@ class ShmChannel {
   std::uint32_t* my_sleepers_ = nullptr;
   std::vector<Outbox> out_;
   std::vector<Inbox> in_;
+  std::vector<SplitCell*> cells_in_;  // per source
   ShmStats stats_;
 };
 

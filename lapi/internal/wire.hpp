@@ -24,9 +24,9 @@ enum class Proto : unsigned {
   rkey_dropped = 12,     // ... done (echoes the token)
   amsend_packed = 13,    // small Amsend as one UCX payload (see kPackedDataLimit)
   wake = 14,             // no-op: wakes a target asleep on its event fd (shm_channel.hpp)
-  split_go = 15,         // split copy: target names the landing buffer and the origin's share
-  split_pushed = 16,     // split copy: origin wrote its share into the target
-  split_pulled = 17,     // split copy: target read its share from the origin
+  split_go = 15,         // split copy: the landing buffer and a claim cell, for the origin to help
+  split_last = 16,       // split copy: the origin copied the last part
+  split_done = 17,       // split copy: landed; the origin's buffer is free again
   kCount
 };
 
@@ -58,8 +58,8 @@ static_assert(sizeof(AmsendWire) == 8);
 inline constexpr std::size_t kMaxAmsendOverhead = sizeof(AmsendWire) + 2 * sizeof(std::uint64_t);
 
 // Split copy (same node, cross-memory attach): a large Amsend's data stays
-// in the origin's buffer; the target pulls one part and asks the origin to
-// push the other, so both tasks' cores copy at once (split_copy.cc).
+// in the origin's buffer until the header handler has named the landing
+// buffer; then both tasks copy parts of it (split_copy.cc).
 struct SplitWire {
   std::uint64_t addr;  // origin buffer
   std::uint64_t len;
@@ -75,21 +75,21 @@ struct SplitAddress {
 };
 inline constexpr std::uint64_t kSplitProbe = 0x6c61706973706c74;  // "lapisplt"
 
-inline constexpr std::uint32_t kSplitPullDone = 1u << 0;  // SplitGoWire: nothing (more) to pull
-
 struct SplitGoWire {
   std::uint32_t src;
-  std::uint32_t flags;
-  std::uint64_t id;        // origin's record
-  std::uint64_t token;     // target's record, echoed in split_pushed
-  std::uint64_t buffer;    // landing buffer at the target
-  std::uint64_t push_len;  // the origin writes data[0, push_len) to buffer
+  std::uint32_t cell;        // claim cell, after the origin's ring in the target's inbox
+  std::uint64_t id;          // origin's record
+  std::uint64_t token;       // target's record, echoed in split_last
+  std::uint64_t buffer;      // landing buffer at the target
+  std::uint64_t part_bytes;  // part k is [k * part_bytes, (k+1) * part_bytes) of the data
+  std::uint32_t parts;
+  std::uint32_t generation;  // of the cell
 };
 
 struct SplitDoneWire {
   std::uint32_t src;
-  std::int32_t code;    // Errc::success or why the copy failed
-  std::uint64_t record;  // split_pushed: target token; split_pulled: origin id
+  std::int32_t code;     // split_done: Errc::success or why the data did not land
+  std::uint64_t record;  // split_last: target token; split_done: origin id
 };
 
 struct CounterUpdateWire {
