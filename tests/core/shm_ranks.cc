@@ -16,6 +16,7 @@
 
 #include "lapi/testing.hpp"
 #include "runtime/bootstrap.hpp"
+#include "tests/core/amsend_inbox.hpp"
 #include "tests/core/rank_context.hpp"
 
 using namespace lapis::testing;
@@ -27,92 +28,21 @@ bool shm_on() {
   return v == nullptr || std::string(v) != "0";
 }
 
-unsigned char pattern(std::uint32_t seq, std::size_t i) {
-  return static_cast<unsigned char>(seq * 13 + i * 7 + 3);
-}
-
-// Each message carries its sequence number in the user header; the data
-// lands in a per-sequence buffer so that arrival order does not matter.
-struct Inbox {
-  std::vector<std::vector<unsigned char>> slots;
-  std::atomic<int> bad{0};
-};
-Inbox g_inbox;
-
-lapi::Landing on_header(lapi::Context&, const lapi::AmHeaderInfo& info) {
-  auto* inbox = static_cast<Inbox*>(info.handler_arg);
-  std::uint32_t seq = 0;
-  if (info.uhdr_len != sizeof seq) {
-    inbox->bad.fetch_add(1);
-    return {};
-  }
-  std::memcpy(&seq, info.uhdr, sizeof seq);
-  if (seq >= inbox->slots.size()) {
-    inbox->bad.fetch_add(1);
-    return {};
-  }
-  inbox->slots[seq].assign(info.data_len, 0);
-  return {info.data_len ? inbox->slots[seq].data() : nullptr, nullptr, nullptr, nullptr};
-}
-
-void check_inbox(const std::vector<std::size_t>& sizes) {
-  CHECK(g_inbox.bad.load() == 0);
-  for (std::uint32_t seq = 0; seq < sizes.size(); ++seq) {
-    const auto& got = g_inbox.slots[seq];
-    REQUIRE(got.size() == sizes[seq]);
-    std::size_t wrong = 0;
-    for (std::size_t i = 0; i < got.size(); ++i) wrong += got[i] != pattern(seq, i);
-    CHECK_MESSAGE(wrong == 0, "message ", seq, " of ", sizes[seq], " bytes has ", wrong, " wrong bytes");
-  }
-}
-
-// Sends sizes[seq] bytes with sequence seq to tgt (target counter on the
-// receiver). The buffers live until wait(): a send that UCX queues may
-// still read its buffer.
-struct Sender {
-  lapi::Counter origin;
-  std::vector<std::vector<unsigned char>> buffers;
-
-  void send(lapi::Context& ctx, lapi::TaskId tgt, const std::vector<std::size_t>& sizes,
-            lapi::RemoteCounter counter) {
-    for (std::uint32_t seq = 0; seq < sizes.size(); ++seq) {
-      auto& data = buffers.emplace_back(sizes[seq]);
-      for (std::size_t i = 0; i < data.size(); ++i) data[i] = pattern(seq, i);
-      LAPI_OK(ctx.amsend(tgt, 1, &seq, sizeof seq, data.data(), data.size(), {counter, &origin, nullptr}));
+// shm_send_raw, retried while the peer's ring is full or the peer sleeps
+// (a peer still waiting in lapi's barrier may sleep there a while).
+void send_forged(lapi::Context& ctx, lapi::TaskId peer, const std::vector<unsigned char>& frame,
+                 std::uint32_t claimed_len) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    const lapi::Status s = lapi::testing::shm_send_raw(ctx, peer, frame.data(), frame.size(), claimed_len);
+    if (s.code() != lapi::Errc::transport) {
+      LAPI_OK(s);
+      return;
     }
+    REQUIRE(std::chrono::steady_clock::now() < deadline);
+    LAPI_OK(ctx.probe());
+    sched_yield();
   }
-  void wait(lapi::Context& ctx) {
-    LAPI_OK(ctx.waitcntr(origin, static_cast<int>(buffers.size())));
-    buffers.clear();
-  }
-};
-
-void send_all(lapi::Context& ctx, lapi::TaskId tgt, const std::vector<std::size_t>& sizes,
-              lapi::RemoteCounter counter) {
-  Sender sender;
-  sender.send(ctx, tgt, sizes, counter);
-  sender.wait(ctx);
-}
-
-struct Setup {
-  lapi::Context& ctx;
-  lapi::Counter landed;
-  std::vector<std::uint64_t> counters;
-};
-
-Setup& setup(std::size_t slots) {
-  static Setup s{rank_context(), {}, {}};
-  static bool registered = false;
-  if (!registered) {
-    LAPI_OK(s.ctx.register_handler(1, on_header, &g_inbox));
-    lapi::RemoteCounter mine;
-    LAPI_OK(s.ctx.register_counter(s.landed, mine));
-    s.counters = exchange(s.ctx, mine.handle);
-    registered = true;
-  }
-  g_inbox.slots.assign(slots, {});
-  LAPI_OK(s.ctx.barrier());
-  return s;
 }
 
 }  // namespace
@@ -262,12 +192,12 @@ TEST_CASE("forged shared-memory frames are refused, not executed") {
   CHECK(too_long.code() == lapi::Errc::hdr_len);
   CHECK(too_long.message().find("len=") != std::string::npos);
   const auto other = frame(me == 0 ? 1 : 0, 0);  // claims another sender
-  LAPI_OK(lapi::testing::shm_send_raw(s.ctx, peer, other.data(), other.size(), 0));
+  send_forged(s.ctx, peer, other, 0);
   const auto mine = frame(me, 0);
   // Claims more bytes than the ring holds from its slot on.
-  LAPI_OK(lapi::testing::shm_send_raw(s.ctx, peer, mine.data(), mine.size(), 1u << 30));
+  send_forged(s.ctx, peer, mine, 1u << 30);
   // Claims just past the frame limit.
-  LAPI_OK(lapi::testing::shm_send_raw(s.ctx, peer, mine.data(), mine.size(), 15 * 576));
+  send_forged(s.ctx, peer, mine, 15 * 576);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (s.ctx.fault_stats().refused_here - before < 3) {
     REQUIRE(std::chrono::steady_clock::now() < deadline);

@@ -1,0 +1,195 @@
+// Split copy: large Amsends between tasks of one node are copied by both
+// tasks (and with LAPIS_SPLIT_COPY=0 pulled by UCX's rendezvous); the
+// target completes them even while the origin stays out of the library; a
+// discarded or refused one frees the origin's buffer; forged split-copy
+// messages are refused. Run by split_test under lapirun.
+
+#include <doctest/doctest.h>
+
+#include <sched.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "lapi/testing.hpp"
+#include "runtime/bootstrap.hpp"
+#include "tests/core/amsend_inbox.hpp"
+#include "tests/core/rank_context.hpp"
+
+using namespace lapis::testing;
+
+namespace {
+
+bool split_on() {
+  const char* v = std::getenv("LAPIS_SPLIT_COPY");
+  return v == nullptr || std::string(v) != "0";
+}
+
+// Protocol ids and records of lapi/internal/wire.hpp, forged below.
+constexpr unsigned kAmsendPacked = 13;
+constexpr unsigned kSplitGo = 15;
+constexpr unsigned kSplitLast = 16;
+constexpr unsigned kSplitDone = 17;
+constexpr std::uint16_t kSplitData = 1u << 2;
+
+// Polls until this task has refused `count` more requests than `before`.
+void await_refusals(lapi::Context& ctx, std::uint64_t before, std::uint64_t count) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (ctx.fault_stats().refused_here - before < count) {
+    REQUIRE(std::chrono::steady_clock::now() < deadline);
+    LAPI_OK(ctx.probe());
+    sched_yield();
+  }
+}
+
+// Handler 2 discards every message (no landing buffer); handler 3 refuses it.
+lapi::Landing discard(lapi::Context&, const lapi::AmHeaderInfo&) { return {}; }
+lapi::Landing refuse(lapi::Context&, const lapi::AmHeaderInfo&) {
+  lapi::Landing l;
+  l.refuse = static_cast<int>(lapi::Errc::data_len);
+  return l;
+}
+
+}  // namespace
+
+TEST_CASE("large amsends to tasks on this node are split-copied; LAPIS_SPLIT_COPY=0 keeps UCX") {
+  // The core's eager limit is 8 KiB: 8 KiB goes by UCX rendezvous, 16 KiB
+  // in one part, the rest in 2 to 8 parts, odd sizes included.
+  const std::vector<std::size_t> sizes = {8192, 16384, 65537, 200003, (1u << 20) + 3, 4u << 20};
+  // Counted before the barrier: a peer may send (and this task land)
+  // while this task is still leaving it.
+  const lapi::ShmStats before = rank_context().shm_stats();
+  Setup& s = setup(sizes.size());
+  const lapi::TaskId me = s.ctx.task_id();
+  const std::uint32_t n = s.ctx.num_tasks();
+  const lapi::TaskId right = (me + 1) % n;
+  lapi::Counter completion;
+  Sender sender;
+  sender.completion = &completion;
+  sender.send(s.ctx, right, sizes, {s.counters[right]});
+  sender.wait(s.ctx);
+  LAPI_OK(s.ctx.waitcntr(completion, static_cast<int>(sizes.size())));
+  LAPI_OK(s.ctx.waitcntr(s.landed, static_cast<int>(sizes.size())));
+  check_inbox(sizes);
+  const lapi::ShmStats after = s.ctx.shm_stats();
+  std::int64_t query = -1;
+  LAPI_OK(s.ctx.qenv(lapi::Query::split_copy, query));
+  CHECK(query == (split_on() ? 1 : 0));
+  if (split_on() && n > 1) {
+    CHECK(after.split_peers == n - 1);
+    CHECK(after.split_sent - before.split_sent == sizes.size() - 1);  // all but 8 KiB
+    CHECK(after.split_received - before.split_received == sizes.size() - 1);
+  } else {
+    CHECK(after.split_peers == 0);
+    CHECK(after.split_sent == 0);
+    CHECK(after.split_received == 0);
+  }
+  LAPI_OK(s.ctx.barrier());
+}
+
+TEST_CASE("the target completes a split amsend while the origin stays out of the library") {
+  lapi::Context& ctx = rank_context();
+  if (ctx.num_tasks() < 2) return;
+  const std::vector<std::size_t> sizes = {(1u << 20) + 5, 3u << 20};
+  Setup& s = setup(sizes.size());
+  const lapi::TaskId me = s.ctx.task_id();
+  lapis::runtime::process_bootstrap().barrier();  // everyone has left lapi's barrier
+  if (me == 0) {
+    // Sent, then into the launcher's barrier until task 1 has the data:
+    // task 1 must copy every part itself.
+    Sender sender;
+    sender.send(s.ctx, 1, sizes, {s.counters[1]});
+    lapis::runtime::process_bootstrap().barrier();
+    sender.wait(s.ctx);
+  } else {
+    if (me == 1) {
+      LAPI_OK(s.ctx.waitcntr(s.landed, static_cast<int>(sizes.size())));
+      check_inbox(sizes);
+    }
+    lapis::runtime::process_bootstrap().barrier();
+  }
+  LAPI_OK(s.ctx.barrier());
+}
+
+TEST_CASE("a discarded or refused split amsend frees the origin's buffer") {
+  lapi::Context& ctx = rank_context();
+  if (ctx.num_tasks() < 2) return;
+  Setup& s = setup(0);
+  static bool registered = false;
+  if (!registered) {
+    LAPI_OK(s.ctx.register_handler(2, discard));
+    LAPI_OK(s.ctx.register_handler(3, refuse));
+    registered = true;
+  }
+  LAPI_OK(s.ctx.barrier());
+  const lapi::TaskId me = s.ctx.task_id();
+  const lapi::TaskId right = (me + 1) % s.ctx.num_tasks();
+  const auto reported_before = s.ctx.fault_stats().reported_to_me;
+  std::vector<unsigned char> data(1u << 20, 7);
+  lapi::Counter origin;
+  lapi::Counter completion;
+  LAPI_OK(s.ctx.amsend(right, 2, nullptr, 0, data.data(), data.size(),
+                       {{s.counters[right]}, &origin, &completion}));
+  LAPI_OK(s.ctx.amsend(right, 3, nullptr, 0, data.data(), data.size(), {{}, &origin, nullptr}));
+  LAPI_OK(s.ctx.waitcntr(origin, 2));
+  LAPI_OK(s.ctx.waitcntr(completion, 1));  // the discarded one completed
+  LAPI_OK(s.ctx.waitcntr(s.landed, 1));    // ... and moved its target counter
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (s.ctx.fault_stats().reported_to_me == reported_before) {  // the refused one
+    REQUIRE(std::chrono::steady_clock::now() < deadline);
+    LAPI_OK(s.ctx.probe());
+    sched_yield();
+  }
+  CHECK(s.ctx.fault_stats().reported_to_me - reported_before == 1);
+  LAPI_OK(s.ctx.barrier());
+}
+
+TEST_CASE("forged split-copy messages are refused, not followed") {
+  lapi::Context& ctx = rank_context();
+  if (ctx.num_tasks() < 2) return;
+  const auto before = ctx.fault_stats().refused_here;
+  Setup& s = setup(1);
+  const lapi::TaskId me = s.ctx.task_id();
+  const lapi::TaskId right = (me + 1) % s.ctx.num_tasks();
+  // split_go{src, cell, id, token, buffer, part_bytes, parts, generation}
+  // naming no split amsend of the target's.
+  struct Go {
+    std::uint32_t src, cell;
+    std::uint64_t id, token, buffer, part_bytes;
+    std::uint32_t parts, generation;
+  } go{me, 0, 0x500000001ull, 1, 0x1000, 65536, 2, 1};
+  LAPI_OK(lapi::testing::send_raw(s.ctx, right, kSplitGo, &go, sizeof go, nullptr, 0));
+  // split_last / split_done{src, code, record} for records that do not exist.
+  struct Done {
+    std::uint32_t src;
+    std::int32_t code;
+    std::uint64_t record;
+  } done{me, 0, 0x700000003ull};
+  LAPI_OK(lapi::testing::send_raw(s.ctx, right, kSplitLast, &done, sizeof done, nullptr, 0));
+  LAPI_OK(lapi::testing::send_raw(s.ctx, right, kSplitDone, &done, sizeof done, nullptr, 0));
+  // A packed Amsend frame flagged as split copy whose descriptor is 4
+  // bytes, not 24: AmsendWire{src, handler 1, flags}, uhdr (seq 0), data.
+  std::vector<unsigned char> frame(16);
+  const std::uint16_t handler = 1;
+  const std::uint16_t flags = kSplitData | 4 << 8;
+  const std::uint32_t seq = 0, junk = 0xdeadbeef;
+  std::memcpy(frame.data(), &me, 4);
+  std::memcpy(frame.data() + 4, &handler, 2);
+  std::memcpy(frame.data() + 6, &flags, 2);
+  std::memcpy(frame.data() + 8, &seq, 4);
+  std::memcpy(frame.data() + 12, &junk, 4);
+  LAPI_OK(lapi::testing::send_raw(s.ctx, right, kAmsendPacked, nullptr, 0, frame.data(), frame.size()));
+  await_refusals(s.ctx, before, 4);
+  CHECK(g_inbox.bad.load() == 0);
+  CHECK(g_inbox.slots[0].empty());  // the forged frame never reached the handler
+  LAPI_OK(s.ctx.barrier());
+  // Still healthy: a real split amsend after the forged messages.
+  const std::vector<std::size_t> sizes = {300000};
+  send_all(s.ctx, right, sizes, {s.counters[right]});
+  LAPI_OK(s.ctx.waitcntr(s.landed, 1));
+  check_inbox(sizes);
+  LAPI_OK(s.ctx.barrier());
+}

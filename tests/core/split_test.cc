@@ -1,0 +1,32 @@
+// Runs split_ranks under lapirun: split copy on at 2, 4 and 8 ranks (more
+// than cores) and in interrupt mode, and off (LAPIS_SPLIT_COPY=0).
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/launch.hpp"
+
+using lapis::testing::launch;
+
+TEST_CASE("split copy on and off, polling and interrupt mode") {
+  struct Run {
+    int ranks;
+    std::vector<std::string> env;
+  };
+  const std::vector<Run> runs = {
+      {2, {"LAPIS_SPLIT_COPY=1"}},
+      {4, {"LAPIS_SPLIT_COPY=1"}},
+      {8, {"LAPIS_SPLIT_COPY=1"}},
+      {2, {"LAPIS_SPLIT_COPY=1", "LAPIS_MODE=interrupt"}},
+      {3, {"LAPIS_SPLIT_COPY=0"}},
+  };
+  for (const Run& run : runs) {
+    CAPTURE(run.ranks);
+    CAPTURE(run.env.back());
+    const auto r = launch({run.ranks, 180, run.env}, "tests/core/split_ranks");
+    INFO(r.output);
+    CHECK(r.status == 0);
+  }
+}
