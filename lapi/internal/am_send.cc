@@ -35,7 +35,7 @@ Status Context::Impl::post_send_locked(TaskId tgt, Proto proto, const void* head
                                        std::size_t data_len, std::uint32_t am_flags,
                                        Counter* origin) {
   SendOp* op = send_pool_.acquire();
-  std::memcpy(op->header, header, header_len);
+  if (header_len) std::memcpy(op->header, header, header_len);  // header may be null when empty
   op->header_len = static_cast<std::uint32_t>(header_len);
   return post_op_locked(op, tgt, proto, data, data_len, am_flags, origin);
 }
