@@ -144,6 +144,7 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   expect_rejected("LAPIS_AM_EAGER_LIMIT", {"-4"});
   expect_rejected("LAPIS_TAKEOVER_GRACE_US", {"0", "fast", "20000000"});
   expect_rejected("LAPIS_SHM", {"yes", "2", "-1"});
+  expect_rejected("LAPIS_SPLIT_COPY", {"on", "3"});
   lapi::Config config;
   ::setenv("LAPIS_TAKEOVER_GRACE_US", "200", 1);
   REQUIRE(lapi::Config::from_env(config).ok());
@@ -153,10 +154,14 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   REQUIRE(lapi::Config::from_env(config).ok());
   CHECK_FALSE(config.shm);
   ::unsetenv("LAPIS_SHM");
+  ::setenv("LAPIS_SPLIT_COPY", "0", 1);
+  REQUIRE(lapi::Config::from_env(config).ok());
+  CHECK_FALSE(config.split_copy);
+  ::unsetenv("LAPIS_SPLIT_COPY");
   CHECK(lapi::Config::from_env(config).ok());
 }
 
-TEST_CASE("shared_memory is readable through qenv and read-only") {
+TEST_CASE("shared_memory and split_copy are readable through qenv and read-only") {
   lapi::Config config;
   config.shm = false;
   std::unique_ptr<lapi::Context> ctx;
@@ -164,9 +169,15 @@ TEST_CASE("shared_memory is readable through qenv and read-only") {
   std::int64_t v = -1;
   LAPI_OK(ctx->qenv(lapi::Query::shared_memory, v));
   CHECK(v == 0);
-  const lapi::Status s = ctx->senv(lapi::Query::shared_memory, 1);
-  CHECK(s.code() == lapi::Errc::query_type);
+  LAPI_OK(ctx->qenv(lapi::Query::split_copy, v));
+  CHECK(v == 0);  // split copy needs the shared-memory channel
+  for (lapi::Query q : {lapi::Query::shared_memory, lapi::Query::split_copy}) {
+    const lapi::Status s = ctx->senv(q, 1);
+    CHECK(s.code() == lapi::Errc::query_type);
+    CHECK(s.message().find("read-only") != std::string::npos);
+  }
   CHECK(ctx->shm_stats().peers == 0);  // a singleton has nobody to share with
+  CHECK(ctx->shm_stats().split_peers == 0);
   LAPI_OK(ctx->term());
 }
 
