@@ -53,6 +53,13 @@ lapi::Landing refuse(lapi::Context&, const lapi::AmHeaderInfo&) {
   return l;
 }
 
+// Handler 4 names a landing buffer that is not mapped: the copy into it fails.
+lapi::Landing unmapped(lapi::Context&, const lapi::AmHeaderInfo&) {
+  lapi::Landing l;
+  l.buffer = reinterpret_cast<void*>(std::uintptr_t{4096});
+  return l;
+}
+
 }  // namespace
 
 TEST_CASE("large amsends to tasks on this node are split-copied; LAPIS_SPLIT_COPY=0 keeps UCX") {
@@ -114,7 +121,7 @@ TEST_CASE("the target completes a split amsend while the origin stays out of the
   LAPI_OK(s.ctx.barrier());
 }
 
-TEST_CASE("a discarded or refused split amsend frees the origin's buffer") {
+TEST_CASE("a discarded, refused or failed split amsend frees the origin's buffer") {
   lapi::Context& ctx = rank_context();
   if (ctx.num_tasks() < 2) return;
   Setup& s = setup(0);
@@ -122,6 +129,7 @@ TEST_CASE("a discarded or refused split amsend frees the origin's buffer") {
   if (!registered) {
     LAPI_OK(s.ctx.register_handler(2, discard));
     LAPI_OK(s.ctx.register_handler(3, refuse));
+    LAPI_OK(s.ctx.register_handler(4, unmapped));
     registered = true;
   }
   LAPI_OK(s.ctx.barrier());
@@ -145,6 +153,22 @@ TEST_CASE("a discarded or refused split amsend frees the origin's buffer") {
   }
   CHECK(s.ctx.fault_stats().reported_to_me - reported_before == 1);
   LAPI_OK(s.ctx.barrier());
+  // A landing buffer the kernel cannot write: the copy fails at both ends
+  // (one part: at the target alone), nothing crashes, and the origin's
+  // completion counter reports it. (Not tried on UCX's rendezvous, whose
+  // transports may simply fault on such a buffer.)
+  if (!split_on()) return;
+  for (std::size_t len : {std::size_t{20000}, data.size()}) {
+    CAPTURE(len);
+    lapi::Counter failed;
+    const auto reported = s.ctx.fault_stats().reported_to_me;
+    LAPI_OK(s.ctx.amsend(right, 4, nullptr, 0, data.data(), len, {{}, &origin, &failed}));
+    LAPI_OK(s.ctx.waitcntr(origin, 1));
+    const lapi::Status st = s.ctx.waitcntr(failed, 1);
+    CHECK(st.code() == lapi::Errc::transport);
+    CHECK(s.ctx.fault_stats().reported_to_me - reported == 1);
+    LAPI_OK(s.ctx.barrier());
+  }
 }
 
 TEST_CASE("forged split-copy messages are refused, not followed") {
