@@ -16,6 +16,7 @@ struct ShmStats {
   // Split copy (LAPIS_SPLIT_COPY): large Amsends copied by both tasks.
   std::uint64_t split_sent = 0;
   std::uint64_t split_received = 0;
+  std::uint64_t split_parts_helped = 0;  // parts this task wrote into its targets' buffers
   std::uint32_t split_peers = 0;  // tasks whose memory this task can reach
 };
 

@@ -328,6 +328,7 @@ class Context::Impl {
   std::vector<std::vector<std::uint32_t>> split_free_cells_;  // per source
   std::uint64_t split_sent_ = 0;
   std::uint64_t split_received_ = 0;
+  std::uint64_t split_parts_helped_ = 0;
 
   internal::SendPool send_pool_;
   internal::ShmChannel shm_;

@@ -76,25 +76,33 @@ std::size_t part_bytes(std::size_t len) {
 }
 
 // Claims parts from `cell` (generation `gen`, `parts` in all) and copies
-// each with copy(k) until none is left. Returns whether this side finished
-// the last part; `err` keeps the first copy error.
+// each claim with copy(first, count) until none is left. Returns whether
+// this side finished the last part; `err` keeps the first copy error.
+// `alone_takes_rest`: once this side has copied a part and nobody else has
+// claimed one, it claims all the rest at once (one system call instead of
+// one per part: the other side is busy elsewhere, or not in the library).
 template <typename Copy>
-bool copy_parts(ShmChannel::SplitCell& cell, std::uint32_t gen, std::uint32_t parts, Copy copy,
-                int& err) {
+bool copy_parts(ShmChannel::SplitCell& cell, std::uint32_t gen, std::uint32_t parts,
+                bool alone_takes_rest, Copy copy, int& err) {
   std::atomic_ref<std::uint64_t> claim(cell.claim);
   std::atomic_ref<std::uint64_t> done(cell.done);
   bool last = false;
+  std::uint32_t mine = 0;
   for (;;) {
     std::uint64_t c = claim.load(std::memory_order_acquire);
+    std::uint32_t count;
     do {
-      if (c >> 32 != gen || static_cast<std::uint32_t>(c) >= parts) return last;
-    } while (!claim.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel,
+      const auto next = static_cast<std::uint32_t>(c);
+      if (c >> 32 != gen || next >= parts) return last;
+      count = alone_takes_rest && mine != 0 && next == mine ? parts - next : 1;
+    } while (!claim.compare_exchange_weak(c, c + count, std::memory_order_acq_rel,
                                           std::memory_order_acquire));
-    const int e = copy(static_cast<std::uint32_t>(c));
+    const int e = copy(static_cast<std::uint32_t>(c), count);
     if (e != 0 && err == 0) err = e;
+    mine += count;
     const std::uint64_t before =
-        done.fetch_add(1 + (e != 0 ? ShmChannel::kSplitCellError : 0), std::memory_order_acq_rel);
-    last = static_cast<std::uint32_t>(before) + 1 == parts;
+        done.fetch_add(count + (e != 0 ? ShmChannel::kSplitCellError : 0), std::memory_order_acq_rel);
+    last = static_cast<std::uint32_t>(before) + count == parts;
   }
 }
 
@@ -180,10 +188,10 @@ void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* 
     const SplitGoWire go{me_, rec->cell, split.id, token, reinterpret_cast<std::uint64_t>(buffer),
                          part, parts, gen};
     send_control_locked(src, Proto::split_go, &go, sizeof go);
-    const bool last = copy_parts(cell, gen, parts, [&](std::uint32_t k) {
+    const bool last = copy_parts(cell, gen, parts, true, [&](std::uint32_t k, std::uint32_t count) {
       const std::size_t off = std::size_t{k} * part;
-      return cma_copy(split_pid_[src], dst + off, split.addr + off, std::min(part, split.len - off),
-                      false);
+      return cma_copy(split_pid_[src], dst + off, split.addr + off,
+                      std::min(part * count, split.len - off), false);
     }, err);
     if (err != 0) {
       rec->error = Errc::transport;
@@ -220,9 +228,15 @@ void Context::Impl::on_split_go_locked(const SplitGoWire& msg) {
                               msg.src, msg.id, msg.cell, msg.parts, msg.part_bytes));
     return;
   }
+  // Frames wait in our own rings (traffic both ways, as in a bi-directional
+  // stream): our core has copying of its own to do, and helping here would
+  // only add part-sized system calls. The target copies every part then.
+  if (shm_.pending()) return;
   const SplitSend& op = **found;
   int err = 0;
-  const bool last = copy_parts(cells[msg.cell], msg.generation, msg.parts, [&](std::uint32_t k) {
+  const bool last = copy_parts(cells[msg.cell], msg.generation, msg.parts, false,
+                               [&](std::uint32_t k, std::uint32_t) {
+    ++split_parts_helped_;
     const std::size_t off = std::size_t{k} * msg.part_bytes;
     return cma_copy(split_pid_[msg.src], const_cast<std::byte*>(op.data) + off, msg.buffer + off,
                     std::min<std::size_t>(msg.part_bytes, op.len - off), true);
