@@ -29,9 +29,9 @@ struct Config {
   // Small Amsends to tasks on the same node go through rings in shared
   // memory instead of UCX (see lapi/internal/shm_channel.hpp).
   bool shm = true;
-  // Large Amsends (at or above the eager limit) to tasks on the same node
-  // are copied by both tasks at once, half each, with cross-memory attach
-  // (see lapi/internal/split_copy.cc). Needs `shm`.
+  // Large Amsends (at or above the eager limit, 16 KiB at least) to tasks
+  // on the same node are copied by both tasks at once, in parts, with
+  // cross-memory attach (see lapi/internal/split_copy.cc). Needs `shm`.
   bool split_copy = true;
 
   // Reads LAPIS_MODE (polling|interrupt), LAPIS_POLICY (inline|thread|fiber),

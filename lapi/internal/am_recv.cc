@@ -138,7 +138,8 @@ ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const s
   }
   // Split copy: the data stays at the origin until the handler has named
   // its landing buffer; the handler sees its length but no bytes.
-  SplitWire split{};
+  SplitWire split;
+  split.id = 0;  // the rest is read only for a split frame
   if (w.flags & kSplitData) [[unlikely]] {
     if (rndv || length != sizeof split || data == nullptr) {
       return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, cookie,

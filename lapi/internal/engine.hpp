@@ -308,10 +308,9 @@ class Context::Impl {
   const std::uint64_t split_probe_ = internal::kSplitProbe;  // peers read it at init
   struct SplitSend {  // origin side, until split_done
     TaskId tgt;
-    const std::byte* data;
-    std::size_t len;
     Counter* origin;
-    internal::SplitWire wire;  // sent as the Amsend's data: must outlive a queued send
+    // The origin buffer, and the Amsend's data: must outlive a queued send.
+    internal::SplitWire wire;
   };
   struct SplitRecv {  // target side, until every part is in
     TaskId src;

@@ -129,23 +129,23 @@ void Context::Impl::probe_split_peer(TaskId peer, const SplitAddress& addr) {
 Status Context::Impl::amsend_split_locked(TaskId tgt, HandlerId handler, const void* uhdr,
                                           std::size_t uhdr_len, const void* data,
                                           std::size_t data_len, const Counters& counters) {
-  auto* op = new SplitSend{tgt, static_cast<const std::byte*>(data), data_len, counters.origin, {}};
+  auto* op = new SplitSend{tgt, counters.origin, {}};
   const std::uint64_t id = split_sends_.insert(op);
   op->wire = SplitWire{reinterpret_cast<std::uint64_t>(data), data_len, id};
-  // The origin counter moves once both copies are done, not when the frame is sent.
+  // The origin counter moves once every part is copied, not when the frame is sent.
   Counters later = counters;
   later.origin = nullptr;
-  ++split_sent_;
-  if (uhdr_len <= kPackedUhdrLimit &&
-      amsend_shm_locked(tgt, handler, kSplitData, uhdr, uhdr_len, &op->wire, sizeof op->wire, later)) {
-    return Errc::success;
-  }
-  Status s = amsend_ucx_locked(tgt, handler, kSplitData, uhdr, uhdr_len, &op->wire,
-                               sizeof op->wire, later);
-  if (!s.ok()) {
+  const bool in_ring =
+      uhdr_len <= kPackedUhdrLimit &&
+      amsend_shm_locked(tgt, handler, kSplitData, uhdr, uhdr_len, &op->wire, sizeof op->wire, later);
+  const Status s = in_ring ? Status(Errc::success)
+                           : amsend_ucx_locked(tgt, handler, kSplitData, uhdr, uhdr_len, &op->wire,
+                                               sizeof op->wire, later);
+  if (s.ok()) {
+    ++split_sent_;
+  } else {
     (void)split_sends_.take(id);
     delete op;
-    --split_sent_;
   }
   return s;
 }
@@ -174,6 +174,7 @@ void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* 
   auto* rec = new SplitRecv{src, job, split.id, kNoCell, parts, Errc::success, {}};
   const std::uint64_t token = split_recvs_.insert(rec);
   int err = 0;
+  bool last = true;  // unless the origin may still be copying a part
   auto& free_cells = split_free_cells_[src];
   if (parts > 1 && !free_cells.empty()) {
     // Hand the origin a cell to claim parts from, then copy alongside it.
@@ -188,25 +189,20 @@ void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* 
     const SplitGoWire go{me_, rec->cell, split.id, token, reinterpret_cast<std::uint64_t>(buffer),
                          part, parts, gen};
     send_control_locked(src, Proto::split_go, &go, sizeof go);
-    const bool last = copy_parts(cell, gen, parts, true, [&](std::uint32_t k, std::uint32_t count) {
+    last = copy_parts(cell, gen, parts, true, [&](std::uint32_t k, std::uint32_t count) {
       const std::size_t off = std::size_t{k} * part;
       return cma_copy(split_pid_[src], dst + off, split.addr + off,
                       std::min(part * count, split.len - off), false);
     }, err);
-    if (err != 0) {
-      rec->error = Errc::transport;
-      rec->detail = fmt::format("split copy: reading task {}'s amsend data: {}", src, std::strerror(err));
-    }
-    if (last) finish_split_recv_locked(token);
-    return;  // otherwise the origin copies the last part and says so
+  } else {
+    // One part, or no cell free: all of it here.
+    err = cma_copy(split_pid_[src], dst, split.addr, split.len, false);
   }
-  // One part, or no cell free: all of it here.
-  err = cma_copy(split_pid_[src], dst, split.addr, split.len, false);
   if (err != 0) {
     rec->error = Errc::transport;
     rec->detail = fmt::format("split copy: reading task {}'s amsend data: {}", src, std::strerror(err));
   }
-  finish_split_recv_locked(token);
+  if (last) finish_split_recv_locked(token);  // otherwise the origin says so (split_last)
 }
 
 void Context::Impl::release_split_locked(TaskId src, std::uint64_t id, Errc code) {
@@ -220,7 +216,7 @@ void Context::Impl::on_split_go_locked(const SplitGoWire& msg) {
   const bool sane = found != nullptr && (*found)->tgt == msg.src && cells != nullptr &&
                     split_reaches(msg.src) && msg.cell < ShmChannel::kSplitCells &&
                     msg.buffer != 0 && msg.part_bytes != 0 &&
-                    msg.parts == ((*found)->len + msg.part_bytes - 1) / msg.part_bytes;
+                    msg.parts == ((*found)->wire.len + msg.part_bytes - 1) / msg.part_bytes;
   if (!sane) [[unlikely]] {
     refuse_locked(msg.src, Errc::hndl_invalid, 0,
                   fmt::format("split_go names no split amsend of this task to task {} "
@@ -238,8 +234,8 @@ void Context::Impl::on_split_go_locked(const SplitGoWire& msg) {
                                [&](std::uint32_t k, std::uint32_t) {
     ++split_parts_helped_;
     const std::size_t off = std::size_t{k} * msg.part_bytes;
-    return cma_copy(split_pid_[msg.src], const_cast<std::byte*>(op.data) + off, msg.buffer + off,
-                    std::min<std::size_t>(msg.part_bytes, op.len - off), true);
+    return cma_copy(split_pid_[msg.src], reinterpret_cast<std::byte*>(op.wire.addr + off),
+                    msg.buffer + off, std::min<std::size_t>(msg.part_bytes, op.wire.len - off), true);
   }, err);
   if (err != 0) send_errors_++;  // the target reports it, with the Amsend's cookie
   if (last) {

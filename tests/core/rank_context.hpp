@@ -4,6 +4,9 @@
 
 #include <doctest/doctest.h>
 
+#include <sched.h>
+
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -32,10 +35,25 @@ inline std::vector<std::uint64_t> exchange(lapi::Context& ctx, std::uint64_t min
   return all;
 }
 
+// Drives progress (probe, yield) until done() holds; fails the test after
+// `seconds`.
+template <typename Done>
+void poll_until(lapi::Context& ctx, Done done, int seconds = 60);
+
 #define LAPI_OK(expr)                                   \
   do {                                                  \
     const ::lapi::Status lapi_ok_status_ = (expr);      \
     REQUIRE_MESSAGE(lapi_ok_status_.ok(), lapi_ok_status_.message()); \
   } while (0)
+
+template <typename Done>
+void poll_until(lapi::Context& ctx, Done done, int seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (!done()) {
+    REQUIRE(std::chrono::steady_clock::now() < deadline);
+    LAPI_OK(ctx.probe());
+    sched_yield();
+  }
+}
 
 }  // namespace lapis::testing

@@ -32,17 +32,12 @@ bool shm_on() {
 // (a peer still waiting in lapi's barrier may sleep there a while).
 void send_forged(lapi::Context& ctx, lapi::TaskId peer, const std::vector<unsigned char>& frame,
                  std::uint32_t claimed_len) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  for (;;) {
+  poll_until(ctx, [&] {
     const lapi::Status s = lapi::testing::shm_send_raw(ctx, peer, frame.data(), frame.size(), claimed_len);
-    if (s.code() != lapi::Errc::transport) {
-      LAPI_OK(s);
-      return;
-    }
-    REQUIRE(std::chrono::steady_clock::now() < deadline);
-    LAPI_OK(ctx.probe());
-    sched_yield();
-  }
+    if (s.code() == lapi::Errc::transport) return false;
+    LAPI_OK(s);
+    return true;
+  });
 }
 
 }  // namespace
@@ -198,12 +193,7 @@ TEST_CASE("forged shared-memory frames are refused, not executed") {
   send_forged(s.ctx, peer, mine, 1u << 30);
   // Claims just past the frame limit.
   send_forged(s.ctx, peer, mine, 15 * 576);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (s.ctx.fault_stats().refused_here - before < 3) {
-    REQUIRE(std::chrono::steady_clock::now() < deadline);
-    LAPI_OK(s.ctx.probe());
-    sched_yield();
-  }
+  poll_until(s.ctx, [&] { return s.ctx.fault_stats().refused_here - before >= 3; }, 30);
   CHECK(g_inbox.bad.load() == 0);
   CHECK(g_inbox.slots[0].empty());  // none of them reached the handler
   LAPI_OK(s.ctx.barrier());

@@ -6,9 +6,6 @@
 
 #include <doctest/doctest.h>
 
-#include <sched.h>
-
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -34,16 +31,6 @@ constexpr unsigned kSplitGo = 15;
 constexpr unsigned kSplitLast = 16;
 constexpr unsigned kSplitDone = 17;
 constexpr std::uint16_t kSplitData = 1u << 2;
-
-// Polls until this task has refused `count` more requests than `before`.
-void await_refusals(lapi::Context& ctx, std::uint64_t before, std::uint64_t count) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (ctx.fault_stats().refused_here - before < count) {
-    REQUIRE(std::chrono::steady_clock::now() < deadline);
-    LAPI_OK(ctx.probe());
-    sched_yield();
-  }
-}
 
 // Handler 2 discards every message (no landing buffer); handler 3 refuses it.
 lapi::Landing discard(lapi::Context&, const lapi::AmHeaderInfo&) { return {}; }
@@ -166,12 +153,8 @@ TEST_CASE("a discarded, refused or failed split amsend frees the origin's buffer
   LAPI_OK(s.ctx.waitcntr(origin, 2));
   LAPI_OK(s.ctx.waitcntr(completion, 1));  // the discarded one completed
   LAPI_OK(s.ctx.waitcntr(s.landed, 1));    // ... and moved its target counter
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (s.ctx.fault_stats().reported_to_me == reported_before) {  // the refused one
-    REQUIRE(std::chrono::steady_clock::now() < deadline);
-    LAPI_OK(s.ctx.probe());
-    sched_yield();
-  }
+  // The refused one is reported.
+  poll_until(s.ctx, [&] { return s.ctx.fault_stats().reported_to_me != reported_before; });
   CHECK(s.ctx.fault_stats().reported_to_me - reported_before == 1);
   LAPI_OK(s.ctx.barrier());
   // A landing buffer the kernel cannot write: the copy fails at both ends
@@ -227,7 +210,7 @@ TEST_CASE("forged split-copy messages are refused, not followed") {
   std::memcpy(frame.data() + 8, &seq, 4);
   std::memcpy(frame.data() + 12, &junk, 4);
   LAPI_OK(lapi::testing::send_raw(s.ctx, right, kAmsendPacked, nullptr, 0, frame.data(), frame.size()));
-  await_refusals(s.ctx, before, 4);
+  poll_until(s.ctx, [&] { return s.ctx.fault_stats().refused_here - before >= 4; });
   CHECK(g_inbox.bad.load() == 0);
   CHECK(g_inbox.slots[0].empty());  // the forged frame never reached the handler
   LAPI_OK(s.ctx.barrier());
