@@ -33,6 +33,11 @@ struct Config {
   // on the same node are copied by both tasks at once, in parts, with
   // cross-memory attach (see lapi/internal/split_copy.cc). Needs `shm`.
   bool split_copy = true;
+  // The call that ends this task's part in the job, as the user knows it:
+  // under lapirun a task that exits without it while others still run ends
+  // the job with "rank R exited ... without calling <leave_call>". APIs
+  // layered on the core name their own (LAPI_Term, MPI_Finalize).
+  std::string leave_call = "lapi::Context::term";
 
   // Reads LAPIS_MODE (polling|interrupt), LAPIS_POLICY (inline|thread|fiber),
   // LAPIS_AM_EAGER_LIMIT (bytes), LAPIS_ERROR_CHECK (0|1) and

@@ -32,6 +32,14 @@ class Bootstrap {
   virtual std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> mine) = 0;
   virtual void barrier() = 0;
   virtual std::string_view kind() const = 0;  // "lapirun", "pmix", "singleton"
+
+  // This process takes part in the job from enter_job() until the matching leave_job() (calls
+  // nest: a process may run several contexts). A launcher that sees the process end in between
+  // reports that it left without calling `leave_call` (e.g. "MPI_Finalize") and ends the job,
+  // since the others may be waiting for it. One-way and cheap; no-ops where the launcher
+  // cannot be told (singleton, PMIx). Never throws.
+  virtual void enter_job(std::string_view leave_call) { (void)leave_call; }
+  virtual void leave_job() {}
 };
 
 // The process-wide bootstrap, created on first use (thread-safe): PMIx when PMIX_RANK is set in the

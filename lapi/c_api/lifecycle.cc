@@ -55,6 +55,7 @@ int check_info(const lapi_info_t& info) {
 // override that, and LAPI_INTERRUPT_OFF in the program overrides both.
 int make_config(const lapi_info_t& info, Config& config) {
   config.mode = ProgressMode::interrupt;
+  config.leave_call = "LAPI_Term";
   if (int rc = from_status("LAPI_Init", Config::from_env(config)); rc != LAPI_SUCCESS) return rc;
   if ((info.protocol & LAPI_INTERRUPT_OFF) != 0) config.mode = ProgressMode::polling;
   return LAPI_SUCCESS;

@@ -228,6 +228,7 @@ class Context::Impl {
   std::uint32_t ntasks_ = 1;
   std::size_t max_uhdr_ = 0;
   std::atomic<bool> terminated_{false};
+  bool entered_job_ = false;  // told the launcher this task is in the job (start())
 
   ucp_context_h ucp_ = nullptr;
   ucp_worker_h worker_ = nullptr;

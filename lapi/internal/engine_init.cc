@@ -100,6 +100,9 @@ Status Context::Impl::start() {
   }
   me_ = static_cast<TaskId>(boot->rank());
   ntasks_ = static_cast<std::uint32_t>(boot->size());
+  // From here on peers may wait for this task; shutdown() leaves again.
+  boot->enter_job(config_.leave_call);
+  entered_job_ = true;
 
   ucp_config_t* ucp_config = nullptr;
   if (ucp_config_read(nullptr, nullptr, &ucp_config) != UCS_OK) {
@@ -248,6 +251,7 @@ Status Context::Impl::shutdown() {
     lapis::runtime::process_bootstrap().barrier();
   } catch (const std::exception&) {
   }
+  if (entered_job_) lapis::runtime::process_bootstrap().leave_job();
   shm_.close();
   for (auto& peer : remote_regions_) {
     for (auto& [base, r] : peer) ucp_rkey_destroy(r.rkey);

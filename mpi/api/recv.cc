@@ -164,11 +164,18 @@ extern "C" int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype,
   if (rc == MPI_SUCCESS) rc = validate_recv(buf, count, datatype, source, recvtag, comm, c, t);
   if (rc == MPI_SUCCESS) rc = check_status_ptr(status);
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  // The outgoing data is copied out first: the receive lands in `buf`.
+  // The outgoing data is copied out first: the receive lands in `buf`. With
+  // no destination nothing is sent, so nothing is copied (count may be huge).
   Staging copy;
-  std::size_t bytes = static_cast<std::size_t>(count) * t->size();
-  copy.allocate(bytes);
-  pack(*t, buf, count, copy.data.get());
+  const std::size_t bytes =
+      dest == MPI_PROC_NULL ? 0 : static_cast<std::size_t>(count) * t->size();
+  if (bytes > 0) {
+    if (!copy.try_allocate(bytes)) {
+      return raise(c, kFn, fail(MPI_ERR_NO_MEM, "cannot copy count={} elements ({} bytes) to send",
+                                count, bytes));
+    }
+    pack(*t, buf, count, copy.data.get());
+  }
   return exchange(kFn, *c, SendBytes{copy.data.get(), bytes}, dest, sendtag, buf, count, *t,
                   source, recvtag, status);
 }

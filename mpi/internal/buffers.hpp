@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 
 #include "mpi/internal/datatype.hpp"
 
@@ -20,6 +21,14 @@ struct Staging {
       data.reset(new char[n == 0 ? 1 : n]);
       size = n;
     }
+  }
+  // As allocate(), but reports exhaustion instead of throwing (for sizes a
+  // caller takes from the user unchecked, e.g. INT_MAX elements).
+  [[nodiscard]] bool try_allocate(std::size_t n) {
+    if (n <= size && data) return true;
+    data.reset(new (std::nothrow) char[n == 0 ? 1 : n]);
+    size = data ? n : 0;
+    return data != nullptr;
   }
 };
 

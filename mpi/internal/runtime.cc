@@ -58,6 +58,7 @@ int start_runtime() {
   // → 0.5-5.4; mpi_bw 16-64 KiB: 4.3-10 GB/s → 20-29). LAPIS_AM_EAGER_LIMIT
   // still overrides it.
   config.eager_limit = 128 * 1024;
+  config.leave_call = "MPI_Finalize";
   if (lapi::Status st = lapi::Config::from_env(config); !st.ok()) {
     return fail(MPI_ERR_OTHER, "lapi configuration: {}", st.message());
   }

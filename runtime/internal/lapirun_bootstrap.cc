@@ -68,6 +68,20 @@ void LapirunBootstrap::barrier() {
   call(MsgType::kBarrier, seq, {}, MsgType::kBarrierDone, "barrier (collective #" + std::to_string(seq) + ")");
 }
 
+// One-way notes to the launcher: best effort (a broken socket means the launcher already knows
+// more than this note would tell it).
+void LapirunBootstrap::enter_job(std::string_view leave_call) {
+  std::lock_guard lock(mutex_);
+  if (job_entries_++ > 0 || !failure_.empty()) return;
+  (void)write_all(socket_.get(), encode_frame(MsgType::kEnter, 0, std::as_bytes(std::span(leave_call))));
+}
+
+void LapirunBootstrap::leave_job() {
+  std::lock_guard lock(mutex_);
+  if (job_entries_ == 0 || --job_entries_ > 0 || !failure_.empty()) return;
+  (void)write_all(socket_.get(), encode_frame(MsgType::kLeave, 0, {}));
+}
+
 LapirunBootstrap::Reply LapirunBootstrap::call(MsgType request, std::uint32_t seq, std::span<const std::byte> payload,
                                                MsgType expected, const std::string& what) {
   if (!failure_.empty()) throw BootstrapError(failure_);

@@ -25,6 +25,8 @@ class LapirunBootstrap final : public Bootstrap {
   std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> mine) override;
   void barrier() override;
   std::string_view kind() const override { return "lapirun"; }
+  void enter_job(std::string_view leave_call) override;
+  void leave_job() override;
 
  private:
   struct Reply {
@@ -46,6 +48,7 @@ class LapirunBootstrap final : public Bootstrap {
   std::mutex mutex_;  // guards everything below: one collective on the socket at a time
   UniqueFd socket_;
   std::uint32_t next_seq_ = 0;
+  int job_entries_ = 0;  // enter_job() calls not yet matched by leave_job()
   std::string failure_;  // non-empty once broken
 };
 

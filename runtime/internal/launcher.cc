@@ -163,7 +163,10 @@ class Launcher {
   Launcher& operator=(const Launcher&) = delete;
 
   int run() {
-    if (options_.timeout_seconds) {
+    // steady_clock counts nanoseconds in 64 bits: now + 1e10 s would wrap into the past and end
+    // the job at once. A timeout beyond ~30 years is no deadline at all.
+    constexpr double kLongestDeadlineSeconds = 1e9;
+    if (options_.timeout_seconds && *options_.timeout_seconds <= kLongestDeadlineSeconds) {
       job_deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                          std::chrono::duration<double>(*options_.timeout_seconds));
     }
@@ -270,10 +273,16 @@ class Launcher {
       code = WEXITSTATUS(status);
       how = "rank " + std::to_string(rank) + " exited with status " + std::to_string(code);
     }
+    // A rank that ends while still in the job (between its lapi init and term) leaves the others
+    // waiting for it, whatever its status: end the job rather than let it hang.
+    server_.read_pending();
+    const std::optional<std::string> unfinished = server_.unfinished_call(rank);
+    if (unfinished) how += " without calling " + *unfinished;
     server_.mark_rank_gone(rank, how);
-    if (code != 0 && !shutting_down_) {
+    const bool others_stranded = unfinished && running_ > 0;
+    if ((code != 0 || others_stranded) && !shutting_down_) {
       report(how);
-      begin_shutdown(code);
+      begin_shutdown(code != 0 ? code : 1);
     }
   }
 

@@ -23,7 +23,8 @@ RendezvousServer::RendezvousServer(UniqueFd listener, int size)
     : listener_(std::move(listener)),
       size_(size),
       by_rank_(static_cast<std::size_t>(size), nullptr),
-      rank_seen_(static_cast<std::size_t>(size), false) {
+      rank_seen_(static_cast<std::size_t>(size), false),
+      leave_call_(static_cast<std::size_t>(size)) {
   set_nonblocking(listener_.get());
 }
 
@@ -54,6 +55,17 @@ void RendezvousServer::handle_events(std::span<const pollfd> fds) {
 void RendezvousServer::mark_rank_gone(int rank, const std::string& why) {
   (void)rank;  // the connection (if any) closes by itself; the rank can no longer take part
   break_collectives(why);
+}
+
+void RendezvousServer::read_pending() {
+  for (const auto& conn : connections_) {
+    if (!conn->dead) read_from(*conn);
+  }
+}
+
+std::optional<std::string> RendezvousServer::unfinished_call(int rank) const {
+  if (rank < 0 || rank >= size_ || leave_call_[static_cast<std::size_t>(rank)].empty()) return std::nullopt;
+  return leave_call_[static_cast<std::size_t>(rank)];
 }
 
 void RendezvousServer::accept_connections() {
@@ -136,6 +148,10 @@ void RendezvousServer::handle_frame(Connection& conn, const FrameHeader& header,
     case MsgType::kBarrier:
       if (conn.rank < 0) break;
       return contribute(conn, header, payload);
+    case MsgType::kEnter:
+    case MsgType::kLeave:
+      if (conn.rank < 0) break;
+      return note_job(conn, header, payload);
     default: break;
   }
   const std::string why = "rank " + std::to_string(conn.rank) + " sent an unexpected rendezvous message '" +
@@ -173,6 +189,19 @@ void RendezvousServer::handle_hello(Connection& conn, const FrameHeader& header,
   rank_seen_[static_cast<std::size_t>(rank)] = true;
   ++joined_;
   send(conn, MsgType::kWelcome, header.seq, {});
+}
+
+void RendezvousServer::note_job(Connection& conn, const FrameHeader& header, std::span<const std::byte> payload) {
+  // Names are for messages only: keep them short and printable whatever a client sends.
+  constexpr std::size_t kMaxName = 64;
+  std::string& call = leave_call_[static_cast<std::size_t>(conn.rank)];
+  if (header.type == MsgType::kLeave) return call.clear();
+  call.clear();
+  for (std::byte b : payload.first(std::min(payload.size(), kMaxName))) {
+    const char c = static_cast<char>(b);
+    call += (c >= 0x20 && c < 0x7f) ? c : '?';
+  }
+  if (call.empty()) call = "its leave call";
 }
 
 void RendezvousServer::contribute(Connection& conn, const FrameHeader& header, std::span<const std::byte> payload) {

@@ -41,6 +41,13 @@ class RendezvousServer {
   // The launcher reaped rank `rank`; `why` says how it ended (e.g. "rank 2 exited with status 3").
   void mark_rank_gone(int rank, const std::string& why);
 
+  // Reads whatever the ranks have sent but poll() has not reported yet: a rank's last note
+  // (Leave) precedes its exit, so the launcher calls this before judging how a rank ended.
+  void read_pending();
+
+  // The rank's leave call ("MPI_Finalize") if it entered the job and has not left it.
+  std::optional<std::string> unfinished_call(int rank) const;
+
   // Every rank has said hello: no further valid client can come, so the socket file may go.
   bool all_joined() const { return joined_ == size_; }
   std::uint32_t completed_collectives() const { return completed_; }
@@ -61,6 +68,7 @@ class RendezvousServer {
   void write_to(Connection& conn);
   void handle_frame(Connection& conn, const FrameHeader& header, std::span<const std::byte> payload);
   void handle_hello(Connection& conn, const FrameHeader& header, std::span<const std::byte> payload);
+  void note_job(Connection& conn, const FrameHeader& header, std::span<const std::byte> payload);
   void contribute(Connection& conn, const FrameHeader& header, std::span<const std::byte> payload);
   void complete_collective();
   // Fails the open collective (if any) and every later one with `why`.
@@ -83,6 +91,7 @@ class RendezvousServer {
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<Connection*> by_rank_;       // live connection of each rank that said hello
   std::vector<bool> rank_seen_;            // a hello was accepted for this rank at some point
+  std::vector<std::string> leave_call_;    // by rank: non-empty while the rank is in the job
   int joined_ = 0;                         // how many entries of rank_seen_ are true
   std::optional<OpenCollective> open_;
   std::uint32_t completed_ = 0;

@@ -73,6 +73,8 @@ const char* msg_type_name(MsgType type) {
     case MsgType::kBarrier: return "barrier";
     case MsgType::kBarrierDone: return "barrier-done";
     case MsgType::kError: return "error";
+    case MsgType::kEnter: return "enter";
+    case MsgType::kLeave: return "leave";
   }
   return "unknown";
 }

@@ -10,6 +10,8 @@
 //                                       <-   AllgatherResult{seq=k, payload=gathered} or Error{text}
 //   Barrier{seq=k}                      ->
 //                                       <-   BarrierDone{seq=k}   or Error{text}
+//   Enter{payload=leave call name}      ->   (no reply) the rank is in the job until Leave
+//   Leave{}                             ->   (no reply) the rank called its leave call
 //
 // `k` counts this rank's collective calls (allgathers and barriers together) from 0, so the
 // server can tell a rank that called a different collective than the others.
@@ -31,6 +33,8 @@ enum class MsgType : std::uint32_t {
   kBarrier = 5,
   kBarrierDone = 6,
   kError = 7,
+  kEnter = 8,
+  kLeave = 9,
 };
 
 struct FrameHeader {

@@ -72,4 +72,15 @@ TEST_CASE("C API demo, completion policies") {
   SUBCASE("fiber") { run_demo(4, "-x LAPIS_POLICY=fiber"); }
 }
 
+TEST_CASE("a task exiting without LAPI_Term ends the job instead of hanging it") {
+  const std::string command = runfile("runtime/lapirun") + " -n 3 --timeout 60 " +
+                              runfile("tests/c_api/lapi_c_demo") + " --expect-tasks 3 --exit-without-term";
+  Run result = run(command);
+  INFO("output:\n", result.output);
+  CHECK(result.exit_code != 0);
+  CHECK(result.exit_code != 124);  // ended by the launcher's rule, not the timeout
+  CHECK(count(result.output, "rank 2 exited with status 0 without calling LAPI_Term") == 1);
+  CHECK(count(result.output, "NOT REACHED") == 0);
+}
+
 TEST_CASE("C API demo, every Amsend by rendezvous") { run_demo(4, "-x LAPIS_AM_EAGER_LIMIT=0"); }

@@ -3,6 +3,7 @@
 // (the other ranks, blocked in receives, are ended by lapirun).
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <string>
 
 #include "tests/support/launch.hpp"
@@ -51,6 +52,19 @@ TEST_CASE("a call before MPI_Init is fatal") {
   CHECK(has(r.output, "before MPI_Init"));
   CHECK(has(r.output, "MPI_ERR_OTHER"));
   CHECK_FALSE(has(r.output, "NOT REACHED"));
+}
+
+TEST_CASE("a rank exiting without MPI_Finalize ends the job instead of hanging it") {
+  for (const char* what : {"exit-in-recv", "exit-in-finalize"}) {
+    const auto start = std::chrono::steady_clock::now();
+    auto r = run(what, 3);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    INFO(what, ": ", r.output);
+    CHECK(r.status != 0);
+    CHECK(r.status != 124);
+    CHECK(has(r.output, "rank 2 exited with status 0 without calling MPI_Finalize"));
+    CHECK(seconds < 5);
+  }
 }
 
 TEST_CASE("MPI_Abort ends every rank with the error code") {

@@ -4,10 +4,15 @@
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
-#include <sys/stat.h>
 
 #include "tests/support/launch.hpp"
 
@@ -46,7 +51,65 @@ int count(const std::string& text, const std::string& needle) {
   return n;
 }
 
+// The names of the functions `header` declares (`int MPI_Send(`, `double MPI_Wtime(`...).
+std::set<std::string> declared_functions(const std::string& header) {
+  std::ifstream in(header);
+  std::stringstream text;
+  text << in.rdbuf();
+  static const std::regex declaration(
+      R"((?:^|\n)[ \t]*(?:extern[ \t]+)?(?:int|double|void|char)[ \t*]+((?:MPI|PMPI|LAPI|LAPIS)_[A-Za-z0-9_]+)[ \t]*\()");
+  std::set<std::string> names;
+  const std::string all = text.str();
+  for (std::sregex_iterator it(all.begin(), all.end(), declaration), end; it != end; ++it) {
+    names.insert((*it)[1]);
+  }
+  return names;
+}
+
+// Writes a C program that takes the address of every function `header` declares; linking it
+// against the installed library fails for any the library does not export.
+std::string write_reference_program(const std::string& header, const std::string& include,
+                                    const std::string& path, std::size_t& count) {
+  const std::set<std::string> names = declared_functions(header);
+  count = names.size();
+  std::ofstream out(path);
+  out << "#include <" << include << ">\n#include <stdio.h>\n"
+      << "typedef void (*fn_t)(void);\nstatic const fn_t functions[] = {\n";
+  for (const std::string& name : names) out << "  (fn_t)&" << name << ",\n";
+  out << "};\nint main(void) { printf(\"%zu functions\\n\", sizeof functions / sizeof *functions); "
+         "return 0; }\n";
+  return path;
+}
+
 }  // namespace
+
+TEST_CASE("every function mpi.h and lapi.h declare is exported by the installed library") {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  REQUIRE(tmp != nullptr);
+  const std::string prefix = std::string(tmp) + "/exports";
+  Run install = sh("bash " + lapis::testing::runfile("tools/install.sh") + " --from " +
+                   lapis::testing::runfile("") + " " + prefix);
+  INFO(install.output);
+  REQUIRE(install.status == 0);
+  struct Library {
+    const char* header;
+    const char* lib;
+    std::size_t at_least;  // guards the parser: a regex that finds nothing proves nothing
+  };
+  for (const Library& l : {Library{"mpi.h", "mpi", 100}, Library{"lapi.h", "lapi", 20}}) {
+    CAPTURE(l.header);
+    std::size_t count = 0;
+    const std::string src = write_reference_program(prefix + "/include/" + l.header, l.header,
+                                                    std::string(tmp) + "/all_" + l.lib + ".c", count);
+    CHECK(count >= l.at_least);
+    const std::string exe = std::string(tmp) + "/all_" + l.lib;
+    Run link = sh("cc -std=c11 -I" + prefix + "/include " + src + " -o " + exe + " -L" + prefix +
+                  "/lib -Wl,-rpath," + prefix + "/lib -l" + l.lib + " && " + exe);
+    INFO(link.output);
+    CHECK(link.status == 0);
+    CHECK(link.output.find(std::to_string(count) + " functions") != std::string::npos);
+  }
+}
 
 TEST_CASE("install, compile with mpicc, run with mpirun and mpiexec") {
   const char* tmp = std::getenv("TEST_TMPDIR");

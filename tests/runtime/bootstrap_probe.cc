@@ -16,10 +16,16 @@
 //                            while rank 1 has not joined yet (it waits on FIFO, opened by rank 0
 //                            afterwards); the server must refuse the second hello
 //   expect-join-error        process_bootstrap() must fail with an error containing $PROBE_EXPECT
+//   leave-early RANK         every rank enters the job (leave call "probe_leave"); barrier; RANK
+//                            exits 0 without leaving; the others wait forever
+//   leave-then-exit RANK     every rank enters the job; barrier; every rank leaves it; RANK exits 0
+//                            at once, the others wait (on a pidfd) until it is gone, then exit 0
 //   sleep                    wait forever
 //   env VAR...               print VAR=value (or "VAR unset") for each VAR
 //   output                   write lines in pieces, with a barrier between the pieces
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -27,6 +33,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -201,6 +208,34 @@ int run_double_hello(const char* self, const std::string& fifo) {
   return 0;
 }
 
+int run_leave_early(int target) {
+  Bootstrap& boot = process_bootstrap();
+  boot.enter_job("probe_leave");
+  boot.barrier();
+  if (boot.rank() == target) std::exit(0);
+  wait_forever();
+}
+
+int run_leave_then_exit(int target) {
+  Bootstrap& boot = process_bootstrap();
+  boot.enter_job("probe_leave");
+  const pid_t me = ::getpid();
+  const auto pids = boot.allgather(std::as_bytes(std::span(&me, 1)));
+  boot.leave_job();
+  if (boot.rank() == target) std::exit(0);
+  pid_t leaver = 0;
+  std::memcpy(&leaver, pids[static_cast<std::size_t>(target)].data(), sizeof leaver);
+  const int fd = static_cast<int>(::syscall(SYS_pidfd_open, leaver, 0));
+  if (fd >= 0) {  // readable once the process has exited (ESRCH above: already gone)
+    pollfd p{fd, POLLIN, 0};
+    while (::poll(&p, 1, -1) < 0) {
+    }
+    ::close(fd);
+  }
+  std::printf("rank %d: rank %d left and exited\n", boot.rank(), target);
+  return 0;
+}
+
 int run_env(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     const char* value = std::getenv(argv[i]);
@@ -245,6 +280,8 @@ int main(int argc, char** argv) {
       const char* needle = std::getenv("PROBE_EXPECT");
       return expect_bootstrap_error(-1, needle ? needle : "", [] { process_bootstrap(); });
     }
+    if (mode == "leave-early") return run_leave_early(std::stoi(arg(2)));
+    if (mode == "leave-then-exit") return run_leave_then_exit(std::stoi(arg(2)));
     if (mode == "sleep") wait_forever();
     if (mode == "env") return run_env(argc, argv);
     if (mode == "output") return run_output();

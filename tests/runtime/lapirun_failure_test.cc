@@ -76,6 +76,36 @@ TEST_CASE("--timeout ends a job that never finishes, with status 124") {
   CHECK(outcome.seconds < 10);
 }
 
+TEST_CASE("a timeout too far away to represent is no deadline, not an instant kill") {
+  for (const char* huge : {"1e10", "1e300"}) {
+    CAPTURE(huge);
+    const Outcome outcome = run({{lapirun_path(), "--timeout", huge, "-n", "2", probe_path(), "check", "2", "lapirun"}});
+    INFO(describe(outcome));
+    CHECK(outcome.status == 0);
+    const Outcome from_env = run({{lapirun_path(), "-n", "2", probe_path(), "check", "2", "lapirun"},
+                                  {{"LAPIS_TIMEOUT", huge}}});
+    INFO(describe(from_env));
+    CHECK(from_env.status == 0);
+  }
+}
+
+TEST_CASE("a rank that exits 0 while still in the job ends the job, naming its leave call") {
+  const Outcome outcome = run({{lapirun_path(), "-n", "3", probe_path(), "leave-early", "1"}, {}, 30});
+  INFO(describe(outcome));
+  CHECK_FALSE(outcome.timed_out);
+  CHECK(outcome.status == 1);
+  CHECK(contains(outcome.err, "lapirun: rank 1 exited with status 0 without calling probe_leave"));
+  CHECK(outcome.seconds < 5);
+}
+
+TEST_CASE("a rank that left the job may exit before the others") {
+  const Outcome outcome = run({{lapirun_path(), "-n", "3", probe_path(), "leave-then-exit", "2"}, {}, 30});
+  INFO(describe(outcome));
+  CHECK(outcome.status == 0);
+  CHECK(contains(outcome.out, "rank 0: rank 2 left and exited"));
+  CHECK(contains(outcome.out, "rank 1: rank 2 left and exited"));
+}
+
 TEST_CASE("LAPIS_TIMEOUT works like --timeout") {
   const Outcome outcome = run({{lapirun_path(), "-n", "2", probe_path(), "sleep"}, {{"LAPIS_TIMEOUT", "0.5"}}});
   INFO(describe(outcome));

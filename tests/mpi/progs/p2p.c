@@ -4,6 +4,7 @@
  * families, persistent requests. Runs on any number of ranks. */
 #include <mpi.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,12 @@ static void self_and_null(void) {
   int flag = 0;
   CHECK_OK(MPI_Test(&r, &flag, &st));
   CHECK(flag && r == MPI_REQUEST_NULL && st.MPI_SOURCE == MPI_PROC_NULL);
+  /* Nothing moves to or from MPI_PROC_NULL, however large the count: the
+   * buffer is neither copied nor touched (it used to copy count elements). */
+  w = 9;
+  CHECK_OK(MPI_Sendrecv_replace(&w, INT_MAX, MPI_INT, MPI_PROC_NULL, 0, MPI_PROC_NULL, 0,
+                                MPI_COMM_WORLD, &st));
+  CHECK(w == 9 && st.MPI_SOURCE == MPI_PROC_NULL);
   /* Waiting on MPI_REQUEST_NULL is fine. */
   r = MPI_REQUEST_NULL;
   CHECK_OK(MPI_Wait(&r, &st));
