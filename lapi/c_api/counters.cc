@@ -14,10 +14,16 @@
 namespace lapi::c_api {
 namespace {
 
-int ensure_registered(const char* fn, HandleState& state, Counter& counter) {
+int ensure_registered(const char* fn, HandleState& state, lapi_cntr_t* cntr) {
+  Counter& counter = *counter_of(cntr);
   {
     std::lock_guard lock(state.counters_mu);
     if (state.registered_counters.contains(&counter)) return LAPI_SUCCESS;
+  }
+  if (!counter_usable(cntr)) {
+    return reject(LAPIS_ERR_CNTR_UNSET, fn,
+                  "cntr {} was never set with LAPI_Setcntr and is not zero-filled",
+                  static_cast<const void*>(cntr));
   }
   // Registering inside a header handler would re-enter the core; the next
   // use outside one registers the counter.
@@ -63,7 +69,8 @@ extern "C" int LAPI_Setcntr(lapi_handle_t hndl, lapi_cntr_t* cntr, int val) {
     if (state == nullptr) return bad_handle(fn, hndl);
     if (cntr == nullptr) return reject(LAPI_ERR_CNTR_NULL, fn, "cntr is NULL");
     if (val < 0) return reject(LAPI_ERR_CNTR_VAL, fn, "val={} is below zero", val);
-    return ensure_registered(fn, *state, *construct_counter(cntr, val));
+    construct_counter(cntr, val);
+    return ensure_registered(fn, *state, cntr);
   });
 }
 
@@ -74,8 +81,8 @@ extern "C" int LAPI_Getcntr(lapi_handle_t hndl, lapi_cntr_t* cntr, int* val) {
     if (state == nullptr) return bad_handle(fn, hndl);
     if (cntr == nullptr) return reject(LAPI_ERR_CNTR_NULL, fn, "cntr is NULL");
     if (val == nullptr) return reject(LAPI_ERR_RET_PTR_NULL, fn, "val is NULL");
+    if (int rc = ensure_registered(fn, *state, cntr); rc != LAPI_SUCCESS) return rc;
     lapi::Counter& counter = *counter_of(cntr);
-    if (int rc = ensure_registered(fn, *state, counter); rc != LAPI_SUCCESS) return rc;
     if (int rc = progress_if_polling(fn, *state); rc != LAPI_SUCCESS) return rc;
     *val = counter.get();
     if (int code = counter.error(); code != 0) return counter_failed(fn, code);
@@ -90,8 +97,8 @@ extern "C" int LAPI_Waitcntr(lapi_handle_t hndl, lapi_cntr_t* cntr, int val, int
     if (state == nullptr) return bad_handle(fn, hndl);
     if (cntr == nullptr) return reject(LAPI_ERR_CNTR_NULL, fn, "cntr is NULL");
     if (val < 0) return reject(LAPI_ERR_CNTR_VAL, fn, "val={} is below zero", val);
+    if (int rc = ensure_registered(fn, *state, cntr); rc != LAPI_SUCCESS) return rc;
     lapi::Counter& counter = *counter_of(cntr);
-    if (int rc = ensure_registered(fn, *state, counter); rc != LAPI_SUCCESS) return rc;
     return from_status(fn, state->ctx->waitcntr(counter, val, cur_cntr_val));
   });
 }

@@ -54,7 +54,7 @@ struct CodeEntry {
   CodeText text;
 };
 
-// Every code lapi.h defines. 420 and 519 are C-API-only (no Errc value).
+// Every code lapi.h defines. 420, 519 and 536 are C-API-only (no Errc value).
 constexpr std::array kCodes{
     CodeEntry{LAPI_SUCCESS, {"LAPI_SUCCESS", "no error"}},
     CodeEntry{LAPI_ERR_UNKNOWN, {"LAPI_ERR_UNKNOWN", "internal or asynchronous error"}},
@@ -96,6 +96,8 @@ constexpr std::array kCodes{
     CodeEntry{LAPIS_ERR_BOOTSTRAP, {"LAPIS_ERR_BOOTSTRAP", "address exchange with the launcher failed"}},
     CodeEntry{LAPIS_ERR_TRANSPORT, {"LAPIS_ERR_TRANSPORT", "the transport (UCX) reported an error"}},
     CodeEntry{LAPIS_ERR_TERMINATED, {"LAPIS_ERR_TERMINATED", "use after LAPI_Term"}},
+    CodeEntry{LAPIS_ERR_CNTR_UNSET,
+              {"LAPIS_ERR_CNTR_UNSET", "counter was never set with LAPI_Setcntr (nor zero-filled)"}},
 };
 
 // This thread's most recent failure. Fixed-size: recording must not allocate

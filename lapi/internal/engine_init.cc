@@ -1,8 +1,11 @@
 // Engine life cycle: UCX context and worker, the protocol handler table,
 // address exchange through the bootstrap, endpoints to every task, Term.
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "lapi/internal/engine.hpp"
@@ -13,6 +16,18 @@ namespace lapi {
 using namespace internal;
 
 namespace {
+
+// UCX reports a bad UCX_* setting only by its effect ("No such device" for
+// UCX_TLS=bogus): name the settings in force so the user knows where to look.
+std::string ucx_settings_hint() {
+  std::string set;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "UCX_", 4) != 0) continue;
+    set += set.empty() ? "" : ", ";
+    set += *e;
+  }
+  return set.empty() ? "" : " (UCX settings in the environment: " + set + ")";
+}
 
 // Trampolines from UCX's untyped callbacks to the engine. Each control
 // message kind gets a fixed-size header check before it is read.
@@ -105,8 +120,9 @@ Status Context::Impl::start() {
   entered_job_ = true;
 
   ucp_config_t* ucp_config = nullptr;
-  if (ucp_config_read(nullptr, nullptr, &ucp_config) != UCS_OK) {
-    return fail(Errc::transport, "init: ucp_config_read failed");
+  if (ucs_status_t st = ucp_config_read(nullptr, nullptr, &ucp_config); st != UCS_OK) {
+    return fail(Errc::transport, "init: ucp_config_read: {}{}", ucs_status_string(st),
+                ucx_settings_hint());
   }
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
@@ -115,13 +131,18 @@ Status Context::Impl::start() {
   params.mt_workers_shared = 0;
   ucs_status_t st = ucp_init(&params, ucp_config, &ucp_);
   ucp_config_release(ucp_config);
-  if (st != UCS_OK) return fail(Errc::transport, "init: ucp_init: {}", ucs_status_string(st));
+  if (st != UCS_OK) {
+    return fail(Errc::transport, "init: ucp_init: {}{}", ucs_status_string(st), ucx_settings_hint());
+  }
 
   ucp_worker_params_t wp{};
   wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
   wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;  // lock_ serializes our threads
   st = ucp_worker_create(ucp_, &wp, &worker_);
-  if (st != UCS_OK) return fail(Errc::transport, "init: ucp_worker_create: {}", ucs_status_string(st));
+  if (st != UCS_OK) {
+    return fail(Errc::transport, "init: ucp_worker_create: {}{}", ucs_status_string(st),
+                ucx_settings_hint());
+  }
 
   ucp_worker_attr_t attr{};
   attr.field_mask = UCP_WORKER_ATTR_FIELD_MAX_AM_HEADER;

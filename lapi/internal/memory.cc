@@ -3,6 +3,8 @@
 // covers an address (one round trip per region, then cached), so a request
 // for unregistered memory is refused here, never executed.
 
+#include <sys/sysinfo.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -26,11 +28,25 @@ auto covering(Map& m, std::uint64_t addr, std::uint64_t len) -> decltype(m.begin
   return it;
 }
 
+// RAM plus swap: more than this can never be allocated. UCX would not say
+// so: it tries a POSIX shared-memory file first and fills /dev/shm with
+// zeros for as long as it takes (a file a killed process leaves behind).
+std::uint64_t machine_memory_bytes() {
+  struct sysinfo info {};
+  if (::sysinfo(&info) != 0) return UINT64_MAX;
+  return (std::uint64_t{info.totalram} + info.totalswap) * info.mem_unit;
+}
+
 }  // namespace
 
 Status Context::Impl::register_memory(void* addr, std::size_t len, bool allocate, void** out) {
   if (len == 0) return fail(Errc::data_len, "register_memory: len is 0");
   if (!allocate && addr == nullptr) return fail(Errc::org_addr_null, "register_memory: addr is null");
+  if (allocate && len > machine_memory_bytes()) {
+    return fail(Errc::memory_exhausted,
+                "alloc_registered: len={} bytes is more than this machine's RAM and swap ({} bytes)",
+                len, machine_memory_bytes());
+  }
   ucp_mem_map_params_t mp{};
   mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
   mp.length = len;

@@ -239,6 +239,8 @@ TEST_CASE("argument checks name the argument") {
   char data[8] = {};
   int uhdr[4] = {};
   lapi_cntr_t c;
+  lapi_cntr_t garbage;  // as an uninitialised stack counter may be
+  std::memset(&garbage, 0xa5, sizeof garbage);
   void* p = nullptr;
   void* tab[1];
   void* index1 = reinterpret_cast<void*>(1L);
@@ -271,6 +273,8 @@ TEST_CASE("argument checks name the argument") {
       {LAPI_Getcntr(hd, &c, nullptr), LAPI_ERR_RET_PTR_NULL, "val"},
       {LAPI_Waitcntr(hd, nullptr, 1, nullptr), LAPI_ERR_CNTR_NULL, "cntr"},
       {LAPI_Waitcntr(hd, &c, -1, nullptr), LAPI_ERR_CNTR_VAL, "val=-1"},
+      {LAPI_Waitcntr(hd, &garbage, 1, nullptr), LAPIS_ERR_CNTR_UNSET, "never set"},
+      {LAPI_Getcntr(hd, &garbage, &v), LAPIS_ERR_CNTR_UNSET, "never set"},
       {LAPI_Addr_set(hd, nullptr, 0), LAPI_ERR_ADDR_HNDL_RANGE, "addr_hndl=0"},
       {LAPI_Addr_set(hd, nullptr, LAPIS_ADDRTBL_SZ), LAPI_ERR_ADDR_HNDL_RANGE, "addr_hndl=128"},
       {LAPI_Addr_get(hd, nullptr, 1), LAPI_ERR_RET_PTR_NULL, "addr"},
@@ -283,6 +287,7 @@ TEST_CASE("argument checks name the argument") {
       {LAPIS_Register_mem(hd, nullptr, 8), LAPI_WARN_PARM_NULL, "addr"},
       {LAPIS_Register_mem(hd, data, 0), LAPI_ERR_DATA_LEN, "len"},
       {LAPIS_Alloc_mem(hd, 64, nullptr), LAPI_ERR_RET_PTR_NULL, "addr"},
+      {LAPIS_Alloc_mem(hd, 1UL << 50, &p), LAPI_ERR_MEMORY_EXHAUSTED, "more than RAM and swap"},
       {LAPIS_Free_mem(hd, nullptr), LAPI_WARN_PARM_NULL, "addr"},
       {LAPIS_Unregister_cntr(hd, nullptr), LAPI_ERR_CNTR_NULL, "cntr"},
   };

@@ -122,6 +122,28 @@ TEST_CASE("singleton: one task talks to itself in every policy") {
   }
 }
 
+TEST_CASE("a UCX setting that breaks start-up is named in the error") {
+  ::setenv("UCX_TLS", "bogus", 1);
+  std::unique_ptr<lapi::Context> ctx;
+  const lapi::Status s = lapi::Context::init(lapi::Config{}, ctx);
+  ::unsetenv("UCX_TLS");
+  CHECK(s.code() == lapi::Errc::transport);
+  CHECK(s.message().find("UCX_TLS=bogus") != std::string::npos);
+}
+
+TEST_CASE("an allocation larger than the machine is refused at once") {
+  std::unique_ptr<lapi::Context> ctx;
+  LAPI_OK(lapi::Context::init(lapi::Config{}, ctx));
+  void* p = nullptr;
+  const lapi::Status s = ctx->alloc_registered(std::size_t{1} << 50, p);
+  CHECK(s.code() == lapi::Errc::memory_exhausted);
+  CHECK(s.message().find("len=1125899906842624") != std::string::npos);
+  CHECK(p == nullptr);
+  LAPI_OK(ctx->alloc_registered(4096, p));  // an ordinary size still works
+  LAPI_OK(ctx->free_registered(p));
+  LAPI_OK(ctx->term());
+}
+
 namespace {
 
 // Each value of `var` is refused at start-up with an error naming it.

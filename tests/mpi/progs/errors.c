@@ -108,6 +108,8 @@ static void bad_arguments(void) {
   int pos = 0;
   CHECK_CLASS(MPI_Pack(buf, 4, MPI_INT, packed, sizeof packed, &pos, MPI_COMM_WORLD), MPI_ERR_TRUNCATE);
   CHECK_CLASS(MPI_Alloc_mem(-1, MPI_INFO_NULL, &v), MPI_ERR_SIZE);
+  /* More than the machine has: refused at once (UCX would fill /dev/shm). */
+  CHECK_CLASS(MPI_Alloc_mem((MPI_Aint)1 << 50, MPI_INFO_NULL, &v), MPI_ERR_NO_MEM);
   CHECK_CLASS(MPI_Free_mem(buf), MPI_ERR_BASE);
 }
 
