@@ -13,11 +13,15 @@ void completion_trampoline(Context& ctx, void* user_info, void* completion_arg) 
   fn(&h, user_info);
 }
 
-// A message no handler here will take: drop it, count it, tell err_hndlr.
-Landing drop(HandleState& state, const AmHeaderInfo& info, std::string_view why) {
-  state.dropped_messages.fetch_add(1, std::memory_order_relaxed);
-  report_async(state, LAPI_ERR_HDR_HNDLR_NULL, AM_ERR, static_cast<int>(info.src), why);
-  return Landing{};
+// A message no handler here will take: refuse it. The core counts the
+// refusal (LAPIS_FAULTS_REFUSED) and tells the origin, whose counters fail
+// with LAPI_ERR_HDR_HNDLR_NULL and whose err_hndlr runs; the detail stays
+// here for Msg_string.
+Landing drop(std::string_view why) {
+  record_failure(LAPI_ERR_HDR_HNDLR_NULL, why);
+  Landing refused;
+  refused.refuse = static_cast<int>(Errc::hdr_hndlr_null);
+  return refused;
 }
 
 Landing run_c_handler(HandleState& state, hdr_hndlr_t* fn, const AmHeaderInfo& info,
@@ -60,12 +64,12 @@ Landing index_header_handler(Context&, const AmHeaderInfo& info) {
   HandleState& state = *slot->owner;
   hdr_hndlr_t* fn = slot->handler.load(std::memory_order_acquire);
   if (fn == nullptr) {
-    return drop(state, info,
+    return drop(
                 fmt::format("Amsend from task {}: LAPI_Addr_set index {} holds no function",
                             info.src, slot->index));
   }
   if (info.uhdr_len > kMaxCUhdr) {
-    return drop(state, info, fmt::format("Amsend from task {}: uhdr_len {} above {}", info.src,
+    return drop( fmt::format("Amsend from task {}: uhdr_len {} above {}", info.src,
                                          info.uhdr_len, kMaxCUhdr));
   }
   return run_c_handler(state, fn, info, static_cast<const unsigned char*>(info.uhdr), info.uhdr_len);
@@ -75,14 +79,14 @@ Landing raw_header_handler(Context&, const AmHeaderInfo& info) {
   auto& state = *static_cast<HandleState*>(info.handler_arg);
   if (info.uhdr_len < sizeof(RawHandlerPrefix) ||
       info.uhdr_len > kMaxCUhdr + sizeof(RawHandlerPrefix)) {
-    return drop(state, info, fmt::format("Amsend from task {}: malformed handler prefix ({} bytes)",
+    return drop( fmt::format("Amsend from task {}: malformed handler prefix ({} bytes)",
                                          info.src, info.uhdr_len));
   }
   RawHandlerPrefix prefix;
   std::memcpy(&prefix, info.uhdr, sizeof prefix);
   hdr_hndlr_t* fn = state.handlers.resolve(prefix.addr, prefix.where);
   if (fn == nullptr) {
-    return drop(state, info,
+    return drop(
                 fmt::format("Amsend from task {}: hdr_hdl {:#x} is not a header handler this task "
                             "made known (LAPI_Addr_set, LAPIS_Hdr_hndlr_register, LAPI_Address_init)",
                             info.src, prefix.addr));

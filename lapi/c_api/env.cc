@@ -74,8 +74,7 @@ int query(HandleState& state, int q, int* out) {
     case LAPIS_COMPLETION_POLICY: return query_core(state, Query::completion_policy, out);
     case LAPIS_EAGER_LIMIT: return query_core(state, Query::eager_limit, out);
     case LAPIS_FAULTS_REFUSED:
-      *out = clamp_to_int(static_cast<std::int64_t>(state.ctx->fault_stats().refused_here +
-                                                    state.dropped_messages.load()));
+      *out = clamp_to_int(static_cast<std::int64_t>(state.ctx->fault_stats().refused_here));
       return LAPI_SUCCESS;
     case LAPIS_FAULTS_REPORTED:
       *out = clamp_to_int(static_cast<std::int64_t>(state.ctx->fault_stats().reported_to_me));

@@ -75,8 +75,6 @@ struct HandleState {
   // Accepted for IBM compatibility; no effect.
   std::atomic<int> timeout{900};
   std::atomic<int> ack_threshold{30};
-  // Amsends dropped here because they named no known header handler.
-  std::atomic<std::uint64_t> dropped_messages{0};
 };
 
 // The live state for h, or nullptr.

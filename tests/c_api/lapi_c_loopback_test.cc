@@ -151,12 +151,12 @@ TEST_CASE("loopback traffic through the C bridges") {
     CHECK(g_seen.uhdr[0] == 42);
   }
 
-  SUBCASE("an unknown function address is dropped, counted and reported") {
+  SUBCASE("an unknown function address is refused, counted and reported to the origin") {
     int before = -1;
     REQUIRE(LAPI_Qenv(hd, LAPIS_FAULTS_REFUSED, &before) == LAPI_SUCCESS);
     REQUIRE(LAPI_Amsend(hd, 0, reinterpret_cast<void*>(never_registered), nullptr, 0, nullptr, 0, nullptr,
                         nullptr, &cmpl) == LAPI_SUCCESS);
-    CHECK(LAPI_Waitcntr(hd, &cmpl, 1, nullptr) == LAPI_SUCCESS);
+    CHECK(LAPI_Waitcntr(hd, &cmpl, 1, nullptr) == LAPI_ERR_HDR_HNDLR_NULL);
     CHECK(g_seen.headers == 0);
     int after = -1;
     REQUIRE(LAPI_Qenv(hd, LAPIS_FAULTS_REFUSED, &after) == LAPI_SUCCESS);
