@@ -64,13 +64,12 @@ Landing index_header_handler(Context&, const AmHeaderInfo& info) {
   HandleState& state = *slot->owner;
   hdr_hndlr_t* fn = slot->handler.load(std::memory_order_acquire);
   if (fn == nullptr) {
-    return drop(
-                fmt::format("Amsend from task {}: LAPI_Addr_set index {} holds no function",
+    return drop(fmt::format("Amsend from task {}: LAPI_Addr_set index {} holds no function",
                             info.src, slot->index));
   }
   if (info.uhdr_len > kMaxCUhdr) {
-    return drop( fmt::format("Amsend from task {}: uhdr_len {} above {}", info.src,
-                                         info.uhdr_len, kMaxCUhdr));
+    return drop(fmt::format("Amsend from task {}: uhdr_len {} above {}", info.src,
+                            info.uhdr_len, kMaxCUhdr));
   }
   return run_c_handler(state, fn, info, static_cast<const unsigned char*>(info.uhdr), info.uhdr_len);
 }
@@ -79,15 +78,14 @@ Landing raw_header_handler(Context&, const AmHeaderInfo& info) {
   auto& state = *static_cast<HandleState*>(info.handler_arg);
   if (info.uhdr_len < sizeof(RawHandlerPrefix) ||
       info.uhdr_len > kMaxCUhdr + sizeof(RawHandlerPrefix)) {
-    return drop( fmt::format("Amsend from task {}: malformed handler prefix ({} bytes)",
-                                         info.src, info.uhdr_len));
+    return drop(fmt::format("Amsend from task {}: malformed handler prefix ({} bytes)",
+                            info.src, info.uhdr_len));
   }
   RawHandlerPrefix prefix;
   std::memcpy(&prefix, info.uhdr, sizeof prefix);
   hdr_hndlr_t* fn = state.handlers.resolve(prefix.addr, prefix.where);
   if (fn == nullptr) {
-    return drop(
-                fmt::format("Amsend from task {}: hdr_hdl {:#x} is not a header handler this task "
+    return drop(fmt::format("Amsend from task {}: hdr_hdl {:#x} is not a header handler this task "
                             "made known (LAPI_Addr_set, LAPIS_Hdr_hndlr_register, LAPI_Address_init)",
                             info.src, prefix.addr));
   }
