@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/shm_names.hpp"
+
 namespace lapi::internal {
 
 namespace {
@@ -60,7 +62,7 @@ bool ShmChannel::create(std::uint32_t me, std::uint32_t ntasks, ShmAddress& out,
   out_.assign(ntasks, Outbox{});
   static std::atomic<unsigned> serial{0};
   std::random_device rd;
-  name_ = fmt::format("/lapis-{}-{}-{:08x}", ::getpid(), serial++, rd());
+  name_ = fmt::format("/{}{}-{:08x}", lapis::runtime::own_shm_prefix(::getpid()), serial++, rd());
   const int fd = ::shm_open(name_.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
   if (fd < 0) {
     error = fmt::format("shm_open {}: {}", name_, std::strerror(errno));

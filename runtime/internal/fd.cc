@@ -7,7 +7,9 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
+#include <stdexcept>
 
 namespace lapis::runtime::internal {
 
@@ -70,6 +72,20 @@ ReadResult read_exact(int fd, std::span<std::byte> out, int timeout_ms) {
 void set_nonblocking(int fd) {
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+UnixAddress unix_address(const std::string& name) {
+  UnixAddress out;
+  out.addr.sun_family = AF_UNIX;
+  const bool abstract = !name.empty() && name[0] == '@';
+  // An abstract name is the bytes after a leading NUL, with no terminator; a path needs one.
+  if (name.size() + (abstract ? 0 : 1) > sizeof(out.addr.sun_path)) {
+    throw std::invalid_argument("Unix socket name too long: " + name);
+  }
+  std::memcpy(out.addr.sun_path, name.data(), name.size());
+  if (abstract) out.addr.sun_path[0] = '\0';
+  out.length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name.size() + (abstract ? 0 : 1));
+  return out;
 }
 
 }  // namespace lapis::runtime::internal

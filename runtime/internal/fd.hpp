@@ -1,6 +1,9 @@
 #pragma once
 // Small POSIX helpers shared by the launcher and the lapirun bootstrap client:
 // an owning file descriptor and EINTR/partial-transfer-safe blocking I/O.
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include <cstddef>
 #include <span>
 #include <string>
@@ -49,5 +52,14 @@ enum class ReadResult { kOk, kEof, kError, kTimeout };
 ReadResult read_exact(int fd, std::span<std::byte> out, int timeout_ms = -1);
 
 void set_nonblocking(int fd);
+
+// The address of a Unix stream socket named `name`: a path, or, when it starts with '@', a
+// name in Linux's abstract namespace (no file at all). Throws std::invalid_argument if the
+// name does not fit. `length` is what bind()/connect() take.
+struct UnixAddress {
+  sockaddr_un addr{};
+  socklen_t length = 0;
+};
+UnixAddress unix_address(const std::string& name);
 
 }  // namespace lapis::runtime::internal

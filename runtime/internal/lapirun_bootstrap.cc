@@ -6,23 +6,24 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <utility>
 
 namespace lapis::runtime::internal {
 namespace {
 
 UniqueFd connect_unix(const std::string& path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof(addr.sun_path)) {
-    throw BootstrapError("lapirun rendezvous: socket path too long: " + path);
+  UnixAddress address;
+  try {
+    address = unix_address(path);
+  } catch (const std::invalid_argument& e) {
+    throw BootstrapError(std::string("lapirun rendezvous: ") + e.what());
   }
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd.valid()) throw BootstrapError(errno_message("lapirun rendezvous: socket"));
   int rc;
   do {
-    rc = ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr));
+    rc = ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address.addr), address.length);
   } while (rc < 0 && errno == EINTR);
   if (rc < 0 && errno != EISCONN) {
     throw BootstrapError(errno_message(("lapirun rendezvous: cannot connect to " + path +

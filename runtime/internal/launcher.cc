@@ -1,5 +1,6 @@
 #include "runtime/internal/launcher.hpp"
 
+#include <dirent.h>
 #include <poll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -21,6 +23,7 @@
 #include "runtime/internal/output_forwarder.hpp"
 #include "runtime/internal/rendezvous_server.hpp"
 #include "runtime/internal/spawn.hpp"
+#include "runtime/shm_names.hpp"
 
 namespace lapis::runtime::internal {
 namespace {
@@ -37,6 +40,29 @@ void report(const std::string& text) {
 std::string signal_description(int signo) {
   const char* name = ::strsignal(signo);
   return "signal " + std::to_string(signo) + " (" + (name ? name : "unknown") + ")";
+}
+
+// A random id for this job: names its rendezvous socket and its ranks' shared-memory files.
+std::string make_job_id() {
+  std::random_device random;
+  char id[32];
+  std::snprintf(id, sizeof id, "%08x%08x", random(), random());
+  return id;
+}
+
+// Unlinks the shared-memory files rank process `pid` of job `job` created (a rank that died
+// before its Init finished, or was killed, never unlinked its own). Called while the rank is a
+// zombie, not yet reaped, so its pid cannot have been reused by anyone else.
+void remove_shm_files_of(const std::string& job, pid_t pid) {
+  const std::string prefix = rank_shm_prefix(job, pid);
+  DIR* dir = ::opendir("/dev/shm");
+  if (dir == nullptr) return;
+  while (const dirent* entry = ::readdir(dir)) {
+    if (std::strncmp(entry->d_name, prefix.c_str(), prefix.size()) == 0) {
+      ::unlinkat(::dirfd(dir), entry->d_name, 0);
+    }
+  }
+  ::closedir(dir);
 }
 
 // The launcher's signals arrive through a signalfd in the poll loop instead of handlers, so no
@@ -96,53 +122,30 @@ class SignalChannel {
   UniqueFd fd_;
 };
 
-// A private directory (mode 0700 from mkdtemp) holding the listening rendezvous socket; both are
-// removed once every rank has joined, or on destruction.
+// The rendezvous socket: a name in Linux's abstract socket namespace, so there is no file to
+// leave behind whatever happens to the launcher (SIGKILL before every rank joined included).
+// The name is unguessable and the server refuses connections from other users (SO_PEERCRED);
+// it stops listening once every rank has joined.
 class RendezvousEndpoint {
  public:
-  RendezvousEndpoint() {
-    std::string dir = temp_base() + "/lapirun.XXXXXX";
-    if (::mkdtemp(dir.data()) == nullptr) throw std::runtime_error(errno_message(("mkdtemp " + dir).c_str()));
-    dir_ = dir;
-    path_ = dir_ + "/rendezvous.sock";
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::memcpy(addr.sun_path, path_.c_str(), path_.size() + 1);
+  explicit RendezvousEndpoint(const std::string& job_id) {
+    name_ = "@lapirun-" + job_id;
+    const UnixAddress address = unix_address(name_);
     listener_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!listener_.valid()) throw std::runtime_error(errno_message("socket"));
-    if (::bind(listener_.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0) {
-      throw std::runtime_error(errno_message(("bind " + path_).c_str()));
+    if (::bind(listener_.get(), reinterpret_cast<const sockaddr*>(&address.addr), address.length) != 0) {
+      throw std::runtime_error(errno_message(("bind " + name_).c_str()));
     }
     if (::listen(listener_.get(), SOMAXCONN) != 0) throw std::runtime_error(errno_message("listen"));
-  }
-  ~RendezvousEndpoint() { remove(); }
-
-  // Deletes the socket file and its directory (idempotent). Accepted connections live on.
-  void remove() {
-    if (!path_.empty()) ::unlink(path_.c_str());
-    if (!dir_.empty()) ::rmdir(dir_.c_str());
-    path_.clear();
-    dir_.clear();
   }
   RendezvousEndpoint(const RendezvousEndpoint&) = delete;
   RendezvousEndpoint& operator=(const RendezvousEndpoint&) = delete;
 
-  const std::string& path() const { return path_; }
+  const std::string& name() const { return name_; }
   UniqueFd take_listener() { return std::move(listener_); }
 
  private:
-  // $TMPDIR unless the socket path would not fit in sockaddr_un (deep build sandboxes).
-  static std::string temp_base() {
-    const char* tmpdir = std::getenv("TMPDIR");
-    const std::size_t suffix = std::strlen("/lapirun.XXXXXX/rendezvous.sock");
-    if (tmpdir != nullptr && *tmpdir != '\0' && std::strlen(tmpdir) + suffix < sizeof(sockaddr_un{}.sun_path)) {
-      return tmpdir;
-    }
-    return "/tmp";
-  }
-
-  std::string dir_;
-  std::string path_;
+  std::string name_;
   UniqueFd listener_;
 };
 
@@ -154,7 +157,11 @@ struct RankState {
 class Launcher {
  public:
   Launcher(const LauncherOptions& options, const std::string& program_path)
-      : options_(options), program_path_(program_path), server_(endpoint_.take_listener(), options.nranks) {}
+      : options_(options),
+        program_path_(program_path),
+        job_id_(make_job_id()),
+        endpoint_(job_id_),
+        server_(endpoint_.take_listener(), options.nranks) {}
   // Only reached with ranks still running if run() threw: leave no orphans behind.
   ~Launcher() {
     if (running_ > 0) signal_all_groups(SIGKILL);
@@ -182,7 +189,7 @@ class Launcher {
     RankCommand command;
     command.program_path = program_path_;
     command.argv = options_.command;
-    command.env = build_rank_environment(options_.env, endpoint_.path());
+    command.env = build_rank_environment(options_.env, endpoint_.name(), job_id_);
     command.exec_sigmask = signals_.original_mask();
     command.sigpipe_ignored = signals_.sigpipe_was_ignored();
     command.capture_output = options_.tag_output;
@@ -220,9 +227,8 @@ class Launcher {
       // Output first, so a rank's last words precede the launcher's report of its death.
       forwarder_.handle_events(all.subspan(output_begin));
       server_.handle_events(all.subspan(server_begin, output_begin - server_begin));
-      // Once every rank is connected nobody needs the socket file: removing it now means a
-      // launcher killed later (SIGKILL, test timeouts) leaves nothing behind in $TMPDIR.
-      if (server_.all_joined()) endpoint_.remove();
+      // Once every rank is connected no valid client can come: stop listening.
+      if (server_.all_joined()) server_.stop_listening();
       if (fds_[0].revents & POLLIN) {
         for (int signo : signals_.read_pending()) on_signal(signo);
       }
@@ -251,10 +257,18 @@ class Launcher {
 
   void reap_children() {
     for (;;) {
+      // Look before reaping: the zombie keeps its pid while its files are removed.
+      siginfo_t info{};
+      if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0) {
+        if (errno == EINTR) continue;
+        return;  // no children at all
+      }
+      if (info.si_pid == 0) return;  // none left that changed state
+      remove_shm_files_of(job_id_, info.si_pid);
       int status = 0;
-      const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+      const pid_t pid = ::waitpid(info.si_pid, &status, 0);
       if (pid < 0 && errno == EINTR) continue;
-      if (pid <= 0) return;  // none left that changed state (or no children at all)
+      if (pid <= 0) return;
       for (std::size_t rank = 0; rank < ranks_.size(); ++rank) {
         if (ranks_[rank].pid == pid && ranks_[rank].running) on_rank_exit(static_cast<int>(rank), status);
       }
@@ -319,6 +333,7 @@ class Launcher {
   const LauncherOptions& options_;
   const std::string& program_path_;
   SignalChannel signals_;  // first: blocks the signals before any child exists
+  const std::string job_id_;
   RendezvousEndpoint endpoint_;
   RendezvousServer server_;
   OutputForwarder forwarder_;

@@ -75,8 +75,13 @@ void RendezvousServer::accept_connections() {
       if (errno == EINTR) continue;
       return;  // EAGAIN, or a transient failure (EMFILE...) the client will see as a closed socket
     }
+    UniqueFd accepted(fd);
+    // Only this user's processes may take part (the socket name is not a secret from root).
+    ucred peer{};
+    socklen_t len = sizeof peer;
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.uid != ::geteuid()) continue;
     auto conn = std::make_unique<Connection>();
-    conn->fd.reset(fd);
+    conn->fd = std::move(accepted);
     connections_.push_back(std::move(conn));
   }
 }

@@ -48,7 +48,10 @@ class RendezvousServer {
   // The rank's leave call ("MPI_Finalize") if it entered the job and has not left it.
   std::optional<std::string> unfinished_call(int rank) const;
 
-  // Every rank has said hello: no further valid client can come, so the socket file may go.
+  // Closes the listening socket (no further valid client can come once all joined).
+  void stop_listening() { listener_.reset(); }
+
+  // Every rank has said hello: no further valid client can come.
   bool all_joined() const { return joined_ == size_; }
   std::uint32_t completed_collectives() const { return completed_; }
 

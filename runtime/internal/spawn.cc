@@ -1,5 +1,7 @@
 #include "runtime/internal/spawn.hpp"
 
+#include "runtime/shm_names.hpp"
+
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -94,7 +96,7 @@ SpawnedRank spawn_rank(const RankCommand& command, int rank, int size) {
 }
 
 std::vector<std::string> build_rank_environment(const std::vector<EnvSetting>& settings,
-                                                const std::string& rendezvous_path) {
+                                                const std::string& rendezvous_path, const std::string& job_id) {
   std::map<std::string, std::string> added;  // later -x of the same name wins
   for (const EnvSetting& setting : settings) {
     if (setting.value) {
@@ -104,6 +106,7 @@ std::vector<std::string> build_rank_environment(const std::vector<EnvSetting>& s
     }
   }
   added["LAPIS_RENDEZVOUS"] = rendezvous_path;
+  added[kJobIdVariable] = job_id;
   const std::set<std::string> dropped = {"LAPIS_RANK", "LAPIS_SIZE", "PMIX_RANK"};
   std::vector<std::string> env;
   for (char** entry = environ; *entry != nullptr; ++entry) {

@@ -34,8 +34,8 @@ SpawnedRank spawn_rank(const RankCommand& command, int rank, int size);
 
 // The environment shared by all ranks: the launcher's own, minus variables that would confuse
 // the rank's bootstrap choice (LAPIS_RANK/SIZE/RENDEZVOUS, PMIX_RANK), plus the -x settings and
-// LAPIS_RENDEZVOUS=<rendezvous_path>.
+// LAPIS_RENDEZVOUS=<rendezvous_path> and LAPIS_JOB_ID=<job_id>.
 std::vector<std::string> build_rank_environment(const std::vector<EnvSetting>& settings,
-                                                const std::string& rendezvous_path);
+                                                const std::string& rendezvous_path, const std::string& job_id);
 
 }  // namespace lapis::runtime::internal

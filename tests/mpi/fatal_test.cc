@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <sstream>
 #include <string>
 
 #include "tests/support/launch.hpp"
@@ -65,6 +67,41 @@ TEST_CASE("a rank exiting without MPI_Finalize ends the job instead of hanging i
     CHECK(has(r.output, "rank 2 exited with status 0 without calling MPI_Finalize"));
     CHECK(seconds < 5);
   }
+}
+
+// Every /dev/shm file of each "pid P job J" line's process is gone; returns how many such lines.
+static int check_no_shm_files(const std::string& output) {
+  int pids = 0;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("pid ", 0) != 0) continue;
+    ++pids;
+    std::istringstream fields(line.substr(4));
+    std::string pid, job_word, job;
+    fields >> pid >> job_word >> job;
+    REQUIRE(!job.empty());
+    const std::string prefix = "lapis-" + job + "-" + pid + "-";
+    for (const auto& entry : std::filesystem::directory_iterator("/dev/shm")) {
+      CHECK_MESSAGE(entry.path().filename().string().rfind(prefix, 0) != 0, entry.path());
+    }
+  }
+  return pids;
+}
+
+TEST_CASE("ranks that fail in MPI_Init leave nothing in /dev/shm") {
+  auto r = run("exit-before-init", 3);
+  INFO(r.output);
+  CHECK(r.status != 0);
+  CHECK(r.status != 124);
+  CHECK(check_no_shm_files(r.output) == 3);
+}
+
+TEST_CASE("a rank killed inside MPI_Init leaves nothing in /dev/shm (lapirun removes it)") {
+  auto r = run("killed-in-init", 2);
+  INFO(r.output);
+  CHECK(r.status == 128 + 9);
+  CHECK(has(r.output, "rank 0 killed by signal 9"));
+  CHECK(check_no_shm_files(r.output) == 1);
 }
 
 TEST_CASE("MPI_Abort ends every rank with the error code") {

@@ -4,11 +4,45 @@
  *   abort        the last rank calls MPI_Abort while the others block
  *   truncate     rank 0 receives a too-long message (fatal handler)
  *   exit-in-recv     the last rank exits 0 without MPI_Finalize while rank 0 waits in MPI_Recv
- *   exit-in-finalize the last rank exits 0 without MPI_Finalize; the others call MPI_Finalize */
+ *   exit-in-finalize the last rank exits 0 without MPI_Finalize; the others call MPI_Finalize
+ *   exit-before-init every rank prints "pid P job J"; the last exits 0 before MPI_Init, so the
+ *                    others' MPI_Init fails after their shared-memory inboxes exist
+ *   killed-in-init   2 ranks: rank 0 prints "pid P job J" and enters MPI_Init; rank 1 waits until
+ *                    rank 0's inbox exists in /dev/shm, then SIGKILLs it (a crash mid-Init) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sched.h>
+#include <signal.h>
+#include <unistd.h>
+
+/* Waits for `path` to hold a pid (rank 0 writes it), then for rank 0's
+ * shared-memory inbox; kills rank 0 inside MPI_Init. */
+static void kill_rank0_in_init(const char* path) {
+  int pid = 0;
+  while (pid == 0) {
+    FILE* f = fopen(path, "r");
+    if (f != NULL) {
+      if (fscanf(f, "%d", &pid) != 1) pid = 0;
+      fclose(f);
+    }
+    sched_yield();
+  }
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "lapis-%s-%d-", getenv("LAPIS_JOB_ID"), pid);
+  for (int found = 0; !found; sched_yield()) {
+    DIR* dir = opendir("/dev/shm");
+    if (dir == NULL) exit(2);
+    for (struct dirent* e; (e = readdir(dir)) != NULL;) {
+      if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) found = 1;
+    }
+    closedir(dir);
+  }
+  kill(pid, SIGKILL);
+  exit(0);
+}
 
 int main(int argc, char** argv) {
   const char* what = argc > 1 ? argv[1] : "";
@@ -17,6 +51,26 @@ int main(int argc, char** argv) {
     MPI_Send(v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
     printf("NOT REACHED\n");
     return 0;
+  }
+  if (strcmp(what, "killed-in-init") == 0) {
+    char path[512], tmp[520];
+    snprintf(path, sizeof path, "%s/rank0.pid", getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp");
+    if (atoi(getenv("LAPIS_RANK") ? getenv("LAPIS_RANK") : "0") != 0) kill_rank0_in_init(path);
+    printf("pid %d job %s\n", (int)getpid(), getenv("LAPIS_JOB_ID") ? getenv("LAPIS_JOB_ID") : "");
+    fflush(stdout);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE* f = fopen(tmp, "w");
+    if (f == NULL) return 2;
+    fprintf(f, "%d\n", (int)getpid());
+    fclose(f);
+    rename(tmp, path); /* whole, or not at all */
+  }
+  if (strcmp(what, "exit-before-init") == 0) {
+    printf("pid %d job %s\n", (int)getpid(), getenv("LAPIS_JOB_ID") ? getenv("LAPIS_JOB_ID") : "");
+    fflush(stdout);
+    const char* r = getenv("LAPIS_RANK");
+    const char* n = getenv("LAPIS_SIZE");
+    if (r != NULL && n != NULL && atoi(r) == atoi(n) - 1) exit(0);
   }
   MPI_Init(&argc, &argv);
   int rank, size;
