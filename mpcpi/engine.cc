@@ -212,7 +212,9 @@ Errc Engine::finalize() { return impl_->finalize(); }
 const Options& Engine::options() const { return impl_->options_; }
 EngineStats Engine::stats() const {
   EngineLock lock(*impl_);
-  return impl_->stats_;
+  EngineStats s = impl_->stats_;
+  s.held_copy_bytes = impl_->held_copy_bytes_;
+  return s;
 }
 lapi::TaskId Engine::task_id() const { return impl_->me_; }
 std::uint32_t Engine::num_tasks() const { return impl_->ntasks_; }

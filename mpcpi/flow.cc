@@ -11,7 +11,9 @@
 // copied, so the send completes at once; rendezvous and ready keep the user's
 // buffer and stay pending), in send order per context, and tells the
 // receiver once that it is starved. Nothing is lost and the receiver's
-// memory stays within its windows.
+// memory stays within its windows. The sender's copies are capped too
+// (held_send_max): past the cap an eager send is held by reference like a
+// rendezvous one, so a flood grows neither side without bound.
 //
 // Pull: if the receiver has a posted receive (or a probe) that only a held
 // message could satisfy — the sender is starved, everything it sent before
@@ -122,7 +124,8 @@ void Engine::Impl::hold_locked(lapi::TaskId dest, Msg type, Request* r) {
   h.tag = r->tag;
   h.mode = r->mode;
   h.bytes = r->bytes;
-  if (type == Msg::eager) {
+  const std::size_t footprint = sizeof(Held) + (r->bytes > kHeldInline ? r->bytes : 0);
+  if (type == Msg::eager && held_copy_bytes_ + footprint <= options_.held_send_max) {
     // Standard eager semantics: the data is copied, the send completes now.
     if (r->bytes > kHeldInline) {
       h.copy.reset(new std::byte[r->bytes]);
@@ -130,8 +133,11 @@ void Engine::Impl::hold_locked(lapi::TaskId dest, Msg type, Request* r) {
     } else if (r->bytes > 0) {
       std::memcpy(h.small.data(), r->send_buf, r->bytes);
     }
+    h.footprint = footprint;
+    held_copy_bytes_ += footprint;
     complete(r);
   } else {
+    if (type == Msg::eager) ++stats_.held_uncopied;
     h.buf = r->send_buf;
     h.req = r;
   }
@@ -145,16 +151,33 @@ void Engine::Impl::hold_locked(lapi::TaskId dest, Msg type, Request* r) {
   }
 }
 
+// Released in chunks: a credit return may free hundreds of thousands of small
+// held messages, and their wire records all at once would be a memory peak
+// of their own.
 void Engine::Impl::release_held(lapi::TaskId dest) {
   std::vector<Outgoing> go;
+  go.reserve(kReleaseChunk);
+  for (bool more = true; more;) {
+    go.clear();
+    {
+      EngineLock lock(*this);
+      more = collect_released_locked(dest, go);
+    }
+    for (Outgoing& out : go) post(out);
+  }
+  drain_outbox();
+}
+
+bool Engine::Impl::collect_released_locked(lapi::TaskId dest, std::vector<Outgoing>& go) {
   {
-    EngineLock lock(*this);
     SendPeer& peer = send_peers_[dest];
     InFlight* batch = nullptr;
     auto send_front = [&](std::deque<Held>& q, std::uint8_t flags) {
       Held& h = q.front();
       const void* data = h.buf;
-      if (h.type == Msg::eager) {
+      const bool copied = h.type == Msg::eager && h.req == nullptr;
+      if (copied) {
+        held_copy_bytes_ -= h.footprint;  // in flight now: bounded by the receiver's credit
         if (batch == nullptr) batch = in_flight_.emplace_back(std::make_unique<InFlight>()).get();
         if (h.copy) {
           data = h.copy.get();
@@ -167,7 +190,7 @@ void Engine::Impl::release_held(lapi::TaskId dest) {
       ++(h.type == Msg::rts ? stats_.rendezvous_sent : stats_.eager_sent);
       Outgoing out = make_wire_locked(dest, h.type, h.context, h.tag, h.mode, peer.next_seq++,
                                       flags, data, h.bytes, h.req);
-      if (h.type == Msg::eager) out.counters.origin = &batch->sent;
+      if (copied) out.counters.origin = &batch->sent;
       go.push_back(out);
       q.pop_front();
       --peer.held_count;
@@ -176,14 +199,16 @@ void Engine::Impl::release_held(lapi::TaskId dest) {
     for (auto& [context, allowance] : peer.allowance) {
       auto it = peer.held.find(context);
       if (it == peer.held.end()) continue;
-      while (allowance > 0 && !it->second.empty()) {
+      while (allowance > 0 && !it->second.empty() && go.size() < kReleaseChunk) {
         send_front(it->second, detail::kPulled);
         --allowance;
       }
       if (it->second.empty()) peer.held.erase(it);
+      if (go.size() == kReleaseChunk) return true;
     }
     // Then in hold order while credit lasts.
     while (peer.held_count > 0) {
+      if (go.size() == kReleaseChunk) return true;
       auto oldest = peer.held.end();
       std::uint64_t best = std::numeric_limits<std::uint64_t>::max();
       for (auto it = peer.held.begin(); it != peer.held.end(); ++it) {
@@ -207,8 +232,7 @@ void Engine::Impl::release_held(lapi::TaskId dest) {
       peer.starved_notified = true;
     }
   }
-  for (Outgoing& out : go) post(out);
-  drain_outbox();
+  return false;
 }
 
 }  // namespace mpcpi

@@ -58,6 +58,10 @@ inline constexpr std::size_t kDefaultEagerLimit = 131072;
 // Bytes of early-arrival (unexpected) memory a receiver may hold for all its
 // senders together; LAPIS_EARLY_ARRIVAL_MAX overrides it.
 inline constexpr std::size_t kDefaultEarlyArrivalMax = std::size_t{32} << 20;
+// 128 MiB: a million held 8-byte sends (80 bytes of bookkeeping each) still
+// fit, so programs that rely on buffering that much keep running, while a
+// flood of large eager messages (10,000 x 64 KiB) no longer copies 630 MB.
+inline constexpr std::size_t kDefaultHeldSendMax = std::size_t{128} << 20;
 // Per-message bookkeeping that a buffered send takes from the attached
 // buffer besides the data (the MPI layer's MPI_BSEND_OVERHEAD).
 inline constexpr std::size_t kBsendOverhead = 64;
@@ -102,6 +106,8 @@ struct EngineStats {
   std::uint64_t eager_sent = 0;      // eager and ready messages put on the wire
   std::uint64_t rendezvous_sent = 0;  // requests-to-send put on the wire
   std::uint64_t held = 0;            // sends held back for lack of credit
+  std::uint64_t held_uncopied = 0;   // of those, eager sends held by reference (copy cap reached)
+  std::uint64_t held_copy_bytes = 0;  // now (not a count): memory held eager copies take (held_send_max)
   std::uint64_t pulls_sent = 0;      // pulls this receiver asked for
   std::uint64_t pulled_received = 0;  // messages that came on a pull
   std::uint64_t credits_sent = 0;    // credit messages this receiver sent
@@ -114,14 +120,20 @@ struct Options {
   Variant variant = Variant::enhanced;
   std::size_t eager_limit = kDefaultEagerLimit;
   std::size_t early_arrival_max = kDefaultEarlyArrivalMax;
+  // Memory a sender may spend holding copies of eager sends that wait for
+  // credit (each held copy costs its bytes plus bookkeeping). Past it, a
+  // held eager send keeps the user's buffer and stays pending: a blocking
+  // standard send waits (as the standard allows), a nonblocking one keeps
+  // its request incomplete. Nothing is lost either way.
+  std::size_t held_send_max = kDefaultHeldSendMax;
   lapi::HandlerId first_handler_id = kDefaultFirstHandlerId;
   // Set the lapi context's completion policy to what the variant needs
   // (base, counters: thread; enhanced: inline).
   bool set_completion_policy = true;
 
-  // Reads LAPIS_MPI_VARIANT (base|counters|enhanced), LAPIS_EAGER_LIMIT and
-  // LAPIS_EARLY_ARRIVAL_MAX (bytes, optional k/m/g suffix) over the given
-  // values. An invalid value is Errc::invalid_arg naming the variable.
+  // Reads LAPIS_MPI_VARIANT (base|counters|enhanced), LAPIS_EAGER_LIMIT,
+  // LAPIS_EARLY_ARRIVAL_MAX and LAPIS_HELD_SEND_MAX (bytes, optional k/m/g
+  // suffix) over the given values. An invalid value is Errc::invalid_arg naming the variable.
   static Errc from_env(Options& options);
 };
 

@@ -60,6 +60,11 @@ Errc Options::from_env(Options& options) {
       return fail(Errc::invalid_arg,
                   "LAPIS_EARLY_ARRIVAL_MAX='{}' is not a byte count (e.g. 33554432, 32m)", v);
   }
+  if (const char* v = std::getenv("LAPIS_HELD_SEND_MAX")) {
+    if (!parse_size(v, o.held_send_max))
+      return fail(Errc::invalid_arg,
+                  "LAPIS_HELD_SEND_MAX='{}' is not a byte count (e.g. 67108864, 64m)", v);
+  }
   options = o;
   return Errc::success;
 }

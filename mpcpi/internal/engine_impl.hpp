@@ -51,6 +51,8 @@ inline std::size_t credit_cost(std::size_t bytes) {
 }
 // Messages a sender may send on one pull.
 inline constexpr std::uint32_t kPullBatch = 64;
+// Held messages released per lock hold (release_held).
+inline constexpr std::size_t kReleaseChunk = 256;
 // Eager data up to this size is held inline in a Held record.
 inline constexpr std::size_t kHeldInline = 16;
 
@@ -62,10 +64,13 @@ struct Held {
   int tag = 0;
   SendMode mode = SendMode::standard;
   std::size_t bytes = 0;
-  const void* buf = nullptr;  // user buffer (ready, rts); null for eager copies
+  // User buffer (ready, rts, and eager held by reference past the copy cap);
+  // null for eager copies.
+  const void* buf = nullptr;
   std::unique_ptr<std::byte[]> copy;  // eager copy larger than kHeldInline
   std::array<std::byte, kHeldInline> small{};
-  Request* req = nullptr;  // ready / rts: the pending user request
+  std::size_t footprint = 0;  // counted against held_send_max (copies only)
+  Request* req = nullptr;  // the pending user request (all but eager copies)
   const void* data() const { return buf != nullptr ? buf : copy ? copy.get() : small.data(); }
 };
 
@@ -316,6 +321,9 @@ class Engine::Impl {
   void note_starved_locked(lapi::TaskId src, const detail::StarvedHeader& h);
   void hold_locked(lapi::TaskId dest, detail::Msg type, Request* req);
   void release_held(lapi::TaskId dest);
+  // Moves up to kReleaseChunk held messages that may go now into `go`;
+  // true if more may be ready (call again after posting these).
+  bool collect_released_locked(lapi::TaskId dest, std::vector<Outgoing>& go);
   Outgoing& queue_locked(lapi::TaskId dest, detail::Msg type, const void* header,
                          std::size_t len);
   void post(Outgoing& out);
@@ -371,6 +379,7 @@ class Engine::Impl {
   std::vector<Outgoing> outbox_;
   std::atomic<bool> outbox_pending_{false};  // outbox_ may be non-empty
   std::vector<Request*> reap_;  // internal and user-freed requests
+  std::size_t held_copy_bytes_ = 0;  // footprint of held eager copies (under mu_)
   std::vector<std::unique_ptr<InFlight>> in_flight_;
   // Blocking probes in progress: (source or kAnySource, context). Pulls
   // consider them like posted receives.

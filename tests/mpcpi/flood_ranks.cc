@@ -1,7 +1,10 @@
 // Early-arrival flood: every rank but 0 sends FLOOD_COUNT (default 1000000)
-// 8-byte messages to rank 0, which posts no receive until all senders have
-// finished. Nothing may be lost, everything must arrive in per-sender order,
-// and rank 0's memory may grow by at most FLOOD_MAX_GROWTH_MIB (default 64).
+// 8-byte messages to rank 0 with blocking standard sends; rank 0 posts no
+// receive until every sender has buffered as much as it may (its held copies
+// reached LAPIS_HELD_SEND_MAX, or it sent everything): past that a sender's
+// blocking send waits. Nothing may be lost, everything must arrive in
+// per-sender order, rank 0's memory may grow by at most FLOOD_MAX_GROWTH_MIB
+// (default 64) and each sender's by FLOOD_MAX_SENDER_GROWTH_MIB (default 96).
 // A second case makes rank 0 wait for a message that sits behind more
 // unexpected traffic than its window holds (flow-control pulls).
 // Run by flood_test.
@@ -51,22 +54,42 @@ TEST_CASE("a million small messages per sender, receiver posts nothing until all
   const int n = static_cast<int>(engine().num_tasks());
   const long count = env_long("FLOOD_COUNT", 1000000);
   const long max_growth_mib = env_long("FLOOD_MAX_GROWTH_MIB", 64);
+  const long max_sender_growth_mib = env_long("FLOOD_MAX_SENDER_GROWTH_MIB", 96);
   const std::uint32_t data_ctx = 301;
   const std::uint32_t ctrl_ctx = 302;
   barrier();
   const auto start = std::chrono::steady_clock::now();
   if (me != 0) {
+    reset_peak_rss();
+    const long rss_before = status_kib("VmRSS");
+    // "Full", on another context (it must get past the held data): sent once
+    // the next held copy might not fit under the cap, or after the last.
+    const std::uint64_t cap = engine().options().held_send_max;
+    constexpr std::uint64_t kRoom = 1024;  // more than one held copy's bookkeeping
+    bool told = false;
+    auto tell_full = [&] {
+      require_ok(engine().send(nullptr, 0, 0, 2, ctrl_ctx, SendMode::standard), "send full");
+      told = true;
+    };
     for (long i = 0; i < count; ++i) {
+      if (!told && engine().stats().held_copy_bytes + kRoom > cap) tell_full();
       const std::uint64_t payload = (static_cast<std::uint64_t>(me) << 40) | static_cast<std::uint64_t>(i);
       require_ok(engine().send(&payload, sizeof payload, 0, 1, data_ctx, SendMode::standard), "send");
     }
-    // "All sent", on another context: it must get past the held data.
-    require_ok(engine().send(nullptr, 0, 0, 2, ctrl_ctx, SendMode::standard), "send done");
-    if (env_long("FLOOD_EXPECT_HOLD", 0) != 0) CHECK(engine().stats().held > 0);
+    if (!told) tell_full();
+    const mpcpi::EngineStats stats = engine().stats();
+    if (env_long("FLOOD_EXPECT_HOLD", 0) != 0) CHECK(stats.held > 0);
+    if (env_long("FLOOD_EXPECT_UNCOPIED", 0) != 0) CHECK(stats.held_uncopied > 0);
+    const double growth_mib = static_cast<double>(status_kib("VmHWM") - rss_before) / 1024.0;
+    std::printf("flood: sender %d growth %.1f MiB, %llu held (%llu by reference, copy cap %llu B)\n", me,
+                growth_mib, static_cast<unsigned long long>(stats.held),
+                static_cast<unsigned long long>(stats.held_uncopied), static_cast<unsigned long long>(cap));
+    std::fflush(stdout);
+    CHECK(growth_mib <= static_cast<double>(max_sender_growth_mib));
   } else {
     reset_peak_rss();
     const long rss_before = status_kib("VmRSS");
-    for (int s = 1; s < n; ++s) require_ok(engine().recv(nullptr, 0, s, 2, ctrl_ctx, nullptr), "recv done");
+    for (int s = 1; s < n; ++s) require_ok(engine().recv(nullptr, 0, s, 2, ctrl_ctx, nullptr), "recv full");
     const auto sent = std::chrono::steady_clock::now();
     std::vector<long> next(n, 0);
     for (long k = 0; k < count * (n - 1); ++k) {

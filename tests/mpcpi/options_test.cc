@@ -1,4 +1,4 @@
-// LAPIS_MPI_VARIANT, LAPIS_EAGER_LIMIT and LAPIS_EARLY_ARRIVAL_MAX parsing:
+// LAPIS_MPI_VARIANT, LAPIS_EAGER_LIMIT, LAPIS_EARLY_ARRIVAL_MAX and LAPIS_HELD_SEND_MAX parsing:
 // valid values, suffixes, and clear errors naming the variable.
 #include <doctest/doctest.h>
 
@@ -30,11 +30,13 @@ TEST_CASE("variants and sizes with suffixes") {
   Env v("LAPIS_MPI_VARIANT", "counters");
   Env e("LAPIS_EAGER_LIMIT", "64k");
   Env m("LAPIS_EARLY_ARRIVAL_MAX", "2M");
+  Env h("LAPIS_HELD_SEND_MAX", "16m");
   Options o;
   REQUIRE(Options::from_env(o) == Errc::success);
   CHECK(o.variant == mpcpi::Variant::counters);
   CHECK(o.eager_limit == 65536);
   CHECK(o.early_arrival_max == 2u << 20);
+  CHECK(o.held_send_max == 16u << 20);
   CHECK(mpcpi::to_string(o.variant) == "counters");
 }
 
@@ -51,6 +53,13 @@ TEST_CASE("invalid values name the variable and leave the options alone") {
     Options o;
     CHECK(Options::from_env(o) == Errc::invalid_arg);
     CHECK(std::string(mpcpi::last_error_detail()).find("LAPIS_EAGER_LIMIT") != std::string::npos);
+  }
+  {
+    Env held("LAPIS_HELD_SEND_MAX", "-5");
+    Options o;
+    CHECK(Options::from_env(o) == Errc::invalid_arg);
+    CHECK(std::string(mpcpi::last_error_detail()).find("LAPIS_HELD_SEND_MAX") != std::string::npos);
+    CHECK(o.held_send_max == mpcpi::kDefaultHeldSendMax);
   }
   Env m("LAPIS_EARLY_ARRIVAL_MAX", "lots");
   Options o;
