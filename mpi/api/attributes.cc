@@ -1,5 +1,6 @@
 // MPI_Comm_get_attr / set / delete and keyvals.
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/attributes.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
@@ -50,6 +51,8 @@ extern "C" int lapis_comm_dup_fn(MPI_Comm, int, void*, void* in, void* out, int*
 extern "C" int lapis_comm_null_delete_fn(MPI_Comm, int, void*, void*) { return MPI_SUCCESS; }
 
 extern "C" int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  const ApiCall call("MPI_Comm_get_attr");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_get_attr";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -71,10 +74,14 @@ extern "C" int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val,
 }
 
 extern "C" int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  const ApiCall call("MPI_Attr_get");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return MPI_Comm_get_attr(comm, keyval, attribute_val, flag);
 }
 
 extern "C" int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
+  const ApiCall call("MPI_Comm_set_attr");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_set_attr";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -97,6 +104,8 @@ extern "C" int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val)
 }
 
 extern "C" int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
+  const ApiCall call("MPI_Comm_delete_attr");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_delete_attr";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -120,6 +129,8 @@ extern "C" int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
 extern "C" int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn,
                                       MPI_Comm_delete_attr_function* delete_fn, int* keyval,
                                       void* extra_state) {
+  const ApiCall call("MPI_Comm_create_keyval");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_create_keyval";
   if (int rc = check_running(kFn)) return rc;
   if (int rc = check_not_null(keyval, "comm_keyval")) return raise(nullptr, kFn, rc);
@@ -131,6 +142,8 @@ extern "C" int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn,
 }
 
 extern "C" int MPI_Comm_free_keyval(int* keyval) {
+  const ApiCall call("MPI_Comm_free_keyval");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_free_keyval";
   if (int rc = check_running(kFn)) return rc;
   if (int rc = check_not_null(keyval, "comm_keyval")) return raise(nullptr, kFn, rc);

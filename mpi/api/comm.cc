@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/attributes.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
@@ -10,6 +11,8 @@
 using namespace mpi;
 
 extern "C" int MPI_Comm_size(MPI_Comm comm, int* size) {
+  const ApiCall call("MPI_Comm_size");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_size";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -21,6 +24,8 @@ extern "C" int MPI_Comm_size(MPI_Comm comm, int* size) {
 }
 
 extern "C" int MPI_Comm_rank(MPI_Comm comm, int* rank) {
+  const ApiCall call("MPI_Comm_rank");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_rank";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -32,6 +37,8 @@ extern "C" int MPI_Comm_rank(MPI_Comm comm, int* rank) {
 }
 
 extern "C" int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  const ApiCall call("MPI_Comm_compare");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_compare";
   if (int rc = check_running(kFn)) return rc;
   Comm *a = nullptr, *b = nullptr;
@@ -49,6 +56,8 @@ extern "C" int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
 }
 
 extern "C" int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+  const ApiCall call("MPI_Comm_group");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_group";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -62,6 +71,8 @@ extern "C" int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
 }
 
 extern "C" int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  const ApiCall call("MPI_Comm_test_inter");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_test_inter";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -73,6 +84,8 @@ extern "C" int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
 }
 
 extern "C" int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+  const ApiCall call("MPI_Comm_set_name");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_set_name";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -84,6 +97,8 @@ extern "C" int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
 }
 
 extern "C" int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+  const ApiCall call("MPI_Comm_get_name");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_get_name";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -97,6 +112,8 @@ extern "C" int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
 }
 
 extern "C" int MPI_Comm_free(MPI_Comm* comm) {
+  const ApiCall call("MPI_Comm_free");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_free";
   if (int rc = check_running(kFn)) return rc;
   CommPtr c;

@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/attributes.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/comm_factory.hpp"
@@ -13,6 +14,8 @@
 using namespace mpi;
 
 extern "C" int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  const ApiCall call("MPI_Comm_dup");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_dup";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -31,6 +34,8 @@ extern "C" int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
 }
 
 extern "C" int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  const ApiCall call("MPI_Comm_split");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_split";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -63,6 +68,8 @@ extern "C" int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newco
 }
 
 extern "C" int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  const ApiCall call("MPI_Comm_create");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_create";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -96,6 +103,8 @@ extern "C" int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm
 }
 
 extern "C" int MPI_Barrier(MPI_Comm comm) {
+  const ApiCall call("MPI_Barrier");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Barrier";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/attributes.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
@@ -75,16 +76,22 @@ int init(const char* function, int required, int* provided) {
 using namespace mpi;
 
 extern "C" int MPI_Init(int* /*argc*/, char*** /*argv*/) {
+  const ApiCall call("MPI_Init");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return init("MPI_Init", MPI_THREAD_SINGLE, nullptr);
 }
 
 extern "C" int MPI_Init_thread(int* /*argc*/, char*** /*argv*/, int required, int* provided) {
+  const ApiCall call("MPI_Init_thread");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Init_thread";
   if (provided == nullptr) return raise(nullptr, kFn, fail(MPI_ERR_ARG, "provided is NULL"));
   return init(kFn, required, provided);
 }
 
 extern "C" int MPI_Finalize(void) {
+  const ApiCall call("MPI_Finalize");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Finalize";
   if (int rc = check_running(kFn)) return rc;
   State& s = state();
@@ -142,6 +149,8 @@ extern "C" int MPI_Is_thread_main(int* flag) {
 }
 
 extern "C" int MPI_Get_processor_name(char* name, int* resultlen) {
+  const ApiCall call("MPI_Get_processor_name");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Get_processor_name";
   if (int rc = check_not_null(name, "name")) return raise(nullptr, kFn, rc);
   if (int rc = check_not_null(resultlen, "resultlen")) return raise(nullptr, kFn, rc);

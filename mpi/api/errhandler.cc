@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/error_classes.hpp"
 #include "mpi/internal/errors.hpp"
@@ -11,6 +12,8 @@
 using namespace mpi;
 
 extern "C" int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  const ApiCall call("MPI_Comm_set_errhandler");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_set_errhandler";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -25,6 +28,8 @@ extern "C" int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 }
 
 extern "C" int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  const ApiCall call("MPI_Comm_get_errhandler");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_get_errhandler";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -44,6 +49,8 @@ extern "C" int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler
 
 extern "C" int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function,
                                           MPI_Errhandler* errhandler) {
+  const ApiCall call("MPI_Comm_create_errhandler");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_create_errhandler";
   if (int rc = check_running(kFn)) return rc;
   int rc = check_not_null(reinterpret_cast<const void*>(function), "function");
@@ -55,6 +62,8 @@ extern "C" int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function
 }
 
 extern "C" int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  const ApiCall call("MPI_Comm_call_errhandler");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_call_errhandler";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -65,6 +74,8 @@ extern "C" int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
 }
 
 extern "C" int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
+  const ApiCall call("MPI_Errhandler_free");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Errhandler_free";
   if (int rc = check_running(kFn)) return rc;
   if (int rc = check_not_null(errhandler, "errhandler")) return raise(nullptr, kFn, rc);

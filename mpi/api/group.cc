@@ -2,6 +2,7 @@
 #include <span>
 
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
@@ -65,6 +66,8 @@ int combine(const char* fn, MPI_Group a, MPI_Group b, MPI_Group* newgroup, Op op
 }  // namespace
 
 extern "C" int MPI_Group_size(MPI_Group group, int* size) {
+  const ApiCall call("MPI_Group_size");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Group_size";
   if (int rc = check_running(kFn)) return rc;
   GroupPtr g;
@@ -76,6 +79,8 @@ extern "C" int MPI_Group_size(MPI_Group group, int* size) {
 }
 
 extern "C" int MPI_Group_rank(MPI_Group group, int* rank) {
+  const ApiCall call("MPI_Group_rank");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Group_rank";
   if (int rc = check_running(kFn)) return rc;
   GroupPtr g;
@@ -88,39 +93,55 @@ extern "C" int MPI_Group_rank(MPI_Group group, int* rank) {
 }
 
 extern "C" int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+  const ApiCall call("MPI_Group_incl");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return subset("MPI_Group_incl", group, n, ranks, 1, newgroup, group_incl);
 }
 
 extern "C" int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+  const ApiCall call("MPI_Group_excl");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return subset("MPI_Group_excl", group, n, ranks, 1, newgroup, group_excl);
 }
 
 extern "C" int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3],
                                     MPI_Group* newgroup) {
+  const ApiCall call("MPI_Group_range_incl");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return subset("MPI_Group_range_incl", group, n, n > 0 ? &ranges[0][0] : nullptr, 3, newgroup,
                 group_range_incl);
 }
 
 extern "C" int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3],
                                     MPI_Group* newgroup) {
+  const ApiCall call("MPI_Group_range_excl");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return subset("MPI_Group_range_excl", group, n, n > 0 ? &ranges[0][0] : nullptr, 3, newgroup,
                 group_range_excl);
 }
 
 extern "C" int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  const ApiCall call("MPI_Group_union");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return combine("MPI_Group_union", group1, group2, newgroup, group_union);
 }
 
 extern "C" int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  const ApiCall call("MPI_Group_intersection");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return combine("MPI_Group_intersection", group1, group2, newgroup, group_intersection);
 }
 
 extern "C" int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  const ApiCall call("MPI_Group_difference");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return combine("MPI_Group_difference", group1, group2, newgroup, group_difference);
 }
 
 extern "C" int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
                                          MPI_Group group2, int ranks2[]) {
+  const ApiCall call("MPI_Group_translate_ranks");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Group_translate_ranks";
   if (int rc = check_running(kFn)) return rc;
   GroupPtr a, b;
@@ -139,6 +160,8 @@ extern "C" int MPI_Group_translate_ranks(MPI_Group group1, int n, const int rank
 }
 
 extern "C" int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
+  const ApiCall call("MPI_Group_compare");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Group_compare";
   if (int rc = check_running(kFn)) return rc;
   GroupPtr a, b;
@@ -151,6 +174,8 @@ extern "C" int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result
 }
 
 extern "C" int MPI_Group_free(MPI_Group* group) {
+  const ApiCall call("MPI_Group_free");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Group_free";
   if (int rc = check_running(kFn)) return rc;
   GroupPtr g;

@@ -1,6 +1,7 @@
 // MPI_Alloc_mem / MPI_Free_mem: memory allocated and registered by the core,
 // so rendezvous and RMA reach it directly.
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/handles.hpp"
@@ -9,6 +10,8 @@
 using namespace mpi;
 
 extern "C" int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
+  const ApiCall call("MPI_Alloc_mem");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Alloc_mem";
   if (int rc = check_running(kFn)) return rc;
   int rc = check_not_null(baseptr, "baseptr");
@@ -30,6 +33,8 @@ extern "C" int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
 }
 
 extern "C" int MPI_Free_mem(void* base) {
+  const ApiCall call("MPI_Free_mem");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Free_mem";
   if (int rc = check_running(kFn)) return rc;
   if (base == nullptr) return raise(nullptr, kFn, fail(MPI_ERR_BASE, "base is NULL"));

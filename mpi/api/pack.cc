@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
@@ -12,6 +13,8 @@ using namespace mpi;
 
 extern "C" int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
                         int outsize, int* position, MPI_Comm comm) {
+  const ApiCall call("MPI_Pack");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Pack";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -39,6 +42,8 @@ extern "C" int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, v
 
 extern "C" int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf,
                           int outcount, MPI_Datatype datatype, MPI_Comm comm) {
+  const ApiCall call("MPI_Unpack");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Unpack";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -65,6 +70,8 @@ extern "C" int MPI_Unpack(const void* inbuf, int insize, int* position, void* ou
 }
 
 extern "C" int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+  const ApiCall call("MPI_Pack_size");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Pack_size";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -85,6 +92,8 @@ extern "C" int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, 
 }
 
 extern "C" int MPI_Get_address(const void* location, MPI_Aint* address) {
+  const ApiCall call("MPI_Get_address");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Get_address";
   if (int rc = check_not_null(address, "address")) return raise(nullptr, kFn, rc);
   *address = static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(location));

@@ -1,5 +1,6 @@
 // Persistent requests: *_init, MPI_Start, MPI_Startall.
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/p2p_common.hpp"
@@ -33,35 +34,47 @@ int start_one(MPI_Request handle, int index, Request*& r) {
 
 extern "C" int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                              MPI_Comm comm, MPI_Request* request) {
+  const ApiCall call("MPI_Send_init");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return send_init("MPI_Send_init", buf, count, datatype, dest, tag, comm,
                    mpcpi::SendMode::standard, request);
 }
 
 extern "C" int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
                               int tag, MPI_Comm comm, MPI_Request* request) {
+  const ApiCall call("MPI_Ssend_init");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return send_init("MPI_Ssend_init", buf, count, datatype, dest, tag, comm,
                    mpcpi::SendMode::synchronous, request);
 }
 
 extern "C" int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
                               int tag, MPI_Comm comm, MPI_Request* request) {
+  const ApiCall call("MPI_Bsend_init");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return send_init("MPI_Bsend_init", buf, count, datatype, dest, tag, comm,
                    mpcpi::SendMode::buffered, request);
 }
 
 extern "C" int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
                               int tag, MPI_Comm comm, MPI_Request* request) {
+  const ApiCall call("MPI_Rsend_init");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return send_init("MPI_Rsend_init", buf, count, datatype, dest, tag, comm,
                    mpcpi::SendMode::ready, request);
 }
 
 extern "C" int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                              MPI_Comm comm, MPI_Request* request) {
+  const ApiCall call("MPI_Recv_init");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   PostArgs a{RequestKind::recv, buf, count, datatype, source, tag, comm};
   return post_request("MPI_Recv_init", a, true, request);
 }
 
 extern "C" int MPI_Start(MPI_Request* request) {
+  const ApiCall call("MPI_Start");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Start";
   if (int rc = check_running(kFn)) return rc;
   if (int rc = check_request_ptr(request)) return raise(nullptr, kFn, rc);
@@ -71,6 +84,8 @@ extern "C" int MPI_Start(MPI_Request* request) {
 }
 
 extern "C" int MPI_Startall(int count, MPI_Request array_of_requests[]) {
+  const ApiCall call("MPI_Startall");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Startall";
   if (int rc = check_running(kFn)) return rc;
   int rc = check_count(count);

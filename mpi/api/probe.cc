@@ -1,5 +1,6 @@
 // Probe, matched probe and matched receive.
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/buffers.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
@@ -105,23 +106,31 @@ int probe(const ProbeCall& call, int source, int tag, MPI_Comm comm, int* flag,
 }  // namespace
 
 extern "C" int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  const ApiCall call("MPI_Probe");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return probe({"MPI_Probe", /*waits=*/true, /*matches=*/false}, source, tag, comm, nullptr,
                nullptr, status);
 }
 
 extern "C" int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  const ApiCall call("MPI_Iprobe");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return probe({"MPI_Iprobe", /*waits=*/false, /*matches=*/false}, source, tag, comm, flag,
                nullptr, status);
 }
 
 extern "C" int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
                            MPI_Status* status) {
+  const ApiCall call("MPI_Improbe");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return probe({"MPI_Improbe", /*waits=*/false, /*matches=*/true}, source, tag, comm, flag,
                message, status);
 }
 
 extern "C" int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message,
                           MPI_Status* status) {
+  const ApiCall call("MPI_Mprobe");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return probe({"MPI_Mprobe", /*waits=*/true, /*matches=*/true}, source, tag, comm, nullptr,
                message, status);
 }
@@ -194,6 +203,8 @@ int matched_recv(const char* kFn, void* buf, int count, MPI_Datatype datatype,
 
 extern "C" int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
                           MPI_Request* request) {
+  const ApiCall call("MPI_Imrecv");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Imrecv";
   if (int rc = check_running(kFn)) return rc;
   return matched_recv(kFn, buf, count, datatype, message, request);
@@ -201,6 +212,8 @@ extern "C" int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Messa
 
 extern "C" int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
                          MPI_Status* status) {
+  const ApiCall call("MPI_Mrecv");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Mrecv";
   if (int rc = check_running(kFn)) return rc;
   if (int rc = check_status_ptr(status)) return raise(nullptr, kFn, rc);

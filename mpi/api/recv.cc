@@ -1,5 +1,6 @@
 // Receives, MPI_Sendrecv and MPI_Sendrecv_replace.
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/buffers.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
@@ -48,6 +49,8 @@ struct DirectRecv {
 
 extern "C" int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                         MPI_Comm comm, MPI_Status* status) {
+  const ApiCall call("MPI_Recv");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Recv";
   FastP2p f;
   if (fast_recv_args(buf, count, datatype, source, tag, comm, status, f)) [[likely]] {
@@ -92,6 +95,8 @@ extern "C" int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source,
 
 extern "C" int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                          MPI_Comm comm, MPI_Request* request) {
+  const ApiCall call("MPI_Irecv");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   PostArgs a{RequestKind::recv, buf, count, datatype, source, tag, comm};
   return post_request("MPI_Irecv", a, false, request);
 }
@@ -138,6 +143,8 @@ int exchange(const char* fn, const Comm& c, SendBytes out, int dest, int sendtag
 extern "C" int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                             int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                             int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  const ApiCall call("MPI_Sendrecv");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Sendrecv";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
@@ -156,6 +163,8 @@ extern "C" int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sen
 extern "C" int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
                                     int sendtag, int source, int recvtag, MPI_Comm comm,
                                     MPI_Status* status) {
+  const ApiCall call("MPI_Sendrecv_replace");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Sendrecv_replace";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;

@@ -1,5 +1,6 @@
 // MPI_Request_free, MPI_Cancel, MPI_Test_cancelled.
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/p2p_common.hpp"
@@ -22,6 +23,8 @@ int lookup_request(const MPI_Request* request, Request*& r) {
 }  // namespace
 
 extern "C" int MPI_Request_free(MPI_Request* request) {
+  const ApiCall call("MPI_Request_free");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Request_free";
   if (int rc = check_running(kFn)) return rc;
   Request* r = nullptr;
@@ -34,6 +37,8 @@ extern "C" int MPI_Request_free(MPI_Request* request) {
 }
 
 extern "C" int MPI_Cancel(MPI_Request* request) {
+  const ApiCall call("MPI_Cancel");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Cancel";
   if (int rc = check_running(kFn)) return rc;
   Request* r = nullptr;
@@ -43,6 +48,8 @@ extern "C" int MPI_Cancel(MPI_Request* request) {
 }
 
 extern "C" int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  const ApiCall call("MPI_Test_cancelled");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Test_cancelled";
   if (int rc = check_running(kFn)) return rc;
   int rc = check_not_null(flag, "flag");

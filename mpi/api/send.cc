@@ -1,5 +1,6 @@
 // Blocking and nonblocking sends in the four modes.
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/buffers.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
@@ -46,53 +47,71 @@ int nonblocking_send(const char* fn, const void* buf, int count, MPI_Datatype da
 
 extern "C" int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                         MPI_Comm comm) {
+  const ApiCall call("MPI_Send");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return blocking_send("MPI_Send", buf, count, datatype, dest, tag, comm,
                        mpcpi::SendMode::standard);
 }
 
 extern "C" int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                          MPI_Comm comm) {
+  const ApiCall call("MPI_Ssend");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return blocking_send("MPI_Ssend", buf, count, datatype, dest, tag, comm,
                        mpcpi::SendMode::synchronous);
 }
 
 extern "C" int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                          MPI_Comm comm) {
+  const ApiCall call("MPI_Bsend");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return blocking_send("MPI_Bsend", buf, count, datatype, dest, tag, comm,
                        mpcpi::SendMode::buffered);
 }
 
 extern "C" int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                          MPI_Comm comm) {
+  const ApiCall call("MPI_Rsend");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return blocking_send("MPI_Rsend", buf, count, datatype, dest, tag, comm,
                        mpcpi::SendMode::ready);
 }
 
 extern "C" int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                          MPI_Comm comm, MPI_Request* request) {
+  const ApiCall call("MPI_Isend");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return nonblocking_send("MPI_Isend", buf, count, datatype, dest, tag, comm,
                           mpcpi::SendMode::standard, request);
 }
 
 extern "C" int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                           MPI_Comm comm, MPI_Request* request) {
+  const ApiCall call("MPI_Issend");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return nonblocking_send("MPI_Issend", buf, count, datatype, dest, tag, comm,
                           mpcpi::SendMode::synchronous, request);
 }
 
 extern "C" int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                           MPI_Comm comm, MPI_Request* request) {
+  const ApiCall call("MPI_Ibsend");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return nonblocking_send("MPI_Ibsend", buf, count, datatype, dest, tag, comm,
                           mpcpi::SendMode::buffered, request);
 }
 
 extern "C" int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                           MPI_Comm comm, MPI_Request* request) {
+  const ApiCall call("MPI_Irsend");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return nonblocking_send("MPI_Irsend", buf, count, datatype, dest, tag, comm,
                           mpcpi::SendMode::ready, request);
 }
 
 extern "C" int MPI_Buffer_attach(void* buffer, int size) {
+  const ApiCall call("MPI_Buffer_attach");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Buffer_attach";
   if (int rc = check_running(kFn)) return rc;
   int rc = check_count(size, "size");
@@ -102,6 +121,8 @@ extern "C" int MPI_Buffer_attach(void* buffer, int size) {
 }
 
 extern "C" int MPI_Buffer_detach(void* buffer_addr, int* size) {
+  const ApiCall call("MPI_Buffer_detach");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Buffer_detach";
   if (int rc = check_running(kFn)) return rc;
   int rc = check_not_null(buffer_addr, "buffer_addr");

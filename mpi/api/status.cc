@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/p2p_common.hpp"
@@ -48,6 +49,8 @@ int to_int(MPI_Count v) { return v > INT_MAX ? MPI_UNDEFINED : static_cast<int>(
 }  // namespace
 
 extern "C" int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  const ApiCall call("MPI_Get_count");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Get_count";
   TypePtr t;
   if (int rc = validate_count_query(kFn, status, datatype, count, t)) return rc;
@@ -57,6 +60,8 @@ extern "C" int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, in
 
 extern "C" int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype,
                                   MPI_Count* count) {
+  const ApiCall call("MPI_Get_elements_x");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Get_elements_x";
   TypePtr t;
   if (int rc = validate_count_query(kFn, status, datatype, count, t)) return rc;
@@ -65,6 +70,8 @@ extern "C" int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatyp
 }
 
 extern "C" int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  const ApiCall call("MPI_Get_elements");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Get_elements";
   TypePtr t;
   if (int rc = validate_count_query(kFn, status, datatype, count, t)) return rc;
@@ -74,6 +81,8 @@ extern "C" int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype,
 
 extern "C" int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype,
                                          MPI_Count count) {
+  const ApiCall call("MPI_Status_set_elements_x");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Status_set_elements_x";
   if (int rc = check_running(kFn)) return rc;
   TypePtr t;
@@ -95,10 +104,14 @@ extern "C" int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype dataty
 }
 
 extern "C" int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+  const ApiCall call("MPI_Status_set_elements");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return MPI_Status_set_elements_x(status, datatype, count);
 }
 
 extern "C" int MPI_Status_set_cancelled(MPI_Status* status, int flag) {
+  const ApiCall call("MPI_Status_set_cancelled");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Status_set_cancelled";
   if (int rc = check_running(kFn)) return rc;
   if (!wants_status(status)) {

@@ -1,5 +1,6 @@
 // MPI_Test and its multi-request forms, MPI_Request_get_status.
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/p2p_common.hpp"
@@ -19,6 +20,8 @@ bool is_live(MPI_Request h) {
 }  // namespace
 
 extern "C" int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  const ApiCall call("MPI_Test");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Test";
   if (int rc = check_running(kFn)) return rc;
   int rc = check_request_ptr(request);
@@ -34,6 +37,8 @@ extern "C" int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 }
 
 extern "C" int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+  const ApiCall call("MPI_Testall");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Testall";
   if (int rc = check_running(kFn)) return rc;
   int rc = check_request_array(count, reqs);
@@ -68,6 +73,8 @@ extern "C" int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status 
 
 extern "C" int MPI_Testany(int count, MPI_Request reqs[], int* index, int* flag,
                            MPI_Status* status) {
+  const ApiCall call("MPI_Testany");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Testany";
   if (int rc = check_running(kFn)) return rc;
   int rc = check_request_array(count, reqs);
@@ -102,6 +109,8 @@ extern "C" int MPI_Testany(int count, MPI_Request reqs[], int* index, int* flag,
 
 extern "C" int MPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
                             MPI_Status statuses[]) {
+  const ApiCall call("MPI_Testsome");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Testsome";
   if (int rc = check_running(kFn)) return rc;
   int rc = check_request_array(incount, reqs);
@@ -137,6 +146,8 @@ extern "C" int MPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int 
 }
 
 extern "C" int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  const ApiCall call("MPI_Request_get_status");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Request_get_status";
   if (int rc = check_running(kFn)) return rc;
   int rc = check_not_null(flag, "flag");

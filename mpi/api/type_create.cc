@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
@@ -40,6 +41,8 @@ int check_array(int count, const void* array, const char* arg) {
 }  // namespace
 
 extern "C" int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const ApiCall call("MPI_Type_contiguous");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_contiguous";
   if (int rc = check_running(kFn)) return rc;
   TypePtr old;
@@ -50,6 +53,8 @@ extern "C" int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype
 
 extern "C" int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                                MPI_Datatype* newtype) {
+  const ApiCall call("MPI_Type_vector");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_vector";
   if (int rc = check_running(kFn)) return rc;
   TypePtr old;
@@ -65,6 +70,8 @@ extern "C" int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datat
 
 extern "C" int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
                                        MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const ApiCall call("MPI_Type_create_hvector");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_create_hvector";
   if (int rc = check_running(kFn)) return rc;
   TypePtr old;
@@ -105,6 +112,8 @@ int indexed_common(const char* fn, int count, const int* blocklens, int fixed_le
 
 extern "C" int MPI_Type_indexed(int count, const int blocklens[], const int displs[],
                                 MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const ApiCall call("MPI_Type_indexed");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_indexed";
   if (int rc = check_running(kFn)) return rc;
   return indexed_common(kFn, count, blocklens, 0, displs, false, oldtype, newtype,
@@ -113,6 +122,8 @@ extern "C" int MPI_Type_indexed(int count, const int blocklens[], const int disp
 
 extern "C" int MPI_Type_create_hindexed(int count, const int blocklens[], const MPI_Aint displs[],
                                         MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const ApiCall call("MPI_Type_create_hindexed");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_create_hindexed";
   if (int rc = check_running(kFn)) return rc;
   return indexed_common(kFn, count, blocklens, 0, displs, true, oldtype, newtype,
@@ -121,6 +132,8 @@ extern "C" int MPI_Type_create_hindexed(int count, const int blocklens[], const 
 
 extern "C" int MPI_Type_create_indexed_block(int count, int blocklength, const int displs[],
                                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const ApiCall call("MPI_Type_create_indexed_block");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_create_indexed_block";
   if (int rc = check_running(kFn)) return rc;
   return indexed_common<int>(kFn, count, nullptr, blocklength, displs, false, oldtype, newtype,
@@ -129,6 +142,8 @@ extern "C" int MPI_Type_create_indexed_block(int count, int blocklength, const i
 
 extern "C" int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displs[],
                                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const ApiCall call("MPI_Type_create_hindexed_block");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_create_hindexed_block";
   if (int rc = check_running(kFn)) return rc;
   return indexed_common<MPI_Aint>(kFn, count, nullptr, blocklength, displs, true, oldtype,
@@ -137,6 +152,8 @@ extern "C" int MPI_Type_create_hindexed_block(int count, int blocklength, const 
 
 extern "C" int MPI_Type_create_struct(int count, const int blocklens[], const MPI_Aint displs[],
                                       const MPI_Datatype types[], MPI_Datatype* newtype) {
+  const ApiCall call("MPI_Type_create_struct");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_create_struct";
   if (int rc = check_running(kFn)) return rc;
   int rc = check_count(count);
@@ -160,6 +177,8 @@ extern "C" int MPI_Type_create_struct(int count, const int blocklens[], const MP
 
 extern "C" int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                                        MPI_Datatype* newtype) {
+  const ApiCall call("MPI_Type_create_resized");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_create_resized";
   if (int rc = check_running(kFn)) return rc;
   TypePtr old;
@@ -171,6 +190,8 @@ extern "C" int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Ai
 extern "C" int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
                                         const int starts[], int order, MPI_Datatype oldtype,
                                         MPI_Datatype* newtype) {
+  const ApiCall call("MPI_Type_create_subarray");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_create_subarray";
   if (int rc = check_running(kFn)) return rc;
   TypePtr old;
@@ -204,6 +225,8 @@ extern "C" int MPI_Type_create_subarray(int ndims, const int sizes[], const int 
 }
 
 extern "C" int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const ApiCall call("MPI_Type_dup");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_dup";
   if (int rc = check_running(kFn)) return rc;
   TypePtr old;

@@ -4,6 +4,7 @@
 #include <initializer_list>
 
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
@@ -42,6 +43,8 @@ int clamp_int(std::int64_t v) { return v > INT_MAX ? MPI_UNDEFINED : static_cast
 }  // namespace
 
 extern "C" int MPI_Type_commit(MPI_Datatype* datatype) {
+  const ApiCall call("MPI_Type_commit");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_commit";
   if (int rc = check_running(kFn)) return rc;
   TypePtr t;
@@ -51,6 +54,8 @@ extern "C" int MPI_Type_commit(MPI_Datatype* datatype) {
 }
 
 extern "C" int MPI_Type_free(MPI_Datatype* datatype) {
+  const ApiCall call("MPI_Type_free");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_free";
   if (int rc = check_running(kFn)) return rc;
   TypePtr t;
@@ -66,6 +71,8 @@ extern "C" int MPI_Type_free(MPI_Datatype* datatype) {
 }
 
 extern "C" int MPI_Type_size(MPI_Datatype datatype, int* size) {
+  const ApiCall call("MPI_Type_size");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_size";
   TypePtr t;
   if (int rc = query(kFn, datatype, t, {{size, "size"}})) return rc;
@@ -74,6 +81,8 @@ extern "C" int MPI_Type_size(MPI_Datatype datatype, int* size) {
 }
 
 extern "C" int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+  const ApiCall call("MPI_Type_size_x");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_size_x";
   TypePtr t;
   if (int rc = query(kFn, datatype, t, {{size, "size"}})) return rc;
@@ -82,6 +91,8 @@ extern "C" int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
 }
 
 extern "C" int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+  const ApiCall call("MPI_Type_get_extent");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_get_extent";
   TypePtr t;
   if (int rc = query(kFn, datatype, t, {{lb, "lb"}, {extent, "extent"}})) return rc;
@@ -91,11 +102,15 @@ extern "C" int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint
 }
 
 extern "C" int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  const ApiCall call("MPI_Type_get_extent_x");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return MPI_Type_get_extent(datatype, lb, extent);
 }
 
 extern "C" int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb,
                                         MPI_Aint* true_extent) {
+  const ApiCall call("MPI_Type_get_true_extent");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_get_true_extent";
   TypePtr t;
   if (int rc = query(kFn, datatype, t, {{true_lb, "true_lb"}, {true_extent, "true_extent"}})) {
@@ -108,10 +123,14 @@ extern "C" int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb
 
 extern "C" int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb,
                                           MPI_Count* true_extent) {
+  const ApiCall call("MPI_Type_get_true_extent_x");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return MPI_Type_get_true_extent(datatype, true_lb, true_extent);
 }
 
 extern "C" int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
+  const ApiCall call("MPI_Type_set_name");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_set_name";
   TypePtr t;
   if (int rc = query(kFn, datatype, t, {{type_name, "type_name"}})) return rc;
@@ -122,6 +141,8 @@ extern "C" int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
 }
 
 extern "C" int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
+  const ApiCall call("MPI_Type_get_name");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_get_name";
   TypePtr t;
   if (int rc = query(kFn, datatype, t, {{type_name, "type_name"}, {resultlen, "resultlen"}})) {

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/error_classes.hpp"
 #include "mpi/internal/errors.hpp"
@@ -56,6 +57,8 @@ Pending collect(int count, const MPI_Request reqs[]) {
 }  // namespace
 
 extern "C" int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  const ApiCall call("MPI_Wait");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Wait";
   if (int rc = check_running(kFn)) return rc;
   int rc = check_request_ptr(request);
@@ -68,6 +71,8 @@ extern "C" int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 }
 
 extern "C" int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
+  const ApiCall call("MPI_Waitall");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Waitall";
   if (int rc = check_running(kFn)) return rc;
   if (int rc = check_request_array(count, reqs)) return raise(nullptr, kFn, rc);
@@ -90,6 +95,8 @@ extern "C" int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 }
 
 extern "C" int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
+  const ApiCall call("MPI_Waitany");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Waitany";
   if (int rc = check_running(kFn)) return rc;
   int rc = check_request_array(count, reqs);
@@ -126,6 +133,8 @@ extern "C" int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status
 
 extern "C" int MPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
                             MPI_Status statuses[]) {
+  const ApiCall call("MPI_Waitsome");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Waitsome";
   if (int rc = check_running(kFn)) return rc;
   int rc = check_request_array(incount, reqs);

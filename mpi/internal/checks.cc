@@ -1,5 +1,7 @@
 #include "mpi/internal/checks.hpp"
 
+#include "mpi/internal/api_call.hpp"
+
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
 
@@ -10,6 +12,16 @@ namespace {
 constexpr std::int64_t kNullPage = 4096;
 
 }  // namespace
+
+int ApiCall::refuse() const {
+  return raise(nullptr, function_,
+               fail(MPI_ERR_OTHER,
+                    "another thread is inside an MPI call: calls from two threads at once need "
+                    "MPI_THREAD_MULTIPLE (granted: {})",
+                    state().thread_level == MPI_THREAD_SINGLE       ? "MPI_THREAD_SINGLE"
+                    : state().thread_level == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
+                                                                  : "MPI_THREAD_SERIALIZED"));
+}
 
 int check_running(const char* function) {
   Phase p = state().phase;

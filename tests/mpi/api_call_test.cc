@@ -1,0 +1,40 @@
+// Every MPI function in mpi/api opens with an ApiCall, so a call made while
+// another thread is inside MPI is refused instead of corrupting the engine
+// (mpi/internal/api_call.hpp). Functions the standard lets any thread call
+// at any time are the exceptions, listed here.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "tests/support/launch.hpp"
+
+TEST_CASE("every MPI function opens with an ApiCall") {
+  const std::set<std::string> exempt = {
+      "MPI_Initialized",  "MPI_Finalized",   "MPI_Query_thread", "MPI_Is_thread_main",
+      "MPI_Get_version",  "MPI_Get_library_version", "MPI_Abort", "MPI_Error_string",
+      "MPI_Error_class",
+  };
+  const std::regex function(R"re(extern "C" int (MPI_\w+)\([^{]*\{\s*([^\n]*))re");
+  int functions = 0;
+  const std::filesystem::path dir = lapis::testing::runfile("mpi/api");
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string source = text.str();
+    for (std::sregex_iterator it(source.begin(), source.end(), function), end; it != end; ++it) {
+      const std::string name = (*it)[1];
+      ++functions;
+      if (exempt.contains(name)) continue;
+      CAPTURE(entry.path().filename().string());
+      CAPTURE(name);
+      CHECK((*it)[2] == "const ApiCall call(\"" + name + "\");");
+    }
+  }
+  CHECK(functions > 100);  // the regex found the functions at all
+}
