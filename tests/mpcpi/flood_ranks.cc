@@ -1,5 +1,5 @@
 // Early-arrival flood: every rank but 0 sends FLOOD_COUNT (default 1000000)
-// 8-byte messages to rank 0 with blocking standard sends; rank 0 posts no
+// messages of FLOOD_SIZE bytes (default 8, at least 8) to rank 0 with blocking standard sends; rank 0 posts no
 // receive until every sender has buffered as much as it may (its held copies
 // reached LAPIS_HELD_SEND_MAX, or it sent everything): past that a sender's
 // blocking send waits. Nothing may be lost, everything must arrive in
@@ -11,9 +11,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -55,6 +57,9 @@ TEST_CASE("a million small messages per sender, receiver posts nothing until all
   const long count = env_long("FLOOD_COUNT", 1000000);
   const long max_growth_mib = env_long("FLOOD_MAX_GROWTH_MIB", 64);
   const long max_sender_growth_mib = env_long("FLOOD_MAX_SENDER_GROWTH_MIB", 96);
+  // The first 8 bytes of each message say who sent it and its number.
+  const std::size_t size = static_cast<std::size_t>(std::max(8L, env_long("FLOOD_SIZE", 8)));
+  std::vector<std::uint8_t> message(size, 0x5a);
   const std::uint32_t data_ctx = 301;
   const std::uint32_t ctrl_ctx = 302;
   barrier();
@@ -65,16 +70,17 @@ TEST_CASE("a million small messages per sender, receiver posts nothing until all
     // "Full", on another context (it must get past the held data): sent once
     // the next held copy might not fit under the cap, or after the last.
     const std::uint64_t cap = engine().options().held_send_max;
-    constexpr std::uint64_t kRoom = 1024;  // more than one held copy's bookkeeping
+    const std::uint64_t room = size + 1024;  // more than one held copy and its bookkeeping
     bool told = false;
     auto tell_full = [&] {
       require_ok(engine().send(nullptr, 0, 0, 2, ctrl_ctx, SendMode::standard), "send full");
       told = true;
     };
     for (long i = 0; i < count; ++i) {
-      if (!told && engine().stats().held_copy_bytes + kRoom > cap) tell_full();
+      if (!told && engine().stats().held_copy_bytes + room > cap) tell_full();
       const std::uint64_t payload = (static_cast<std::uint64_t>(me) << 40) | static_cast<std::uint64_t>(i);
-      require_ok(engine().send(&payload, sizeof payload, 0, 1, data_ctx, SendMode::standard), "send");
+      std::memcpy(message.data(), &payload, sizeof payload);
+      require_ok(engine().send(message.data(), size, 0, 1, data_ctx, SendMode::standard), "send");
     }
     if (!told) tell_full();
     const mpcpi::EngineStats stats = engine().stats();
@@ -95,8 +101,9 @@ TEST_CASE("a million small messages per sender, receiver posts nothing until all
     for (long k = 0; k < count * (n - 1); ++k) {
       std::uint64_t payload = 0;
       Status st;
-      require_ok(engine().recv(&payload, sizeof payload, mpcpi::kAnySource, 1, data_ctx, &st),
-                 "recv");
+      require_ok(engine().recv(message.data(), size, mpcpi::kAnySource, 1, data_ctx, &st), "recv");
+      REQUIRE(st.bytes == size);
+      std::memcpy(&payload, message.data(), sizeof payload);
       const int src = static_cast<int>(payload >> 40);
       const long i = static_cast<long>(payload & ((std::uint64_t{1} << 40) - 1));
       REQUIRE(src == st.source);
@@ -107,9 +114,9 @@ TEST_CASE("a million small messages per sender, receiver posts nothing until all
     const double growth_mib = static_cast<double>(peak - rss_before) / 1024.0;
     const auto done = std::chrono::steady_clock::now();
     std::printf(
-        "flood: %d senders x %ld messages; receiver RSS before %ld KiB, peak %ld KiB, growth %.1f "
+        "flood: %d senders x %ld messages of %zu B; receiver RSS before %ld KiB, peak %ld KiB, growth %.1f "
         "MiB; all sent after %.2f s, all received after %.2f s\n",
-        n - 1, count, rss_before, peak, growth_mib,
+        n - 1, count, size, rss_before, peak, growth_mib,
         std::chrono::duration<double>(sent - start).count(),
         std::chrono::duration<double>(done - start).count());
     std::fflush(stdout);
