@@ -51,4 +51,27 @@ int check_counts(const int* counts, int n, const char* arg) {
   return MPI_SUCCESS;
 }
 
+int check_reduce_args(const ReduceArgs& a, const Datatype*& type, const Op*& op) {
+  const bool in_place = a.sendbuf == MPI_IN_PLACE;
+  int rc = check_count(a.count);
+  if (rc == MPI_SUCCESS) rc = lookup_type(a.datatype, type, true);
+  if (rc == MPI_SUCCESS) rc = lookup_op(a.op, op);
+  if (rc == MPI_SUCCESS) rc = check_op_type(*op, *type, a.datatype);
+  if (rc == MPI_SUCCESS && !in_place) rc = check_buffer(a.sendbuf, a.count, *type, "sendbuf");
+  if (rc == MPI_SUCCESS && a.recv_here) {
+    rc = check_not_in_place(a.recvbuf, "recvbuf", "only sendbuf may be MPI_IN_PLACE");
+    if (rc == MPI_SUCCESS) rc = check_buffer(a.recvbuf, a.count, *type, "recvbuf");
+    if (rc == MPI_SUCCESS && !in_place && a.sendbuf == a.recvbuf && a.count > 0 &&
+        type->size() > 0) {
+      rc = fail(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
+    }
+  }
+  return rc;
+}
+
+int check_not_in_place(const void* buf, const char* arg, const char* why) {
+  if (buf != MPI_IN_PLACE) return MPI_SUCCESS;
+  return fail(MPI_ERR_BUFFER, "{} is MPI_IN_PLACE: {}", arg, why);
+}
+
 }  // namespace mpi

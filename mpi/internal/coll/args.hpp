@@ -35,4 +35,20 @@ int check_buffer_args(const BufferArgs& a, const Datatype*& type);
 // displacement array present.
 int check_counts(const int* counts, int n, const char* arg);
 
+// The arguments of a reduction (Reduce, Allreduce, Scan, ...): count,
+// datatype, op defined on it, send buffer unless MPI_IN_PLACE, receive
+// buffer where this rank receives (`recv_here`) and not the send buffer.
+struct ReduceArgs {
+  const void* sendbuf;
+  const void* recvbuf;
+  int count;  // instances in each buffer
+  MPI_Datatype datatype;
+  MPI_Op op;
+  bool recv_here;
+};
+int check_reduce_args(const ReduceArgs& a, const Datatype*& type, const Op*& op);
+
+// MPI_ERR_BUFFER for MPI_IN_PLACE where this rank may not pass it.
+int check_not_in_place(const void* buf, const char* arg, const char* why);
+
 }  // namespace mpi
