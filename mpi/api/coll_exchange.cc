@@ -65,7 +65,7 @@ int parts_of(const Side& s, int n, std::vector<Part>& parts) {
     if (int rc = check_counts(s.counts, n, s.counts_arg)) return rc;
     if (int rc = check_not_null(s.displs, s.displs_arg)) return rc;
   }
-  if (s.types != nullptr) {
+  if (s.displs_in_bytes) {  // Alltoallw: one type per peer
     if (int rc = check_not_null(s.types, s.type_arg)) return rc;
   }
   parts.resize(n);

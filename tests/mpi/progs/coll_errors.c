@@ -121,6 +121,11 @@ static void world_checks(void) {
   CHECK_CLASS(MPI_Alltoallv(a, counts, NULL, MPI_INT, b, counts, displs, MPI_INT, w),
               MPI_ERR_ARG);
   CHECK_CLASS(MPI_Reduce_scatter(a, b, NULL, MPI_INT, MPI_SUM, w), MPI_ERR_ARG);
+  MPI_Datatype ints[64];
+  for (int i = 0; i < 64; ++i) ints[i] = MPI_INT;
+  CHECK_CLASS(MPI_Alltoallw(a, counts, displs, NULL, b, counts, displs, ints, w), MPI_ERR_ARG);
+  ints[size - 1] = MPI_DATATYPE_NULL;
+  CHECK_CLASS(MPI_Alltoallw(a, counts, displs, ints, b, counts, displs, ints, w), MPI_ERR_TYPE);
   /* A bad LAPIS_COLL_* value is reported by the collective it names
    * (set by the test for this program: LAPIS_COLL_ALLTOALL=bogus). */
   if (getenv("LAPIS_COLL_ALLTOALL") != NULL) {
