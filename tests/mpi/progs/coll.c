@@ -384,6 +384,16 @@ static void test_gather_scatter(MPI_Comm comm, int me, int n) {
         for (int i = 0; i < counts[r]; ++i) CHECK(v[displs[r] + i] == ival(r, i));
         CHECK(v[displs[r] + counts[r]] == -3);
       }
+      /* Again in place: the root's block is already there. */
+      for (int i = 0; i < total; ++i) v[i] = -3;
+      for (int i = 0; i < counts[me]; ++i) v[displs[me] + i] = ival(me, i);
+      CHECK_OK(MPI_Gatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, v, counts, displs, MPI_INT, root,
+                           comm));
+      for (int r = 0; r < n; ++r)
+        for (int i = 0; i < counts[r]; ++i) CHECK(v[displs[r] + i] == ival(r, i));
+    } else {
+      CHECK_OK(MPI_Gatherv(part, counts[me], MPI_INT, NULL, NULL, NULL, MPI_DATATYPE_NULL, root,
+                           comm));
     }
     for (int i = 0; i < counts[me]; ++i) part[i] = -1;
     CHECK_OK(MPI_Scatterv(v, counts, displs, MPI_INT, part, counts[me], MPI_INT, root, comm));
@@ -431,6 +441,12 @@ static void test_allgather(MPI_Comm comm, int me, int n) {
     free(mine);
     free(all);
   }
+  /* A struct type on both sides. */
+  struct { int a; double d; } mine3[3], all3[3 * 8];
+  for (int i = 0; i < 3; ++i) mine3[i].a = me * 10 + i, mine3[i].d = me + i * 0.25;
+  CHECK_OK(MPI_Allgather(mine3, 3, mix_t, all3, 3, mix_t, comm));
+  for (int r = 0; r < n; ++r)
+    for (int i = 0; i < 3; ++i) CHECK(all3[r * 3 + i].a == r * 10 + i && all3[r * 3 + i].d == r + i * 0.25);
   /* Allgatherv in reverse order with gaps, and in place. */
   int* counts = xmalloc(sizeof(int) * n);
   int* displs = xmalloc(sizeof(int) * n);
@@ -652,24 +668,31 @@ static void test_scan(MPI_Comm comm, int me, int n) {
   }
 }
 
+/* Runs every test, or with `only` set just those of one family (the
+ * forced-algorithm runs: bcast, reduce, allreduce, allgather, alltoall). */
+static const char* only;
+
+static int wanted(const char* family) { return only == NULL || strcmp(only, family) == 0; }
+
 static void run_all(MPI_Comm comm) {
   int me, n;
   CHECK_OK(MPI_Comm_rank(comm, &me));
   CHECK_OK(MPI_Comm_size(comm, &n));
-  test_bcast(comm, me, n);
-  test_reduce(comm, me, n);
-  test_allreduce(comm, me, n);
-  test_gather_scatter(comm, me, n);
-  test_allgather(comm, me, n);
-  test_alltoall(comm, me, n);
-  test_reduce_scatter(comm, me, n);
-  test_scan(comm, me, n);
+  if (wanted("bcast")) test_bcast(comm, me, n);
+  if (wanted("reduce")) test_reduce(comm, me, n);
+  if (wanted("allreduce")) test_allreduce(comm, me, n);
+  if (wanted("gather")) test_gather_scatter(comm, me, n);
+  if (wanted("allgather")) test_allgather(comm, me, n);
+  if (wanted("alltoall")) test_alltoall(comm, me, n);
+  if (wanted("reduce")) test_reduce_scatter(comm, me, n);
+  if (wanted("scan")) test_scan(comm, me, n);
 }
 
 int main(int argc, char** argv) {
   CHECK_OK(MPI_Init(&argc, &argv));
   CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   CHECK_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  if (argc > 1) only = argv[1];
   setup_types();
   run_all(MPI_COMM_WORLD);
   /* A split communicator (ranks in reverse order) and MPI_COMM_SELF. */
