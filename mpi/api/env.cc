@@ -107,6 +107,7 @@ extern "C" int MPI_Finalize(void) {
   s.types.clear();
   s.groups.clear();
   s.errhandlers.clear();
+  s.ops.clear();
   s.keyvals.clear();
   s.phase = Phase::finalized;
   return raise(nullptr, kFn, rc);

@@ -81,7 +81,10 @@ std::vector<TypePtr> build() {
   };
   static_assert(LAPIS_NUM_BUILTIN_TYPES == 42, "one spec per predefined datatype");
   std::vector<TypePtr> types(1);
-  for (const BuiltinSpec& s : specs) types.push_back(Datatype::builtin(s));
+  for (BuiltinSpec& s : specs) {
+    s.id = static_cast<int>(types.size());
+    types.push_back(Datatype::builtin(s));
+  }
   return types;
 }
 

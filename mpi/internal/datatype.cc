@@ -72,6 +72,7 @@ TypePtr Datatype::builtin(const BuiltinSpec& spec) {
   auto t = std::shared_ptr<Datatype>(new Datatype());
   t->combiner_ = MPI_COMBINER_NAMED;
   t->builtin_ = true;
+  t->element_id_ = spec.id;
   t->name = spec.name;
   t->alignment_ = spec.alignment;
   t->lb_ = 0;
@@ -98,16 +99,23 @@ TypePtr Datatype::from_layout(std::int64_t count, std::int64_t stride,
   t->stride_ = stride;
   Bounds row;
   std::int64_t row_size = 0;
+  bool uniform = true, seen = false;
   for (const LayoutEntry& e : entries) {
     t->alignment_ = std::max(t->alignment_, e.type->alignment());
     if (e.blocklen <= 0) continue;
     const Datatype& c = *e.type;
+    if (c.size() > 0) {
+      if (!seen) t->element_id_ = c.element_id_;
+      seen = true;
+      if (c.element_id_ == 0 || c.element_id_ != t->element_id_) uniform = false;
+    }
     row_size += e.blocklen * c.size();
     std::int64_t span = (e.blocklen - 1) * c.extent();
     std::int64_t lo = std::min<std::int64_t>(0, span), hi = std::max<std::int64_t>(0, span);
     row.add(e.displacement + c.lb() + lo, e.displacement + c.ub() + hi,
             e.displacement + c.true_lb() + lo, e.displacement + c.true_ub() + hi);
   }
+  if (!uniform) t->element_id_ = 0;
   t->entries_ = std::move(entries);
   if (count <= 0 || !row.any) return t;  // empty type: size 0, all bounds 0
   t->size_ = row_size * count;

@@ -50,6 +50,7 @@ struct BuiltinSpec {
   std::int64_t alignment;
   std::vector<ElementRun> fields;       // field sizes (pair types have two)
   std::vector<std::int64_t> offsets;    // field offsets
+  int id = 0;                           // handle index (MPI_CHAR = 1, ...)
 };
 
 class Datatype {
@@ -81,6 +82,10 @@ class Datatype {
   std::int64_t alignment() const { return alignment_; }
   int combiner() const { return combiner_; }
   bool is_builtin() const { return builtin_; }
+  // The handle index of the one predefined type every element of this type
+  // is made of (what reduction operations work on), or 0 when it mixes
+  // several or has none.
+  int element_id() const { return element_id_; }
 
   bool committed() const { return flat_ != nullptr; }
   // Flattens (once; later calls are no-ops). Builtin types are born committed.
@@ -108,6 +113,7 @@ class Datatype {
 
   int combiner_ = 0;
   bool builtin_ = false;
+  int element_id_ = 0;
   std::int64_t size_ = 0;
   std::int64_t lb_ = 0, ub_ = 0;
   std::int64_t true_lb_ = 0, true_ub_ = 0;

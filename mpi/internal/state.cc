@@ -20,6 +20,8 @@ ErrhandlerPtr return_errhandler() {
 void install_predefined_objects(State& s) {
   const auto& builtins = builtin_types();
   for (int i = 1; i < static_cast<int>(builtins.size()); ++i) s.types.insert_at(i, builtins[i]);
+  const auto& ops = builtin_ops();
+  for (int i = 1; i < static_cast<int>(ops.size()); ++i) s.ops.insert_at(i, ops[i]);
   s.groups.insert_at(handle_index(HandleKind::group, MPI_GROUP_EMPTY),
                      std::make_shared<const Group>());
   s.errhandlers.insert_at(handle_index(HandleKind::errhandler, MPI_ERRORS_ARE_FATAL),

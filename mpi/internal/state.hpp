@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "mpi.h"
+#include "mpi/internal/coll/ops.hpp"
 #include "mpi/internal/comm.hpp"
 #include "mpi/internal/datatype.hpp"
 #include "mpi/internal/errhandler.hpp"
@@ -41,6 +42,7 @@ struct State {
   HandleTable<TypePtr> types{HandleKind::datatype};
   HandleTable<GroupPtr> groups{HandleKind::group};
   HandleTable<ErrhandlerPtr> errhandlers{HandleKind::errhandler};
+  HandleTable<OpPtr> ops{HandleKind::op};
   std::map<int, Keyval> keyvals;
   int next_keyval = kFirstUserKeyval;
   ContextSlots slots;

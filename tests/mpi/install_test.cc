@@ -155,7 +155,10 @@ TEST_CASE("install, compile with mpicc, run with mpirun and mpiexec") {
   std::fputs(
       "#include <mpi.h>\n#include <cstdio>\n"
       "int main(int argc, char** argv) { MPI_Init(&argc, &argv); int r; "
-      "MPI_Comm_rank(MPI_COMM_WORLD, &r); MPI_Barrier(MPI_COMM_WORLD); MPI_Finalize(); "
+      "MPI_Comm_rank(MPI_COMM_WORLD, &r); MPI_Barrier(MPI_COMM_WORLD); "
+      // A collective from the installed library (exported from libmpi.so).
+      "int one = 1, n = 0; MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD); "
+      "MPI_Finalize(); if (n != 2) return 1; "
       "std::printf(\"CXX OK\\n\"); return 0; }\n",
       f);
   std::fclose(f);

@@ -1,0 +1,161 @@
+// The collectives where every rank sends to and receives from every other:
+// MPI_Allgather(v), MPI_Alltoall(v,w).
+#include <vector>
+
+#include "mpi.h"
+#include "mpi/internal/api_call.hpp"
+#include "mpi/internal/checks.hpp"
+#include "mpi/internal/coll/args.hpp"
+#include "mpi/internal/coll/exchange.hpp"
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/state.hpp"
+
+using namespace mpi;
+
+namespace {
+
+int allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+              void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype,
+              MPI_Comm comm, bool vform, int regular_count) {
+  if (int rc = check_running(fn)) return rc;
+  Comm* c = nullptr;
+  const Datatype *st = nullptr, *rt = nullptr;
+  int rc = lookup_comm(comm, c);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (rc == MPI_SUCCESS && !in_place) {
+    rc = check_buffer_args({sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype"}, st);
+  }
+  std::vector<int> regular;
+  if (rc == MPI_SUCCESS && !vform) {
+    rc = check_count(regular_count, "recvcount");
+    regular.assign(c->size(), regular_count);
+    recvcounts = regular.data();
+  } else if (rc == MPI_SUCCESS) {
+    rc = check_counts(recvcounts, c->size(), "recvcounts");
+    if (rc == MPI_SUCCESS) rc = check_not_null(displs, "displs");
+  }
+  if (rc == MPI_SUCCESS) rc = lookup_type(recvtype, rt, true, "recvtype");
+  if (rc == MPI_SUCCESS) rc = check_not_in_place(recvbuf, "recvbuf", "only sendbuf may be MPI_IN_PLACE");
+  for (int r = 0; rc == MPI_SUCCESS && r < c->size(); ++r) {
+    rc = check_buffer(recvbuf, recvcounts[r], *rt, "recvbuf");
+  }
+  if (rc != MPI_SUCCESS) return raise(c, fn, rc);
+  CollChannel ch(*c, CollTag::allgather);
+  return raise(c, fn, allgather_run(ch, {sendbuf, sendcount, st, recvbuf, recvcounts, displs, rt}));
+}
+
+// One side of an all-to-all: per-peer counts, byte displacements, types.
+struct Side {
+  const void* buf;
+  const int* counts;
+  const int* displs;          // null with `regular`
+  const MPI_Datatype* types;  // null: `type` for every peer
+  MPI_Datatype type;
+  int regular;                // count per peer when counts is null
+  bool displs_in_bytes;       // Alltoallw
+  const char* buf_arg;
+  const char* counts_arg;
+  const char* displs_arg;
+  const char* type_arg;
+};
+
+int parts_of(const Side& s, int n, std::vector<Part>& parts) {
+  if (s.counts == nullptr) {
+    if (int rc = check_count(s.regular, s.counts_arg)) return rc;
+  } else {
+    if (int rc = check_counts(s.counts, n, s.counts_arg)) return rc;
+    if (int rc = check_not_null(s.displs, s.displs_arg)) return rc;
+  }
+  if (s.displs_in_bytes) {  // Alltoallw: one type per peer
+    if (int rc = check_not_null(s.types, s.type_arg)) return rc;
+  }
+  parts.resize(n);
+  std::int64_t next = 0;
+  for (int r = 0; r < n; ++r) {
+    const Datatype* t = nullptr;
+    if (int rc = lookup_type(s.types ? s.types[r] : s.type, t, true, s.type_arg)) return rc;
+    const std::int64_t count = s.counts ? s.counts[r] : s.regular;
+    if (int rc = check_buffer(s.buf, static_cast<int>(count), *t, s.buf_arg)) return rc;
+    std::int64_t offset;
+    if (s.counts == nullptr) {
+      offset = next * t->extent();
+      next += count;
+    } else {
+      offset = s.displs_in_bytes ? s.displs[r] : std::int64_t{s.displs[r]} * t->extent();
+    }
+    parts[r] = {reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(s.buf) + offset), count,
+                t};
+  }
+  return MPI_SUCCESS;
+}
+
+int alltoall(const char* fn, const Side& send, const Side& recv, MPI_Comm comm) {
+  if (int rc = check_running(fn)) return rc;
+  Comm* c = nullptr;
+  int rc = lookup_comm(comm, c);
+  std::vector<Part> sends, recvs;
+  if (rc == MPI_SUCCESS) rc = check_not_in_place(recv.buf, "recvbuf", "only sendbuf may be MPI_IN_PLACE");
+  if (rc == MPI_SUCCESS && send.buf != MPI_IN_PLACE) rc = parts_of(send, c->size(), sends);
+  if (rc == MPI_SUCCESS) rc = parts_of(recv, c->size(), recvs);
+  if (rc != MPI_SUCCESS) return raise(c, fn, rc);
+  CollChannel ch(*c, CollTag::alltoall);
+  return raise(c, fn, alltoall_run(ch, sends, recvs));
+}
+
+}  // namespace
+
+extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  const ApiCall call("MPI_Allgather");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr,
+                   recvtype, comm, false, recvcount);
+}
+
+extern "C" int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void* recvbuf, const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm) {
+  const ApiCall call("MPI_Allgatherv");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                   recvtype, comm, true, 0);
+}
+
+extern "C" int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  const ApiCall call("MPI_Alltoall");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return alltoall("MPI_Alltoall",
+                  {sendbuf, nullptr, nullptr, nullptr, sendtype, sendcount, false, "sendbuf",
+                   "sendcount", "sdispls", "sendtype"},
+                  {recvbuf, nullptr, nullptr, nullptr, recvtype, recvcount, false, "recvbuf",
+                   "recvcount", "rdispls", "recvtype"},
+                  comm);
+}
+
+extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  const ApiCall call("MPI_Alltoallv");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return alltoall("MPI_Alltoallv",
+                  {sendbuf, sendcounts, sdispls, nullptr, sendtype, 0, false, "sendbuf",
+                   "sendcounts", "sdispls", "sendtype"},
+                  {recvbuf, recvcounts, rdispls, nullptr, recvtype, 0, false, "recvbuf",
+                   "recvcounts", "rdispls", "recvtype"},
+                  comm);
+}
+
+extern "C" int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                             const MPI_Datatype sendtypes[], void* recvbuf,
+                             const int recvcounts[], const int rdispls[],
+                             const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  const ApiCall call("MPI_Alltoallw");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return alltoall("MPI_Alltoallw",
+                  {sendbuf, sendcounts, sdispls, sendtypes, MPI_DATATYPE_NULL, 0, true, "sendbuf",
+                   "sendcounts", "sdispls", "sendtypes"},
+                  {recvbuf, recvcounts, rdispls, recvtypes, MPI_DATATYPE_NULL, 0, true,
+                   "recvbuf", "recvcounts", "rdispls", "recvtypes"},
+                  comm);
+}

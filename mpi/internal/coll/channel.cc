@@ -1,0 +1,67 @@
+#include "mpi/internal/coll/channel.hpp"
+
+#include "mpi.h"
+#include "mpi/internal/runtime.hpp"
+
+namespace mpi {
+
+CollChannel::CollChannel(const Comm& comm, CollTag tag)
+    : comm_(comm),
+      engine_(engine()),
+      context_(comm.context(ContextKind::collective)),
+      tag_(static_cast<int>(tag)),
+      rank_(comm.rank),
+      size_(comm.size()) {}
+
+CollChannel::~CollChannel() {
+  // An algorithm that failed half-way still waits for what it posted: the
+  // engine may write into buffers the caller is about to free.
+  (void)wait_all();
+}
+
+int CollChannel::send(int peer, const void* data, std::size_t bytes) {
+  return engine_error(engine_.send(data, bytes, comm_.world_of(peer), tag_, context_,
+                                   mpcpi::SendMode::standard));
+}
+
+int CollChannel::recv(int peer, void* data, std::size_t bytes) {
+  return engine_error(engine_.recv(data, bytes, comm_.world_of(peer), tag_, context_, nullptr));
+}
+
+int CollChannel::sendrecv(int to, const void* sdata, std::size_t sbytes, int from, void* rdata,
+                          std::size_t rbytes) {
+  int rc = irecv(from, rdata, rbytes);
+  if (rc == MPI_SUCCESS) rc = isend(to, sdata, sbytes);
+  int rc2 = wait_all();
+  return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+int CollChannel::isend(int peer, const void* data, std::size_t bytes) {
+  mpcpi::Request* req = nullptr;
+  bool done = false;
+  mpcpi::Errc e = engine_.isend(data, bytes, comm_.world_of(peer), tag_, context_,
+                                mpcpi::SendMode::standard, req, &done);
+  if (e != mpcpi::Errc::success) return engine_error(e);
+  if (!done) pending_.push_back(req);
+  return MPI_SUCCESS;
+}
+
+int CollChannel::irecv(int peer, void* data, std::size_t bytes) {
+  mpcpi::Request* req = nullptr;
+  mpcpi::Errc e = engine_.irecv(data, bytes, comm_.world_of(peer), tag_, context_, req);
+  if (e != mpcpi::Errc::success) return engine_error(e);
+  pending_.push_back(req);
+  return MPI_SUCCESS;
+}
+
+int CollChannel::wait_all() {
+  int first = MPI_SUCCESS;
+  for (mpcpi::Request* req : pending_) {
+    int rc = engine_error(engine_.wait(req, nullptr));
+    if (first == MPI_SUCCESS) first = rc;
+  }
+  pending_.clear();
+  return first;
+}
+
+}  // namespace mpi

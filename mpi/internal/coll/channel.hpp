@@ -1,0 +1,62 @@
+#pragma once
+// How the collectives talk: mpcpi point-to-point on the communicator's
+// collective context, addressed by communicator rank, moving packed bytes.
+// Tags are below kInternalTagBase (internal_coll.hpp keeps those). Messages
+// of one sender on one context match in send order, so successive
+// collectives on a communicator never confuse each other's messages.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "mpcpi/mpcpi.hpp"
+#include "mpi/internal/comm.hpp"
+
+namespace mpi {
+
+// One tag per collective (readable in traces); every algorithm's messages
+// between two ranks are sent and received in the same order.
+enum class CollTag : int {
+  bcast = 1,
+  reduce,
+  allreduce,
+  gather,
+  scatter,
+  allgather,
+  alltoall,
+  scan,
+  exscan,
+};
+
+class CollChannel {
+ public:
+  CollChannel(const Comm& comm, CollTag tag);
+  ~CollChannel();
+  CollChannel(const CollChannel&) = delete;
+  CollChannel& operator=(const CollChannel&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  // Each returns an MPI error class (detail recorded) or MPI_SUCCESS.
+  int send(int peer, const void* data, std::size_t bytes);
+  int recv(int peer, void* data, std::size_t bytes);
+  // Both at once (neither side waits for the other to receive first).
+  int sendrecv(int to, const void* sdata, std::size_t sbytes, int from, void* rdata,
+               std::size_t rbytes);
+  // Posts without waiting; wait_all() completes everything posted.
+  int isend(int peer, const void* data, std::size_t bytes);
+  int irecv(int peer, void* data, std::size_t bytes);
+  int wait_all();
+
+ private:
+  const Comm& comm_;
+  mpcpi::Engine& engine_;
+  std::uint32_t context_;
+  int tag_;
+  int rank_;
+  int size_;
+  std::vector<mpcpi::Request*> pending_;
+};
+
+}  // namespace mpi

@@ -1,0 +1,37 @@
+#pragma once
+// Which algorithm a collective runs: chosen by message and communicator
+// size, or forced with a LAPIS_COLL_<NAME> variable (read once per process;
+// "auto" or unset = by size). Defaults and names: mpi/README.md.
+
+#include <cstddef>
+
+#include "mpi/internal/coll/ops.hpp"
+
+namespace mpi {
+
+enum class BcastAlgo { binomial, scatter_allgather };
+enum class ReduceAlgo { binomial, linear };
+enum class AllreduceAlgo { recursive_doubling, rabenseifner, reduce_bcast };
+enum class AllgatherAlgo { recursive_doubling, ring };
+enum class AlltoallAlgo { linear, pairwise };
+
+// Switch points of the automatic choice (bytes of packed data).
+inline constexpr std::size_t kBcastScatterMin = 512 * 1024;     // whole message
+inline constexpr std::size_t kAllreduceRabenseifnerMin = 16 * 1024;
+inline constexpr std::size_t kAllgatherRingMin = 64 * 1024;     // whole result
+inline constexpr std::size_t kAlltoallPairwiseMin = 32 * 1024;  // per peer
+
+// Each returns MPI_SUCCESS or MPI_ERR_ARG naming the variable when it holds
+// an unknown name. Algorithms that cannot run here (Rabenseifner for a
+// non-commutative op) fall back to one that can.
+int choose_bcast(std::size_t bytes, int comm_size, BcastAlgo& out);
+int choose_reduce(ReduceAlgo& out);
+int choose_allreduce(std::size_t bytes, std::int64_t count, int comm_size, const Op& op,
+                     AllreduceAlgo& out);
+int choose_allgather(std::size_t total_bytes, int comm_size, AllgatherAlgo& out);
+int choose_alltoall(std::size_t bytes_per_peer, AlltoallAlgo& out);
+
+// Largest power of two <= n (n >= 1).
+int floor_pow2(int n);
+
+}  // namespace mpi

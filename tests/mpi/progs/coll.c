@@ -1,0 +1,713 @@
+/* Collectives checked against serial references computed locally: every
+ * blocking collective, in place or not, predefined / vector / struct / pair
+ * types, counts from 0 through both sides of each algorithm switch to 1 MiB,
+ * non-commutative user ops, a split communicator. Results use integer
+ * values, so every algorithm (LAPIS_COLL_*) must give exactly them; a
+ * floating-point allreduce must be bit-identical on every rank. */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static int rank, size;
+static MPI_Datatype vec_t;  /* 2 ints at 0 and 2 of 3: gaps between */
+static MPI_Datatype mix_t;  /* struct { int a; double d; } */
+static MPI_Datatype fn_t;   /* a linear map x -> a x + b: 2 unsigned */
+static MPI_Datatype gapfn_t; /* the same with a gap: unsigned a, (gap), b */
+static MPI_Op compose_op;   /* non-commutative: composition of maps */
+
+/* Counts across the switch points (mpi/README.md): allreduce at 16 KiB,
+ * bcast at 512 KiB, and 1 MiB of ints. */
+static const int kBigCounts[] = {0, 1, 7, 4095, 4097, 262144};
+/* Per-rank counts across allgather's 64 KiB total and alltoall's 32 KiB
+ * per peer. */
+static const int kBlockCounts[] = {0, 1, 7, 2000, 9000};
+#define NELEMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static int ival(int r, int i) { return r * 1000003 + i * 7 + 1; }
+
+static void* xmalloc(size_t n) {
+  void* p = malloc(n ? n : 1);
+  CHECK(p != NULL);
+  return p;
+}
+
+/* Element e of a vec_t buffer (2 elements per instance, 3 ints apart). */
+static int* vec_elem(int* base, int e) { return &base[3 * (e / 2) + 2 * (e % 2)]; }
+
+/* ---- the non-commutative op: maps composed in rank order -------------- */
+typedef struct { unsigned a, b; } Map;
+
+static Map compose(Map p, Map q) { /* p after q: x -> p(q(x)) */
+  Map m = {p.a * q.a, p.a * q.b + p.b};
+  return m;
+}
+
+static void compose_fn(void* in, void* inout, int* len, MPI_Datatype* type) {
+  unsigned* x = in;
+  unsigned* y = inout;
+  int stride = *type == gapfn_t ? 3 : 2; /* gapfn_t: a at 0, b at 2 */
+  for (int i = 0; i < *len; ++i) {
+    Map p = {x[i * stride], x[i * stride + stride - 1]};
+    Map q = {y[i * stride], y[i * stride + stride - 1]};
+    Map m = compose(p, q);
+    y[i * stride] = m.a;
+    y[i * stride + stride - 1] = m.b;
+  }
+}
+
+static Map map_of(int r, int i) {
+  Map m = {2u * r + 3u + (unsigned)i, (unsigned)r + 7u * i};
+  return m;
+}
+
+/* x_lo op ... op x_hi in rank order. */
+static Map fold_maps(int lo, int hi, int i) {
+  Map m = map_of(hi, i);
+  for (int r = hi - 1; r >= lo; --r) m = compose(map_of(r, i), m);
+  return m;
+}
+
+static void setup_types(void) {
+  CHECK_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &vec_t));
+  CHECK_OK(MPI_Type_commit(&vec_t));
+  int lens[2] = {1, 1};
+  MPI_Aint displs[2] = {0, 8};
+  MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE};
+  CHECK_OK(MPI_Type_create_struct(2, lens, displs, types, &mix_t));
+  CHECK_OK(MPI_Type_commit(&mix_t));
+  CHECK_OK(MPI_Type_contiguous(2, MPI_UNSIGNED, &fn_t));
+  CHECK_OK(MPI_Type_commit(&fn_t));
+  CHECK_OK(MPI_Type_vector(2, 1, 2, MPI_UNSIGNED, &gapfn_t));
+  CHECK_OK(MPI_Type_commit(&gapfn_t));
+  CHECK_OK(MPI_Op_create(compose_fn, 0, &compose_op));
+  int commute = -1;
+  CHECK_OK(MPI_Op_commutative(compose_op, &commute));
+  CHECK(commute == 0);
+  CHECK_OK(MPI_Op_commutative(MPI_SUM, &commute));
+  CHECK(commute == 1);
+}
+
+/* ---- broadcast --------------------------------------------------------- */
+static void test_bcast(MPI_Comm comm, int me, int n) {
+  for (int k = 0; k < NELEMS(kBigCounts); ++k) {
+    int count = kBigCounts[k];
+    int* buf = xmalloc(sizeof(int) * count);
+    for (int root = 0; root < n; root += (n > 1 ? n - 1 : 1)) {
+      for (int i = 0; i < count; ++i) buf[i] = me == root ? ival(root, i) : -1;
+      CHECK_OK(MPI_Bcast(buf, count, MPI_INT, root, comm));
+      for (int i = 0; i < count; ++i) CHECK(buf[i] == ival(root, i));
+    }
+    free(buf);
+  }
+  /* A vector type: the gaps of non-roots stay as they were. */
+  int count = 9000, root = n - 1;
+  int* v = xmalloc(sizeof(int) * 3 * count);
+  for (int i = 0; i < 3 * count; ++i) v[i] = -7;
+  for (int e = 0; e < 2 * count; ++e) *vec_elem(v, e) = me == root ? ival(root, e) : -1;
+  CHECK_OK(MPI_Bcast(v, count, vec_t, root, comm));
+  for (int e = 0; e < 2 * count; ++e) CHECK(*vec_elem(v, e) == ival(root, e));
+  for (int i = 1; i < 3 * count; i += 3) CHECK(v[i] == -7);
+  free(v);
+  struct { int a; double d; } s[3];
+  for (int i = 0; i < 3; ++i) {
+    s[i].a = me == 0 ? i : -1;
+    s[i].d = me == 0 ? i + 0.5 : -1;
+  }
+  CHECK_OK(MPI_Bcast(s, 3, mix_t, 0, comm));
+  for (int i = 0; i < 3; ++i) CHECK(s[i].a == i && s[i].d == i + 0.5);
+}
+
+/* ---- reduce and allreduce ---------------------------------------------- */
+static int sum_over_ranks(int n, int i) {
+  long long s = 0;
+  for (int r = 0; r < n; ++r) s += ival(r, i);
+  return (int)s;
+}
+
+/* One reduction of ints with MPI_SUM: all = allreduce, else reduce to root. */
+static void sum_ints(MPI_Comm comm, int me, int n, int count, int root, int in_place, int all) {
+  int* send = xmalloc(sizeof(int) * count);
+  int* recv = xmalloc(sizeof(int) * count);
+  for (int i = 0; i < count; ++i) {
+    send[i] = ival(me, i);
+    recv[i] = in_place ? ival(me, i) : -1;
+  }
+  int receives = all || me == root;
+  const void* sb = in_place && receives ? MPI_IN_PLACE : send;
+  if (all) {
+    CHECK_OK(MPI_Allreduce(sb, recv, count, MPI_INT, MPI_SUM, comm));
+  } else {
+    CHECK_OK(MPI_Reduce(sb, recv, count, MPI_INT, MPI_SUM, root, comm));
+  }
+  if (receives) {
+    for (int i = 0; i < count; ++i) CHECK(recv[i] == sum_over_ranks(n, i));
+  }
+  free(send);
+  free(recv);
+}
+
+/* The non-commutative op on fn_t (contiguous) or gapfn_t (with gaps). */
+static void compose_maps(MPI_Comm comm, int me, int n, int count, int root, int all, int gaps) {
+  int stride = gaps ? 3 : 2;
+  unsigned* send = xmalloc(sizeof(unsigned) * stride * count);
+  unsigned* recv = xmalloc(sizeof(unsigned) * stride * count);
+  for (int i = 0; i < count; ++i) {
+    Map m = map_of(me, i);
+    send[i * stride] = m.a;
+    send[i * stride + stride - 1] = m.b;
+    if (gaps) recv[i * stride + 1] = 0xdead;
+  }
+  MPI_Datatype t = gaps ? gapfn_t : fn_t;
+  if (all) {
+    CHECK_OK(MPI_Allreduce(send, recv, count, t, compose_op, comm));
+  } else {
+    CHECK_OK(MPI_Reduce(send, recv, count, t, compose_op, root, comm));
+  }
+  if (all || me == root) {
+    for (int i = 0; i < count; ++i) {
+      Map m = fold_maps(0, n - 1, i);
+      CHECK(recv[i * stride] == m.a && recv[i * stride + stride - 1] == m.b);
+      if (gaps) CHECK(recv[i * stride + 1] == 0xdead);
+    }
+  }
+  free(send);
+  free(recv);
+}
+
+/* MAXLOC / MINLOC on MPI_DOUBLE_INT, with ties (values repeat every 3). */
+static void locate(MPI_Comm comm, int me, int n, int all, MPI_Op op) {
+  enum { kCount = 100 };
+  struct { double v; int i; } in[kCount], out[kCount];
+  for (int i = 0; i < kCount; ++i) {
+    in[i].v = (double)((i + me) % 3);
+    in[i].i = me;
+  }
+  if (all) {
+    CHECK_OK(MPI_Allreduce(in, out, kCount, MPI_DOUBLE_INT, op, comm));
+  } else {
+    CHECK_OK(MPI_Reduce(in, out, kCount, MPI_DOUBLE_INT, op, n - 1, comm));
+  }
+  if (!all && me != n - 1) return;
+  for (int i = 0; i < kCount; ++i) {
+    double best = (double)(i % 3);
+    int at = 0;
+    for (int r = 1; r < n; ++r) {
+      double v = (double)((i + r) % 3);
+      if (op == MPI_MAXLOC ? v > best : v < best) best = v, at = r;
+    }
+    CHECK(out[i].v == best && out[i].i == at);
+  }
+}
+
+static void test_reduce(MPI_Comm comm, int me, int n) {
+  for (int k = 0; k < NELEMS(kBigCounts); ++k) {
+    for (int root = 0; root < n; root += (n > 1 ? n - 1 : 1)) {
+      for (int in_place = 0; in_place < 2; ++in_place) {
+        sum_ints(comm, me, n, kBigCounts[k], root, in_place, 0);
+      }
+    }
+  }
+  for (int root = 0; root < n; root += (n > 1 ? n - 1 : 1)) {
+    compose_maps(comm, me, n, 7, root, 0, 0);
+    compose_maps(comm, me, n, 5000, root, 0, 1);
+  }
+  locate(comm, me, n, 0, MPI_MAXLOC);
+  locate(comm, me, n, 0, MPI_MINLOC);
+  /* A vector of ints: the root's gaps stay. */
+  int count = 5000;
+  int* send = xmalloc(sizeof(int) * 3 * count);
+  int* recv = xmalloc(sizeof(int) * 3 * count);
+  for (int i = 0; i < 3 * count; ++i) recv[i] = -7;
+  for (int e = 0; e < 2 * count; ++e) *vec_elem(send, e) = ival(me, e);
+  CHECK_OK(MPI_Reduce(send, recv, count, vec_t, MPI_SUM, 0, comm));
+  if (me == 0) {
+    for (int e = 0; e < 2 * count; ++e) CHECK(*vec_elem(recv, e) == sum_over_ranks(n, e));
+    for (int i = 1; i < 3 * count; i += 3) CHECK(recv[i] == -7);
+  }
+  free(send);
+  free(recv);
+}
+
+static void int_op(MPI_Comm comm, int me, int n, MPI_Op op) {
+  enum { kCount = 10 };
+  int in[kCount], out[kCount];
+  for (int i = 0; i < kCount; ++i) in[i] = (me * 5 + i * 3) % 7 + (i == 0 ? 0 : 1) * (me == 1);
+  CHECK_OK(MPI_Allreduce(in, out, kCount, MPI_INT, op, comm));
+  for (int i = 0; i < kCount; ++i) {
+    int r0 = (i * 3) % 7;
+    int e = r0;
+    for (int r = 1; r < n; ++r) {
+      int v = (r * 5 + i * 3) % 7 + (i == 0 ? 0 : 1) * (r == 1);
+      if (op == MPI_MAX) e = v > e ? v : e;
+      else if (op == MPI_MIN) e = v < e ? v : e;
+      else if (op == MPI_PROD) e *= v;
+      else if (op == MPI_LAND) e = e && v;
+      else if (op == MPI_LOR) e = e || v;
+      else if (op == MPI_LXOR) e = !e != !v;
+      else if (op == MPI_BAND) e &= v;
+      else if (op == MPI_BOR) e |= v;
+      else if (op == MPI_BXOR) e ^= v;
+    }
+    /* One rank's result is its input: no op is applied. */
+    if (n > 1 && (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR)) e = e != 0;
+    CHECK(out[i] == e);
+  }
+}
+
+static void test_allreduce(MPI_Comm comm, int me, int n) {
+  for (int k = 0; k < NELEMS(kBigCounts); ++k) {
+    for (int in_place = 0; in_place < 2; ++in_place) {
+      sum_ints(comm, me, n, kBigCounts[k], 0, in_place, 1);
+    }
+  }
+  compose_maps(comm, me, n, 7, 0, 1, 0);
+  compose_maps(comm, me, n, 5000, 0, 1, 1);
+  locate(comm, me, n, 1, MPI_MAXLOC);
+  locate(comm, me, n, 1, MPI_MINLOC);
+  MPI_Op ops[] = {MPI_MAX, MPI_MIN, MPI_PROD, MPI_LAND, MPI_LOR,
+                  MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR};
+  for (int i = 0; i < NELEMS(ops); ++i) int_op(comm, me, n, ops[i]);
+  /* Doubles that do not add exactly: the same bits on every rank, below
+   * and above the recursive-doubling / Rabenseifner switch. */
+  int counts[] = {100, 5000};
+  for (int k = 0; k < 2; ++k) {
+    int count = counts[k];
+    double* in = xmalloc(sizeof(double) * count);
+    double* out = xmalloc(sizeof(double) * count);
+    double* first = xmalloc(sizeof(double) * count);
+    for (int i = 0; i < count; ++i) in[i] = 1.0 / (me + i + 3);
+    CHECK_OK(MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, comm));
+    memcpy(first, out, sizeof(double) * count);
+    CHECK_OK(MPI_Bcast(first, count * (int)sizeof(double), MPI_BYTE, 0, comm));
+    CHECK(memcmp(first, out, sizeof(double) * count) == 0);
+    for (int i = 0; i < count; ++i) {
+      double e = 0;
+      for (int r = 0; r < n; ++r) e += 1.0 / (r + i + 3);
+      CHECK(out[i] > e * (1 - 1e-12) && out[i] < e * (1 + 1e-12));
+    }
+    free(in);
+    free(out);
+    free(first);
+  }
+  /* A vector type, large enough for Rabenseifner. */
+  int count = 5000;
+  int* send = xmalloc(sizeof(int) * 3 * count);
+  int* recv = xmalloc(sizeof(int) * 3 * count);
+  for (int i = 0; i < 3 * count; ++i) recv[i] = -7;
+  for (int e = 0; e < 2 * count; ++e) *vec_elem(send, e) = ival(me, e);
+  CHECK_OK(MPI_Allreduce(send, recv, count, vec_t, MPI_SUM, comm));
+  for (int e = 0; e < 2 * count; ++e) CHECK(*vec_elem(recv, e) == sum_over_ranks(n, e));
+  for (int i = 1; i < 3 * count; i += 3) CHECK(recv[i] == -7);
+  /* MPI_Reduce_local in the user's layout. */
+  CHECK_OK(MPI_Reduce_local(send, recv, count, vec_t, MPI_SUM));
+  for (int e = 0; e < 2 * count; ++e)
+    CHECK(*vec_elem(recv, e) == sum_over_ranks(n, e) + ival(me, e));
+  free(send);
+  free(recv);
+}
+
+/* ---- gather and scatter ------------------------------------------------ */
+static void test_gather_scatter(MPI_Comm comm, int me, int n) {
+  for (int k = 0; k < NELEMS(kBlockCounts); ++k) {
+    int c = kBlockCounts[k];
+    int* mine = xmalloc(sizeof(int) * c);
+    int* all = xmalloc(sizeof(int) * c * n);
+    for (int root = 0; root < n; root += (n > 1 ? n - 1 : 1)) {
+      for (int in_place = 0; in_place < 2; ++in_place) {
+        /* Gather */
+        for (int i = 0; i < c; ++i) mine[i] = ival(me, i);
+        for (int i = 0; i < c * n; ++i) all[i] = -1;
+        if (in_place && me == root) {
+          for (int i = 0; i < c; ++i) all[me * c + i] = ival(me, i);
+          CHECK_OK(MPI_Gather(MPI_IN_PLACE, c, MPI_INT, all, c, MPI_INT, root, comm));
+        } else {
+          CHECK_OK(MPI_Gather(mine, c, MPI_INT, all, c, MPI_INT, root, comm));
+        }
+        if (me == root) {
+          for (int r = 0; r < n; ++r)
+            for (int i = 0; i < c; ++i) CHECK(all[r * c + i] == ival(r, i));
+        }
+        /* Scatter */
+        for (int r = 0; r < n; ++r)
+          for (int i = 0; i < c; ++i) all[r * c + i] = me == root ? ival(r, i) + 5 : -1;
+        for (int i = 0; i < c; ++i) mine[i] = -1;
+        if (in_place && me == root) {
+          CHECK_OK(MPI_Scatter(all, c, MPI_INT, MPI_IN_PLACE, c, MPI_INT, root, comm));
+          for (int i = 0; i < c; ++i) CHECK(all[me * c + i] == ival(me, i) + 5);
+        } else {
+          CHECK_OK(MPI_Scatter(all, c, MPI_INT, mine, c, MPI_INT, root, comm));
+          for (int i = 0; i < c; ++i) CHECK(mine[i] == ival(me, i) + 5);
+        }
+      }
+    }
+    free(mine);
+    free(all);
+  }
+  /* Different types on the two sides: c ints sent, c/2 vec_t received. */
+  int c = 2000;
+  int* mine = xmalloc(sizeof(int) * c);
+  int* all = xmalloc(sizeof(int) * 3 * (c / 2) * n);
+  for (int i = 0; i < c; ++i) mine[i] = ival(me, i);
+  for (int i = 0; i < 3 * (c / 2) * n; ++i) all[i] = -7;
+  CHECK_OK(MPI_Gather(mine, c, MPI_INT, all, c / 2, vec_t, n - 1, comm));
+  if (me == n - 1) {
+    for (int r = 0; r < n; ++r)
+      for (int i = 0; i < c; ++i) CHECK(*vec_elem(all, r * c + i) == ival(r, i));
+    for (int i = 1; i < 3 * (c / 2) * n; i += 3) CHECK(all[i] == -7);
+  }
+  for (int i = 0; i < c; ++i) mine[i] = -1;
+  CHECK_OK(MPI_Scatter(all, c / 2, vec_t, mine, c, MPI_INT, n - 1, comm));
+  for (int i = 0; i < c; ++i) CHECK(mine[i] == ival(me, i));
+  free(mine);
+  free(all);
+  /* v-forms: rank r has r % 3 * 40 + 1 ints, placed in reverse rank order
+   * with a gap of 2 after each. */
+  int* counts = xmalloc(sizeof(int) * n);
+  int* displs = xmalloc(sizeof(int) * n);
+  int total = 0;
+  for (int r = n - 1; r >= 0; --r) {
+    counts[r] = r % 3 * 40 + 1;
+    displs[r] = total;
+    total += counts[r] + 2;
+  }
+  int* v = xmalloc(sizeof(int) * total);
+  int* part = xmalloc(sizeof(int) * counts[me]);
+  for (int root = 0; root < n; root += (n > 1 ? n - 1 : 1)) {
+    for (int i = 0; i < counts[me]; ++i) part[i] = ival(me, i);
+    for (int i = 0; i < total; ++i) v[i] = -3;
+    CHECK_OK(MPI_Gatherv(part, counts[me], MPI_INT, v, counts, displs, MPI_INT, root, comm));
+    if (me == root) {
+      for (int r = 0; r < n; ++r) {
+        for (int i = 0; i < counts[r]; ++i) CHECK(v[displs[r] + i] == ival(r, i));
+        CHECK(v[displs[r] + counts[r]] == -3);
+      }
+      /* Again in place: the root's block is already there. */
+      for (int i = 0; i < total; ++i) v[i] = -3;
+      for (int i = 0; i < counts[me]; ++i) v[displs[me] + i] = ival(me, i);
+      CHECK_OK(MPI_Gatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, v, counts, displs, MPI_INT, root,
+                           comm));
+      for (int r = 0; r < n; ++r)
+        for (int i = 0; i < counts[r]; ++i) CHECK(v[displs[r] + i] == ival(r, i));
+    } else {
+      CHECK_OK(MPI_Gatherv(part, counts[me], MPI_INT, NULL, NULL, NULL, MPI_DATATYPE_NULL, root,
+                           comm));
+    }
+    for (int i = 0; i < counts[me]; ++i) part[i] = -1;
+    CHECK_OK(MPI_Scatterv(v, counts, displs, MPI_INT, part, counts[me], MPI_INT, root, comm));
+    for (int i = 0; i < counts[me]; ++i) CHECK(part[i] == ival(me, i));
+  }
+  free(v);
+  free(part);
+  free(counts);
+  free(displs);
+}
+
+/* ---- allgather --------------------------------------------------------- */
+static void test_allgather(MPI_Comm comm, int me, int n) {
+  for (int k = 0; k < NELEMS(kBlockCounts); ++k) {
+    int c = kBlockCounts[k];
+    int* mine = xmalloc(sizeof(int) * c);
+    int* all = xmalloc(sizeof(int) * c * n);
+    for (int in_place = 0; in_place < 2; ++in_place) {
+      for (int i = 0; i < c; ++i) mine[i] = ival(me, i);
+      for (int i = 0; i < c * n; ++i) all[i] = -1;
+      if (in_place) {
+        for (int i = 0; i < c; ++i) all[me * c + i] = ival(me, i);
+        CHECK_OK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, c, MPI_INT, comm));
+      } else {
+        CHECK_OK(MPI_Allgather(mine, c, MPI_INT, all, c, MPI_INT, comm));
+      }
+      for (int r = 0; r < n; ++r)
+        for (int i = 0; i < c; ++i) CHECK(all[r * c + i] == ival(r, i));
+    }
+    free(mine);
+    free(all);
+  }
+  /* Received as vec_t: both sides of the 64 KiB switch. */
+  int cs[] = {2000, 9000};
+  for (int k = 0; k < 2; ++k) {
+    int c = cs[k];
+    int* mine = xmalloc(sizeof(int) * c);
+    int* all = xmalloc(sizeof(int) * 3 * (c / 2) * n);
+    for (int i = 0; i < c; ++i) mine[i] = ival(me, i);
+    for (int i = 0; i < 3 * (c / 2) * n; ++i) all[i] = -7;
+    CHECK_OK(MPI_Allgather(mine, c, MPI_INT, all, c / 2, vec_t, comm));
+    for (int r = 0; r < n; ++r)
+      for (int i = 0; i < c; ++i) CHECK(*vec_elem(all, r * c + i) == ival(r, i));
+    for (int i = 1; i < 3 * (c / 2) * n; i += 3) CHECK(all[i] == -7);
+    free(mine);
+    free(all);
+  }
+  /* A struct type on both sides. */
+  struct { int a; double d; } mine3[3], all3[3 * 8];
+  for (int i = 0; i < 3; ++i) mine3[i].a = me * 10 + i, mine3[i].d = me + i * 0.25;
+  CHECK_OK(MPI_Allgather(mine3, 3, mix_t, all3, 3, mix_t, comm));
+  for (int r = 0; r < n; ++r)
+    for (int i = 0; i < 3; ++i) CHECK(all3[r * 3 + i].a == r * 10 + i && all3[r * 3 + i].d == r + i * 0.25);
+  /* Allgatherv in reverse order with gaps, and in place. */
+  int* counts = xmalloc(sizeof(int) * n);
+  int* displs = xmalloc(sizeof(int) * n);
+  int total = 0;
+  for (int r = n - 1; r >= 0; --r) {
+    counts[r] = r % 4 * 900;
+    displs[r] = total;
+    total += counts[r] + 1;
+  }
+  int* v = xmalloc(sizeof(int) * total);
+  int* part = xmalloc(sizeof(int) * (counts[me] + 1));
+  for (int in_place = 0; in_place < 2; ++in_place) {
+    for (int i = 0; i < total; ++i) v[i] = -3;
+    for (int i = 0; i < counts[me]; ++i) part[i] = ival(me, i);
+    if (in_place) {
+      memcpy(v + displs[me], part, sizeof(int) * counts[me]);
+      CHECK_OK(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_INT, v, counts, displs, MPI_INT, comm));
+    } else {
+      CHECK_OK(MPI_Allgatherv(part, counts[me], MPI_INT, v, counts, displs, MPI_INT, comm));
+    }
+    for (int r = 0; r < n; ++r) {
+      for (int i = 0; i < counts[r]; ++i) CHECK(v[displs[r] + i] == ival(r, i));
+      CHECK(v[displs[r] + counts[r]] == -3);
+    }
+  }
+  free(v);
+  free(part);
+  free(counts);
+  free(displs);
+}
+
+/* ---- all-to-all -------------------------------------------------------- */
+static void test_alltoall(MPI_Comm comm, int me, int n) {
+  for (int k = 0; k < NELEMS(kBlockCounts); ++k) {
+    int c = kBlockCounts[k];
+    int* s = xmalloc(sizeof(int) * c * n);
+    int* r = xmalloc(sizeof(int) * c * n);
+    for (int in_place = 0; in_place < 2; ++in_place) {
+      for (int i = 0; i < c * n; ++i) s[i] = ival(me, i);
+      if (in_place) {
+        memcpy(r, s, sizeof(int) * c * n);
+        CHECK_OK(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, c, MPI_INT, comm));
+      } else {
+        for (int i = 0; i < c * n; ++i) r[i] = -1;
+        CHECK_OK(MPI_Alltoall(s, c, MPI_INT, r, c, MPI_INT, comm));
+      }
+      for (int q = 0; q < n; ++q)
+        for (int i = 0; i < c; ++i) CHECK(r[q * c + i] == ival(q, me * c + i));
+    }
+    /* Received as vec_t. */
+    if (c % 2 == 0) {
+      int* rv = xmalloc(sizeof(int) * 3 * (c / 2) * n);
+      CHECK_OK(MPI_Alltoall(s, c, MPI_INT, rv, c / 2, vec_t, comm));
+      for (int q = 0; q < n; ++q)
+        for (int i = 0; i < c; ++i) CHECK(*vec_elem(rv, q * c + i) == ival(q, me * c + i));
+      free(rv);
+    }
+    free(s);
+    free(r);
+  }
+  /* Alltoallv: me sends (me + q) % 3 * 500 + 1 ints to q, blocks apart. */
+  int *sc = xmalloc(sizeof(int) * n), *sd = xmalloc(sizeof(int) * n);
+  int *rc = xmalloc(sizeof(int) * n), *rd = xmalloc(sizeof(int) * n);
+  int stotal = 0, rtotal = 0;
+  for (int q = 0; q < n; ++q) {
+    sc[q] = (me + q) % 3 * 500 + 1;
+    rc[q] = (q + me) % 3 * 500 + 1;
+  }
+  for (int q = n - 1; q >= 0; --q) { /* reverse order, gap of one */
+    sd[q] = stotal;
+    stotal += sc[q] + 1;
+    rd[q] = rtotal;
+    rtotal += rc[q] + 1;
+  }
+  int* s = xmalloc(sizeof(int) * stotal);
+  int* r = xmalloc(sizeof(int) * rtotal);
+  for (int q = 0; q < n; ++q)
+    for (int i = 0; i < sc[q]; ++i) s[sd[q] + i] = ival(me, q * 10000 + i);
+  for (int i = 0; i < rtotal; ++i) r[i] = -3;
+  CHECK_OK(MPI_Alltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, comm));
+  for (int q = 0; q < n; ++q) {
+    for (int i = 0; i < rc[q]; ++i) CHECK(r[rd[q] + i] == ival(q, me * 10000 + i));
+    CHECK(r[rd[q] + rc[q]] == -3);
+  }
+  /* In place: what is in r for peer q goes to q (counts are symmetric). */
+  for (int q = 0; q < n; ++q)
+    for (int i = 0; i < rc[q]; ++i) r[rd[q] + i] = ival(me, q * 10000 + i);
+  CHECK_OK(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, r, rc, rd, MPI_INT, comm));
+  for (int q = 0; q < n; ++q)
+    for (int i = 0; i < rc[q]; ++i) CHECK(r[rd[q] + i] == ival(q, me * 10000 + i));
+  /* Alltoallw: to even peers ints, to odd peers vec_t (byte displacements). */
+  int* sw = xmalloc(sizeof(int) * 3 * 8 * n);
+  int* rw = xmalloc(sizeof(int) * 3 * 8 * n);
+  MPI_Datatype* st = xmalloc(sizeof(MPI_Datatype) * n);
+  MPI_Datatype* rt = xmalloc(sizeof(MPI_Datatype) * n);
+  for (int q = 0; q < n; ++q) {
+    st[q] = q % 2 ? vec_t : MPI_INT;
+    sc[q] = q % 2 ? 4 : 8;
+    sd[q] = q * 24 * (int)sizeof(int);
+    rt[q] = me % 2 ? vec_t : MPI_INT; /* what q sends me is typed by my parity */
+    rc[q] = me % 2 ? 4 : 8;
+    rd[q] = q * 24 * (int)sizeof(int);
+    for (int e = 0; e < 8; ++e) {
+      int* at = q % 2 ? vec_elem(sw + q * 24, e) : &sw[q * 24 + e];
+      *at = ival(me, q * 100 + e);
+    }
+  }
+  for (int i = 0; i < 24 * n; ++i) rw[i] = -5;
+  CHECK_OK(MPI_Alltoallw(sw, sc, sd, st, rw, rc, rd, rt, comm));
+  for (int q = 0; q < n; ++q) {
+    for (int e = 0; e < 8; ++e) {
+      int* at = me % 2 ? vec_elem(rw + q * 24, e) : &rw[q * 24 + e];
+      CHECK(*at == ival(q, me * 100 + e));
+    }
+  }
+  free(sw);
+  free(rw);
+  free(st);
+  free(rt);
+  free(s);
+  free(r);
+  free(sc);
+  free(sd);
+  free(rc);
+  free(rd);
+}
+
+/* ---- reduce_scatter and scans ------------------------------------------ */
+static void test_reduce_scatter(MPI_Comm comm, int me, int n) {
+  int blocks[] = {0, 1, 7, 2000};
+  for (int k = 0; k < NELEMS(blocks); ++k) {
+    int c = blocks[k];
+    int* in = xmalloc(sizeof(int) * c * n);
+    int* out = xmalloc(sizeof(int) * c * n);
+    for (int in_place = 0; in_place < 2; ++in_place) {
+      for (int i = 0; i < c * n; ++i) in[i] = out[i] = ival(me, i);
+      CHECK_OK(MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : in, out, c, MPI_INT, MPI_SUM,
+                                        comm));
+      for (int i = 0; i < c; ++i) CHECK(out[i] == sum_over_ranks(n, me * c + i));
+    }
+    free(in);
+    free(out);
+  }
+  /* Variable blocks with the non-commutative op. */
+  int* counts = xmalloc(sizeof(int) * n);
+  int total = 0;
+  for (int r = 0; r < n; ++r) total += counts[r] = r % 3 * 5 + 1;
+  unsigned* in = xmalloc(sizeof(unsigned) * 2 * total);
+  unsigned* out = xmalloc(sizeof(unsigned) * 2 * counts[me]);
+  for (int i = 0; i < total; ++i) {
+    Map m = map_of(me, i);
+    in[2 * i] = m.a;
+    in[2 * i + 1] = m.b;
+  }
+  CHECK_OK(MPI_Reduce_scatter(in, out, counts, fn_t, compose_op, comm));
+  int first = 0;
+  for (int r = 0; r < me; ++r) first += counts[r];
+  for (int i = 0; i < counts[me]; ++i) {
+    Map m = fold_maps(0, n - 1, first + i);
+    CHECK(out[2 * i] == m.a && out[2 * i + 1] == m.b);
+  }
+  free(in);
+  free(out);
+  free(counts);
+}
+
+static void test_scan(MPI_Comm comm, int me, int n) {
+  (void)n;
+  int counts[] = {0, 1, 7, 5000};
+  for (int k = 0; k < NELEMS(counts); ++k) {
+    int c = counts[k];
+    int* in = xmalloc(sizeof(int) * c);
+    int* out = xmalloc(sizeof(int) * c);
+    for (int in_place = 0; in_place < 2; ++in_place) {
+      for (int exclusive = 0; exclusive < 2; ++exclusive) {
+        for (int i = 0; i < c; ++i) in[i] = out[i] = ival(me, i);
+        const void* sb = in_place ? MPI_IN_PLACE : in;
+        if (exclusive) {
+          CHECK_OK(MPI_Exscan(sb, out, c, MPI_INT, MPI_SUM, comm));
+        } else {
+          CHECK_OK(MPI_Scan(sb, out, c, MPI_INT, MPI_SUM, comm));
+        }
+        for (int i = 0; i < c; ++i) {
+          int e = 0;
+          for (int r = 0; r < me + !exclusive; ++r) e += ival(r, i);
+          if (exclusive && me == 0) e = ival(0, i); /* untouched */
+          CHECK(out[i] == e);
+        }
+      }
+    }
+    free(in);
+    free(out);
+  }
+  /* Non-commutative, with gaps. */
+  for (int exclusive = 0; exclusive < 2; ++exclusive) {
+    enum { kCount = 300 };
+    unsigned in[3 * kCount], out[3 * kCount];
+    for (int i = 0; i < kCount; ++i) {
+      Map m = map_of(me, i);
+      in[3 * i] = m.a;
+      in[3 * i + 2] = m.b;
+      out[3 * i] = out[3 * i + 2] = 77;
+      out[3 * i + 1] = 0xdead;
+    }
+    if (exclusive) {
+      CHECK_OK(MPI_Exscan(in, out, kCount, gapfn_t, compose_op, comm));
+    } else {
+      CHECK_OK(MPI_Scan(in, out, kCount, gapfn_t, compose_op, comm));
+    }
+    for (int i = 0; i < kCount; ++i) {
+      CHECK(out[3 * i + 1] == 0xdead);
+      if (exclusive && me == 0) {
+        CHECK(out[3 * i] == 77);
+        continue;
+      }
+      Map m = fold_maps(0, exclusive ? me - 1 : me, i);
+      CHECK(out[3 * i] == m.a && out[3 * i + 2] == m.b);
+    }
+  }
+}
+
+/* Runs every test, or with `only` set just those of one family (the
+ * forced-algorithm runs: bcast, reduce, allreduce, allgather, alltoall). */
+static const char* only;
+
+static int wanted(const char* family) { return only == NULL || strcmp(only, family) == 0; }
+
+static void run_all(MPI_Comm comm) {
+  int me, n;
+  CHECK_OK(MPI_Comm_rank(comm, &me));
+  CHECK_OK(MPI_Comm_size(comm, &n));
+  if (wanted("bcast")) test_bcast(comm, me, n);
+  if (wanted("reduce")) test_reduce(comm, me, n);
+  if (wanted("allreduce")) test_allreduce(comm, me, n);
+  if (wanted("gather")) test_gather_scatter(comm, me, n);
+  if (wanted("allgather")) test_allgather(comm, me, n);
+  if (wanted("alltoall")) test_alltoall(comm, me, n);
+  if (wanted("reduce")) test_reduce_scatter(comm, me, n);
+  if (wanted("scan")) test_scan(comm, me, n);
+}
+
+int main(int argc, char** argv) {
+  CHECK_OK(MPI_Init(&argc, &argv));
+  CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  CHECK_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  if (argc > 1) only = argv[1];
+  setup_types();
+  run_all(MPI_COMM_WORLD);
+  /* A split communicator (ranks in reverse order) and MPI_COMM_SELF. */
+  MPI_Comm half;
+  CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half));
+  run_all(half);
+  CHECK_OK(MPI_Comm_free(&half));
+  run_all(MPI_COMM_SELF);
+  CHECK_OK(MPI_Op_free(&compose_op));
+  CHECK(compose_op == MPI_OP_NULL);
+  CHECK_OK(MPI_Type_free(&vec_t));
+  CHECK_OK(MPI_Type_free(&mix_t));
+  CHECK_OK(MPI_Type_free(&fn_t));
+  CHECK_OK(MPI_Type_free(&gapfn_t));
+  CHECK_OK(MPI_Finalize());
+  printf("OK\n");
+  return 0;
+}
