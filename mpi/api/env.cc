@@ -61,6 +61,7 @@ int init(const char* function, int required, int* provided) {
   // MULTIPLE is not offered: calls must not overlap (see mpi.h).
   s.thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
   s.main_thread = std::this_thread::get_id();
+  ApiCall::on_init(s.thread_level);
   s.attr_tag_ub = mpcpi::kMaxTag;
   s.attr_universe_size = s.world_size;
   install_predefined_objects(s);
