@@ -195,3 +195,24 @@ TEST_CASE("empty types") {
   CHECK(e->size() == 0);
   CHECK(e->flat().blocks.empty());
 }
+
+// tests/fuzz/datatype_fuzzer found signed overflow (undefined behaviour) in
+// the size and bounds of nested huge types; such types are now refused.
+TEST_CASE("a type whose size or bounds overflow is refused, not computed") {
+  const TypePtr dbl = builtin(MPI_DOUBLE);
+  const TypePtr big = Datatype::contiguous(std::int64_t{1} << 40, dbl);  // 8 TiB: fine
+  REQUIRE(big != nullptr);
+  CHECK(big->size() == std::int64_t{8} << 40);
+  CHECK(Datatype::contiguous(std::int64_t{1} << 30, big) == nullptr);  // 2^73 bytes
+  CHECK(Datatype::hvector(2, 1, INT64_MAX, dbl, MPI_COMBINER_HVECTOR) == nullptr);
+  const std::int64_t len = 1, far = INT64_MAX - 4;
+  CHECK(Datatype::hindexed({&len, 1}, {&far, 1}, dbl, MPI_COMBINER_HINDEXED) == nullptr);
+  CHECK(Datatype::resized(dbl, INT64_MAX, INT64_MAX) == nullptr);
+  CHECK(Datatype::resized(dbl, -8, 16) != nullptr);
+  const std::int64_t sizes[] = {std::int64_t{1} << 40, std::int64_t{1} << 40};
+  const std::int64_t subs[] = {1, 1}, starts[] = {0, 0};
+  CHECK(Datatype::subarray(sizes, subs, starts, true, dbl) == nullptr);
+  // Built on a refused type: refused too.
+  CHECK(Datatype::contiguous(2, nullptr) == nullptr);
+  CHECK(Datatype::dup(nullptr) == nullptr);
+}
