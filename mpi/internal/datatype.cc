@@ -242,6 +242,9 @@ TypePtr Datatype::subarray(std::span<const std::int64_t> sizes,
 
 FlatType Datatype::flatten() const {
   if (builtin_) return builtin_flat_;
+  // No repetitions, no bytes: the row is never built (its block length may
+  // be huge; a vector of count 0 and blocklength 2^30 once took gigabytes).
+  if (count_ <= 0) return {};
   FlatType row;
   for (const LayoutEntry& e : entries_) {
     const Datatype& c = *e.type;

@@ -216,3 +216,15 @@ TEST_CASE("a type whose size or bounds overflow is refused, not computed") {
   CHECK(Datatype::contiguous(2, nullptr) == nullptr);
   CHECK(Datatype::dup(nullptr) == nullptr);
 }
+
+// tests/fuzz/datatype_fuzzer: a vector of count 0 with a huge block length
+// built the row it never repeats (2^31 blocks) on commit.
+TEST_CASE("a zero-count type with a huge block length commits to nothing") {
+  const TypePtr t = Datatype::hvector(0, 1 << 30, -6, builtin(MPI_DOUBLE_INT), MPI_COMBINER_VECTOR);
+  REQUIRE(t != nullptr);
+  CHECK(t->size() == 0);
+  t->commit();
+  CHECK(t->flat().blocks.empty());
+  CHECK(t->flat().elements.empty());
+  CHECK(t->contiguous_for(5));
+}
