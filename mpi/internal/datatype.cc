@@ -247,6 +247,9 @@ FlatType Datatype::flatten() const {
   if (count_ <= 0) return {};
   FlatType row;
   for (const LayoutEntry& e : entries_) {
+    // An entry of no blocks adds nothing: its child (which may be huge) is
+    // not flattened.
+    if (e.blocklen <= 0) continue;
     const Datatype& c = *e.type;
     if (c.committed()) {
       append_repeated(row, c.flat(), e.displacement, e.blocklen, c.extent());

@@ -228,3 +228,24 @@ TEST_CASE("a zero-count type with a huge block length commits to nothing") {
   CHECK(t->flat().elements.empty());
   CHECK(t->contiguous_for(5));
 }
+
+// tests/fuzz/datatype_fuzzer: an entry of block length 0 flattened its
+// (uncommitted, huge) child anyway.
+TEST_CASE("an entry of block length 0 does not flatten its child") {
+  // 2^30 scattered doubles: 2^30 blocks if it were ever flattened.
+  const TypePtr huge = Datatype::hvector(1 << 30, 1, 16, builtin(MPI_DOUBLE), MPI_COMBINER_HVECTOR);
+  REQUIRE(huge != nullptr);
+  const TypePtr t = Datatype::hvector(1000, 0, 8, huge, MPI_COMBINER_HVECTOR);
+  REQUIRE(t != nullptr);
+  CHECK(t->size() == 0);
+  t->commit();
+  CHECK(t->flat().blocks.empty());
+  const std::int64_t lens[] = {0, 1};
+  const std::int64_t displs[] = {0, 64};
+  const TypePtr parts[] = {huge, builtin(MPI_INT)};
+  const TypePtr s = Datatype::create_struct(lens, displs, parts);
+  REQUIRE(s != nullptr);
+  s->commit();
+  REQUIRE(s->flat().blocks.size() == 1);
+  CHECK(s->flat().blocks[0].offset == 64);
+}
