@@ -23,19 +23,28 @@ Engine::Impl* impl_of(const lapi::AmHeaderInfo& info) {
 }
 
 // ---- Completion handlers (may communicate) ----------------------------------
+// Their argument is the engine's HandlerSlot, not the engine: lapi may run a
+// completion after the engine that queued it is gone (a deferred job, the
+// handler thread); the slot then says so and the job is dropped.
+
+Engine::Impl* impl_of(void* slot) {
+  return static_cast<HandlerSlot*>(slot)->impl.load(std::memory_order_acquire);
+}
 
 void cmp_drain(lapi::Context&, void*, void* arg) {
-  static_cast<Engine::Impl*>(arg)->drain_outbox();
+  if (Engine::Impl* impl = impl_of(arg)) impl->drain_outbox();
 }
 
 void cmp_recv_landed(lapi::Context&, void* user_info, void* arg) {
-  auto* impl = static_cast<Engine::Impl*>(arg);
+  Engine::Impl* impl = impl_of(arg);
+  if (impl == nullptr) return;
   impl->complete(static_cast<Request*>(user_info));
   impl->drain_outbox();
 }
 
 void cmp_message_landed(lapi::Context&, void* user_info, void* arg) {
-  auto* impl = static_cast<Engine::Impl*>(arg);
+  Engine::Impl* impl = impl_of(arg);
+  if (impl == nullptr) return;
   {
     EngineLock lock(*impl);
     impl->message_landed_locked(static_cast<Message*>(user_info));
@@ -44,7 +53,8 @@ void cmp_message_landed(lapi::Context&, void* user_info, void* arg) {
 }
 
 void cmp_release(lapi::Context&, void* user_info, void* arg) {
-  auto* impl = static_cast<Engine::Impl*>(arg);
+  Engine::Impl* impl = impl_of(arg);
+  if (impl == nullptr) return;
   const auto dest = static_cast<lapi::TaskId>(static_cast<SendPeer*>(user_info) -
                                               impl->send_peers_.data());
   impl->release_held(dest);
@@ -163,7 +173,7 @@ const std::array<HandlerEntry, detail::kMsgCount> kHandlerTable = {{
 inline lapi::Landing Engine::Impl::with_drain_locked(lapi::Landing landing) {
   if (!outbox_.empty() && landing.on_complete == nullptr) {
     landing.on_complete = cmp_drain;
-    landing.completion_arg = this;
+    landing.completion_arg = slot_;
   }
   return landing;
 }
@@ -174,7 +184,7 @@ lapi::Landing Engine::Impl::land_in_request_later_locked(Request* r, bool counte
     landed_fifo_.push_back({r, nullptr});
     return lapi::Landing{r->recv_buf};
   }
-  return lapi::Landing{r->recv_buf, cmp_recv_landed, r, this};
+  return lapi::Landing{r->recv_buf, cmp_recv_landed, r, slot_};
 }
 
 lapi::Landing Engine::Impl::land_in_message_locked(Message* m, const void* data) {
@@ -187,7 +197,7 @@ lapi::Landing Engine::Impl::land_in_message_locked(Message* m, const void* data)
     message_landed_locked(m);
     return {};
   }
-  return lapi::Landing{m->data, cmp_message_landed, m, this};
+  return lapi::Landing{m->data, cmp_message_landed, m, slot_};
 }
 
 void Engine::Impl::protocol_error_locked(lapi::TaskId src, const char* what) {
@@ -376,11 +386,15 @@ lapi::Landing Engine::Impl::on_ack(lapi::TaskId src, const detail::AckHeader& h)
 lapi::Landing Engine::Impl::on_credit(lapi::TaskId src, const detail::CreditHeader& h) {
   EngineLock lock(*this);
   SendPeer& peer = send_peers_[src];
+  if (h.bytes > peer.window) {  // a receiver never owes more than the window
+    protocol_error_locked(src, "credit beyond the window");
+    return {};
+  }
   peer.credits = std::min<std::int64_t>(peer.credits + static_cast<std::int64_t>(h.bytes),
                                         static_cast<std::int64_t>(peer.window));
   peer.epoch = h.epoch;
   peer.starved_notified = false;
-  if (peer.held_count > 0) return lapi::Landing{nullptr, cmp_release, &peer, this};
+  if (peer.held_count > 0) return lapi::Landing{nullptr, cmp_release, &peer, slot_};
   return with_drain_locked({});
 }
 
@@ -396,7 +410,7 @@ lapi::Landing Engine::Impl::on_pull(lapi::TaskId src, const detail::PullHeader& 
   auto& allowance = peer.allowance[h.context];
   allowance = std::min(allowance + std::min(h.count, kPullBatch), 4 * kPullBatch);
   peer.starved_notified = false;
-  return lapi::Landing{nullptr, cmp_release, &peer, this};
+  return lapi::Landing{nullptr, cmp_release, &peer, slot_};
 }
 
 lapi::Landing Engine::Impl::on_cancel_req(lapi::TaskId src, const detail::CancelReqHeader& h) {

@@ -38,27 +38,37 @@ void Engine::Impl::push_arrived_locked(Message* m) {
   arrivals_.add(1);
 }
 
-Message* Engine::Impl::new_message_locked(lapi::TaskId src, const Envelope& env,
-                                          std::size_t size) {
+Message* Engine::Impl::blank_message_locked() {
   Message* m = message_pool_.get();
-  m->context = env.context;
-  m->source = static_cast<int>(src);
-  m->tag = env.tag;
   m->kind = Message::Kind::eager;
-  m->mode = static_cast<SendMode>(env.mode);
-  m->pulled = (env.flags & detail::kPulled) != 0;
+  m->mode = SendMode::standard;
+  m->pulled = false;
   m->counted = false;
   m->landed = false;
   m->discard = false;
   m->probed = false;
-  m->seq = env.seq;
-  m->size = size;
-  m->data = size > 0 ? new std::byte[size] : nullptr;
+  m->seq = 0;
+  m->size = 0;
+  m->data = nullptr;
   m->sender_buf = nullptr;
   m->matched = nullptr;
   m->self_sender = nullptr;
   m->sender_handle = 0;
   m->credit = 0;
+  return m;
+}
+
+Message* Engine::Impl::new_message_locked(lapi::TaskId src, const Envelope& env,
+                                          std::size_t size) {
+  Message* m = blank_message_locked();
+  m->context = env.context;
+  m->source = static_cast<int>(src);
+  m->tag = env.tag;
+  m->mode = static_cast<SendMode>(env.mode);
+  m->pulled = (env.flags & detail::kPulled) != 0;
+  m->seq = env.seq;
+  m->size = size;
+  m->data = size > 0 ? new std::byte[size] : nullptr;
   return m;
 }
 

@@ -284,7 +284,7 @@ void Engine::Impl::send_self(Request* r) {
     complete(r, r->expected);
     return;
   }
-  Message* m = message_pool_.get();
+  Message* m = blank_message_locked();
   m->context = r->context;
   m->source = static_cast<int>(me_);
   m->tag = r->tag;

@@ -10,6 +10,7 @@ packages=(
   libfmt-dev doctest-dev
   libpmix-dev openmpi-bin libopenmpi-dev
   mpich libmpich-dev gnuplot-nox
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()

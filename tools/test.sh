@@ -2,8 +2,8 @@
 # Sets up the machine, builds everything and runs every test: the default
 # build, the link-time-optimised build the benchmarks use, the whole suite
 # under AddressSanitizer+UndefinedBehaviorSanitizer,
-# and the core, runtime, mpcpi and MPI tests under ThreadSanitizer. Ends
-# with "N passed, N failed".
+# the core, runtime, mpcpi and MPI tests under ThreadSanitizer, and each
+# fuzzing harness for 20 s (tools/fuzz.sh). Ends with "N passed, N failed".
 #
 #   bash tools/test.sh            # everything
 #   bash tools/test.sh --quick    # default build only
@@ -32,6 +32,10 @@ if [ $quick -eq 0 ]; then
   run_suite lto --config=lto //...
   run_suite asan --config=asan //...
   run_suite tsan --config=tsan //tests/core/... //tests/runtime/... //tests/mpcpi/... //tests/mpi/...
+  # Each libFuzzer harness for 20 s on its corpus (clang, own output base);
+  # one "//tests/fuzz:NAME  PASSED|FAILED" line each, counted below.
+  echo "=== fuzz: tools/fuzz.sh --seconds 20"
+  bash tools/fuzz.sh --seconds 20 2>&1 | tee "$log_dir/fuzz.log" | grep -E '^//|ERROR' || true
 fi
 
 passed=$(cat "$log_dir"/*.log | grep -cE '^//[^ ]+ +(\(cached\) )?PASSED')

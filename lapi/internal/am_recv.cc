@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "lapi/internal/amsend_frame.hpp"
 #include "lapi/internal/engine.hpp"
 
 namespace lapi {
@@ -76,11 +77,8 @@ ucs_status_t Context::Impl::on_amsend_packed(const void*, std::size_t header_len
 
 void Context::Impl::accept_shm_frame_locked(TaskId src, const std::byte* frame, std::size_t len,
                                             std::size_t room) {
-  // The ring belongs to `src`: a frame claiming another sender, or running
-  // past its ring, is refused like a malformed UCX frame.
-  std::uint32_t claimed = UINT32_MAX;
-  if (len >= sizeof claimed) std::memcpy(&claimed, frame, sizeof claimed);
-  if (len > room || claimed != src) [[unlikely]] {
+  std::uint32_t claimed;
+  if (!shm_frame_fits(src, frame, len, room, claimed)) [[unlikely]] {
     (void)refuse_amsend_locked(false, src, Errc::hdr_len, 0,
                                fmt::format("shared-memory frame of {} bytes from task {} claims "
                                            "task {} ({} bytes fit)",
@@ -93,65 +91,23 @@ void Context::Impl::accept_shm_frame_locked(TaskId src, const std::byte* frame, 
 ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const std::byte* bytes,
                                                  std::size_t frame_len, void* data,
                                                  std::size_t length) {
-  // 1. Parse and validate the frame: sender, flags, optional words, handler, counter.
-  AmsendWire w;
-  if (frame_len < sizeof w) [[unlikely]] {
-    return refuse_amsend_locked(rndv, UINT32_MAX, Errc::hdr_len, 0,
-                                fmt::format("amsend header of {} bytes is truncated", frame_len));
+  // 1. Parse and validate the frame: sender, flags, optional words (amsend_frame.hpp);
+  //    then the handler and counter it names.
+  AmsendFrame f;
+  if (const FrameFault fault = parse_amsend_frame(rndv, packed, bytes, frame_len, data, length,
+                                                  ntasks_, f);
+      fault != FrameFault::none) [[unlikely]] {
+    return refuse_amsend_locked(rndv, fault == FrameFault::truncated ? UINT32_MAX : f.wire.src,
+                                Errc::hdr_len, f.cookie, describe(fault, f, frame_len));
   }
-  std::memcpy(&w, bytes, sizeof w);
-  std::size_t uhdr_len = 0;
-  if (packed) {
-    uhdr_len = w.flags >> kPackedUhdrShift;
-    w.flags &= (1u << kPackedUhdrShift) - 1;
-  }
-  std::size_t off = sizeof w;
-  std::uint64_t counter_handle = 0;
-  std::uint64_t cookie = 0;
-  if (w.src >= ntasks_ || (w.flags & ~(kHasTargetCounter | kHasCompletion | kSplitData)) != 0)
-      [[unlikely]] {
-    return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, 0,
-                                fmt::format("amsend header malformed (src {}, flags {:#x})", w.src, w.flags));
-  }
-  if (w.flags & kHasTargetCounter) {
-    if (frame_len < off + 8) [[unlikely]] {
-      return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, 0, "amsend header truncated");
-    }
-    std::memcpy(&counter_handle, bytes + off, 8);
-    off += 8;
-  }
-  if (w.flags & kHasCompletion) {
-    if (frame_len < off + 8) [[unlikely]] {
-      return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, 0, "amsend header truncated");
-    }
-    std::memcpy(&cookie, bytes + off, 8);
-    off += 8;
-  }
-  if (packed) {
-    if (frame_len < off + uhdr_len) [[unlikely]] {
-      return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, cookie, "packed amsend truncated");
-    }
-    data = const_cast<std::byte*>(bytes) + off + uhdr_len;
-    length = frame_len - off - uhdr_len;
-  } else {
-    uhdr_len = frame_len - off;  // the user header runs to the end of the UCX header
-  }
-  // Split copy: the data stays at the origin until the handler has named
-  // its landing buffer; the handler sees its length but no bytes.
-  SplitWire split;
-  split.id = 0;  // the rest is read only for a split frame
-  if (w.flags & kSplitData) [[unlikely]] {
-    if (rndv || length != sizeof split || data == nullptr) {
-      return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, cookie,
-                                  fmt::format("split amsend with {} descriptor bytes", length));
-    }
-    std::memcpy(&split, data, sizeof split);
-    if (split.id == 0) {
-      return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, cookie, "split amsend without a record");
-    }
-    data = nullptr;
-    length = split.len;
-  }
+  const AmsendWire& w = f.wire;
+  const std::size_t off = f.uhdr_offset;
+  const std::size_t uhdr_len = f.uhdr_len;
+  const std::uint64_t counter_handle = f.counter_handle;
+  const std::uint64_t cookie = f.cookie;
+  const SplitWire& split = f.split;
+  data = f.data;
+  length = f.length;
   if (w.handler >= kMaxUserHandlers || handlers_[w.handler].fn == nullptr) [[unlikely]] {
     return refuse_amsend_locked(rndv, w.src, Errc::no_callback_reg, cookie,
                                 fmt::format("amsend names handler {} which is not registered", w.handler),

@@ -268,6 +268,10 @@ class Engine::Impl {
     r->status.error = size > r->capacity ? Errc::truncate : Errc::success;
     r->status.cancelled = false;
   }
+  // A message from the pool with every field reset: a pooled message keeps
+  // what its last use left (a stale self_sender once made cancel take the
+  // wrong message and free a buffer still in use).
+  Message* blank_message_locked();
   Message* new_message_locked(lapi::TaskId src, const detail::Envelope& env, std::size_t size);
   void free_message_locked(Message* m);
   Request* match_posted_locked(std::uint32_t context, lapi::TaskId src, int tag) {

@@ -81,8 +81,8 @@ extern "C" int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, 
   if (rc == MPI_SUCCESS) rc = lookup_type(datatype, t, false);
   if (rc == MPI_SUCCESS) rc = check_not_null(size, "size");
   if (rc == MPI_SUCCESS) {
-    std::int64_t need = std::int64_t{incount} * t->size();
-    if (need > INT32_MAX) {
+    std::int64_t need = 0;
+    if (__builtin_mul_overflow(std::int64_t{incount}, t->size(), &need) || need > INT32_MAX) {
       rc = fail(MPI_ERR_COUNT, "{} x {} bytes does not fit an int", incount, t->size());
     } else {
       *size = static_cast<int>(need);

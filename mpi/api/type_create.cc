@@ -13,6 +13,9 @@ using namespace mpi;
 namespace {
 
 int store(TypePtr t, MPI_Datatype* out) {
+  if (t == nullptr) {
+    return fail(MPI_ERR_ARG, "the new type's size or bounds do not fit in +-2^61 bytes");
+  }
   MPI_Datatype h = state().types.insert(std::move(t));
   if (h == MPI_DATATYPE_NULL) return fail(MPI_ERR_INTERN, "too many datatypes");
   *out = h;
@@ -31,6 +34,11 @@ int check_blocklength(int value, const char* arg, int index = -1) {
   if (value >= 0) return MPI_SUCCESS;
   if (index < 0) return fail(MPI_ERR_ARG, "{}={} is negative", arg, value);
   return fail(MPI_ERR_ARG, "{}[{}]={} is negative", arg, index, value);
+}
+
+// A count of old extents in bytes; false when it does not fit in 64 bits.
+bool scaled(std::int64_t n, const Datatype& old, std::int64_t& bytes) {
+  return !__builtin_mul_overflow(n, old.extent(), &bytes);
 }
 
 int check_array(int count, const void* array, const char* arg) {
@@ -60,9 +68,12 @@ extern "C" int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datat
   TypePtr old;
   int rc = common_checks(count, oldtype, newtype, old);
   if (rc == MPI_SUCCESS) rc = check_blocklength(blocklength, "blocklength");
+  std::int64_t stride_bytes = 0;
+  if (rc == MPI_SUCCESS && !scaled(stride, *old, stride_bytes)) {
+    rc = fail(MPI_ERR_ARG, "stride={} old extents overflow 64 bits", stride);
+  }
   if (rc == MPI_SUCCESS) {
-    rc = store(Datatype::hvector(count, blocklength, std::int64_t{stride} * old->extent(), old,
-                                 MPI_COMBINER_VECTOR),
+    rc = store(Datatype::hvector(count, blocklength, stride_bytes, old, MPI_COMBINER_VECTOR),
                newtype);
   }
   return raise(nullptr, kFn, rc);
@@ -98,11 +109,16 @@ int indexed_common(const char* fn, int count, const int* blocklens, int fixed_le
     rc = check_array(count, blocklens, "array_of_blocklengths");
   }
   if (rc == MPI_SUCCESS) rc = check_array(count, displs, "array_of_displacements");
-  std::vector<std::int64_t> lens(count), bytes(count);
+  // Sized for a valid count only: a negative one was refused above.
+  std::vector<std::int64_t> lens(rc == MPI_SUCCESS ? count : 0), bytes(lens.size());
   for (int i = 0; rc == MPI_SUCCESS && i < count; ++i) {
     lens[i] = blocklens != nullptr ? blocklens[i] : fixed_len;
     rc = check_blocklength(static_cast<int>(lens[i]), "array_of_blocklengths", i);
-    bytes[i] = displs_in_bytes ? std::int64_t{displs[i]} : std::int64_t{displs[i]} * old->extent();
+    bytes[i] = std::int64_t{displs[i]};
+    if (rc == MPI_SUCCESS && !displs_in_bytes && !scaled(displs[i], *old, bytes[i])) {
+      rc = fail(MPI_ERR_ARG, "array_of_displacements[{}]={} old extents overflow 64 bits", i,
+                std::int64_t{displs[i]});
+    }
   }
   if (rc == MPI_SUCCESS) rc = store(Datatype::hindexed(lens, bytes, old, combiner), newtype);
   return raise(nullptr, fn, rc);

@@ -94,6 +94,13 @@ int check_count(int count, const char* arg) {
 }
 
 int check_buffer(const void* buf, int count, const Datatype& type, const char* arg) {
+  // count instances must be addressable: their bytes and their span.
+  std::int64_t bytes = 0, span = 0;
+  if (__builtin_mul_overflow(std::int64_t{count}, type.size(), &bytes) ||
+      __builtin_mul_overflow(std::int64_t{count}, type.extent(), &span)) [[unlikely]] {
+    return fail(MPI_ERR_COUNT, "count={} of a type of {} bytes (extent {}) overflows 64 bits",
+                count, type.size(), type.extent());
+  }
   if (buf != nullptr || count == 0 || type.size() == 0) return MPI_SUCCESS;
   if (type.true_lb() >= kNullPage) return MPI_SUCCESS;  // absolute addresses from MPI_BOTTOM
   return fail(MPI_ERR_BUFFER, "{} is NULL with count={}", arg, count);

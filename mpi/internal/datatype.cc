@@ -51,6 +51,28 @@ void append_repeated(FlatType& out, const FlatType& in, std::int64_t base, std::
   }
 }
 
+// Sizes and bounds of a type stay within +-kTypeByteLimit, so that an
+// extent (ub - lb) and a sum of two bounds never overflow; a constructor
+// whose result would not fit returns null. Each step is checked: the
+// arguments come straight from MPI calls.
+constexpr std::int64_t kTypeByteLimit = std::int64_t{1} << 61;
+
+struct Checked {
+  bool ok = true;
+  std::int64_t mul(std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    ok &= !__builtin_mul_overflow(a, b, &r);
+    return r;
+  }
+  std::int64_t add(std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    ok &= !__builtin_add_overflow(a, b, &r);
+    return r;
+  }
+};
+
+bool fits(std::int64_t v) { return v >= -kTypeByteLimit && v <= kTypeByteLimit; }
+
 struct Bounds {
   bool any = false;
   std::int64_t lb = 0, ub = 0, true_lb = 0, true_ub = 0;
@@ -98,37 +120,46 @@ TypePtr Datatype::from_layout(std::int64_t count, std::int64_t stride,
   t->count_ = count;
   t->stride_ = stride;
   Bounds row;
+  Checked c;
   std::int64_t row_size = 0;
   bool uniform = true, seen = false;
   for (const LayoutEntry& e : entries) {
+    if (e.type == nullptr) return nullptr;  // a child that did not fit
     t->alignment_ = std::max(t->alignment_, e.type->alignment());
     if (e.blocklen <= 0) continue;
-    const Datatype& c = *e.type;
-    if (c.size() > 0) {
-      if (!seen) t->element_id_ = c.element_id_;
+    const Datatype& child = *e.type;
+    if (child.size() > 0) {
+      if (!seen) t->element_id_ = child.element_id_;
       seen = true;
-      if (c.element_id_ == 0 || c.element_id_ != t->element_id_) uniform = false;
+      if (child.element_id_ == 0 || child.element_id_ != t->element_id_) uniform = false;
     }
-    row_size += e.blocklen * c.size();
-    std::int64_t span = (e.blocklen - 1) * c.extent();
+    row_size = c.add(row_size, c.mul(e.blocklen, child.size()));
+    std::int64_t span = c.mul(e.blocklen - 1, child.extent());
     std::int64_t lo = std::min<std::int64_t>(0, span), hi = std::max<std::int64_t>(0, span);
-    row.add(e.displacement + c.lb() + lo, e.displacement + c.ub() + hi,
-            e.displacement + c.true_lb() + lo, e.displacement + c.true_ub() + hi);
+    row.add(c.add(c.add(e.displacement, child.lb()), lo), c.add(c.add(e.displacement, child.ub()), hi),
+            c.add(c.add(e.displacement, child.true_lb()), lo),
+            c.add(c.add(e.displacement, child.true_ub()), hi));
+    if (!c.ok) return nullptr;
   }
   if (!uniform) t->element_id_ = 0;
   t->entries_ = std::move(entries);
   if (count <= 0 || !row.any) return t;  // empty type: size 0, all bounds 0
-  t->size_ = row_size * count;
-  std::int64_t span = (count - 1) * stride;
+  t->size_ = c.mul(row_size, count);
+  std::int64_t span = c.mul(count - 1, stride);
   std::int64_t lo = std::min<std::int64_t>(0, span), hi = std::max<std::int64_t>(0, span);
-  t->lb_ = row.lb + lo;
-  t->ub_ = row.ub + hi;
-  t->true_lb_ = row.true_lb + lo;
-  t->true_ub_ = row.true_ub + hi;
+  t->lb_ = c.add(row.lb, lo);
+  t->ub_ = c.add(row.ub, hi);
+  t->true_lb_ = c.add(row.true_lb, lo);
+  t->true_ub_ = c.add(row.true_ub, hi);
+  if (!c.ok || !fits(t->size_) || !fits(t->lb_) || !fits(t->ub_) || !fits(t->true_lb_) ||
+      !fits(t->true_ub_)) {
+    return nullptr;
+  }
   return t;
 }
 
 TypePtr Datatype::contiguous(std::int64_t count, TypePtr old) {
+  if (old == nullptr) return nullptr;
   std::int64_t ext = old->extent();
   return from_layout(count, ext, {{0, 1, std::move(old)}}, MPI_COMBINER_CONTIGUOUS);
 }
@@ -158,6 +189,7 @@ TypePtr Datatype::create_struct(std::span<const std::int64_t> blocklens,
     entries.push_back({displs_bytes[i], blocklens[i], types[i]});
   }
   TypePtr base = from_layout(1, 0, std::move(entries), MPI_COMBINER_STRUCT);
+  if (base == nullptr) return nullptr;
   // Like C structs (and MPICH, Open MPI), round the extent up to the
   // strictest member alignment so arrays of the struct line up.
   auto t = std::const_pointer_cast<Datatype>(base);
@@ -169,14 +201,17 @@ TypePtr Datatype::create_struct(std::span<const std::int64_t> blocklens,
 TypePtr Datatype::resized(TypePtr old, std::int64_t lb, std::int64_t extent) {
   auto t = std::const_pointer_cast<Datatype>(
       from_layout(1, 0, {{0, 1, std::move(old)}}, MPI_COMBINER_RESIZED));
+  std::int64_t ub = 0;
+  if (t == nullptr || __builtin_add_overflow(lb, extent, &ub) || !fits(lb) || !fits(ub)) return nullptr;
   t->lb_ = lb;
-  t->ub_ = lb + extent;
+  t->ub_ = ub;
   return t;
 }
 
 TypePtr Datatype::dup(const TypePtr& old) {
   // Same typemap, same bounds (no struct padding applied again).
   auto t = std::const_pointer_cast<Datatype>(from_layout(1, 0, {{0, 1, old}}, MPI_COMBINER_DUP));
+  if (t == nullptr) return nullptr;
   t->lb_ = old->lb();
   t->ub_ = old->ub();
   t->alignment_ = old->alignment();
@@ -191,29 +226,38 @@ TypePtr Datatype::subarray(std::span<const std::int64_t> sizes,
   auto dim = [&](std::size_t k) { return c_order ? n - 1 - k : k; };
   std::int64_t ext = old->extent();
   std::vector<std::int64_t> stride(n);
+  Checked c;
   std::int64_t s = ext;
   for (std::size_t k = 0; k < n; ++k) {
     stride[dim(k)] = s;
-    s *= sizes[dim(k)];
+    s = c.mul(s, sizes[dim(k)]);
   }
   const std::int64_t full_extent = s;
+  std::int64_t disp = 0;
+  for (std::size_t d = 0; d < n; ++d) disp = c.add(disp, c.mul(starts[d], stride[d]));
+  if (!c.ok) return nullptr;
   TypePtr t = contiguous(subsizes[dim(0)], old);
-  for (std::size_t k = 1; k < n; ++k) {
+  for (std::size_t k = 1; k < n && t != nullptr; ++k) {
     t = hvector(subsizes[dim(k)], 1, stride[dim(k)], t, MPI_COMBINER_HVECTOR);
   }
-  std::int64_t disp = 0;
-  for (std::size_t d = 0; d < n; ++d) disp += starts[d] * stride[d];
   std::int64_t one = 1;
-  t = hindexed({&one, 1}, {&disp, 1}, t, MPI_COMBINER_HINDEXED);
+  if (t != nullptr) t = hindexed({&one, 1}, {&disp, 1}, t, MPI_COMBINER_HINDEXED);
   auto r = std::const_pointer_cast<Datatype>(resized(t, 0, full_extent));
+  if (r == nullptr) return nullptr;
   r->combiner_ = MPI_COMBINER_SUBARRAY;
   return r;
 }
 
 FlatType Datatype::flatten() const {
   if (builtin_) return builtin_flat_;
+  // No repetitions, no bytes: the row is never built (its block length may
+  // be huge; a vector of count 0 and blocklength 2^30 once took gigabytes).
+  if (count_ <= 0) return {};
   FlatType row;
   for (const LayoutEntry& e : entries_) {
+    // An entry of no blocks adds nothing: its child (which may be huge) is
+    // not flattened.
+    if (e.blocklen <= 0) continue;
     const Datatype& c = *e.type;
     if (c.committed()) {
       append_repeated(row, c.flat(), e.displacement, e.blocklen, c.extent());

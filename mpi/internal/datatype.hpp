@@ -56,7 +56,9 @@ struct BuiltinSpec {
 class Datatype {
  public:
   static TypePtr builtin(const BuiltinSpec& spec);
-  // Layout constructors. Arguments are validated by the caller (mpi/api).
+  // Layout constructors. Arguments are validated by the caller (mpi/api);
+  // a type whose size or bounds would pass +-2^61 bytes (or a null `old`)
+  // gives null.
   static TypePtr contiguous(std::int64_t count, TypePtr old);
   static TypePtr hvector(std::int64_t count, std::int64_t blocklen, std::int64_t stride_bytes,
                          TypePtr old, int combiner);

@@ -89,12 +89,15 @@ void RendezvousServer::accept_connections() {
 void RendezvousServer::read_from(Connection& conn) {
   bool eof = false;
   std::string error;
+  // Read into a chunk and append what came, rather than growing conn.in by
+  // a chunk of zeros on every call.
+  std::byte chunk[kReadChunk];
   for (;;) {
-    const std::size_t old_size = conn.in.size();
-    conn.in.resize(old_size + kReadChunk);
-    const ssize_t n = ::read(conn.fd.get(), conn.in.data() + old_size, kReadChunk);
-    conn.in.resize(old_size + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
-    if (n > 0) continue;
+    const ssize_t n = ::read(conn.fd.get(), chunk, sizeof chunk);
+    if (n > 0) {
+      conn.in.insert(conn.in.end(), chunk, chunk + n);
+      continue;
+    }
     if (n == 0) eof = true;
     else if (errno == EINTR) continue;
     else if (errno != EAGAIN && errno != EWOULDBLOCK) error = errno_message("read");
@@ -227,7 +230,7 @@ void RendezvousServer::contribute(Connection& conn, const FrameHeader& header, s
     return send_error(conn, header.seq, what + " failed: " + mismatch);
   }
   if (!open_) {
-    open_.emplace();
+    open_ = OpenCollective{};  // not emplace(): clang 14 (tools/fuzz.sh) rejects it here
     open_->seq = header.seq;
     open_->type = header.type;
     open_->first_rank = conn.rank;

@@ -195,3 +195,57 @@ TEST_CASE("empty types") {
   CHECK(e->size() == 0);
   CHECK(e->flat().blocks.empty());
 }
+
+// tests/fuzz/datatype_fuzzer found signed overflow (undefined behaviour) in
+// the size and bounds of nested huge types; such types are now refused.
+TEST_CASE("a type whose size or bounds overflow is refused, not computed") {
+  const TypePtr dbl = builtin(MPI_DOUBLE);
+  const TypePtr big = Datatype::contiguous(std::int64_t{1} << 40, dbl);  // 8 TiB: fine
+  REQUIRE(big != nullptr);
+  CHECK(big->size() == std::int64_t{8} << 40);
+  CHECK(Datatype::contiguous(std::int64_t{1} << 30, big) == nullptr);  // 2^73 bytes
+  CHECK(Datatype::hvector(2, 1, INT64_MAX, dbl, MPI_COMBINER_HVECTOR) == nullptr);
+  const std::int64_t len = 1, far = INT64_MAX - 4;
+  CHECK(Datatype::hindexed({&len, 1}, {&far, 1}, dbl, MPI_COMBINER_HINDEXED) == nullptr);
+  CHECK(Datatype::resized(dbl, INT64_MAX, INT64_MAX) == nullptr);
+  CHECK(Datatype::resized(dbl, -8, 16) != nullptr);
+  const std::int64_t sizes[] = {std::int64_t{1} << 40, std::int64_t{1} << 40};
+  const std::int64_t subs[] = {1, 1}, starts[] = {0, 0};
+  CHECK(Datatype::subarray(sizes, subs, starts, true, dbl) == nullptr);
+  // Built on a refused type: refused too.
+  CHECK(Datatype::contiguous(2, nullptr) == nullptr);
+  CHECK(Datatype::dup(nullptr) == nullptr);
+}
+
+// tests/fuzz/datatype_fuzzer: a vector of count 0 with a huge block length
+// built the row it never repeats (2^31 blocks) on commit.
+TEST_CASE("a zero-count type with a huge block length commits to nothing") {
+  const TypePtr t = Datatype::hvector(0, 1 << 30, -6, builtin(MPI_DOUBLE_INT), MPI_COMBINER_VECTOR);
+  REQUIRE(t != nullptr);
+  CHECK(t->size() == 0);
+  t->commit();
+  CHECK(t->flat().blocks.empty());
+  CHECK(t->flat().elements.empty());
+  CHECK(t->contiguous_for(5));
+}
+
+// tests/fuzz/datatype_fuzzer: an entry of block length 0 flattened its
+// (uncommitted, huge) child anyway.
+TEST_CASE("an entry of block length 0 does not flatten its child") {
+  // 2^30 scattered doubles: 2^30 blocks if it were ever flattened.
+  const TypePtr huge = Datatype::hvector(1 << 30, 1, 16, builtin(MPI_DOUBLE), MPI_COMBINER_HVECTOR);
+  REQUIRE(huge != nullptr);
+  const TypePtr t = Datatype::hvector(1000, 0, 8, huge, MPI_COMBINER_HVECTOR);
+  REQUIRE(t != nullptr);
+  CHECK(t->size() == 0);
+  t->commit();
+  CHECK(t->flat().blocks.empty());
+  const std::int64_t lens[] = {0, 1};
+  const std::int64_t displs[] = {0, 64};
+  const TypePtr parts[] = {huge, builtin(MPI_INT)};
+  const TypePtr s = Datatype::create_struct(lens, displs, parts);
+  REQUIRE(s != nullptr);
+  s->commit();
+  REQUIRE(s->flat().blocks.size() == 1);
+  CHECK(s->flat().blocks[0].offset == 64);
+}

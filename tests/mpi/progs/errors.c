@@ -1,7 +1,9 @@
 /* Every bad-argument case with MPI_ERRORS_RETURN: the call returns the right
  * error class and the program goes on. Also MPI_Error_string/class, errors
  * in the buffered and ready modes, and calls after MPI_Finalize. */
+#include <limits.h>
 #include <mpi.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "check.h"
@@ -104,6 +106,26 @@ static void bad_arguments(void) {
   int sizes[2] = {4, 4}, subs[2] = {2, 5}, starts[2] = {0, 0};
   CHECK_CLASS(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &nt), MPI_ERR_ARG);
   CHECK_CLASS(MPI_Type_contiguous(1, MPI_DATATYPE_NULL, &nt), MPI_ERR_TYPE);
+  /* A negative count in the indexed family is refused, not used to size an
+     array (tests/fuzz/datatype_fuzzer found that crash). */
+  int lens1[1] = {1}, displs1[1] = {0};
+  MPI_Aint hdispls1[1] = {0};
+  CHECK_CLASS(MPI_Type_indexed(-1, lens1, displs1, MPI_INT, &nt), MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Type_create_hindexed(-1, lens1, hdispls1, MPI_INT, &nt), MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Type_create_indexed_block(-2, 1, displs1, MPI_INT, &nt), MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Type_create_hindexed_block(-3, 1, hdispls1, MPI_INT, &nt), MPI_ERR_COUNT);
+  /* Sizes and bounds past 64 bits are refused (the fuzzer found overflow). */
+  MPI_Datatype huge;
+  CHECK_OK(MPI_Type_contiguous(1 << 30, MPI_DOUBLE, &huge));
+  CHECK_CLASS(MPI_Type_contiguous(1 << 30, huge, &nt), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Type_vector(2, 1, INT_MAX, huge, &nt), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Type_create_resized(MPI_INT, (MPI_Aint)INT64_MAX, (MPI_Aint)INT64_MAX, &nt),
+              MPI_ERR_ARG);
+  CHECK_OK(MPI_Type_contiguous(1 << 10, huge, &nt)); /* 2^43 bytes: fine */
+  int psize = 0;
+  CHECK_CLASS(MPI_Pack_size(1 << 30, nt, MPI_COMM_WORLD, &psize), MPI_ERR_COUNT);
+  CHECK_OK(MPI_Type_free(&nt));
+  CHECK_OK(MPI_Type_free(&huge));
   char packed[4];
   int pos = 0;
   CHECK_CLASS(MPI_Pack(buf, 4, MPI_INT, packed, sizeof packed, &pos, MPI_COMM_WORLD), MPI_ERR_TRUNCATE);
