@@ -72,6 +72,7 @@ extern "C" {
 #define LAPIS_ERR_BOOTSTRAP       (533) /* address exchange with the launcher failed */
 #define LAPIS_ERR_TRANSPORT       (534) /* UCX reported an error */
 #define LAPIS_ERR_TERMINATED      (535) /* use after LAPI_Term */
+#define LAPIS_ERR_DATA_CORRUPT    (536) /* data damaged after every retransmission (LAPIS_CHECKSUM) */
 
 #define LAPI_MAX_ERR_STRING (160) /* LAPI_Msg_string writes at most this many bytes */
 

@@ -48,6 +48,7 @@ static_assert(LAPIS_ERR_REMOTE_REFUSED == static_cast<int>(Errc::remote_refused)
 static_assert(LAPIS_ERR_BOOTSTRAP == static_cast<int>(Errc::bootstrap));
 static_assert(LAPIS_ERR_TRANSPORT == static_cast<int>(Errc::transport));
 static_assert(LAPIS_ERR_TERMINATED == static_cast<int>(Errc::terminated));
+static_assert(LAPIS_ERR_DATA_CORRUPT == static_cast<int>(Errc::data_corrupt));
 
 struct CodeEntry {
   int code;
@@ -96,6 +97,8 @@ constexpr std::array kCodes{
     CodeEntry{LAPIS_ERR_BOOTSTRAP, {"LAPIS_ERR_BOOTSTRAP", "address exchange with the launcher failed"}},
     CodeEntry{LAPIS_ERR_TRANSPORT, {"LAPIS_ERR_TRANSPORT", "the transport (UCX) reported an error"}},
     CodeEntry{LAPIS_ERR_TERMINATED, {"LAPIS_ERR_TERMINATED", "use after LAPI_Term"}},
+    CodeEntry{LAPIS_ERR_DATA_CORRUPT,
+              {"LAPIS_ERR_DATA_CORRUPT", "data damaged after every retransmission"}},
 };
 
 // This thread's most recent failure. Fixed-size: recording must not allocate

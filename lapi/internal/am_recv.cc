@@ -18,14 +18,22 @@ namespace {
 struct RndvRecv {
   Context::Impl* impl;
   CompletionJob job;
+  void* buffer;
+  std::size_t length;
+  DataCheck check;  // LAPIS_CHECKSUM: the data's CRC, checked once landed
 };
 
 void on_rndv_landed(void* request, ucs_status_t status, std::size_t, void* user_data) {
   auto* op = static_cast<RndvRecv*>(user_data);
   if (status == UCS_OK) {
-    op->impl->landed_locked(op->job);
+    if (op->check.on) [[unlikely]] {
+      op->impl->land_checked_locked(op->job, op->buffer, op->length, op->check);
+    } else {
+      op->impl->landed_locked(op->job);
+    }
   } else {
     Context::Impl& e = *op->impl;
+    if (op->check.on) e.send_checksum_ack_locked(op->job.src, op->check.record, Errc::transport);
     e.refuse_locked(op->job.src, Errc::transport, op->job.cookie,
                     fmt::format("rendezvous receive failed: {}", ucs_status_string(status)));
     CompletionJob nothing{};
@@ -43,6 +51,11 @@ void on_rndv_landed(void* request, ucs_status_t status, std::size_t, void* user_
     bool rndv, std::uint32_t src, Errc code, std::uint64_t cookie, std::string detail,
     std::uint64_t split_id) {
   refuse_locked(src, code, cookie, std::move(detail));
+  if (accepting_held_ != 0 && src < ntasks_) {
+    // A held Amsend's origin counter waits for the target's word.
+    send_checksum_ack_locked(src, accepting_held_, code);
+    accepting_held_ = 0;
+  }
   if (split_id != 0 && src < ntasks_) release_split_locked(src, split_id, code);
   if (src < ntasks_) {
     // A refused Amsend still counts as done here, so its sender's fence
@@ -108,7 +121,8 @@ ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const s
   std::size_t off = sizeof w;
   std::uint64_t counter_handle = 0;
   std::uint64_t cookie = 0;
-  if (w.src >= ntasks_ || (w.flags & ~(kHasTargetCounter | kHasCompletion | kSplitData)) != 0)
+  if (w.src >= ntasks_ ||
+      (w.flags & ~(kHasTargetCounter | kHasCompletion | kSplitData | kChecksummed)) != 0)
       [[unlikely]] {
     return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, 0,
                                 fmt::format("amsend header malformed (src {}, flags {:#x})", w.src, w.flags));
@@ -127,6 +141,17 @@ ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const s
     std::memcpy(&cookie, bytes + off, 8);
     off += 8;
   }
+  std::size_t sum_off = 0;  // LAPIS_CHECKSUM: where the ChecksumWire is
+  if (((w.flags & kChecksummed) != 0) | integrity_.on) [[unlikely]] {
+    if ((w.flags & kChecksummed) == 0 || !integrity_.on || frame_len < off + sizeof(ChecksumWire)) {
+      return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, cookie,
+                                  fmt::format("amsend {} a checksum, but LAPIS_CHECKSUM is {} here",
+                                              (w.flags & kChecksummed) ? "with" : "without",
+                                              to_string(config_.checksum)));
+    }
+    sum_off = off;
+    off += sizeof(ChecksumWire);
+  }
   if (packed) {
     if (frame_len < off + uhdr_len) [[unlikely]] {
       return refuse_amsend_locked(rndv, w.src, Errc::hdr_len, cookie, "packed amsend truncated");
@@ -135,6 +160,13 @@ ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const s
     length = frame_len - off - uhdr_len;
   } else {
     uhdr_len = frame_len - off;  // the user header runs to the end of the UCX header
+  }
+  DataCheck check;
+  if (sum_off != 0) [[unlikely]] {
+    if (auto refused = check_frame_locked(rndv, w.src, bytes, sum_off, uhdr_len, data, length,
+                                          cookie, check)) {
+      return *refused;
+    }
   }
   // Split copy: the data stays at the origin until the handler has named
   // its landing buffer; the handler sees its length but no bytes.
@@ -180,12 +212,14 @@ ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const s
   const CompletionJob job{landing.on_complete, landing.user_info, landing.completion_arg,
                           reinterpret_cast<Counter*>(counter_handle), w.src, cookie};
   if (split.id != 0) [[unlikely]] {
-    land_split_locked(w.src, split, landing.buffer, job);
+    land_split_locked(w.src, split, landing.buffer, job, check.split_crc);
     return UCS_OK;
   }
 
   // 3. Land the data: one copy for eager, a zero-copy pull for rendezvous.
+  if (check.on) [[unlikely]] accepting_held_ = 0;  // refusals are behind us
   if (length == 0 || landing.buffer == nullptr) {
+    if (check.on) [[unlikely]] send_checksum_ack_locked(w.src, check.record, Errc::success);
     landed_locked(job);  // nothing to move, or the handler discarded it
     return UCS_OK;       // for rendezvous: UCX drops the data, the send completes
   }
@@ -194,22 +228,28 @@ ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const s
     landed_locked(job);
     return UCS_OK;
   }
-  return pull_rendezvous_locked(data, landing.buffer, length, job);
+  return pull_rendezvous_locked(data, landing.buffer, length, job, check);
 }
 
 ucs_status_t Context::Impl::pull_rendezvous_locked(void* desc, void* buffer, std::size_t length,
-                                                   const CompletionJob& job) {
-  auto* op = new RndvRecv{this, job};
+                                                   const CompletionJob& job,
+                                                   const DataCheck& check) {
+  auto* op = new RndvRecv{this, job, buffer, length, check};
   ucp_request_param_t p;
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.recv_am = on_rndv_landed;
   p.user_data = op;
   ucs_status_ptr_t r = ucp_am_recv_data_nbx(worker_, desc, buffer, length, &p);
   if (r == nullptr) {
-    landed_locked(job);
+    if (check.on) [[unlikely]] {
+      land_checked_locked(job, buffer, length, check);
+    } else {
+      landed_locked(job);
+    }
     delete op;
   } else if (UCS_PTR_IS_ERR(r)) {
     delete op;
+    if (check.on) send_checksum_ack_locked(job.src, check.record, Errc::transport);
     (void)refuse_amsend_locked(false, job.src, Errc::transport, job.cookie,
                                fmt::format("rendezvous receive failed: {}",
                                            ucs_status_string(UCS_PTR_STATUS(r))));
