@@ -50,6 +50,7 @@ bool parse_fault_corrupt(std::string_view s, FaultCorrupt& out) {
                              {"all", kCorruptAll}};
   std::uint32_t paths = 0;
   std::string_view list = s.substr(0, colon);
+  if (list.empty() || list.back() == ',') return false;
   while (!list.empty()) {
     const std::size_t comma = list.find(',');
     const std::string_view item = list.substr(0, comma);
