@@ -4,6 +4,7 @@
 
 #include "lapi/internal/crc32c.hpp"
 
+#include <cpuid.h>
 #include <nmmintrin.h>
 
 #include <array>
@@ -56,11 +57,18 @@ std::uint32_t shift(const ZeroTables& t, std::uint32_t crc) {
 constexpr std::size_t kLong = 8192;
 constexpr std::size_t kShort = 256;
 
+// CPUID leaf 1 (not __builtin_cpu_supports: its __cpu_model lives in a
+// static libgcc that shared libraries linked with LTO do not get).
+bool has_sse42() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_SSE4_2) != 0;
+}
+
 struct Tables {
   ZeroTables longs = zero_tables(kLong);
   ZeroTables shorts = zero_tables(kShort);
   std::array<std::uint32_t, 256> bytes{};  // the fallback's
-  bool hardware = __builtin_cpu_supports("sse4.2");
+  bool hardware = has_sse42();
   Tables() {
     for (std::uint32_t n = 0; n < 256; ++n) {
       std::uint32_t c = n;
