@@ -32,8 +32,9 @@ enum CorruptPath : std::uint32_t {
 };
 
 // Tests only: flip one bit in one transfer in `every` (counted per path,
-// first transmissions only) on the paths in `paths`, at the destination
-// just before the checksum is checked. Needs Checksum::crc32c.
+// first transmissions only; with every = 1 all transmissions, so that the
+// operations fail) on the paths in `paths`, at the destination just before
+// the checksum is checked. Needs Checksum::crc32c.
 struct FaultCorrupt {
   std::uint32_t paths = 0;  // CorruptPath bits; 0 = off
   std::uint32_t every = 0;

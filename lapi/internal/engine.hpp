@@ -222,6 +222,8 @@ class Context::Impl {
   internal::ReplayRing& replay_for(TaskId tgt);
   Status send_replay_frame_locked(TaskId tgt, const internal::ReplayRing::Frame& frame);
   void on_checksum_nack_locked(const internal::ChecksumNackWire& msg);
+  void release_failed_split_locked(TaskId tgt, const std::byte* frame, std::size_t len,
+                                   std::size_t data_off);
   void on_checksum_ack_locked(const internal::ChecksumAckWire& msg);
   // Target. Checks a checksummed frame as it arrived (rendezvous: its head
   // only). Nothing when intact; otherwise it was NACKed or refused, and the

@@ -35,8 +35,8 @@ std::optional<ReplayRing::Frame> ReplayRing::find(std::uint64_t seq) {
   return Frame{bytes_.data() + e.at % kReplayBytes, e.len, e.head_len, e.kind};
 }
 
-bool FaultInjector::due(std::uint32_t path) {
-  if ((config_.paths & path) == 0) return false;
+bool FaultInjector::due(std::uint32_t path, std::uint16_t attempt) {
+  if ((config_.paths & path) == 0 || (attempt != 0 && config_.every != 1)) return false;
   const auto index = static_cast<std::size_t>(__builtin_ctz(path));
   return ++seen_[index] % config_.every == 0;
 }

@@ -42,7 +42,8 @@
 // Fault injection (LAPIS_FAULT_CORRUPT) therefore flips bits only in the
 // user's bytes (user header and data), and only in first transmissions,
 // so each injected fault is one mismatch and, after one retransmission, one
-// repair.
+// repair. With N = 1 it damages every transmission, retransmissions too, so
+// every operation on the path fails after kMaxAttempts.
 
 #include <array>
 #include <atomic>
@@ -103,8 +104,11 @@ class ReplayRing {
 class FaultInjector {
  public:
   explicit FaultInjector(FaultCorrupt f = {}) : config_(f) {}
-  // Whether to damage this transfer on `path` (a CorruptPath bit).
-  bool due(std::uint32_t path);
+  // Whether to damage this transfer on `path` (a CorruptPath bit), the
+  // `attempt`-th transmission of its data: first transmissions only, except
+  // with N = 1, which damages every transmission (so that the operation
+  // fails after its retries: the failure path's test).
+  bool due(std::uint32_t path, std::uint16_t attempt);
   // Flips one bit of [p, p + len) (no-op when len is 0).
   void flip(void* p, std::size_t len);
 

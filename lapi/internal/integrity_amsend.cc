@@ -170,8 +170,15 @@ void Context::Impl::on_checksum_nack_locked(const ChecksumNackWire& msg) {
                       tgt));
       return;
     }
-    // The same frame again, its attempt count raised (and sealed anew).
     const FrameLayout at = layout_of(*f);
+    if (msg.whole == kNackGaveUp) {
+      const std::size_t data_off = f->kind == ReplayRing::Kind::packed
+                                       ? at.sum_off + sizeof(ChecksumWire) + at.uhdr_len
+                                       : f->head_len;
+      release_failed_split_locked(tgt, f->bytes, f->len, data_off);
+      return;
+    }
+    // The same frame again, its attempt count raised (and sealed anew).
     ChecksumWire sum;
     std::memcpy(&sum, f->bytes + at.sum_off, sizeof sum);
     sum.attempt = attempt_after(msg.attempt);
@@ -227,6 +234,21 @@ void Context::Impl::on_checksum_nack_locked(const ChecksumNackWire& msg) {
   }
 }
 
+// A split-copy frame the target refused for good: the origin buffer's
+// record is released, its origin counter failed.
+void Context::Impl::release_failed_split_locked(TaskId tgt, const std::byte* frame,
+                                                std::size_t len, std::size_t data_off) {
+  AmsendWire w;
+  std::memcpy(&w, frame, sizeof w);
+  SplitWire split;
+  if ((w.flags & kSplitData) == 0 || len < data_off + sizeof split) return;
+  std::memcpy(&split, frame + data_off, sizeof split);
+  SplitSend** found = split_sends_.find(split.id);
+  if (found == nullptr || (*found)->tgt != tgt) return;
+  const std::unique_ptr<SplitSend> op(*split_sends_.take(split.id));
+  if (op->origin) op->origin->set_error(static_cast<int>(Errc::data_corrupt));
+}
+
 void Context::Impl::on_checksum_ack_locked(const ChecksumAckWire& msg) {
   auto it = integrity_.held_sends.find(msg.record);
   if (it == integrity_.held_sends.end() || it->second.tgt != msg.src) [[unlikely]] {
@@ -279,8 +301,8 @@ std::optional<ucs_status_t> Context::Impl::check_frame_locked(
   if (held) accepting_held_ = sum.record;
   // Fault injection: damage the user's bytes of a first transmission.
   auto* user = const_cast<std::byte*>(bytes) + sum_off + sizeof sum;
-  if (sum.attempt == 0 && !rndv && length + uhdr_len != 0 &&
-      integrity_.injector.due(shm_.owns(bytes) ? kCorruptShm : kCorruptEager)) {
+  if (!rndv && length + uhdr_len != 0 &&
+      integrity_.injector.due(shm_.owns(bytes) ? kCorruptShm : kCorruptEager, sum.attempt)) {
     integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
     if (length) {
       integrity_.injector.flip(data, length);
@@ -298,6 +320,12 @@ std::optional<ucs_status_t> Context::Impl::check_frame_locked(
   count_mismatch(src, "amsend frame", sum.attempt);
   if (attempt_after(sum.attempt) >= kMaxAttempts) {
     integrity_.stats.failures.fetch_add(1, std::memory_order_relaxed);
+    if (!held) {
+      // The origin's copy still says what the frame held (a split copy's
+      // record, whose origin counter waits for this task).
+      const ChecksumNackWire gave_up{me_, sum.attempt, sum.repair, kNackGaveUp, sum.record, 0};
+      send_control_locked(src, Proto::checksum_nack, &gave_up, sizeof gave_up);
+    }
     return refuse_amsend_locked(rndv, src, Errc::data_corrupt, cookie,
                                 fmt::format("amsend from task {} arrived damaged (checksum "
                                             "mismatch) {} times",
@@ -319,7 +347,7 @@ void Context::Impl::send_checksum_ack_locked(TaskId src, std::uint64_t record, E
 
 void Context::Impl::land_checked_locked(const CompletionJob& job, void* buffer, std::size_t len,
                                         const DataCheck& check) {
-  if (check.attempt == 0 && len != 0 && integrity_.injector.due(kCorruptRndv)) {
+  if (len != 0 && integrity_.injector.due(kCorruptRndv, check.attempt)) {
     integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
     integrity_.injector.flip(buffer, len);
   }
@@ -386,7 +414,7 @@ ucs_status_t Context::Impl::on_checksum_resend(const void* header, std::size_t h
 bool Context::Impl::check_split_locked(TaskId src, void* buffer, std::uint64_t addr,
                                        std::size_t len, std::uint32_t crc, std::string& detail) {
   for (std::uint16_t attempt = 0;; ++attempt) {
-    if (attempt == 0 && len != 0 && integrity_.injector.due(kCorruptSplit)) {
+    if (len != 0 && integrity_.injector.due(kCorruptSplit, attempt)) {
       integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
       integrity_.injector.flip(buffer, len);
     }

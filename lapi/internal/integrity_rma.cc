@@ -116,7 +116,7 @@ void Context::Impl::on_put_verify_locked(const PutVerifyWire& msg) {
                               msg.addr, msg.len));
   } else {
     auto* p = reinterpret_cast<void*>(msg.addr);
-    if (msg.attempt == 0 && msg.len != 0 && integrity_.injector.due(kCorruptPut)) {
+    if (msg.len != 0 && integrity_.injector.due(kCorruptPut, msg.attempt)) {
       integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
       integrity_.injector.flip(p, msg.len);
     }
@@ -220,7 +220,7 @@ void Context::Impl::on_get_check_reply_locked(const GetCheckReplyWire& msg) {
   HeldGet& h = it->second;
   Errc code = static_cast<Errc>(msg.code);
   if (code == Errc::success) {
-    if (h.attempt == 0 && integrity_.injector.due(kCorruptGet)) {
+    if (integrity_.injector.due(kCorruptGet, h.attempt)) {
       integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
       integrity_.injector.flip(h.data, h.len);
     }

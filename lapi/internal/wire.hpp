@@ -193,10 +193,13 @@ struct ChecksumNackWire {
   std::uint32_t src;
   std::uint16_t attempt;  // of the damaged transmission
   std::uint8_t repair;    // Repair
-  std::uint8_t whole;     // held: 1 = resend the whole Amsend (its head was damaged), 0 = the data
+  std::uint8_t whole;     // held: 1 = resend the whole Amsend (its head was damaged), 0 = the data;
+                          // replay: kNackGaveUp = the target refused it for good
   std::uint64_t record;   // the origin's, from the ChecksumWire
   std::uint64_t token;    // held data: the target's record of the landing, echoed in checksum_resend
 };
+
+inline constexpr std::uint8_t kNackGaveUp = 2;
 
 struct ChecksumResendWire {
   std::uint32_t src;

@@ -2,8 +2,11 @@
 // eager, rendezvous, split copy), Puts and Gets arrive intact byte for byte,
 // and with LAPIS_FAULT_CORRUPT every injected fault is detected and
 // repaired: injected == mismatches == repaired on every task, as many
-// retransmissions as mismatches in the job, no failure. Run by
-// integrity_test under lapirun with the variables set.
+// retransmissions as mismatches in the job, no failure. With
+// INTEGRITY_EXPECT_FAILURE (and LAPIS_FAULT_CORRUPT=all:1, which damages
+// retransmissions too) every operation fails with data_corrupt instead and
+// nothing damaged is reported landed. Run by integrity_test under lapirun
+// with the variables set.
 
 #include <doctest/doctest.h>
 
@@ -30,6 +33,8 @@ std::size_t wrong_bytes(const unsigned char* p, std::size_t len, lapi::TaskId ow
   return wrong;
 }
 
+bool expect_failure() { return std::getenv("INTEGRITY_EXPECT_FAILURE") != nullptr; }
+
 std::uint64_t job_sum(lapi::Context& ctx, std::uint64_t mine) {
   std::uint64_t sum = 0;
   for (std::uint64_t v : exchange(ctx, mine)) sum += v;
@@ -40,6 +45,7 @@ std::uint64_t job_sum(lapi::Context& ctx, std::uint64_t mine) {
 
 TEST_CASE("amsend of every size arrives intact with checksums") {
   lapi::Context& ctx = rank_context();
+  if (expect_failure()) return;
   std::int64_t checksum = -1;
   LAPI_OK(ctx.qenv(lapi::Query::checksum, checksum));
   REQUIRE(checksum == static_cast<std::int64_t>(lapi::Checksum::crc32c));
@@ -65,6 +71,7 @@ TEST_CASE("amsend of every size arrives intact with checksums") {
 
 TEST_CASE("put and get move intact data with checksums") {
   lapi::Context& ctx = rank_context();
+  if (expect_failure()) return;
   const lapi::TaskId me = ctx.task_id();
   const std::uint32_t n = ctx.num_tasks();
   const lapi::TaskId right = (me + 1) % n;
@@ -110,6 +117,7 @@ TEST_CASE("put and get move intact data with checksums") {
 
 TEST_CASE("every injected fault was detected and repaired") {
   lapi::Context& ctx = rank_context();
+  if (expect_failure()) return;
   LAPI_OK(ctx.gfence());
   const lapi::FaultStats f = ctx.fault_stats();
   MESSAGE("task ", ctx.task_id(), ": injected ", f.corruptions_injected, ", mismatches ",
@@ -128,5 +136,54 @@ TEST_CASE("every injected fault was detected and repaired") {
   } else {
     CHECK(injected == 0);
   }
+  LAPI_OK(ctx.barrier());
+}
+
+TEST_CASE("damaged on every attempt: each operation fails with data_corrupt, none lands") {
+  if (!expect_failure()) return;
+  Setup& s = setup(3);
+  lapi::Context& ctx = s.ctx;
+  const lapi::TaskId me = ctx.task_id();
+  const std::uint32_t n = ctx.num_tasks();
+  const lapi::TaskId right = (me + 1) % n;
+  const auto expect_corrupt = [&](lapi::Counter& counter) {
+    const lapi::Status st = ctx.waitcntr(counter, 1);
+    CHECK(st.code() == lapi::Errc::data_corrupt);
+  };
+  // A ring (or eager) frame, a rendezvous, a split copy: the completion
+  // counter fails (and the held rendezvous' origin counter too).
+  const std::vector<std::size_t> sizes = {8, 12000, 65536 + 7};
+  for (std::uint32_t seq = 0; seq < sizes.size(); ++seq) {
+    CAPTURE(sizes[seq]);
+    std::vector<unsigned char> data(sizes[seq], 0x5a);
+    lapi::Counter origin, completion;
+    LAPI_OK(ctx.amsend(right, 1, &seq, sizeof seq, data.data(), data.size(),
+                       {lapi::RemoteCounter{s.counters[right]}, &origin, &completion}));
+    expect_corrupt(completion);
+    if (sizes[seq] == 8) {
+      LAPI_OK(ctx.waitcntr(origin, 1));  // a replayed frame's buffer was free at once
+    } else {
+      expect_corrupt(origin);  // held until the target gave up
+    }
+  }
+  std::vector<unsigned char> window(4096);
+  LAPI_OK(ctx.register_memory(window.data(), window.size()));
+  const auto bases = exchange(ctx, reinterpret_cast<std::uint64_t>(window.data()));
+  std::vector<unsigned char> out(100, 7), in(100, 0);
+  lapi::Counter put_done, get_done;
+  LAPI_OK(ctx.put(right, out.size(), bases[right], out.data(), {{}, &put_done, nullptr}));
+  expect_corrupt(put_done);
+  LAPI_OK(ctx.get(right, in.size(), bases[right], in.data(), {}, &get_done));
+  expect_corrupt(get_done);
+  LAPI_OK(ctx.gfence());
+  // Nothing was reported landed here; every failure was counted where the
+  // data landed: three Amsends and a Put from the left, this task's Get.
+  CHECK(s.landed.get() == 0);
+  const lapi::FaultStats f = ctx.fault_stats();
+  CHECK(f.checksum_failures == 5);
+  CHECK(f.checksum_repaired == 0);
+  CHECK(f.checksum_mismatches == 5 * 4);
+  CHECK(f.corruptions_injected == f.checksum_mismatches);
+  LAPI_OK(ctx.deregister_memory(window.data()));
   LAPI_OK(ctx.barrier());
 }

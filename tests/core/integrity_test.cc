@@ -29,6 +29,9 @@ TEST_CASE("checksums: intact data, and every injected corruption repaired on eve
       {2, {on, "LAPIS_FAULT_CORRUPT=all:3", "LAPIS_MODE=interrupt", "LAPIS_SHM=0",
            "INTEGRITY_MIN_INJECTED=40"}},
       {8, {on, "LAPIS_FAULT_CORRUPT=all:5", "INTEGRITY_MIN_INJECTED=80"}},
+      // Every transmission damaged: operations fail after their retries.
+      {2, {on, "LAPIS_FAULT_CORRUPT=all:1", "INTEGRITY_EXPECT_FAILURE=1"}},
+      {2, {on, "LAPIS_FAULT_CORRUPT=all:1", "INTEGRITY_EXPECT_FAILURE=1", "LAPIS_MODE=interrupt"}},
   };
   for (const Run& run : runs) {
     CAPTURE(run.ranks);
