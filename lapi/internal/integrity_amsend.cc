@@ -299,12 +299,13 @@ std::optional<ucs_status_t> Context::Impl::check_frame_locked(
                                 fmt::format("checksummed amsend with repair kind {}", sum.repair));
   }
   if (held) accepting_held_ = sum.record;
-  // Fault injection: damage the user's bytes of a first transmission.
+  // Fault injection: damage the user's bytes of a first transmission (of
+  // a rendezvous frame, its user header: the data is checked once pulled).
   auto* user = const_cast<std::byte*>(bytes) + sum_off + sizeof sum;
-  if (!rndv && length + uhdr_len != 0 &&
-      integrity_.injector.due(shm_.owns(bytes) ? kCorruptShm : kCorruptEager, sum.attempt)) {
+  const std::uint32_t path = rndv ? kCorruptRndv : shm_.owns(bytes) ? kCorruptShm : kCorruptEager;
+  if ((rndv ? uhdr_len : length + uhdr_len) != 0 && integrity_.injector.due(path, sum.attempt)) {
     integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
-    if (length) {
+    if (length && !rndv) {
       integrity_.injector.flip(data, length);
     } else {
       integrity_.injector.flip(user, uhdr_len);
@@ -314,7 +315,9 @@ std::optional<ucs_status_t> Context::Impl::check_frame_locked(
                       (rndv || crc32c_extend(0, data, length) == sum.data_crc);
   if (intact) [[likely]] {
     if (sum.attempt != 0) integrity_.stats.repaired.fetch_add(1, std::memory_order_relaxed);
-    check = DataCheck{held, sum.attempt, sum.data_crc, sum.split_crc, sum.record};
+    // A rendezvous' data is checked (and counted) on its own once pulled:
+    // this is its first transmission even when the head was sent again.
+    check = DataCheck{held, 0, sum.data_crc, sum.split_crc, sum.record};
     return std::nullopt;
   }
   count_mismatch(src, "amsend frame", sum.attempt);
