@@ -11,7 +11,8 @@
 //   --mode LIST     polling,interrupt
 //   --policy LIST   inline,thread,fiber (Amsend; Put runs once per mode)
 //   --checksum LIST none,crc32c: one Lapis context per value, measured
-//                   alternately in every repetition (default: LAPIS_CHECKSUM)
+//                   alternately in every repetition (default: LAPIS_CHECKSUM).
+//                   Known bug: with two values, bandwidth and Put runs hang.
 //   --json          one JSON object per line instead of the table
 
 #include <cstddef>
