@@ -40,27 +40,30 @@ struct Measurement {
 
 class Runner {
  public:
-  Runner(BenchKind kind, const Options& options, LapisSide& lapis, RawUcx& raw)
-      : kind_(kind), options_(options), lapis_(lapis), raw_(raw),
-        reporter_(kind, options, stdout) {}
+  // One LapisSide per checksum setting (`checksums[i]` labels sides[i]).
+  Runner(BenchKind kind, const Options& options, std::vector<LapisSide*> sides,
+         std::vector<lapi::Checksum> checksums, RawUcx& raw)
+      : kind_(kind), options_(options), sides_(std::move(sides)),
+        checksums_(std::move(checksums)), raw_(raw), reporter_(kind, options, stdout) {}
 
   void run() {
-    const bool printer = lapis_.task_id() == 0;
+    const bool printer = sides_.front()->task_id() == 0;
     if (printer) reporter_.begin();
     for (const auto mode : options_.modes) {
-      lapis_.set_mode(mode);
-      lapis_.barrier();
+      for (LapisSide* side : sides_) side->set_mode(mode);
+      barrier();
       for (const Op op : options_.ops) {
         // The completion policy only matters where a completion handler runs
         // (Amsend); Put runs once per mode under the first selected policy.
         const std::size_t policies = op == Op::amsend ? options_.policies.size() : 1;
         for (std::size_t p = 0; p < policies; ++p) {
-          lapis_.set_policy(options_.policies[p]);
-          lapis_.barrier();
+          for (LapisSide* side : sides_) side->set_policy(options_.policies[p]);
+          barrier();
           for (const std::size_t size : options_.sizes) {
-            Row row = measure_row(op, mode, size);
-            row.policy = options_.policies[p];
-            if (printer) reporter_.row(row);
+            for (Row& row : measure_rows(op, mode, size)) {
+              row.policy = options_.policies[p];
+              if (printer) reporter_.row(row);
+            }
           }
         }
       }
@@ -69,47 +72,58 @@ class Runner {
   }
 
  private:
-  Row measure_row(Op op, lapi::ProgressMode mode, std::size_t size) {
+  void barrier() {
+    for (LapisSide* side : sides_) side->barrier();
+  }
+
+  // One row per Lapis side, each beside the same raw-UCX figures.
+  std::vector<Row> measure_rows(Op op, lapi::ProgressMode mode, std::size_t size) {
     const int iters = iterations_for(options_, kind_, size, mode);
     const Measurement m{kind_, op, mode, size, warmup_for(iters), iters, options_.window};
     const bool with_mempoll = kind_ == BenchKind::latency && op == Op::put && !m.interrupt();
-    std::vector<double> lapis_values, ucx_values, mempoll_values;
+    const std::size_t slots = sides_.size() + 1;  // the Lapis sides, then raw UCX
+    std::vector<std::vector<double>> lapis_values(sides_.size());
+    std::vector<double> ucx_values, mempoll_values;
     for (int rep = 0; rep < options_.reps; ++rep) {
-      // Alternate which side goes first so drift favours neither.
-      const bool lapis_first = rep % 2 == 0;
-      for (int side = 0; side < 2; ++side) {
-        lapis_.barrier();
-        if ((side == 0) == lapis_first) {
-          lapis_values.push_back(convert(m, run_lapis(m)));
+      // Rotate which one goes first so drift favours none of them.
+      for (std::size_t k = 0; k < slots; ++k) {
+        const std::size_t slot = (k + static_cast<std::size_t>(rep)) % slots;
+        barrier();
+        if (slot < sides_.size()) {
+          lapis_values[slot].push_back(convert(m, run_lapis(*sides_[slot], m)));
         } else {
           ucx_values.push_back(convert(m, run_raw(m)));
         }
       }
       if (with_mempoll) {
         raw_.prepare_memory_poll(size);
-        lapis_.barrier();
+        barrier();
         mempoll_values.push_back(convert(m, raw_.put_mempoll_pingpong(size, m.warmup, iters)));
       }
     }
     const bool higher_is_better = kind_ == BenchKind::bandwidth;
-    Row row;
-    row.op = op;
-    row.mode = mode;
-    row.size = size;
-    row.iters = iters;
-    row.lapis = summarize(lapis_values, higher_is_better);
-    row.ucx = summarize(ucx_values, higher_is_better);
-    if (with_mempoll) row.ucx_mempoll = summarize(mempoll_values, higher_is_better);
-    return row;
+    std::vector<Row> rows(sides_.size());
+    for (std::size_t i = 0; i < sides_.size(); ++i) {
+      Row& row = rows[i];
+      row.op = op;
+      row.mode = mode;
+      row.size = size;
+      row.iters = iters;
+      row.checksum = checksums_[i];
+      row.lapis = summarize(lapis_values[i], higher_is_better);
+      row.ucx = summarize(ucx_values, higher_is_better);
+      if (with_mempoll) row.ucx_mempoll = summarize(mempoll_values, higher_is_better);
+    }
+    return rows;
   }
 
-  double run_lapis(const Measurement& m) {
+  static double run_lapis(LapisSide& lapis, const Measurement& m) {
     if (m.kind == BenchKind::latency) {
-      return m.op == Op::amsend ? lapis_.am_pingpong(m.size, m.warmup, m.iters)
-                                : lapis_.put_pingpong(m.size, m.warmup, m.iters);
+      return m.op == Op::amsend ? lapis.am_pingpong(m.size, m.warmup, m.iters)
+                                : lapis.put_pingpong(m.size, m.warmup, m.iters);
     }
-    return m.op == Op::amsend ? lapis_.am_stream(m.size, m.warmup, m.iters, m.window)
-                              : lapis_.put_stream(m.size, m.warmup, m.iters, m.window);
+    return m.op == Op::amsend ? lapis.am_stream(m.size, m.warmup, m.iters, m.window)
+                              : lapis.put_stream(m.size, m.warmup, m.iters, m.window);
   }
 
   double run_raw(const Measurement& m) {
@@ -133,7 +147,8 @@ class Runner {
 
   BenchKind kind_;
   const Options& options_;
-  LapisSide& lapis_;
+  std::vector<LapisSide*> sides_;
+  std::vector<lapi::Checksum> checksums_;
   RawUcx& raw_;
   Reporter reporter_;
 };
@@ -164,16 +179,33 @@ int run_benchmark(BenchKind kind, int argc, char** argv) {
   try {
     const std::size_t buffer_size =
         *std::max_element(options.sizes.begin(), options.sizes.end());
-    LapisSide lapis(buffer_size);
+    // One context per --checksum value (all alive at once, so that each
+    // repetition alternates them), or one as LAPIS_CHECKSUM says.
+    std::vector<std::unique_ptr<LapisSide>> owned;
+    std::vector<lapi::Checksum> checksums;
+    if (options.checksums.empty()) {
+      owned.push_back(std::make_unique<LapisSide>(buffer_size, std::nullopt));
+      std::int64_t configured = 0;
+      owned.back()->qenv(lapi::Query::checksum, configured);
+      checksums.push_back(static_cast<lapi::Checksum>(configured));
+    } else {
+      for (lapi::Checksum c : options.checksums) {
+        owned.push_back(std::make_unique<LapisSide>(buffer_size, c));
+        checksums.push_back(c);
+      }
+    }
+    std::vector<LapisSide*> sides;
+    for (auto& side : owned) sides.push_back(side.get());
+    LapisSide& lapis = *sides.front();
     rank = static_cast<int>(lapis.task_id());
     RawUcxConfig raw_config;
     raw_config.buffer_size = buffer_size;
     raw_config.eager_limit = lapis.eager_limit();
     auto raw = RawUcx::create(rank, raw_config, bootstrap_allgather());
-    Runner(kind, options, lapis, *raw).run();
+    Runner(kind, options, sides, checksums, *raw).run();
     lapis.barrier();
     raw.reset();  // collective teardown of the baseline
-    lapis.term();
+    for (auto& side : owned) side->term();
   } catch (const std::exception& e) {
     const std::string who = rank >= 0 ? fmt::format("{} (rank {})", program, rank) : program;
     fmt::print(stderr, "{}: error: {}\n", who, e.what());

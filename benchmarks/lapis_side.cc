@@ -27,9 +27,11 @@ std::uint64_t swap_with_peer(lapi::Context& ctx, lapi::TaskId peer, std::uint64_
 
 }  // namespace
 
-LapisSide::LapisSide(std::size_t buffer_size) : buffer_size_(buffer_size) {
+LapisSide::LapisSide(std::size_t buffer_size, std::optional<lapi::Checksum> checksum)
+    : buffer_size_(buffer_size) {
   lapi::Config config;
   check(lapi::Config::from_env(config), "LAPIS_* environment");
+  if (checksum) config.checksum = *checksum;
   check(lapi::Context::init(config, ctx_), "lapi init");
   me_ = ctx_->task_id();
   ntasks_ = ctx_->num_tasks();
@@ -69,6 +71,10 @@ void LapisSide::term() {
   const lapi::Status status = ctx_->term();
   ctx_.reset();
   check(status, "lapi term");
+}
+
+void LapisSide::qenv(lapi::Query query, std::int64_t& value) const {
+  check(ctx_->qenv(query, value), "qenv");
 }
 
 std::size_t LapisSide::eager_limit() const {

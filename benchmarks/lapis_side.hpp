@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "counters/counter.hpp"
 #include "handlers/handler.hpp"
@@ -23,7 +24,8 @@ class LapisSide {
  public:
   // Collective: lapi init (LAPIS_* environment honoured), buffers of
   // `buffer_size` bytes, handler registration and address exchange.
-  explicit LapisSide(std::size_t buffer_size);
+  // `checksum` (if given) overrides LAPIS_CHECKSUM.
+  LapisSide(std::size_t buffer_size, std::optional<lapi::Checksum> checksum = std::nullopt);
   ~LapisSide();
   LapisSide(const LapisSide&) = delete;
   LapisSide& operator=(const LapisSide&) = delete;
@@ -31,6 +33,7 @@ class LapisSide {
   lapi::TaskId task_id() const { return me_; }
   std::uint32_t num_tasks() const { return ntasks_; }
   std::size_t eager_limit() const;
+  void qenv(lapi::Query query, std::int64_t& value) const;
   // Senv on this task; callers follow it with a barrier.
   void set_mode(lapi::ProgressMode mode);
   void set_policy(lapi::CompletionPolicy policy);

@@ -96,6 +96,8 @@ constexpr std::pair<std::string_view, lapi::CompletionPolicy> kPolicies[] = {
     {"inline", lapi::CompletionPolicy::inline_run},
     {"thread", lapi::CompletionPolicy::thread},
     {"fiber", lapi::CompletionPolicy::fiber}};
+constexpr std::pair<std::string_view, lapi::Checksum> kChecksums[] = {
+    {"none", lapi::Checksum::none}, {"crc32c", lapi::Checksum::crc32c}};
 
 }  // namespace
 
@@ -120,7 +122,7 @@ bool parse_options(int argc, const char* const* argv, BenchKind kind, Options& o
     }
     const bool takes_value = flag == "--sizes" || flag == "--iters" || flag == "--reps" ||
                              flag == "--window" || flag == "--op" || flag == "--mode" ||
-                             flag == "--policy";
+                             flag == "--policy" || flag == "--checksum";
     if (!takes_value) {
       error = fmt::format("unknown argument '{}' (see --help)", flag);
       return false;
@@ -153,6 +155,8 @@ bool parse_options(int argc, const char* const* argv, BenchKind kind, Options& o
       if (!parse_list(flag, value, kOps, out.ops, error)) return false;
     } else if (flag == "--mode") {
       if (!parse_list(flag, value, kModes, out.modes, error)) return false;
+    } else if (flag == "--checksum") {
+      if (!parse_list(flag, value, kChecksums, out.checksums, error)) return false;
     } else {
       if (!parse_list(flag, value, kPolicies, out.policies, error)) return false;
     }
@@ -172,6 +176,8 @@ std::string usage(BenchKind kind, const char* program) {
       "  --op LIST       amsend,put (default both)\n"
       "  --mode LIST     polling,interrupt (default both)\n"
       "  --policy LIST   inline,thread,fiber completion policies for Amsend (default all)\n"
+      "  --checksum LIST none,crc32c: a Lapis context each, alternated in every repetition\n"
+      "                  (default: one context, as LAPIS_CHECKSUM says)\n"
       "  --json          one JSON object per line instead of a table\n",
       program, bw ? "streaming bandwidth" : "ping-pong latency",
       bw ? "windows" : "round trips", bw ? "best" : "min",

@@ -10,6 +10,9 @@
 //   --op LIST       amsend,put
 //   --mode LIST     polling,interrupt
 //   --policy LIST   inline,thread,fiber (Amsend; Put runs once per mode)
+//   --checksum LIST none,crc32c: one Lapis context per value, measured
+//                   alternately in every repetition (default: LAPIS_CHECKSUM).
+//                   Known bug: with two values, bandwidth and Put runs hang.
 //   --json          one JSON object per line instead of the table
 
 #include <cstddef>
@@ -34,6 +37,7 @@ struct Options {
   std::vector<Op> ops;
   std::vector<lapi::ProgressMode> modes;
   std::vector<lapi::CompletionPolicy> policies;
+  std::vector<lapi::Checksum> checksums;  // empty: one context, as LAPIS_CHECKSUM says
   bool json = false;
   bool help = false;
 };

@@ -10,13 +10,16 @@ namespace {
 
 double ratio_of(double lapis, double ucx) { return ucx > 0 ? lapis / ucx : 0.0; }
 
-const Row* find_row(const std::vector<Row>& rows, lapi::ProgressMode mode, std::size_t size,
-                    lapi::CompletionPolicy policy) {
+const Row* find_row(const std::vector<Row>& rows, Op op, lapi::ProgressMode mode,
+                    std::size_t size, lapi::CompletionPolicy policy, lapi::Checksum checksum) {
   const auto hit = std::find_if(rows.begin(), rows.end(), [&](const Row& r) {
-    return r.op == Op::amsend && r.mode == mode && r.size == size && r.policy == policy;
+    return r.op == op && r.mode == mode && r.size == size && r.policy == policy &&
+           r.checksum == checksum;
   });
   return hit == rows.end() ? nullptr : &*hit;
 }
+
+std::string_view checksum_name(lapi::Checksum c) { return lapi::to_string(c); }
 
 }  // namespace
 
@@ -80,15 +83,16 @@ void Reporter::table_row(const Row& row) {
              mode_name(row.mode), policy_name(row.policy), size_label(row.size), cell(row.lapis),
              width, cell(row.ucx), width, ratio_of(row.lapis.median, row.ucx.median));
   if (row.ucx_mempoll) fmt::print(out_, " {:>19}", cell(*row.ucx_mempoll));
+  if (!options_.checksums.empty()) fmt::print(out_, "  checksum={}", checksum_name(row.checksum));
   fmt::print(out_, "\n");
 }
 
 void Reporter::json_row(const Row& row) {
   const bool latency = kind_ == BenchKind::latency;
   std::string line = fmt::format(
-      R"({{"bench":"{}","op":"{}","mode":"{}","policy":"{}","size":{},"iters":{},"reps":{})",
+      R"({{"bench":"{}","op":"{}","mode":"{}","policy":"{}","checksum":"{}","size":{},"iters":{},"reps":{})",
       latency ? "latency" : "bandwidth", op_name(row.op), mode_name(row.mode),
-      policy_name(row.policy), row.size, row.iters, options_.reps);
+      policy_name(row.policy), checksum_name(row.checksum), row.size, row.iters, options_.reps);
   if (latency) {
     line += fmt::format(
         R"(,"lapis_us":{:.4f},"lapis_min_us":{:.4f},"ucx_us":{:.4f},"ucx_min_us":{:.4f},"ratio":{:.4f})",
@@ -109,6 +113,7 @@ void Reporter::json_row(const Row& row) {
 
 void Reporter::finish() {
   if (kind_ == BenchKind::latency) policy_summary();
+  checksum_summary();
   std::fflush(out_);
 }
 
@@ -119,8 +124,10 @@ void Reporter::policy_summary() {
   bool header_done = false;
   for (const Row& base : rows_) {
     if (base.op != Op::amsend || base.policy != CompletionPolicy::inline_run) continue;
-    const Row* thread = find_row(rows_, base.mode, base.size, CompletionPolicy::thread);
-    const Row* fiber = find_row(rows_, base.mode, base.size, CompletionPolicy::fiber);
+    const Row* thread =
+        find_row(rows_, Op::amsend, base.mode, base.size, CompletionPolicy::thread, base.checksum);
+    const Row* fiber =
+        find_row(rows_, Op::amsend, base.mode, base.size, CompletionPolicy::fiber, base.checksum);
     if (thread == nullptr && fiber == nullptr) continue;
     if (options_.json) {
       std::string line = fmt::format(
@@ -155,6 +162,38 @@ void Reporter::policy_summary() {
     fmt::print(out_, "{:<9} {:>5} {:>10.3f} {:>10} {:>10} {:>14} {:>13}\n", mode_name(base.mode),
                size_label(base.size), base.lapis.median, value(thread), value(fiber),
                ratio(thread), ratio(fiber));
+  }
+}
+
+// What LAPIS_CHECKSUM=crc32c costs: each crc32c row against the none row
+// measured alternately with it (--checksum none,crc32c).
+void Reporter::checksum_summary() {
+  bool header_done = false;
+  for (const Row& checked : rows_) {
+    if (checked.checksum != lapi::Checksum::crc32c) continue;
+    const Row* plain = find_row(rows_, checked.op, checked.mode, checked.size, checked.policy,
+                                lapi::Checksum::none);
+    if (plain == nullptr) continue;
+    const double ratio = ratio_of(checked.lapis.median, plain->lapis.median);
+    if (options_.json) {
+      fmt::print(out_,
+                 R"({{"bench":"checksum_cost","kind":"{}","op":"{}","mode":"{}","policy":"{}","size":{},"none":{:.4f},"crc32c":{:.4f},"crc32c_over_none":{:.4f}}})"
+                 "\n",
+                 kind_ == BenchKind::latency ? "latency" : "bandwidth", op_name(checked.op),
+                 mode_name(checked.mode), policy_name(checked.policy), checked.size,
+                 plain->lapis.median, checked.lapis.median, ratio);
+      continue;
+    }
+    if (!header_done) {
+      fmt::print(out_, "\n# Checksum cost: Lapis with crc32c over without (medians, {})\n",
+                 kind_ == BenchKind::latency ? "latency us" : "bandwidth MB/s");
+      fmt::print(out_, "{:<7} {:<9} {:<7} {:>5} {:>12} {:>12} {:>12}\n", "op", "mode", "policy",
+                 "size", "none", "crc32c", "crc32c/none");
+      header_done = true;
+    }
+    fmt::print(out_, "{:<7} {:<9} {:<7} {:>5} {:>12.3f} {:>12.3f} {:>12.3f}\n",
+               op_name(checked.op), mode_name(checked.mode), policy_name(checked.policy),
+               size_label(checked.size), plain->lapis.median, checked.lapis.median, ratio);
   }
 }
 

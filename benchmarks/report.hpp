@@ -25,6 +25,7 @@ struct Row {
   lapi::CompletionPolicy policy = lapi::CompletionPolicy::inline_run;
   std::size_t size = 0;
   int iters = 0;
+  lapi::Checksum checksum = lapi::Checksum::none;  // of the Lapis context measured
   Stats lapis;  // latency: one-way µs; bandwidth: MB/s (10^6 bytes)
   Stats ucx;
   // Latency of raw put where the target polls its memory (Put, polling).
@@ -44,6 +45,7 @@ class Reporter {
   void table_row(const Row& row);
   void json_row(const Row& row);
   void policy_summary();
+  void checksum_summary();
 
   BenchKind kind_;
   const Options& options_;

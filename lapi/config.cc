@@ -33,7 +33,45 @@ bool parse_flag(const char* name, bool& out) {
   return true;
 }
 
+// PATH[,PATH...]:N with N >= 1.
+bool parse_fault_corrupt(std::string_view s, FaultCorrupt& out) {
+  const std::size_t colon = s.rfind(':');
+  if (colon == std::string_view::npos) return false;
+  std::size_t every = 0;
+  const std::string count(s.substr(colon + 1));
+  if (!parse_count(count.c_str(), every) || every < 1 || every > UINT32_MAX) return false;
+  struct Name {
+    std::string_view name;
+    std::uint32_t bits;
+  };
+  constexpr Name kNames[] = {{"shm", kCorruptShm},     {"eager", kCorruptEager},
+                             {"rndv", kCorruptRndv},   {"split", kCorruptSplit},
+                             {"put", kCorruptPut},     {"get", kCorruptGet},
+                             {"all", kCorruptAll}};
+  std::uint32_t paths = 0;
+  std::string_view list = s.substr(0, colon);
+  if (list.empty() || list.back() == ',') return false;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    const std::string_view item = list.substr(0, comma);
+    std::uint32_t bits = 0;
+    for (const Name& n : kNames) {
+      if (n.name == item) bits = n.bits;
+    }
+    if (bits == 0) return false;
+    paths |= bits;
+    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+  }
+  if (paths == 0) return false;
+  out = FaultCorrupt{paths, static_cast<std::uint32_t>(every)};
+  return true;
+}
+
 }  // namespace
+
+std::string_view to_string(Checksum checksum) {
+  return checksum == Checksum::crc32c ? "crc32c" : "none";
+}
 
 std::string_view to_string(ProgressMode mode) {
   return mode == ProgressMode::polling ? "polling" : "interrupt";
@@ -92,6 +130,30 @@ Status Config::from_env(Config& config) {
   }
   if (!parse_flag("LAPIS_SPLIT_COPY", config.split_copy)) {
     return fail(Errc::set_val, "LAPIS_SPLIT_COPY='{}': expected 0 or 1", env("LAPIS_SPLIT_COPY"));
+  }
+  if (const char* v = env("LAPIS_CHECKSUM")) {
+    const std::string_view s(v);
+    if (s == "none") {
+      config.checksum = Checksum::none;
+    } else if (s == "crc32c") {
+      config.checksum = Checksum::crc32c;
+    } else {
+      return fail(Errc::set_val, "LAPIS_CHECKSUM='{}': expected none or crc32c", s);
+    }
+  }
+  if (const char* v = env("LAPIS_FAULT_CORRUPT")) {
+    if (!parse_fault_corrupt(v, config.fault_corrupt)) {
+      return fail(Errc::set_val,
+                  "LAPIS_FAULT_CORRUPT='{}': expected PATH[,PATH...]:N (PATH: shm, eager, rndv, "
+                  "split, put, get or all; N >= 1)",
+                  v);
+    }
+    if (config.checksum != Checksum::crc32c) {
+      return fail(Errc::set_val,
+                  "LAPIS_FAULT_CORRUPT='{}' needs LAPIS_CHECKSUM=crc32c (damage nobody checks "
+                  "would be delivered)",
+                  v);
+    }
   }
   return Errc::success;
 }

@@ -14,6 +14,32 @@ namespace lapi {
 
 enum class ProgressMode : std::uint8_t { polling, interrupt };
 
+// End-to-end data integrity (lapi/internal/integrity.hpp): with crc32c every
+// byte the core moves for the user carries a CRC32C from the origin's buffer
+// to the landing buffer, checked there before anything reports it landed;
+// damaged transfers are repeated.
+enum class Checksum : std::uint8_t { none, crc32c };
+
+// Transfer paths that fault injection (LAPIS_FAULT_CORRUPT) can damage.
+enum CorruptPath : std::uint32_t {
+  kCorruptShm = 1u << 0,    // Amsend frames in the shared-memory rings
+  kCorruptEager = 1u << 1,  // Amsend frames through UCX, eager
+  kCorruptRndv = 1u << 2,   // Amsend data pulled by UCX rendezvous
+  kCorruptSplit = 1u << 3,  // Amsend data moved by split copy
+  kCorruptPut = 1u << 4,
+  kCorruptGet = 1u << 5,
+  kCorruptAll = (1u << 6) - 1,
+};
+
+// Tests only: flip one bit in one transfer in `every` (counted per path,
+// first transmissions only; with every = 1 all transmissions, so that the
+// operations fail) on the paths in `paths`, at the destination just before
+// the checksum is checked. Needs Checksum::crc32c.
+struct FaultCorrupt {
+  std::uint32_t paths = 0;  // CorruptPath bits; 0 = off
+  std::uint32_t every = 0;
+};
+
 struct Config {
   ProgressMode mode = ProgressMode::polling;
   CompletionPolicy policy = CompletionPolicy::inline_run;
@@ -33,6 +59,8 @@ struct Config {
   // on the same node are copied by both tasks at once, in parts, with
   // cross-memory attach (see lapi/internal/split_copy.cc). Needs `shm`.
   bool split_copy = true;
+  Checksum checksum = Checksum::none;
+  FaultCorrupt fault_corrupt{};
   // The call that ends this task's part in the job, as the user knows it:
   // under lapirun a task that exits without it while others still run ends
   // the job with "rank R exited ... without calling <leave_call>". APIs
@@ -42,12 +70,15 @@ struct Config {
   // Reads LAPIS_MODE (polling|interrupt), LAPIS_POLICY (inline|thread|fiber),
   // LAPIS_AM_EAGER_LIMIT (bytes), LAPIS_ERROR_CHECK (0|1) and
   // LAPIS_TAKEOVER_GRACE_US (microseconds), LAPIS_SHM (0|1) and
-  // LAPIS_SPLIT_COPY (0|1) over the given defaults. An invalid value is an
+  // LAPIS_SPLIT_COPY (0|1), LAPIS_CHECKSUM (none|crc32c) and
+  // LAPIS_FAULT_CORRUPT (PATH[,PATH...]:N, PATH one of shm, eager, rndv,
+  // split, put, get, all) over the given defaults. An invalid value is an
   // Errc::set_val error naming the variable.
   static Status from_env(Config& config);
 };
 
 std::string_view to_string(ProgressMode mode);
 std::string_view to_string(CompletionPolicy policy);
+std::string_view to_string(Checksum checksum);
 
 }  // namespace lapi

@@ -71,6 +71,7 @@ Status Context::qenv(Query query, std::int64_t& value) const {
     case Query::error_checking: value = e.config_.error_checking; break;
     case Query::shared_memory: value = e.config_.shm; break;
     case Query::split_copy: value = e.config_.split_copy && e.config_.shm; break;
+    case Query::checksum: value = static_cast<std::int64_t>(e.config_.checksum); break;
     default: return fail(Errc::query_type, "qenv: query={} is not a query", static_cast<int>(query));
   }
   return Errc::success;
@@ -118,6 +119,7 @@ Status Context::senv(Query query, std::int64_t value) {
     case Query::max_data_size:
     case Query::shared_memory:
     case Query::split_copy:
+    case Query::checksum:
       return fail(Errc::query_type, "senv: query={} is read-only", static_cast<int>(query));
   }
   return fail(Errc::query_type, "senv: query={} is not a query", static_cast<int>(query));
@@ -249,7 +251,16 @@ void Context::set_remote_error_handler(RemoteErrorHandler handler, void* arg) {
 }
 
 FaultStats Context::fault_stats() const {
-  return {impl_->refused_here_.load(), impl_->reported_to_me_.load()};
+  const internal::IntegrityStats& i = impl_->integrity_.stats;
+  FaultStats f;
+  f.refused_here = impl_->refused_here_.load();
+  f.reported_to_me = impl_->reported_to_me_.load();
+  f.checksum_mismatches = i.mismatches.load(std::memory_order_relaxed);
+  f.retransmissions = i.retransmissions.load(std::memory_order_relaxed);
+  f.checksum_repaired = i.repaired.load(std::memory_order_relaxed);
+  f.checksum_failures = i.failures.load(std::memory_order_relaxed);
+  f.corruptions_injected = i.injected.load(std::memory_order_relaxed);
+  return f;
 }
 
 ShmStats Context::shm_stats() const {

@@ -51,14 +51,22 @@ enum class Query : std::uint8_t {
   error_checking,
   shared_memory,  // LAPIS_SHM: 1 when small Amsends to this node may use shared memory (read-only)
   split_copy,     // LAPIS_SPLIT_COPY: 1 when large Amsends to this node are copied by both tasks (read-only)
+  checksum,       // LAPIS_CHECKSUM: Checksum as integer, 0 none, 1 crc32c (read-only)
 };
 
 enum class RmwOp : std::uint8_t { fetch_and_add, fetch_and_or, swap, compare_and_swap };
 
 // Counts of remote faults, for tests and diagnostics.
 struct FaultStats {
-  std::uint64_t refused_here;     // peers' requests this task refused
-  std::uint64_t reported_to_me;   // my requests that a target refused
+  std::uint64_t refused_here = 0;     // peers' requests this task refused
+  std::uint64_t reported_to_me = 0;   // my requests that a target refused
+  // LAPIS_CHECKSUM=crc32c. Counted where the data lands (the target of an
+  // Amsend or Put, the origin of a Get) unless said otherwise.
+  std::uint64_t checksum_mismatches = 0;   // transfers that arrived damaged
+  std::uint64_t retransmissions = 0;       // transfers repeated (counted by whoever repeats them)
+  std::uint64_t checksum_repaired = 0;     // damaged transfers later landed intact
+  std::uint64_t checksum_failures = 0;     // transfers given up, damaged after every retry
+  std::uint64_t corruptions_injected = 0;  // LAPIS_FAULT_CORRUPT: bits flipped here
 };
 
 // Called (in the progress context) when a target refuses one of this task's

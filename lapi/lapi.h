@@ -72,7 +72,8 @@ extern "C" {
 #define LAPIS_ERR_BOOTSTRAP       (533) /* address exchange with the launcher failed */
 #define LAPIS_ERR_TRANSPORT       (534) /* UCX reported an error */
 #define LAPIS_ERR_TERMINATED      (535) /* use after LAPI_Term */
-#define LAPIS_ERR_CNTR_UNSET      (536) /* counter neither set with LAPI_Setcntr nor zero-filled */
+#define LAPIS_ERR_DATA_CORRUPT    (536) /* data damaged after every retransmission (LAPIS_CHECKSUM) */
+#define LAPIS_ERR_CNTR_UNSET      (537) /* counter neither set with LAPI_Setcntr nor zero-filled */
 
 #define LAPI_MAX_ERR_STRING (160) /* LAPI_Msg_string writes at most this many bytes */
 

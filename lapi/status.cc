@@ -53,6 +53,8 @@ constexpr ErrcText kTexts[] = {
     {Errc::bootstrap, "LAPIS_ERR_BOOTSTRAP", "The address exchange with the launcher failed"},
     {Errc::transport, "LAPIS_ERR_TRANSPORT", "The UCX transport reported an error"},
     {Errc::terminated, "LAPIS_ERR_TERMINATED", "The context was already terminated"},
+    {Errc::data_corrupt, "LAPIS_ERR_DATA_CORRUPT",
+     "The data arrived damaged (checksum mismatch) after every retransmission"},
 };
 
 const ErrcText* find(Errc code) {

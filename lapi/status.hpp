@@ -48,6 +48,7 @@ enum class Errc : int {
   bootstrap = 533,          // address exchange with the launcher failed
   transport = 534,          // UCX reported an error
   terminated = 535,         // use after Term
+  data_corrupt = 536,       // data arrived damaged after every retransmission (LAPIS_CHECKSUM)
 };
 
 // Name such as "LAPI_ERR_TGT"; "LAPI_SUCCESS" for success.

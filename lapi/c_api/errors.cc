@@ -48,13 +48,14 @@ static_assert(LAPIS_ERR_REMOTE_REFUSED == static_cast<int>(Errc::remote_refused)
 static_assert(LAPIS_ERR_BOOTSTRAP == static_cast<int>(Errc::bootstrap));
 static_assert(LAPIS_ERR_TRANSPORT == static_cast<int>(Errc::transport));
 static_assert(LAPIS_ERR_TERMINATED == static_cast<int>(Errc::terminated));
+static_assert(LAPIS_ERR_DATA_CORRUPT == static_cast<int>(Errc::data_corrupt));
 
 struct CodeEntry {
   int code;
   CodeText text;
 };
 
-// Every code lapi.h defines. 420, 519 and 536 are C-API-only (no Errc value).
+// Every code lapi.h defines. 420, 519 and 537 are C-API-only (no Errc value).
 constexpr std::array kCodes{
     CodeEntry{LAPI_SUCCESS, {"LAPI_SUCCESS", "no error"}},
     CodeEntry{LAPI_ERR_UNKNOWN, {"LAPI_ERR_UNKNOWN", "internal or asynchronous error"}},
@@ -96,6 +97,8 @@ constexpr std::array kCodes{
     CodeEntry{LAPIS_ERR_BOOTSTRAP, {"LAPIS_ERR_BOOTSTRAP", "address exchange with the launcher failed"}},
     CodeEntry{LAPIS_ERR_TRANSPORT, {"LAPIS_ERR_TRANSPORT", "the transport (UCX) reported an error"}},
     CodeEntry{LAPIS_ERR_TERMINATED, {"LAPIS_ERR_TERMINATED", "use after LAPI_Term"}},
+    CodeEntry{LAPIS_ERR_DATA_CORRUPT,
+              {"LAPIS_ERR_DATA_CORRUPT", "data damaged after every retransmission"}},
     CodeEntry{LAPIS_ERR_CNTR_UNSET,
               {"LAPIS_ERR_CNTR_UNSET", "counter was never set with LAPI_Setcntr (nor zero-filled)"}},
 };

@@ -19,14 +19,22 @@ namespace {
 struct RndvRecv {
   Context::Impl* impl;
   CompletionJob job;
+  void* buffer;
+  std::size_t length;
+  DataCheck check;  // LAPIS_CHECKSUM: the data's CRC, checked once landed
 };
 
 void on_rndv_landed(void* request, ucs_status_t status, std::size_t, void* user_data) {
   auto* op = static_cast<RndvRecv*>(user_data);
   if (status == UCS_OK) {
-    op->impl->landed_locked(op->job);
+    if (op->check.on) [[unlikely]] {
+      op->impl->land_checked_locked(op->job, op->buffer, op->length, op->check);
+    } else {
+      op->impl->landed_locked(op->job);
+    }
   } else {
     Context::Impl& e = *op->impl;
+    if (op->check.on) e.send_checksum_ack_locked(op->job.src, op->check.record, Errc::transport);
     e.refuse_locked(op->job.src, Errc::transport, op->job.cookie,
                     fmt::format("rendezvous receive failed: {}", ucs_status_string(status)));
     CompletionJob nothing{};
@@ -44,6 +52,11 @@ void on_rndv_landed(void* request, ucs_status_t status, std::size_t, void* user_
     bool rndv, std::uint32_t src, Errc code, std::uint64_t cookie, std::string detail,
     std::uint64_t split_id) {
   refuse_locked(src, code, cookie, std::move(detail));
+  if (accepting_held_ != 0 && src < ntasks_) {
+    // A held Amsend's origin counter waits for the target's word.
+    send_checksum_ack_locked(src, accepting_held_, code);
+    accepting_held_ = 0;
+  }
   if (split_id != 0 && src < ntasks_) release_split_locked(src, split_id, code);
   if (src < ntasks_) {
     // A refused Amsend still counts as done here, so its sender's fence
@@ -100,6 +113,21 @@ ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const s
     return refuse_amsend_locked(rndv, fault == FrameFault::truncated ? UINT32_MAX : f.wire.src,
                                 Errc::hdr_len, f.cookie, describe(fault, f, frame_len));
   }
+  if (((f.wire.flags & kChecksummed) != 0) | integrity_.on) [[unlikely]] {
+    if ((f.wire.flags & kChecksummed) == 0 || !integrity_.on) {
+      return refuse_amsend_locked(rndv, f.wire.src, Errc::hdr_len, f.cookie,
+                                  fmt::format("amsend {} a checksum, but LAPIS_CHECKSUM is {} here",
+                                              (f.wire.flags & kChecksummed) ? "with" : "without",
+                                              to_string(config_.checksum)));
+    }
+  }
+  DataCheck check;
+  if (f.sum_offset != 0) [[unlikely]] {
+    if (auto refused = check_frame_locked(rndv, f.wire.src, bytes, f.sum_offset, f.uhdr_len,
+                                          f.wire_data, f.wire_length, f.cookie, check)) {
+      return *refused;
+    }
+  }
   const AmsendWire& w = f.wire;
   const std::size_t off = f.uhdr_offset;
   const std::size_t uhdr_len = f.uhdr_len;
@@ -136,12 +164,14 @@ ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const s
   const CompletionJob job{landing.on_complete, landing.user_info, landing.completion_arg,
                           reinterpret_cast<Counter*>(counter_handle), w.src, cookie};
   if (split.id != 0) [[unlikely]] {
-    land_split_locked(w.src, split, landing.buffer, job);
+    land_split_locked(w.src, split, landing.buffer, job, check.split_crc);
     return UCS_OK;
   }
 
   // 3. Land the data: one copy for eager, a zero-copy pull for rendezvous.
+  if (check.on) [[unlikely]] accepting_held_ = 0;  // refusals are behind us
   if (length == 0 || landing.buffer == nullptr) {
+    if (check.on) [[unlikely]] send_checksum_ack_locked(w.src, check.record, Errc::success);
     landed_locked(job);  // nothing to move, or the handler discarded it
     return UCS_OK;       // for rendezvous: UCX drops the data, the send completes
   }
@@ -150,22 +180,28 @@ ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const s
     landed_locked(job);
     return UCS_OK;
   }
-  return pull_rendezvous_locked(data, landing.buffer, length, job);
+  return pull_rendezvous_locked(data, landing.buffer, length, job, check);
 }
 
 ucs_status_t Context::Impl::pull_rendezvous_locked(void* desc, void* buffer, std::size_t length,
-                                                   const CompletionJob& job) {
-  auto* op = new RndvRecv{this, job};
+                                                   const CompletionJob& job,
+                                                   const DataCheck& check) {
+  auto* op = new RndvRecv{this, job, buffer, length, check};
   ucp_request_param_t p;
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.recv_am = on_rndv_landed;
   p.user_data = op;
   ucs_status_ptr_t r = ucp_am_recv_data_nbx(worker_, desc, buffer, length, &p);
   if (r == nullptr) {
-    landed_locked(job);
+    if (check.on) [[unlikely]] {
+      land_checked_locked(job, buffer, length, check);
+    } else {
+      landed_locked(job);
+    }
     delete op;
   } else if (UCS_PTR_IS_ERR(r)) {
     delete op;
+    if (check.on) send_checksum_ack_locked(job.src, check.record, Errc::transport);
     (void)refuse_amsend_locked(false, job.src, Errc::transport, job.cookie,
                                fmt::format("rendezvous receive failed: {}",
                                            ucs_status_string(UCS_PTR_STATUS(r))));

@@ -98,16 +98,25 @@ void Context::Impl::send_control_locked(TaskId tgt, Proto proto, const void* hea
     std::memcpy(at + off, &cookie, 8);
     off += 8;
   }
+  if (extra_flags & kChecksummed) [[unlikely]] off += sizeof(ChecksumWire);  // sealed by the caller
   std::memcpy(at, &w, sizeof w);
   if (uhdr_len) std::memcpy(at + off, uhdr, uhdr_len);
   return off + uhdr_len;
+}
+
+std::size_t Context::Impl::write_frame_out_of_line_locked(std::byte* at, HandlerId handler,
+                                                          std::uint16_t extra_flags,
+                                                          const void* uhdr, std::size_t uhdr_len,
+                                                          const Counters& counters) {
+  return write_frame_locked(at, handler, extra_flags, uhdr, uhdr_len, counters);
 }
 
 bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
                                       const void* uhdr, std::size_t uhdr_len, const void* data,
                                       std::size_t data_len, const Counters& counters) {
   // The packed layout (wire.hpp), written in place in the target's ring.
-  const std::size_t words = (counters.target ? 8 : 0) + (counters.completion ? 8 : 0);
+  const std::size_t words = (counters.target ? 8 : 0) + (counters.completion ? 8 : 0) +
+                            ((extra_flags & kChecksummed) ? sizeof(ChecksumWire) : 0);
   const std::size_t len = sizeof(AmsendWire) + words + uhdr_len + data_len;
   if (len > ShmChannel::kFrameLimit) return false;
   ShmSend why;
@@ -116,7 +125,11 @@ bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16
   const std::size_t off = write_frame_locked(
       p, handler, static_cast<std::uint16_t>(extra_flags | uhdr_len << kPackedUhdrShift), uhdr,
       uhdr_len, counters);
-  if (data_len) std::memcpy(p + off, data, data_len);
+  if (extra_flags & kChecksummed) [[unlikely]] {
+    seal_ring_frame_locked(tgt, extra_flags, p, off, uhdr_len, data, data_len);
+  } else if (data_len) {
+    std::memcpy(p + off, data, data_len);
+  }
   ++sent_to_[tgt];
   if (shm_.end_send(tgt, len) == ShmSend::done_wake) [[unlikely]] {
     const WakeWire wake{me_, 0};
@@ -162,16 +175,18 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
     return amsend_arg_error(tgt, handler, uhdr, uhdr_len, data, data_len);
   }
   Guard guard(lock_);
+  // LAPIS_CHECKSUM=crc32c: every frame carries a ChecksumWire (integrity.hpp).
+  const std::uint16_t checked = integrity_.on ? kChecksummed : 0;
   // A task on this node: straight into its shared-memory ring.
   if (uhdr_len <= kPackedUhdrLimit && data_len < config_.eager_limit && shm_.reaches(tgt) &&
-      amsend_shm_locked(tgt, handler, 0, uhdr, uhdr_len, data, data_len, counters)) [[likely]] {
+      amsend_shm_locked(tgt, handler, checked, uhdr, uhdr_len, data, data_len, counters)) [[likely]] {
     return Errc::success;
   }
   // Large data for a task on this node: both tasks copy a part.
   if (data_len >= config_.eager_limit && data_len >= kSplitMin && split_reaches(tgt)) {
     return amsend_split_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
   }
-  return amsend_ucx_locked(tgt, handler, 0, uhdr, uhdr_len, data, data_len, counters);
+  return amsend_ucx_locked(tgt, handler, checked, uhdr, uhdr_len, data, data_len, counters);
 }
 
 // Out of line: its frame buffer would cost the shared-memory path a large
@@ -181,6 +196,10 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
                                                           const void* uhdr, std::size_t uhdr_len,
                                                           const void* data, std::size_t data_len,
                                                           const Counters& counters) {
+  if (extra_flags & kChecksummed) [[unlikely]] {
+    return amsend_ucx_checked_locked(tgt, handler, extra_flags, uhdr, uhdr_len, data, data_len,
+                                     counters);
+  }
   // Frame: AmsendWire, optional counter handle and completion cookie, then
   // the user header, built on the stack (with room to append packed data).
   alignas(8) std::byte frame[kSendHeaderCapacity + kPackedDataLimit];

@@ -36,6 +36,9 @@ struct AmsendFrame {
   std::size_t uhdr_len = 0;          // ... for uhdr_len bytes
   void* data = nullptr;              // eager data (null for split); rendezvous: UCX's descriptor
   std::size_t length = 0;            // data bytes that will land
+  std::size_t sum_offset = 0;        // kChecksummed: a ChecksumWire at bytes + sum_offset
+  void* wire_data = nullptr;         // the data as carried (a split frame's descriptor), which
+  std::size_t wire_length = 0;       // ... the frame's checksum covers
   SplitWire split{0, 0, 0};          // split.id != 0: the data stays at the origin
 };
 
@@ -55,7 +58,8 @@ inline FrameFault parse_amsend_frame(bool rndv, bool packed, const std::byte* by
     w.flags &= (1u << kPackedUhdrShift) - 1;
   }
   std::size_t off = sizeof w;
-  if (w.src >= ntasks || (w.flags & ~(kHasTargetCounter | kHasCompletion | kSplitData)) != 0)
+  if (w.src >= ntasks ||
+      (w.flags & ~(kHasTargetCounter | kHasCompletion | kSplitData | kChecksummed)) != 0)
       [[unlikely]] {
     return FrameFault::malformed;
   }
@@ -69,6 +73,11 @@ inline FrameFault parse_amsend_frame(bool rndv, bool packed, const std::byte* by
     std::memcpy(&f.cookie, bytes + off, 8);
     off += 8;
   }
+  if (w.flags & kChecksummed) [[unlikely]] {  // LAPIS_CHECKSUM: the engine checks it
+    if (frame_len < off + sizeof(ChecksumWire)) return FrameFault::truncated_words;
+    f.sum_offset = off;
+    off += sizeof(ChecksumWire);
+  }
   if (packed) {
     if (frame_len < off + uhdr_len) [[unlikely]] return FrameFault::packed_truncated;
     data = const_cast<std::byte*>(bytes) + off + uhdr_len;
@@ -78,6 +87,8 @@ inline FrameFault parse_amsend_frame(bool rndv, bool packed, const std::byte* by
   }
   f.uhdr_offset = off;
   f.uhdr_len = uhdr_len;
+  f.wire_data = data;
+  f.wire_length = length;
   // Split copy: the data stays at the origin until the handler has named
   // its landing buffer; the handler sees its length but no bytes.
   if (w.flags & kSplitData) [[unlikely]] {

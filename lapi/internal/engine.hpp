@@ -29,6 +29,7 @@
 #include "handlers/handler.hpp"
 #include "lapi/context.hpp"
 #include "lapi/internal/completion.hpp"
+#include "lapi/internal/integrity.hpp"
 #include "lapi/internal/maybe_mutex.hpp"
 #include "lapi/internal/send_pool.hpp"
 #include "lapi/internal/shm_channel.hpp"
@@ -99,7 +100,7 @@ class Context::Impl {
   ucs_status_t refuse_amsend_locked(bool rndv, std::uint32_t src, Errc code, std::uint64_t cookie,
                                     std::string detail, std::uint64_t split_id = 0);
   ucs_status_t pull_rendezvous_locked(void* desc, void* buffer, std::size_t length,
-                                      const CompletionJob& job);
+                                      const CompletionJob& job, const internal::DataCheck& check = {});
   // Data of an Amsend from `src` is in place: count it, then complete.
   void landed_locked(const CompletionJob& job);
   // Whether a target counter handle was handed out here (memoized).
@@ -192,7 +193,7 @@ class Context::Impl {
                              const Counters& counters);
   // Target side, once the header handler named `buffer` (null: discard).
   void land_split_locked(TaskId src, const internal::SplitWire& split, void* buffer,
-                         const CompletionJob& job);
+                         const CompletionJob& job, std::uint32_t split_crc);
   // Target side: the data will not be copied (`code` says why, success for
   // a discard); the origin may reuse its buffer.
   void release_split_locked(TaskId src, std::uint64_t id, Errc code);
@@ -200,6 +201,66 @@ class Context::Impl {
   void on_split_last_locked(const internal::SplitDoneWire& msg);
   void on_split_done_locked(const internal::SplitDoneWire& msg);
   void finish_split_recv_locked(std::uint64_t token);
+  // LAPIS_CHECKSUM: copies src's data at `addr` into `buffer` again.
+  bool split_copy_again_locked(TaskId src, void* buffer, std::uint64_t addr, std::size_t len);
+
+  // ---- integrity_amsend.cc: LAPIS_CHECKSUM=crc32c for Amsend (integrity.hpp)
+  // Origin. A checksummed Amsend through UCX: small frames eager with a
+  // replay copy, larger data by rendezvous with the buffer held.
+  Status amsend_ucx_checked_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
+                                   const void* uhdr, std::size_t uhdr_len, const void* data,
+                                   std::size_t data_len, const Counters& counters);
+  // write_frame_locked, out of line (that one is inlined into am_send.cc).
+  std::size_t write_frame_out_of_line_locked(std::byte* at, HandlerId handler,
+                                             std::uint16_t extra_flags, const void* uhdr,
+                                             std::size_t uhdr_len, const Counters& counters);
+  // A frame written in a ring up to its data (`head_len` bytes, user header
+  // last): copies the data with its CRC, seals, keeps the replay copy.
+  void seal_ring_frame_locked(TaskId tgt, std::uint16_t flags, std::byte* frame,
+                              std::size_t head_len, std::size_t uhdr_len, const void* data,
+                              std::size_t data_len);
+  internal::ReplayRing& replay_for(TaskId tgt);
+  Status send_replay_frame_locked(TaskId tgt, const internal::ReplayRing::Frame& frame);
+  void on_checksum_nack_locked(const internal::ChecksumNackWire& msg);
+  void release_failed_split_locked(TaskId tgt, const std::byte* frame, std::size_t len,
+                                   std::size_t data_off);
+  void on_checksum_ack_locked(const internal::ChecksumAckWire& msg);
+  // Target. Checks a checksummed frame as it arrived (rendezvous: its head
+  // only). Nothing when intact; otherwise it was NACKed or refused, and the
+  // value is what the UCX callback returns.
+  std::optional<ucs_status_t> check_frame_locked(bool rndv, std::uint32_t src,
+                                                 const std::byte* bytes, std::size_t sum_off,
+                                                 std::size_t uhdr_len, void* data,
+                                                 std::size_t length, std::uint64_t cookie,
+                                                 internal::DataCheck& check);
+  // Data of a held Amsend is in `buffer`: check it, then land, NACK or fail.
+  void land_checked_locked(const CompletionJob& job, void* buffer, std::size_t len,
+                           const internal::DataCheck& check);
+  void send_checksum_ack_locked(TaskId src, std::uint64_t record, Errc code);
+  ucs_status_t on_checksum_resend(const void* header, std::size_t header_len, void* data,
+                                  std::size_t length, const ucp_am_recv_param_t* param);
+  // Split copy: checks the landed data, copying it again while damaged.
+  // Returns whether it is intact in the end.
+  bool check_split_locked(TaskId src, void* buffer, std::uint64_t addr, std::size_t len,
+                          std::uint32_t crc, std::string& detail);
+  void count_mismatch(TaskId src, const char* what, std::uint16_t attempt);
+  // An operation of this task with `peer` failed for good: the remote
+  // error handler hears of it (or stderr with LAPIS_DEBUG).
+  void report_integrity_failure_locked(TaskId peer, Errc code, const std::string& detail);
+
+  // ---- integrity_rma.cc: LAPIS_CHECKSUM=crc32c for Put and Get
+  Status put_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
+                            const void* org_addr, ucp_rkey_h rkey, const Counters& counters);
+  void post_held_put_locked(std::uint64_t token);
+  void on_put_verify_locked(const internal::PutVerifyWire& msg);
+  void on_put_verdict_locked(const internal::ChecksumAckWire& msg);
+  Status get_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
+                            ucp_rkey_h rkey, RemoteCounter tgt_cntr, Counter* org_cntr);
+  void post_held_get_locked(std::uint64_t token);
+  void on_get_check_locked(const internal::GetCheckWire& msg);
+  void on_get_check_reply_locked(const internal::GetCheckReplyWire& msg);
+  // Whether [addr, addr + len) is registered here.
+  bool registered_range_locked(std::uint64_t addr, std::size_t len) const;
 
   // ---- faults.cc
   // Refuses a peer's request: counts it and reports it back to `src` (when
@@ -321,6 +382,11 @@ class Context::Impl {
     std::uint32_t parts;
     Errc error;
     std::string detail;
+    // LAPIS_CHECKSUM: the origin's buffer and the data's CRC32C.
+    void* buffer = nullptr;
+    std::uint64_t addr = 0;
+    std::uint64_t len = 0;
+    std::uint32_t crc = 0;
   };
   static constexpr std::uint32_t kNoCell = UINT32_MAX;
   internal::SlotTable<SplitSend*> split_sends_;
@@ -329,6 +395,11 @@ class Context::Impl {
   std::uint64_t split_sent_ = 0;
   std::uint64_t split_received_ = 0;
   std::uint64_t split_parts_helped_ = 0;
+
+  internal::Integrity integrity_;
+  // The held-send token of the Amsend frame being accepted (0: none), for
+  // refuse_amsend_locked to ack it.
+  std::uint64_t accepting_held_ = 0;
 
   internal::SendPool send_pool_;
   internal::ShmChannel shm_;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lapi/internal/crc32c.hpp"
 #include "lapi/internal/engine.hpp"
 #include "runtime/bootstrap.hpp"
 
@@ -79,6 +80,12 @@ ucs_status_t on_amsend_cb(void* arg, const void* header, size_t header_len, void
   return static_cast<Context::Impl*>(arg)->on_amsend(header, header_len, data, length, param);
 }
 
+ucs_status_t on_checksum_resend_cb(void* arg, const void* header, size_t header_len, void* data,
+                                  size_t length, const ucp_am_recv_param_t* param) {
+  return static_cast<Context::Impl*>(arg)->on_checksum_resend(header, header_len, data, length,
+                                                              param);
+}
+
 ucs_status_t on_amsend_packed_cb(void* arg, const void* header, size_t header_len, void* data,
                                  size_t length, const ucp_am_recv_param_t* param) {
   return static_cast<Context::Impl*>(arg)->on_amsend_packed(header, header_len, data, length,
@@ -115,6 +122,8 @@ Status Context::Impl::start() {
   }
   me_ = static_cast<TaskId>(boot->rank());
   ntasks_ = static_cast<std::uint32_t>(boot->size());
+  integrity_.on = config_.checksum == Checksum::crc32c;
+  integrity_.injector = FaultInjector(integrity_.on ? config_.fault_corrupt : FaultCorrupt{});
   // From here on peers may wait for this task; shutdown() leaves again.
   boot->enter_job(config_.leave_call);
   entered_job_ = true;
@@ -151,9 +160,11 @@ Status Context::Impl::start() {
   }
   // MAX_UHDR_SZ: what UCX carries in an AM header, less our own words, and
   // no more than a pooled send header holds.
+  const std::size_t overhead =
+      kMaxAmsendOverhead + (config_.checksum != Checksum::none ? sizeof(ChecksumWire) : 0);
   const std::size_t ucx_room =
-      attr.max_am_header > kMaxAmsendOverhead ? attr.max_am_header - kMaxAmsendOverhead : 0;
-  max_uhdr_ = std::min(ucx_room, kSendHeaderCapacity - kMaxAmsendOverhead);
+      attr.max_am_header > overhead ? attr.max_am_header - overhead : 0;
+  max_uhdr_ = std::min(ucx_room, kSendHeaderCapacity - overhead);
   if (ucp_worker_get_efd(worker_, &efd_) != UCS_OK) {
     return fail(Errc::transport, "init: ucp_worker_get_efd failed");
   }
@@ -182,6 +193,14 @@ Status Context::Impl::start() {
       {Proto::split_go, on_fixed<SplitGoWire, &Context::Impl::on_split_go_locked>},
       {Proto::split_last, on_fixed<SplitDoneWire, &Context::Impl::on_split_last_locked>},
       {Proto::split_done, on_fixed<SplitDoneWire, &Context::Impl::on_split_done_locked>},
+      {Proto::checksum_nack, on_fixed<ChecksumNackWire, &Context::Impl::on_checksum_nack_locked>},
+      {Proto::checksum_resend, on_checksum_resend_cb},
+      {Proto::checksum_ack, on_fixed<ChecksumAckWire, &Context::Impl::on_checksum_ack_locked>},
+      {Proto::put_verify, on_fixed<PutVerifyWire, &Context::Impl::on_put_verify_locked>},
+      {Proto::put_verdict, on_fixed<ChecksumAckWire, &Context::Impl::on_put_verdict_locked>},
+      {Proto::get_check, on_fixed<GetCheckWire, &Context::Impl::on_get_check_locked>},
+      {Proto::get_check_reply,
+       on_fixed<GetCheckReplyWire, &Context::Impl::on_get_check_reply_locked>},
   };
   for (const Entry& e : table) {
     st = register_am(worker_, e.id, e.cb, this);
@@ -263,6 +282,14 @@ Status Context::Impl::shutdown() {
   if (terminated_.exchange(true)) return Errc::success;
   Status s = fence();
   if (s.ok()) s = barrier();
+  if (integrity_.on && std::getenv("LAPIS_DEBUG")) {
+    const FaultStats f = owner_.fault_stats();
+    fmt::print(stderr,
+               "lapis[{}]: checksums (crc32c{}): {} mismatches, {} retransmissions, {} repaired, "
+               "{} failed, {} injected\n",
+               me_, crc32c_hardware() ? ", SSE4.2" : ", table", f.checksum_mismatches,
+               f.retransmissions, f.checksum_repaired, f.checksum_failures, f.corruptions_injected);
+  }
   stop_progress_thread();
   handler_thread_.reset();  // joins after finishing queued jobs
   fibers_.reset();

@@ -92,6 +92,9 @@ Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
     return s;
   }
   Guard guard(lock_);
+  if (integrity_.on) [[unlikely]] {
+    return put_checked_locked(tgt, len, tgt_addr, org_addr, rkey, counters);
+  }
   ucp_request_param_t p;
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   if (len > 0) {
@@ -129,6 +132,9 @@ Status Context::Impl::get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, v
     return s;
   }
   Guard guard(lock_);
+  if (integrity_.on && len > 0) [[unlikely]] {
+    return get_checked_locked(tgt, len, tgt_addr, org_addr, rkey, tgt_cntr, org_cntr);
+  }
   auto* op = new RmaOp{this, tgt, org_cntr, tgt_cntr.handle, nullptr};
   if (len == 0) {
     on_rma_done(nullptr, UCS_OK, op);

@@ -86,6 +86,11 @@ class ShmChannel {
     return tgt < out_.size() && out_[tgt].ring != nullptr;
   }
   bool receiving() const { return !in_.empty(); }
+  // Whether `p` points into this task's inbox (a frame from a ring).
+  bool owns(const void* p) const {
+    const auto* b = static_cast<const std::byte*>(inbox_);
+    return b != nullptr && p >= b && static_cast<const std::byte*>(p) < b + inbox_bytes_;
+  }
 
   // A frame of `len` (<= kFrameLimit) bytes written in place: begin_send
   // returns where to write it, or nullptr with the reason in `why` (full,

@@ -37,6 +37,7 @@
 #include <cstring>
 #include <memory>
 
+#include "lapi/internal/crc32c.hpp"
 #include "lapi/internal/engine.hpp"
 
 namespace lapi {
@@ -135,11 +136,18 @@ Status Context::Impl::amsend_split_locked(TaskId tgt, HandlerId handler, const v
   // The origin counter moves once every part is copied, not when the frame is sent.
   Counters later = counters;
   later.origin = nullptr;
+  // LAPIS_CHECKSUM: the frame carries the data's CRC; the target checks
+  // what landed against it (check_split_locked).
+  std::uint16_t flags = kSplitData;
+  if (integrity_.on) [[unlikely]] {
+    flags |= kChecksummed;
+    integrity_.next_split_crc = crc32c_extend(0, data, data_len);
+  }
   const bool in_ring =
       uhdr_len <= kPackedUhdrLimit &&
-      amsend_shm_locked(tgt, handler, kSplitData, uhdr, uhdr_len, &op->wire, sizeof op->wire, later);
+      amsend_shm_locked(tgt, handler, flags, uhdr, uhdr_len, &op->wire, sizeof op->wire, later);
   const Status s = in_ring ? Status(Errc::success)
-                           : amsend_ucx_locked(tgt, handler, kSplitData, uhdr, uhdr_len, &op->wire,
+                           : amsend_ucx_locked(tgt, handler, flags, uhdr, uhdr_len, &op->wire,
                                                sizeof op->wire, later);
   if (s.ok()) {
     ++split_sent_;
@@ -151,7 +159,7 @@ Status Context::Impl::amsend_split_locked(TaskId tgt, HandlerId handler, const v
 }
 
 void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* buffer,
-                                      const CompletionJob& job) {
+                                      const CompletionJob& job, std::uint32_t split_crc) {
   ++split_received_;
   if (split.len == 0 || buffer == nullptr) {  // nothing to move, or discarded
     release_split_locked(src, split.id, Errc::success);
@@ -171,7 +179,8 @@ void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* 
   auto* dst = static_cast<std::byte*>(buffer);
   const std::size_t part = part_bytes(split.len);
   const auto parts = static_cast<std::uint32_t>((split.len + part - 1) / part);
-  auto* rec = new SplitRecv{src, job, split.id, kNoCell, parts, Errc::success, {}};
+  auto* rec = new SplitRecv{src, job, split.id, kNoCell, parts, Errc::success, {},
+                            buffer, split.addr, split.len, split_crc};
   const std::uint64_t token = split_recvs_.insert(rec);
   int err = 0;
   bool last = true;  // unless the origin may still be copying a part
@@ -203,6 +212,11 @@ void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* 
     rec->detail = fmt::format("split copy: reading task {}'s amsend data: {}", src, std::strerror(err));
   }
   if (last) finish_split_recv_locked(token);  // otherwise the origin says so (split_last)
+}
+
+bool Context::Impl::split_copy_again_locked(TaskId src, void* buffer, std::uint64_t addr,
+                                            std::size_t len) {
+  return cma_copy(split_pid_[src], buffer, addr, len, false) == 0;
 }
 
 void Context::Impl::release_split_locked(TaskId src, std::uint64_t id, Errc code) {
@@ -284,6 +298,12 @@ void Context::Impl::finish_split_recv_locked(std::uint64_t token) {
       rec->detail = fmt::format("split copy: task {} could not write its parts of the amsend", rec->src);
     }
     split_free_cells_[rec->src].push_back(rec->cell);
+  }
+  // LAPIS_CHECKSUM: check (and mend) the data while the origin still holds
+  // its buffer, before split_done frees it.
+  if (integrity_.on && rec->error == Errc::success &&
+      !check_split_locked(rec->src, rec->buffer, rec->addr, rec->len, rec->crc, rec->detail)) {
+    rec->error = Errc::data_corrupt;
   }
   release_split_locked(rec->src, rec->id, rec->error);
   if (rec->error == Errc::success) {

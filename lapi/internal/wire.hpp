@@ -27,6 +27,14 @@ enum class Proto : unsigned {
   split_go = 15,         // split copy: the landing buffer and a claim cell, for the origin to help
   split_last = 16,       // split copy: the origin copied the last part
   split_done = 17,       // split copy: landed; the origin's buffer is free again
+  // LAPIS_CHECKSUM=crc32c (integrity.hpp):
+  checksum_nack = 18,    // ChecksumNackWire: an Amsend arrived damaged, send it again
+  checksum_resend = 19,  // ChecksumResendWire + the data again, into the same landing buffer
+  checksum_ack = 20,     // ChecksumAckWire: a held Amsend landed intact (or failed for good)
+  put_verify = 21,       // PutVerifyWire: CRC32C the origin computed over a Put's data
+  put_verdict = 22,      // ChecksumAckWire: the Put's data matched (or not) at the target
+  get_check = 23,        // GetCheckWire: ask the target for the CRC32C of a Get's range
+  get_check_reply = 24,  // GetCheckReplyWire
   kCount
 };
 
@@ -36,6 +44,8 @@ inline constexpr std::uint16_t kHasCompletion = 1u << 1;     // + u64 completion
 // AmsendWire only: the "data" is a SplitWire naming the origin's buffer,
 // which both tasks copy from (split_copy.cc).
 inline constexpr std::uint16_t kSplitData = 1u << 2;
+// AmsendWire only: a ChecksumWire follows the optional words.
+inline constexpr std::uint16_t kChecksummed = 1u << 3;
 
 // Proto::amsend_packed: an Amsend with little data travels as one UCX
 // payload with no UCX header: AmsendWire, optional words, user header, data.
@@ -55,6 +65,24 @@ struct AmsendWire {
 };
 static_assert(sizeof(AmsendWire) == 8);
 
+// LAPIS_CHECKSUM=crc32c: what an Amsend frame carries to be checked and,
+// if damaged, sent again (integrity.hpp).
+enum class Repair : std::uint8_t {
+  replay = 1,  // the origin keeps a copy of the whole frame: `record` is its replay sequence
+  held = 2,    // the origin holds its data buffer: `record` is its held-send token
+};
+struct ChecksumWire {
+  std::uint64_t record;
+  std::uint32_t data_crc;   // CRC32C of the frame's data (for a split frame: its descriptor)
+  std::uint32_t split_crc;  // split frames: CRC32C of the data in the origin's buffer
+  std::uint16_t attempt;    // 0, then one more per retransmission
+  std::uint8_t repair;      // Repair
+  std::uint8_t reserved;
+  std::uint32_t head_crc;   // CRC32C of the frame up to here, then of the user header
+};
+static_assert(sizeof(ChecksumWire) == 24);
+
+// Lapis' words before the user header (the checksum only with LAPIS_CHECKSUM).
 inline constexpr std::size_t kMaxAmsendOverhead = sizeof(AmsendWire) + 2 * sizeof(std::uint64_t);
 
 // Split copy (same node, cross-memory attach): a large Amsend's data stays
@@ -159,6 +187,60 @@ struct AddressInitWire {
   std::uint32_t reserved;
   std::uint64_t epoch;
   std::uint64_t value;
+};
+
+struct ChecksumNackWire {
+  std::uint32_t src;
+  std::uint16_t attempt;  // of the damaged transmission
+  std::uint8_t repair;    // Repair
+  std::uint8_t whole;     // held: 1 = resend the whole Amsend (its head was damaged), 0 = the data;
+                          // replay: kNackGaveUp = the target refused it for good
+  std::uint64_t record;   // the origin's, from the ChecksumWire
+  std::uint64_t token;    // held data: the target's record of the landing, echoed in checksum_resend
+};
+
+inline constexpr std::uint8_t kNackGaveUp = 2;
+
+struct ChecksumResendWire {
+  std::uint32_t src;
+  std::uint16_t attempt;
+  std::uint16_t reserved;
+  std::uint64_t token;    // from the nack
+  std::uint32_t data_crc;
+  std::uint32_t reserved2;
+};
+
+struct ChecksumAckWire {
+  std::uint32_t src;
+  std::int32_t code;      // Errc::success, or Errc::data_corrupt
+  std::uint64_t record;   // the origin's token
+};
+
+struct PutVerifyWire {
+  std::uint32_t src;
+  std::uint16_t attempt;
+  std::uint16_t reserved;
+  std::uint64_t token;    // the origin's record, echoed in the verdict
+  std::uint64_t addr;     // the Put's target range
+  std::uint64_t len;
+  std::uint32_t crc;
+  std::uint32_t reserved2;
+};
+
+struct GetCheckWire {
+  std::uint32_t src;
+  std::uint32_t reserved;
+  std::uint64_t token;
+  std::uint64_t addr;
+  std::uint64_t len;
+};
+
+struct GetCheckReplyWire {
+  std::uint32_t src;
+  std::int32_t code;      // Errc::success or why the range cannot be read
+  std::uint64_t token;
+  std::uint32_t crc;
+  std::uint32_t reserved;
 };
 
 }  // namespace lapi::internal

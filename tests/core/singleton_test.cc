@@ -167,6 +167,21 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   expect_rejected("LAPIS_TAKEOVER_GRACE_US", {"0", "fast", "20000000"});
   expect_rejected("LAPIS_SHM", {"yes", "2", "-1"});
   expect_rejected("LAPIS_SPLIT_COPY", {"on", "3"});
+  expect_rejected("LAPIS_CHECKSUM", {"crc", "CRC32C", "1"});
+  // Fault injection needs checksums: undetected damage would be delivered.
+  expect_rejected("LAPIS_FAULT_CORRUPT", {"shm:3"});
+  ::setenv("LAPIS_CHECKSUM", "crc32c", 1);
+  expect_rejected("LAPIS_FAULT_CORRUPT", {"shm", "shm:0", "bogus:3", "shm:x", ":3", "rmw:2", "shm,:2"});
+  ::setenv("LAPIS_FAULT_CORRUPT", "put,get:7", 1);
+  {
+    lapi::Config checked;
+    REQUIRE(lapi::Config::from_env(checked).ok());
+    CHECK(checked.checksum == lapi::Checksum::crc32c);
+    CHECK(checked.fault_corrupt.paths == (lapi::kCorruptPut | lapi::kCorruptGet));
+    CHECK(checked.fault_corrupt.every == 7);
+  }
+  ::unsetenv("LAPIS_FAULT_CORRUPT");
+  ::unsetenv("LAPIS_CHECKSUM");
   lapi::Config config;
   ::setenv("LAPIS_TAKEOVER_GRACE_US", "200", 1);
   REQUIRE(lapi::Config::from_env(config).ok());

@@ -1,0 +1,174 @@
+// CRC32C with the SSE4.2 instruction (see crc32c.hpp). Only the functions
+// marked target("sse4.2") use the instruction, so the rest of the library
+// stays buildable for any x86-64; they run only after the CPU check.
+
+#include "lapi/internal/crc32c.hpp"
+
+#include <cpuid.h>
+#include <nmmintrin.h>
+
+#include <array>
+#include <cstring>
+
+namespace lapi::internal {
+
+namespace {
+
+constexpr std::uint32_t kPoly = 0x82f63b78;  // CRC32C, bit-reflected
+
+// ---- Operators that append `len` zero bytes to a raw CRC register, as four
+// byte-indexed tables (used once per block, never per byte of data).
+using ZeroTables = std::array<std::array<std::uint32_t, 256>, 4>;
+using Matrix = std::array<std::uint32_t, 32>;  // GF(2) 32x32, one column per bit
+
+std::uint32_t times(const Matrix& m, std::uint32_t v) {
+  std::uint32_t sum = 0;
+  for (int i = 0; v != 0; ++i, v >>= 1) {
+    if (v & 1) sum ^= m[static_cast<std::size_t>(i)];
+  }
+  return sum;
+}
+
+Matrix square(const Matrix& m) {
+  Matrix out{};
+  for (std::size_t i = 0; i < 32; ++i) out[i] = times(m, m[i]);
+  return out;
+}
+
+// `len` must be a power of two.
+ZeroTables zero_tables(std::size_t len) {
+  Matrix op{};  // one zero bit
+  op[0] = kPoly;
+  for (std::size_t n = 1; n < 32; ++n) op[n] = 1u << (n - 1);
+  op = square(square(square(op)));  // one zero byte
+  for (std::size_t n = len; n > 1; n >>= 1) op = square(op);
+  ZeroTables t{};
+  for (std::uint32_t n = 0; n < 256; ++n) {
+    for (std::size_t b = 0; b < 4; ++b) t[b][n] = times(op, n << (8 * b));
+  }
+  return t;
+}
+
+std::uint32_t shift(const ZeroTables& t, std::uint32_t crc) {
+  return t[0][crc & 0xff] ^ t[1][(crc >> 8) & 0xff] ^ t[2][(crc >> 16) & 0xff] ^ t[3][crc >> 24];
+}
+
+// Three streams over blocks of kLong bytes, then of kShort bytes.
+constexpr std::size_t kLong = 8192;
+constexpr std::size_t kShort = 256;
+
+// CPUID leaf 1 (not __builtin_cpu_supports: its __cpu_model lives in a
+// static libgcc that shared libraries linked with LTO do not get).
+bool has_sse42() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_SSE4_2) != 0;
+}
+
+struct Tables {
+  ZeroTables longs = zero_tables(kLong);
+  ZeroTables shorts = zero_tables(kShort);
+  std::array<std::uint32_t, 256> bytes{};  // the fallback's
+  bool hardware = has_sse42();
+  Tables() {
+    for (std::uint32_t n = 0; n < 256; ++n) {
+      std::uint32_t c = n;
+      for (int k = 0; k < 8; ++k) c = c & 1 ? (c >> 1) ^ kPoly : c >> 1;
+      bytes[n] = c;
+    }
+  }
+};
+
+const Tables& tables() {
+  static const Tables t;
+  return t;
+}
+
+std::uint64_t load64(const unsigned char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+void store64(unsigned char* p, std::uint64_t v) { std::memcpy(p, &v, 8); }
+
+// Three blocks of `block` bytes at a time, each its own dependency chain,
+// while at least three remain; copies them to dst when Copy.
+template <bool Copy>
+[[gnu::target("sse4.2")]] std::uint64_t hw_triples(std::uint64_t c0, unsigned char*& dst,
+                                                   const unsigned char*& src, std::size_t& len,
+                                                   std::size_t block, const ZeroTables& zeros) {
+  while (len >= 3 * block) {
+    std::uint64_t c1 = 0, c2 = 0;
+    for (std::size_t i = 0; i < block; i += 8) {
+      const std::uint64_t a = load64(src + i);
+      const std::uint64_t b = load64(src + block + i);
+      const std::uint64_t c = load64(src + 2 * block + i);
+      c0 = _mm_crc32_u64(c0, a);
+      c1 = _mm_crc32_u64(c1, b);
+      c2 = _mm_crc32_u64(c2, c);
+      if constexpr (Copy) {
+        store64(dst + i, a);
+        store64(dst + block + i, b);
+        store64(dst + 2 * block + i, c);
+      }
+    }
+    c0 = shift(zeros, static_cast<std::uint32_t>(c0)) ^ static_cast<std::uint32_t>(c1);
+    c0 = shift(zeros, static_cast<std::uint32_t>(c0)) ^ static_cast<std::uint32_t>(c2);
+    src += 3 * block;
+    if constexpr (Copy) dst += 3 * block;
+    len -= 3 * block;
+  }
+  return c0;
+}
+
+// The raw register (no pre/post inversion) over len bytes, copying them to
+// dst when Copy.
+template <bool Copy>
+[[gnu::target("sse4.2")]] std::uint32_t hw_raw(std::uint32_t crc0, unsigned char* dst,
+                                               const unsigned char* src, std::size_t len) {
+  const Tables& t = tables();
+  std::uint64_t c0 = crc0;
+  c0 = hw_triples<Copy>(c0, dst, src, len, kLong, t.longs);
+  c0 = hw_triples<Copy>(c0, dst, src, len, kShort, t.shorts);
+  for (; len >= 8; len -= 8, src += 8) {
+    const std::uint64_t a = load64(src);
+    c0 = _mm_crc32_u64(c0, a);
+    if constexpr (Copy) {
+      store64(dst, a);
+      dst += 8;
+    }
+  }
+  auto c = static_cast<std::uint32_t>(c0);
+  for (; len > 0; --len, ++src) {
+    c = _mm_crc32_u8(c, *src);
+    if constexpr (Copy) *dst++ = *src;
+  }
+  return c;
+}
+
+std::uint32_t sw_raw(std::uint32_t c, const unsigned char* src, std::size_t len) {
+  const auto& bytes = tables().bytes;
+  for (; len > 0; --len, ++src) c = bytes[(c ^ *src) & 0xff] ^ (c >> 8);
+  return c;
+}
+
+}  // namespace
+
+std::uint32_t crc32c_extend(std::uint32_t crc, const void* data, std::size_t len) {
+  const auto* src = static_cast<const unsigned char*>(data);
+  if (tables().hardware) [[likely]] return ~hw_raw<false>(~crc, nullptr, src, len);
+  return ~sw_raw(~crc, src, len);
+}
+
+std::uint32_t crc32c_copy(void* dst, const void* src, std::size_t len, std::uint32_t crc) {
+  if (tables().hardware) [[likely]] {
+    return ~hw_raw<true>(~crc, static_cast<unsigned char*>(dst),
+                         static_cast<const unsigned char*>(src), len);
+  }
+  if (len) std::memcpy(dst, src, len);
+  return ~sw_raw(~crc, static_cast<const unsigned char*>(src), len);
+}
+
+bool crc32c_hardware() { return tables().hardware; }
+
+}  // namespace lapi::internal

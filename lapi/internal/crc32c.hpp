@@ -1,0 +1,29 @@
+#pragma once
+// CRC32C (Castagnoli), the checksum of LAPIS_CHECKSUM=crc32c (integrity.hpp).
+//
+// With SSE4.2 (checked at run time) the bytes go through the CPU's CRC32
+// instruction, three independent streams at a time so that its three-cycle
+// latency does not bound the rate; the three partial CRCs are joined with
+// precomputed "append N zero bytes" operators (Mark Adler's method). A CPU
+// without SSE4.2 falls back to a byte-wise table loop.
+//
+// crc32c_copy moves the bytes while it checksums them: where the data is
+// copied anyway (into a shared-memory ring, a packed frame, a replay copy)
+// the checksum costs no extra pass over memory.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lapi::internal {
+
+// CRC32C of [data, data + len) continued from `crc` (0 to start), the
+// standard one: crc32c_extend(0, "123456789", 9) == 0xe3069283.
+std::uint32_t crc32c_extend(std::uint32_t crc, const void* data, std::size_t len);
+
+// memcpy(dst, src, len) (no overlap) returning crc32c_extend(crc, src, len).
+std::uint32_t crc32c_copy(void* dst, const void* src, std::size_t len, std::uint32_t crc);
+
+// Whether the SSE4.2 instruction is used (tests, lapis_info).
+bool crc32c_hardware();
+
+}  // namespace lapi::internal

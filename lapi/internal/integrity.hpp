@@ -1,0 +1,203 @@
+#pragma once
+// End-to-end data integrity (LAPIS_CHECKSUM=crc32c), after LA-MPI: every
+// byte the core moves for the user carries a CRC32C computed from the
+// origin's buffer (while it is copied, where it is copied anyway), and the
+// destination checks it once the bytes are in place, before a completion
+// handler, counter or ack reports them. A damaged transfer is repeated, at
+// most kMaxAttempts times in all; after that the operation fails with
+// Errc::data_corrupt (on the counters that name it, and through the remote
+// error handler), never delivered damaged.
+//
+// Who repeats what, and why (the simplest scheme that needs no timers):
+//   * Small Amsend frames (shared-memory ring, UCX eager; at most
+//     kReplayFrameLimit bytes): the destination sees the whole frame before
+//     the header handler runs, so it checks the frame there and drops a
+//     damaged one unseen, then NACKs it (checksum_nack). The origin keeps a
+//     copy of each frame it sent in a per-target replay ring (filled by the
+//     same CRC-while-copying pass) and sends the copy again. Its origin
+//     counter moves at once as without checksums, so small-message latency
+//     pays only the CRC and the copy, no acknowledgement. A NACK for a
+//     frame the ring has already overwritten (more than kReplayBytes sent
+//     to that target since) fails that Amsend instead.
+//   * Rendezvous Amsends (UCX pulls the data into the landing buffer after
+//     the header handler ran): the origin holds its buffer; its origin
+//     counter moves only when the target acks (checksum_ack). A damaged
+//     pull is NACKed with a token for the landing; the origin sends the
+//     data again (checksum_resend) into the same buffer, so the header
+//     handler never runs twice.
+//   * Split copy: the origin's buffer is held until split_done anyway, so
+//     the target, which can read it, copies the damaged data again itself.
+//   * Put: the origin checksums its buffer, holds its origin counter, and
+//     after the Put is flushed asks the target to check the range
+//     (put_verify); on a mismatch it puts again. Target and completion
+//     counters move only after the verdict.
+//   * Get: the origin asks the target for the range's CRC (get_check) after
+//     the data arrived, and gets again on a mismatch.
+// Rmw is not covered: UCX carries out the atomic without Lapis code at the
+// target, so there is nowhere to check an operand before it is applied.
+//
+// Damage to Lapis' own routing words of a frame (its source, its replay
+// sequence or token) is detected like any other, but the NACK then goes to
+// whatever those words name: such a frame is refused, not repaired.
+// Fault injection (LAPIS_FAULT_CORRUPT) therefore flips bits only in the
+// user's bytes (user header and data), and only in first transmissions,
+// so each injected fault is one mismatch and, after one retransmission, one
+// repair. With N = 1 it damages every transmission, retransmissions too, so
+// every operation on the path fails after kMaxAttempts.
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "counters/counter.hpp"
+#include "handlers/handler.hpp"
+#include "lapi/config.hpp"
+#include "lapi/internal/completion.hpp"
+#include "lapi/internal/wire.hpp"
+
+namespace lapi::internal {
+
+inline constexpr std::uint16_t kMaxAttempts = 4;  // a transfer and three retransmissions
+// Amsend frames of at most this many bytes are kept for replay; with
+// checksums on, larger Amsend data goes by rendezvous (held buffer).
+inline constexpr std::size_t kReplayFrameLimit = 16384;
+inline constexpr std::size_t kReplayBytes = std::size_t{1} << 20;  // per target
+inline constexpr std::size_t kReplayEntries = 8192;                // per target
+
+// The last frames sent to one target, overwritten oldest first.
+class ReplayRing {
+ public:
+  enum class Kind : std::uint8_t { packed, unpacked };
+  struct Frame {
+    std::byte* bytes;
+    std::uint32_t len;
+    std::uint32_t head_len;  // unpacked: the UCX header's part of `bytes`
+    Kind kind;
+  };
+  // Reserves room for a frame of `len` (<= kReplayFrameLimit) bytes and
+  // returns where to write it; commit() then records it under `seq`.
+  std::byte* reserve(std::size_t len);
+  void commit(std::uint64_t seq, std::size_t len, std::size_t head_len, Kind kind);
+  std::uint64_t next_seq() const { return next_seq_; }
+  // The frame sent under `seq`, if not overwritten since.
+  std::optional<Frame> find(std::uint64_t seq);
+
+ private:
+  struct Entry {
+    std::uint64_t seq = 0;
+    std::uint64_t at = 0;  // absolute byte position
+    std::uint32_t len = 0;
+    std::uint32_t head_len = 0;
+    Kind kind = Kind::packed;
+  };
+  std::vector<std::byte> bytes_;
+  std::vector<Entry> entries_;
+  std::uint64_t write_at_ = 0;  // absolute position of the next frame
+  std::uint64_t next_seq_ = 1;
+};
+
+// Where LAPIS_FAULT_CORRUPT damages data: one transfer in `every` per path.
+class FaultInjector {
+ public:
+  explicit FaultInjector(FaultCorrupt f = {}) : config_(f) {}
+  // Whether to damage this transfer on `path` (a CorruptPath bit), the
+  // `attempt`-th transmission of its data: first transmissions only, except
+  // with N = 1, which damages every transmission (so that the operation
+  // fails after its retries: the failure path's test).
+  bool due(std::uint32_t path, std::uint16_t attempt);
+  // Flips one bit of [p, p + len) (no-op when len is 0).
+  void flip(void* p, std::size_t len);
+
+ private:
+  FaultCorrupt config_;
+  std::array<std::uint64_t, 8> seen_{};
+  std::uint64_t rng_ = 0x9e3779b97f4a7c15;
+};
+
+struct IntegrityStats {
+  std::atomic<std::uint64_t> mismatches{0};
+  std::atomic<std::uint64_t> retransmissions{0};
+  std::atomic<std::uint64_t> repaired{0};
+  std::atomic<std::uint64_t> failures{0};
+  std::atomic<std::uint64_t> injected{0};
+};
+
+// The origin of a rendezvous Amsend, until the target acks.
+struct HeldSend {
+  std::uint32_t tgt;
+  const void* data;
+  std::size_t len;
+  Counter* origin;
+  std::uint32_t data_crc;
+  std::vector<std::byte> head;  // the frame up to the data, to send it whole again
+};
+
+// The target of a damaged held Amsend, until its data arrives intact.
+struct PendingLanding {
+  CompletionJob job;
+  void* buffer;
+  std::size_t len;
+  std::uint64_t record;   // the origin's HeldSend token
+  std::uint16_t attempt;  // of the retransmission awaited
+};
+
+// The destination's check of landed data (rendezvous or a resend).
+struct DataCheck {
+  bool on = false;
+  std::uint16_t attempt = 0;
+  std::uint32_t crc = 0;
+  std::uint32_t split_crc = 0;  // a split frame's: CRC32C of the data at the origin
+  std::uint64_t record = 0;     // origin's HeldSend token
+};
+
+// The origin of a Put, until the target's verdict.
+struct HeldPut {
+  std::uint32_t tgt;
+  const void* data;
+  std::size_t len;
+  std::uint64_t tgt_addr;
+  std::uint32_t crc;
+  std::uint16_t attempt;
+  Counter* origin;
+  std::uint64_t target_counter;
+  Counter* completion;
+  void* rkey;  // ucp_rkey_h
+};
+
+// The origin of a Get, until its data checks.
+struct HeldGet {
+  std::uint32_t tgt;
+  void* data;
+  std::size_t len;
+  std::uint64_t tgt_addr;
+  std::uint16_t attempt;
+  Counter* origin;
+  std::uint64_t target_counter;
+  void* rkey;  // ucp_rkey_h
+};
+
+struct Integrity {
+  bool on = false;  // LAPIS_CHECKSUM=crc32c
+  FaultInjector injector;
+  IntegrityStats stats;
+  std::vector<ReplayRing> replay;  // per target, allocated on first use
+  std::uint64_t next_token = 1;    // held records; never reused
+  std::unordered_map<std::uint64_t, HeldSend> held_sends;
+  std::unordered_map<std::uint64_t, PendingLanding> pending_landings;
+  std::unordered_map<std::uint64_t, HeldPut> held_puts;
+  std::unordered_map<std::uint64_t, HeldGet> held_gets;
+  std::uint32_t next_split_crc = 0;  // split_crc of the frame being sealed
+};
+
+// Seals a checksummed Amsend frame: `sum` (its data_crc set) goes at
+// `sum_off`, with head_crc over the frame before it and the user header
+// after it.
+void seal_frame(std::byte* frame, std::size_t sum_off, std::size_t uhdr_len, ChecksumWire sum);
+// head_crc as seal_frame computes it, for the frame as it arrived.
+std::uint32_t head_crc(const std::byte* frame, std::size_t sum_off, std::size_t uhdr_len);
+
+}  // namespace lapi::internal

@@ -1,0 +1,259 @@
+// LAPIS_CHECKSUM=crc32c for Put and Get (the scheme is in integrity.hpp).
+//   Put: CRC of the origin's buffer → put → flush → put_verify; the target
+//        checks its memory and answers put_verdict; on a mismatch the
+//        origin puts again. Counters move after an intact verdict.
+//   Get: get → get_check; the target answers with the CRC of its range;
+//        the origin compares it with what landed and gets again on a
+//        mismatch.
+// The origin holds its buffer (its origin counter waits) meanwhile. The
+// target's memory must not change under a Put or Get in flight (as without
+// checksums, such a race has no defined result; here it shows as a
+// mismatch and, after the retries, an error).
+
+#include <cstring>
+
+#include "lapi/internal/crc32c.hpp"
+#include "lapi/internal/engine.hpp"
+
+namespace lapi {
+
+using namespace internal;
+
+namespace {
+
+struct HeldRmaOp {
+  Context::Impl* impl;
+  std::uint64_t token;
+};
+
+// The Put is visible at the target: ask it to check.
+void on_put_flushed(void* request, ucs_status_t status, void* user_data) {
+  auto* op = static_cast<HeldRmaOp*>(user_data);
+  Context::Impl& e = *op->impl;
+  auto it = e.integrity_.held_puts.find(op->token);
+  if (it != e.integrity_.held_puts.end()) {
+    HeldPut& h = it->second;
+    if (status != UCS_OK) {
+      e.send_errors_++;
+      if (h.origin) h.origin->set_error(static_cast<int>(Errc::transport));
+      if (h.completion) h.completion->set_error(static_cast<int>(Errc::transport));
+      e.integrity_.held_puts.erase(it);
+    } else {
+      const PutVerifyWire msg{e.me_, h.attempt, 0, op->token, h.tgt_addr, h.len, h.crc, 0};
+      e.send_control_locked(h.tgt, Proto::put_verify, &msg, sizeof msg);
+    }
+  }
+  delete op;
+  if (request) ucp_request_free(request);
+}
+
+// The Get's data is here: ask the target for the range's CRC.
+void on_get_landed(void* request, ucs_status_t status, void* user_data) {
+  auto* op = static_cast<HeldRmaOp*>(user_data);
+  Context::Impl& e = *op->impl;
+  auto it = e.integrity_.held_gets.find(op->token);
+  if (it != e.integrity_.held_gets.end()) {
+    HeldGet& h = it->second;
+    if (status != UCS_OK) {
+      e.send_errors_++;
+      if (h.origin) h.origin->set_error(static_cast<int>(Errc::transport));
+      e.integrity_.held_gets.erase(it);
+    } else {
+      const GetCheckWire msg{e.me_, 0, op->token, h.tgt_addr, h.len};
+      e.send_control_locked(h.tgt, Proto::get_check, &msg, sizeof msg);
+    }
+  }
+  delete op;
+  if (request) ucp_request_free(request);
+}
+
+}  // namespace
+
+bool Context::Impl::registered_range_locked(std::uint64_t addr, std::size_t len) const {
+  auto it = regions_.upper_bound(addr);
+  if (it == regions_.begin()) return false;
+  --it;
+  return addr - it->first <= it->second.len && len <= it->second.len - (addr - it->first);
+}
+
+// ---------------------------------------------------------------- Put
+
+Status Context::Impl::put_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
+                                         const void* org_addr, ucp_rkey_h rkey,
+                                         const Counters& counters) {
+  const std::uint64_t token = integrity_.next_token++;
+  const std::uint32_t crc = len ? crc32c_extend(0, org_addr, len) : 0;
+  integrity_.held_puts.emplace(token, HeldPut{tgt, org_addr, len, tgt_addr, crc, 0, counters.origin,
+                                              counters.target.handle, counters.completion, rkey});
+  post_held_put_locked(token);
+  return Errc::success;
+}
+
+void Context::Impl::post_held_put_locked(std::uint64_t token) {
+  const HeldPut& h = integrity_.held_puts.at(token);
+  if (h.len > 0) {
+    ucp_request_param_t now{};
+    ucs_status_ptr_t r = ucp_put_nbx(eps_[h.tgt], h.data, h.len, h.tgt_addr,
+                                     static_cast<ucp_rkey_h>(h.rkey), &now);
+    // Completion is awaited through the flush below; UCX frees the request.
+    if (UCS_PTR_IS_PTR(r)) ucp_request_free(r);
+  }
+  auto* op = new HeldRmaOp{this, token};
+  ucp_request_param_t p;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  p.cb.send = on_put_flushed;
+  p.user_data = op;
+  ucs_status_ptr_t r = ucp_ep_flush_nbx(eps_[h.tgt], &p);
+  if (r == nullptr || UCS_PTR_IS_ERR(r)) on_put_flushed(nullptr, UCS_PTR_STATUS(r), op);
+}
+
+void Context::Impl::on_put_verify_locked(const PutVerifyWire& msg) {
+  ChecksumAckWire verdict{me_, 0, msg.token};
+  if (msg.len > 0 && !registered_range_locked(msg.addr, msg.len)) {
+    verdict.code = static_cast<std::int32_t>(Errc::not_registered);
+    refuse_locked(msg.src, Errc::not_registered, 0,
+                  fmt::format("put_verify names [{:#x}, +{}), not registered memory here",
+                              msg.addr, msg.len));
+  } else {
+    auto* p = reinterpret_cast<void*>(msg.addr);
+    if (msg.len != 0 && integrity_.injector.due(kCorruptPut, msg.attempt)) {
+      integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
+      integrity_.injector.flip(p, msg.len);
+    }
+    if ((msg.len ? crc32c_extend(0, p, msg.len) : 0u) == msg.crc) [[likely]] {
+      if (msg.attempt != 0) integrity_.stats.repaired.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      count_mismatch(msg.src, "put data", msg.attempt);
+      if (msg.attempt + 1 >= kMaxAttempts) integrity_.stats.failures.fetch_add(1, std::memory_order_relaxed);
+      verdict.code = static_cast<std::int32_t>(Errc::data_corrupt);
+    }
+  }
+  send_control_locked(msg.src, Proto::put_verdict, &verdict, sizeof verdict);
+}
+
+void Context::Impl::on_put_verdict_locked(const ChecksumAckWire& msg) {
+  auto it = integrity_.held_puts.find(msg.record);
+  if (it == integrity_.held_puts.end() || it->second.tgt != msg.src) [[unlikely]] {
+    refuse_locked(msg.src, Errc::hndl_invalid, 0,
+                  fmt::format("put_verdict names no put of this task to task {} (record {:#x})",
+                              msg.src, msg.record));
+    return;
+  }
+  HeldPut& h = it->second;
+  const auto code = static_cast<Errc>(msg.code);
+  if (code == Errc::data_corrupt && h.attempt + 1 < kMaxAttempts) {
+    ++h.attempt;
+    integrity_.stats.retransmissions.fetch_add(1, std::memory_order_relaxed);
+    post_held_put_locked(msg.record);
+    return;
+  }
+  const HeldPut done = h;
+  integrity_.held_puts.erase(it);
+  if (code != Errc::success) {
+    if (done.origin) done.origin->set_error(msg.code);
+    if (done.completion) done.completion->set_error(msg.code);
+    report_integrity_failure_locked(
+        done.tgt, code,
+        fmt::format("put of {} bytes to task {} failed: {}", done.len, done.tgt,
+                    code == Errc::data_corrupt ? "damaged (checksum mismatch) on every attempt"
+                                               : errc_name(code)));
+    return;
+  }
+  if (done.origin) bump(*done.origin);
+  if (done.target_counter || done.completion) {
+    CounterUpdateWire update{me_, 0, 0, done.target_counter, 0};
+    if (done.target_counter) update.flags |= kHasTargetCounter;
+    if (done.completion) {
+      update.flags |= kHasCompletion;
+      update.cookie = completions_.insert(done.completion);
+    }
+    send_control_locked(done.tgt, Proto::counter_update, &update, sizeof update);
+  }
+}
+
+// ---------------------------------------------------------------- Get
+
+Status Context::Impl::get_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
+                                         void* org_addr, ucp_rkey_h rkey, RemoteCounter tgt_cntr,
+                                         Counter* org_cntr) {
+  const std::uint64_t token = integrity_.next_token++;
+  integrity_.held_gets.emplace(
+      token, HeldGet{tgt, org_addr, len, tgt_addr, 0, org_cntr, tgt_cntr.handle, rkey});
+  post_held_get_locked(token);
+  return Errc::success;
+}
+
+void Context::Impl::post_held_get_locked(std::uint64_t token) {
+  const HeldGet& h = integrity_.held_gets.at(token);
+  auto* op = new HeldRmaOp{this, token};
+  ucp_request_param_t p;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  p.cb.send = on_get_landed;
+  p.user_data = op;
+  ucs_status_ptr_t r =
+      ucp_get_nbx(eps_[h.tgt], h.data, h.len, h.tgt_addr, static_cast<ucp_rkey_h>(h.rkey), &p);
+  if (r == nullptr || UCS_PTR_IS_ERR(r)) on_get_landed(nullptr, UCS_PTR_STATUS(r), op);
+}
+
+void Context::Impl::on_get_check_locked(const GetCheckWire& msg) {
+  GetCheckReplyWire reply{me_, 0, msg.token, 0, 0};
+  if (!registered_range_locked(msg.addr, msg.len)) {
+    reply.code = static_cast<std::int32_t>(Errc::not_registered);
+    refuse_locked(msg.src, Errc::not_registered, 0,
+                  fmt::format("get_check names [{:#x}, +{}), not registered memory here", msg.addr,
+                              msg.len));
+  } else {
+    reply.crc = crc32c_extend(0, reinterpret_cast<const void*>(msg.addr), msg.len);
+  }
+  send_control_locked(msg.src, Proto::get_check_reply, &reply, sizeof reply);
+}
+
+void Context::Impl::on_get_check_reply_locked(const GetCheckReplyWire& msg) {
+  auto it = integrity_.held_gets.find(msg.token);
+  if (it == integrity_.held_gets.end() || it->second.tgt != msg.src) [[unlikely]] {
+    refuse_locked(msg.src, Errc::hndl_invalid, 0,
+                  fmt::format("get_check_reply names no get of this task from task {} "
+                              "(record {:#x})",
+                              msg.src, msg.token));
+    return;
+  }
+  HeldGet& h = it->second;
+  Errc code = static_cast<Errc>(msg.code);
+  if (code == Errc::success) {
+    if (integrity_.injector.due(kCorruptGet, h.attempt)) {
+      integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
+      integrity_.injector.flip(h.data, h.len);
+    }
+    if (crc32c_extend(0, h.data, h.len) == msg.crc) [[likely]] {
+      if (h.attempt != 0) integrity_.stats.repaired.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      count_mismatch(msg.src, "get data", h.attempt);
+      if (h.attempt + 1 < kMaxAttempts) {
+        ++h.attempt;
+        integrity_.stats.retransmissions.fetch_add(1, std::memory_order_relaxed);
+        post_held_get_locked(msg.token);
+        return;
+      }
+      integrity_.stats.failures.fetch_add(1, std::memory_order_relaxed);
+      code = Errc::data_corrupt;
+    }
+  }
+  const HeldGet done = h;
+  integrity_.held_gets.erase(it);
+  if (code != Errc::success) {
+    if (done.origin) done.origin->set_error(static_cast<int>(code));
+    report_integrity_failure_locked(
+        done.tgt, code,
+        fmt::format("get of {} bytes from task {} failed: {}", done.len, done.tgt,
+                    code == Errc::data_corrupt ? "damaged (checksum mismatch) on every attempt"
+                                               : errc_name(code)));
+    return;
+  }
+  if (done.origin) bump(*done.origin);
+  if (done.target_counter) {
+    const CounterUpdateWire update{me_, kHasTargetCounter, 0, done.target_counter, 0};
+    send_control_locked(done.tgt, Proto::counter_update, &update, sizeof update);
+  }
+}
+
+}  // namespace lapi

@@ -1,0 +1,45 @@
+// Runs integrity_ranks under lapirun with LAPIS_CHECKSUM=crc32c: without
+// faults, and with LAPIS_FAULT_CORRUPT on each path (shared-memory ring,
+// UCX eager, rendezvous, split copy, put, get) in polling and interrupt
+// mode, at 2 ranks and at 8 (more than cores).
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/launch.hpp"
+
+using lapis::testing::launch;
+
+TEST_CASE("checksums: intact data, and every injected corruption repaired on every path") {
+  struct Run {
+    int ranks;
+    std::vector<std::string> env;
+  };
+  const std::string on = "LAPIS_CHECKSUM=crc32c";
+  const std::vector<Run> runs = {
+      {2, {on}},
+      {2, {on, "LAPIS_FAULT_CORRUPT=shm:3", "INTEGRITY_MIN_INJECTED=20"}},
+      {2, {on, "LAPIS_FAULT_CORRUPT=eager:3", "LAPIS_SHM=0", "INTEGRITY_MIN_INJECTED=20"}},
+      {2, {on, "LAPIS_FAULT_CORRUPT=rndv:2", "LAPIS_SPLIT_COPY=0", "INTEGRITY_MIN_INJECTED=10"}},
+      {2, {on, "LAPIS_FAULT_CORRUPT=split:2", "INTEGRITY_MIN_INJECTED=10"}},
+      {2, {on, "LAPIS_FAULT_CORRUPT=put,get:3", "INTEGRITY_MIN_INJECTED=20"}},
+      {2, {on, "LAPIS_FAULT_CORRUPT=all:3", "LAPIS_MODE=interrupt", "INTEGRITY_MIN_INJECTED=40"}},
+      {2, {on, "LAPIS_FAULT_CORRUPT=all:3", "LAPIS_MODE=interrupt", "LAPIS_SHM=0",
+           "INTEGRITY_MIN_INJECTED=40"}},
+      {8, {on, "LAPIS_FAULT_CORRUPT=all:5", "INTEGRITY_MIN_INJECTED=80"}},
+      // Every transmission damaged: operations fail after their retries.
+      {2, {on, "LAPIS_FAULT_CORRUPT=all:1", "INTEGRITY_EXPECT_FAILURE=1"}},
+      {2, {on, "LAPIS_FAULT_CORRUPT=all:1", "INTEGRITY_EXPECT_FAILURE=1", "LAPIS_MODE=interrupt"}},
+  };
+  for (const Run& run : runs) {
+    CAPTURE(run.ranks);
+    std::string env;
+    for (const std::string& e : run.env) env += e + " ";
+    CAPTURE(env);
+    const auto r = launch({run.ranks, 180, run.env}, "tests/core/integrity_ranks");
+    INFO(r.output);
+    CHECK(r.status == 0);
+  }
+}
