@@ -57,7 +57,8 @@ TEST_CASE("a million messages from each of three senders, in every variant") {
 TEST_CASE("a small cap on held copies: blocking sends wait instead of copying") {
   run(4, {"LAPIS_HELD_SEND_MAX=1m", "FLOOD_COUNT=100000", kMillionBudget, "FLOOD_EXPECT_HOLD=1",
           "FLOOD_EXPECT_UNCOPIED=1",
-          kAddressSanitizer || kThreadSanitizer ? "FLOOD_MAX_SENDER_GROWTH_MIB=96"
+          // 18 MiB measured in the plain build; sanitizers multiply it (TSan about 5x).
+          kAddressSanitizer || kThreadSanitizer ? "FLOOD_MAX_SENDER_GROWTH_MIB=200"
                                                 : "FLOOD_MAX_SENDER_GROWTH_MIB=32"});
 }
 
