@@ -135,7 +135,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto type = static_cast<rt::MsgType>(op & 1 ? byte() % 8 : 3 + 2 * (op >> 1 & 1));
         std::uint32_t seq = byte();
         if ((op & 2) != 0 && type == rt::MsgType::kHello) seq = static_cast<std::uint32_t>(byte() % job_size);
-        const std::size_t n = std::min<std::size_t>(byte(), static_cast<std::size_t>(end - p));
+        const std::size_t want = byte();  // before end - p: argument order is unspecified
+        const std::size_t n = std::min<std::size_t>(want, static_cast<std::size_t>(end - p));
         std::vector<std::byte> payload(reinterpret_cast<const std::byte*>(p),
                                        reinterpret_cast<const std::byte*>(p + n));
         p += n;
@@ -148,7 +149,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         break;
       }
       case 3: case 4: {  // raw bytes: a forged header, a frame split anywhere
-        const std::size_t n = std::min<std::size_t>(byte(), static_cast<std::size_t>(end - p));
+        const std::size_t want = byte();  // before end - p: argument order is unspecified
+        const std::size_t n = std::min<std::size_t>(want, static_cast<std::size_t>(end - p));
         bytes.assign(reinterpret_cast<const std::byte*>(p), reinterpret_cast<const std::byte*>(p + n));
         p += n;
         break;
