@@ -38,6 +38,15 @@ if [ $quick -eq 0 ]; then
   bash tools/fuzz.sh --seconds 20 2>&1 | tee "$log_dir/fuzz.log" | grep -E '^//|ERROR' || true
 fi
 
+# Why each failure failed: the end of the test's own output, which Bazel
+# prints between "FAIL: //target" and a line of '='.
+for log in "$log_dir"/*.log; do
+  awk -v suite="$(basename "$log" .log)" '
+    /^FAIL: \/\// { block = 1; n = 0; print "=== " suite " " $0; next }
+    block && /^=+$/ { for (i = (n > 40 ? n - 40 : 0); i < n; i++) print "  " line[i % 40]; block = 0; next }
+    block { line[n++ % 40] = $0 }' "$log"
+done
+
 passed=$(cat "$log_dir"/*.log | grep -cE '^//[^ ]+ +(\(cached\) )?PASSED')
 failed=$(cat "$log_dir"/*.log | grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|INCOMPLETE)')
 # A build error leaves no per-target line: count it as a failure.
