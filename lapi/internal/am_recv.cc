@@ -101,41 +101,18 @@ void Context::Impl::accept_shm_frame_locked(TaskId src, const std::byte* frame, 
   (void)accept_amsend_locked(false, true, frame, len, nullptr, 0);
 }
 
-ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const std::byte* bytes,
-                                                 std::size_t frame_len, void* data,
-                                                 std::size_t length) {
-  // 1. Parse and validate the frame: sender, flags, optional words (amsend_frame.hpp);
-  //    then the handler and counter it names.
-  AmsendFrame f;
-  if (const FrameFault fault = parse_amsend_frame(rndv, packed, bytes, frame_len, data, length,
-                                                  ntasks_, f);
-      fault != FrameFault::none) [[unlikely]] {
-    return refuse_amsend_locked(rndv, fault == FrameFault::truncated ? UINT32_MAX : f.wire.src,
-                                Errc::hdr_len, f.cookie, describe(fault, f, frame_len));
-  }
-  if (((f.wire.flags & kChecksummed) != 0) | integrity_.on) [[unlikely]] {
-    if ((f.wire.flags & kChecksummed) == 0 || !integrity_.on) {
-      return refuse_amsend_locked(rndv, f.wire.src, Errc::hdr_len, f.cookie,
-                                  fmt::format("amsend {} a checksum, but LAPIS_CHECKSUM is {} here",
-                                              (f.wire.flags & kChecksummed) ? "with" : "without",
-                                              to_string(config_.checksum)));
-    }
-  }
-  DataCheck check;
-  if (f.sum_offset != 0) [[unlikely]] {
-    if (auto refused = check_frame_locked(rndv, f.wire.src, bytes, f.sum_offset, f.uhdr_len,
-                                          f.wire_data, f.wire_length, f.cookie, check)) {
-      return *refused;
-    }
-  }
+// Inlined: each form has one caller, and the unchecked one is every message's path.
+template <bool kChecked>
+[[gnu::always_inline]] inline ucs_status_t Context::Impl::deliver_amsend_locked(
+    bool rndv, const std::byte* bytes, const AmsendFrame& f, const DataCheck& check) {
   const AmsendWire& w = f.wire;
   const std::size_t off = f.uhdr_offset;
   const std::size_t uhdr_len = f.uhdr_len;
   const std::uint64_t counter_handle = f.counter_handle;
   const std::uint64_t cookie = f.cookie;
   const SplitWire& split = f.split;
-  data = f.data;
-  length = f.length;
+  void* const data = f.data;
+  const std::size_t length = f.length;
   if (w.handler >= kMaxUserHandlers || handlers_[w.handler].fn == nullptr) [[unlikely]] {
     return refuse_amsend_locked(rndv, w.src, Errc::no_callback_reg, cookie,
                                 fmt::format("amsend names handler {} which is not registered", w.handler),
@@ -164,14 +141,15 @@ ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const s
   const CompletionJob job{landing.on_complete, landing.user_info, landing.completion_arg,
                           reinterpret_cast<Counter*>(counter_handle), w.src, cookie};
   if (split.id != 0) [[unlikely]] {
-    land_split_locked(w.src, split, landing.buffer, job, check.split_crc);
+    land_split_locked(w.src, split, landing.buffer, job, kChecked ? check.split_crc : 0);
     return UCS_OK;
   }
 
   // 3. Land the data: one copy for eager, a zero-copy pull for rendezvous.
-  if (check.on) [[unlikely]] accepting_held_ = 0;  // refusals are behind us
+  // check.on: a held send (LAPIS_CHECKSUM), whose origin waits for this task's word.
+  if (kChecked && check.on) accepting_held_ = 0;  // refusals are behind us
   if (length == 0 || landing.buffer == nullptr) {
-    if (check.on) [[unlikely]] send_checksum_ack_locked(w.src, check.record, Errc::success);
+    if (kChecked && check.on) send_checksum_ack_locked(w.src, check.record, Errc::success);
     landed_locked(job);  // nothing to move, or the handler discarded it
     return UCS_OK;       // for rendezvous: UCX drops the data, the send completes
   }
@@ -181,6 +159,40 @@ ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const s
     return UCS_OK;
   }
   return pull_rendezvous_locked(data, landing.buffer, length, job, check);
+}
+
+ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const std::byte* bytes,
+                                                 std::size_t frame_len, void* data,
+                                                 std::size_t length) {
+  // 1. Parse and validate the frame: sender, flags, optional words (amsend_frame.hpp);
+  //    then the handler and counter it names.
+  AmsendFrame f;
+  if (const FrameFault fault = parse_amsend_frame(rndv, packed, bytes, frame_len, data, length,
+                                                  ntasks_, f);
+      fault != FrameFault::none) [[unlikely]] {
+    return refuse_amsend_locked(rndv, fault == FrameFault::truncated ? UINT32_MAX : f.wire.src,
+                                Errc::hdr_len, f.cookie, describe(fault, f, frame_len));
+  }
+  if (((f.wire.flags & kChecksummed) != 0) | integrity_.on) [[unlikely]] {
+    return accept_checked_amsend_locked(rndv, bytes, f);
+  }
+  return deliver_amsend_locked<false>(rndv, bytes, f, DataCheck{});
+}
+
+[[gnu::noinline]] ucs_status_t Context::Impl::accept_checked_amsend_locked(
+    bool rndv, const std::byte* bytes, const AmsendFrame& f) {
+  if ((f.wire.flags & kChecksummed) == 0 || !integrity_.on) {
+    return refuse_amsend_locked(rndv, f.wire.src, Errc::hdr_len, f.cookie,
+                                fmt::format("amsend {} a checksum, but LAPIS_CHECKSUM is {} here",
+                                            (f.wire.flags & kChecksummed) ? "with" : "without",
+                                            to_string(config_.checksum)));
+  }
+  DataCheck check;
+  if (auto refused = check_frame_locked(rndv, f.wire.src, bytes, f.sum_offset, f.uhdr_len,
+                                        f.wire_data, f.wire_length, f.cookie, check)) {
+    return *refused;
+  }
+  return deliver_amsend_locked<true>(rndv, bytes, f, check);
 }
 
 ucs_status_t Context::Impl::pull_rendezvous_locked(void* desc, void* buffer, std::size_t length,

@@ -82,6 +82,7 @@ void Context::Impl::send_control_locked(TaskId tgt, Proto proto, const void* hea
 }
 
 // Inlined into both senders: the shared-memory path should not pay a call.
+template <bool kChecked>
 [[gnu::always_inline]] inline std::size_t Context::Impl::write_frame_locked(
     std::byte* at, HandlerId handler, std::uint16_t extra_flags, const void* uhdr,
     std::size_t uhdr_len, const Counters& counters) {
@@ -98,7 +99,7 @@ void Context::Impl::send_control_locked(TaskId tgt, Proto proto, const void* hea
     std::memcpy(at + off, &cookie, 8);
     off += 8;
   }
-  if (extra_flags & kChecksummed) [[unlikely]] off += sizeof(ChecksumWire);  // sealed by the caller
+  if constexpr (kChecked) off += sizeof(ChecksumWire);  // sealed by the caller
   std::memcpy(at, &w, sizeof w);
   if (uhdr_len) std::memcpy(at + off, uhdr, uhdr_len);
   return off + uhdr_len;
@@ -108,24 +109,25 @@ std::size_t Context::Impl::write_frame_out_of_line_locked(std::byte* at, Handler
                                                           std::uint16_t extra_flags,
                                                           const void* uhdr, std::size_t uhdr_len,
                                                           const Counters& counters) {
-  return write_frame_locked(at, handler, extra_flags, uhdr, uhdr_len, counters);
+  return write_frame_locked<true>(at, handler, extra_flags, uhdr, uhdr_len, counters);
 }
 
+template <bool kChecked>
 bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
                                       const void* uhdr, std::size_t uhdr_len, const void* data,
                                       std::size_t data_len, const Counters& counters) {
   // The packed layout (wire.hpp), written in place in the target's ring.
   const std::size_t words = (counters.target ? 8 : 0) + (counters.completion ? 8 : 0) +
-                            ((extra_flags & kChecksummed) ? sizeof(ChecksumWire) : 0);
+                            (kChecked ? sizeof(ChecksumWire) : 0);
   const std::size_t len = sizeof(AmsendWire) + words + uhdr_len + data_len;
   if (len > ShmChannel::kFrameLimit) return false;
   ShmSend why;
   std::byte* p = shm_.begin_send(tgt, len, why);
   if (p == nullptr) return false;  // ring full or target asleep: UCX
-  const std::size_t off = write_frame_locked(
+  const std::size_t off = write_frame_locked<kChecked>(
       p, handler, static_cast<std::uint16_t>(extra_flags | uhdr_len << kPackedUhdrShift), uhdr,
       uhdr_len, counters);
-  if (extra_flags & kChecksummed) [[unlikely]] {
+  if constexpr (kChecked) {
     seal_ring_frame_locked(tgt, extra_flags, p, off, uhdr_len, data, data_len);
   } else if (data_len) {
     std::memcpy(p + off, data, data_len);
@@ -139,6 +141,12 @@ bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16
   if (counters.origin) bump(*counters.origin);
   return true;
 }
+template bool Context::Impl::amsend_shm_locked<false>(TaskId, HandlerId, std::uint16_t,
+                                                     const void*, std::size_t, const void*,
+                                                     std::size_t, const Counters&);
+template bool Context::Impl::amsend_shm_locked<true>(TaskId, HandlerId, std::uint16_t,
+                                                    const void*, std::size_t, const void*,
+                                                    std::size_t, const Counters&);
 
 // Names the first bad argument of an Amsend (out of line: the checks in
 // amsend() only decide whether there is one).
@@ -176,17 +184,21 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
   }
   Guard guard(lock_);
   // LAPIS_CHECKSUM=crc32c: every frame carries a ChecksumWire (integrity.hpp).
-  const std::uint16_t checked = integrity_.on ? kChecksummed : 0;
+  const bool checked = integrity_.on;
   // A task on this node: straight into its shared-memory ring.
   if (uhdr_len <= kPackedUhdrLimit && data_len < config_.eager_limit && shm_.reaches(tgt) &&
-      amsend_shm_locked(tgt, handler, checked, uhdr, uhdr_len, data, data_len, counters)) [[likely]] {
+      (checked ? amsend_shm_locked<true>(tgt, handler, kChecksummed, uhdr, uhdr_len, data,
+                                         data_len, counters)
+               : amsend_shm_locked<false>(tgt, handler, 0, uhdr, uhdr_len, data, data_len,
+                                          counters))) [[likely]] {
     return Errc::success;
   }
   // Large data for a task on this node: both tasks copy a part.
   if (data_len >= config_.eager_limit && data_len >= kSplitMin && split_reaches(tgt)) {
     return amsend_split_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
   }
-  return amsend_ucx_locked(tgt, handler, checked, uhdr, uhdr_len, data, data_len, counters);
+  return amsend_ucx_locked(tgt, handler, checked ? kChecksummed : 0, uhdr, uhdr_len, data,
+                           data_len, counters);
 }
 
 // Out of line: its frame buffer would cost the shared-memory path a large
@@ -203,7 +215,8 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
   // Frame: AmsendWire, optional counter handle and completion cookie, then
   // the user header, built on the stack (with room to append packed data).
   alignas(8) std::byte frame[kSendHeaderCapacity + kPackedDataLimit];
-  const std::size_t off = write_frame_locked(frame, handler, extra_flags, uhdr, uhdr_len, counters);
+  const std::size_t off =
+      write_frame_locked<false>(frame, handler, extra_flags, uhdr, uhdr_len, counters);
   AmsendWire w;
   std::memcpy(&w, frame, sizeof w);
   ++sent_to_[tgt];

@@ -28,18 +28,21 @@ enum class FrameFault : std::uint8_t {
   split_no_record,  // split: the descriptor names no origin record
 };
 
+// Filled by parse_amsend_frame. Only what a refusal may read is initialised
+// here: the rest is written before parse_amsend_frame returns none, and
+// zeroing the whole struct would cost every message a dozen stores.
 struct AmsendFrame {
-  AmsendWire wire{};                 // flags without the packed user-header length
+  AmsendWire wire;                   // flags without the packed user-header length
   std::uint64_t counter_handle = 0;  // kHasTargetCounter
   std::uint64_t cookie = 0;          // kHasCompletion (0 until parsed)
-  std::size_t uhdr_offset = 0;       // user header: bytes + uhdr_offset ...
-  std::size_t uhdr_len = 0;          // ... for uhdr_len bytes
-  void* data = nullptr;              // eager data (null for split); rendezvous: UCX's descriptor
-  std::size_t length = 0;            // data bytes that will land
+  std::size_t uhdr_offset;           // user header: bytes + uhdr_offset ...
+  std::size_t uhdr_len;              // ... for uhdr_len bytes
+  void* data;                        // eager data (null for split); rendezvous: UCX's descriptor
+  std::size_t length = 0;            // data bytes that will land (a refusal reports a split's)
   std::size_t sum_offset = 0;        // kChecksummed: a ChecksumWire at bytes + sum_offset
-  void* wire_data = nullptr;         // the data as carried (a split frame's descriptor), which
-  std::size_t wire_length = 0;       // ... the frame's checksum covers
-  SplitWire split{0, 0, 0};          // split.id != 0: the data stays at the origin
+  void* wire_data;                   // the data as carried (a split frame's descriptor), which
+  std::size_t wire_length;           // ... the frame's checksum covers
+  SplitWire split;                   // split.id != 0: the data stays at the origin
 };
 
 // `bytes`/`frame_len`: the UCX header (amsend) or the whole payload (packed,
@@ -100,6 +103,8 @@ inline FrameFault parse_amsend_frame(bool rndv, bool packed, const std::byte* by
     if (f.split.id == 0) return FrameFault::split_no_record;
     data = nullptr;
     length = f.split.len;
+  } else {
+    f.split.id = 0;
   }
   f.data = data;
   f.length = length;

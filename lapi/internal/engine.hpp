@@ -38,6 +38,10 @@
 
 namespace lapi {
 
+namespace internal {
+struct AmsendFrame;  // amsend_frame.hpp
+}
+
 using internal::CompletionJob;
 using internal::Proto;
 
@@ -62,13 +66,19 @@ class Context::Impl {
                            const void* uhdr, std::size_t uhdr_len, const void* data,
                            std::size_t data_len, const Counters& counters);
   // Writes an Amsend frame's head at `at`: AmsendWire (with `extra_flags`),
-  // the target counter handle and completion cookie when present, the user
-  // header. Returns its length. Caller holds lock_ (the cookie table).
+  // the target counter handle and completion cookie when present, room for
+  // the ChecksumWire when kChecked (extra_flags then has kChecksummed), the
+  // user header. Returns its length. Caller holds lock_ (the cookie table).
+  // kChecked is a template argument so that the unchecked path, the one
+  // every message takes without LAPIS_CHECKSUM, carries no checksum code.
+  template <bool kChecked>
   std::size_t write_frame_locked(std::byte* at, HandlerId handler, std::uint16_t extra_flags,
                                  const void* uhdr, std::size_t uhdr_len, const Counters& counters);
   // Amsend to a task on this node through its shared-memory ring; false
   // (nothing sent) when the frame is too long, the ring full or the target
-  // asleep. Caller holds lock_.
+  // asleep. kChecked: LAPIS_CHECKSUM, extra_flags has kChecksummed. Caller
+  // holds lock_.
+  template <bool kChecked>
   bool amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
                          const void* uhdr, std::size_t uhdr_len, const void* data,
                          std::size_t data_len, const Counters& counters);
@@ -95,6 +105,15 @@ class Context::Impl {
   // followed by the data when `packed`.
   ucs_status_t accept_amsend_locked(bool rndv, bool packed, const std::byte* bytes,
                                     std::size_t frame_len, void* data, std::size_t length);
+  // A parsed frame that carries a checksum or should (LAPIS_CHECKSUM here):
+  // checks it, then deliver_amsend_locked<true>. Out of the unchecked path.
+  ucs_status_t accept_checked_amsend_locked(bool rndv, const std::byte* bytes,
+                                            const internal::AmsendFrame& f);
+  // A parsed, accepted frame: runs the header handler and lands the data.
+  template <bool kChecked>
+  ucs_status_t deliver_amsend_locked(bool rndv, const std::byte* bytes,
+                                     const internal::AmsendFrame& f,
+                                     const internal::DataCheck& check);
   // `split_id` (non-zero for a split-copy Amsend) is the origin's record,
   // released so that its origin counter moves.
   ucs_status_t refuse_amsend_locked(bool rndv, std::uint32_t src, Errc code, std::uint64_t cookie,

@@ -145,7 +145,11 @@ Status Context::Impl::amsend_split_locked(TaskId tgt, HandlerId handler, const v
   }
   const bool in_ring =
       uhdr_len <= kPackedUhdrLimit &&
-      amsend_shm_locked(tgt, handler, flags, uhdr, uhdr_len, &op->wire, sizeof op->wire, later);
+      ((flags & kChecksummed) != 0
+           ? amsend_shm_locked<true>(tgt, handler, flags, uhdr, uhdr_len, &op->wire,
+                                     sizeof op->wire, later)
+           : amsend_shm_locked<false>(tgt, handler, flags, uhdr, uhdr_len, &op->wire,
+                                      sizeof op->wire, later));
   const Status s = in_ring ? Status(Errc::success)
                            : amsend_ucx_locked(tgt, handler, flags, uhdr, uhdr_len, &op->wire,
                                                sizeof op->wire, later);
