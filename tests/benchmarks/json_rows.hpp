@@ -1,6 +1,7 @@
 #pragma once
 // Reading the --json output of the benchmark programs in smoke tests: one
-// flat JSON object of string and number values per line.
+// flat JSON object of string, number and literal (null, true, false) values
+// per line.
 
 #include <cctype>
 #include <cstdlib>
@@ -15,6 +16,16 @@ namespace lapis::testing {
 
 // Keys to values; strings unquoted, numbers as written.
 using JsonObject = std::map<std::string, std::string>;
+
+// The length of the JSON literal (null, true, false) at line[i], or 0.
+inline std::size_t literal_length(const std::string& line, std::size_t i) {
+  for (const char* word : {"null", "true", "false"}) {
+    if (line.compare(i, std::char_traits<char>::length(word), word) == 0) {
+      return std::char_traits<char>::length(word);
+    }
+  }
+  return 0;
+}
 
 // One line holding exactly one flat object; nullopt for anything else
 // (nesting, escapes, a duplicate key, trailing text).
@@ -53,7 +64,16 @@ inline std::optional<JsonObject> parse_flat_object(const std::string& line) {
     skip_space();
     if (i >= line.size() || line[i++] != ':') return std::nullopt;
     skip_space();
-    const bool ok = i < line.size() && line[i] == '"' ? parse_string(value) : parse_number(value);
+    bool ok = false;
+    if (i < line.size() && line[i] == '"') {
+      ok = parse_string(value);
+    } else if (const std::size_t literal = literal_length(line, i); literal != 0) {
+      value = line.substr(i, literal);  // null, true, false: kept as written
+      i += literal;
+      ok = true;
+    } else {
+      ok = parse_number(value);
+    }
     if (!ok || !object.emplace(key, value).second) return std::nullopt;
     skip_space();
     if (i < line.size() && line[i] == ',') {

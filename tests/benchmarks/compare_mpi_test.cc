@@ -1,0 +1,67 @@
+// Runs benchmarks/compare_mpi end to end on a tiny configuration (Lapis
+// only, one size, one repetition, a 100-message flood) from this test's
+// runfiles, so that a step whose program is not built, or whose output the
+// script no longer reads, fails here instead of on a reader's machine.
+// Timings are never asserted: only that every step produced its rows.
+
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "tests/benchmarks/json_rows.hpp"
+#include "tests/support/launch.hpp"
+
+using namespace lapis::testing;  // json_rows.hpp and launch.hpp
+
+namespace {
+
+std::string compare_mpi_command(const std::string& args) {
+  // Runfiles hold benchmarks/ and runtime/ side by side, as bazel-bin does.
+  const std::string root =
+      std::filesystem::path(runfile("runtime/lapirun")).parent_path().parent_path().string();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string out = std::string(tmp != nullptr ? tmp : "/tmp") + "/compare_mpi_out";
+  return "python3 " + runfile("benchmarks/compare_mpi") + " --bin-dir " + root + " --out " + out +
+         " " + args;
+}
+
+}  // namespace
+
+TEST_CASE("compare_mpi --quick runs every step from the binaries it names") {
+  const LaunchResult r = run_shell(compare_mpi_command(
+      "--quick --json --impls lapis --reps 1 --sizes 8 --flood-count 100 --no-plot"));
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  const auto rows = json_rows(r.output, OtherLines::kRejected);
+  std::set<std::string> benches;
+  for (const auto& row : rows) benches.insert(field(row, "bench"));
+  for (const char* bench : {"latency_mode", "mpi_latency", "mpi_bw", "mpi_bibw", "mpi_msgrate",
+                            "mpi_interrupt_latency", "paper", "mpi_flood"}) {
+    CHECK_MESSAGE(benches.count(bench) == 1, "no row for ", bench);
+  }
+  for (const auto& row : rows) {
+    const std::string bench = field(row, "bench");
+    if (bench == "latency_mode") {
+      check_positive(row, "ucx_8b_us");
+      CHECK((field(row, "mode") == "fast" || field(row, "mode") == "slow"));
+    } else if (bench == "mpi_latency") {
+      check_positive(row, "lapis_us");
+      check_positive(row, "ucx_us");
+    } else if (bench == "mpi_flood") {
+      CHECK(field(row, "lapis_ok") == "1");
+      CHECK(field(row, "lapis_lost") == "0");
+    }
+  }
+}
+
+TEST_CASE("compare_mpi names a bad argument") {
+  for (const char* args : {"--sizes 0", "--sizes 8,x", "--reps 0", "--impls lapis,nosuch"}) {
+    CAPTURE(args);
+    const LaunchResult r = run_shell(compare_mpi_command(std::string(args) + " 2>&1"));
+    CHECK(r.status == 2);
+    const std::string name = std::string(args).substr(0, std::string(args).find(' '));
+    CHECK(r.output.find(name) != std::string::npos);
+  }
+}
