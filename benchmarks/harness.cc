@@ -91,6 +91,11 @@ class Runner {
         barrier();
         if (slot < sides_.size()) {
           lapis_values[slot].push_back(convert(m, run_lapis(*sides_[slot], m)));
+          // Polling mode progresses a context only inside its own calls. A target done with
+          // its waits may still owe the origin messages (split copy's split_done, queued in
+          // UCX) that finish the origin's counters: meet on this context before either task
+          // polls only another one, or the origin waits forever (--checksum none,crc32c).
+          sides_[slot]->barrier();
         } else {
           ucx_values.push_back(convert(m, run_raw(m)));
         }

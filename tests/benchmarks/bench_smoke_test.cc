@@ -79,6 +79,26 @@ TEST_CASE("lapi_bandwidth --json: every row parses and carries positive numbers"
   }
 }
 
+TEST_CASE("lapi_bandwidth --checksum none,crc32c: two contexts alternated, every row and ratio") {
+  // Above the split-copy threshold: a target done with one context while its
+  // origin still waited there once hung the job (the harness now meets on the
+  // context after each measurement).
+  const auto rows = rows_of("lapi_bandwidth",
+                            "--sizes 8,64K --iters 10 --reps 2 --op amsend --policy inline "
+                            "--checksum none,crc32c --json");
+  // 2 modes x 2 sizes x 2 checksums, then a checksum_cost row per mode and size.
+  CHECK(count_rows(rows, "bandwidth") == 8);
+  CHECK(count_rows(rows, "checksum_cost") == 4);
+  for (const auto& row : rows) {
+    if (field(row, "bench") == "bandwidth") {
+      CHECK((field(row, "checksum") == "none" || field(row, "checksum") == "crc32c"));
+      check_positive(row, "lapis_MBps");
+    } else {
+      check_positive(row, "crc32c_over_none");
+    }
+  }
+}
+
 TEST_CASE("bad arguments are reported with the argument's name") {
   const LaunchResult bad_size = run_alone("lapi_latency", "--sizes 0");
   CHECK(bad_size.status == 2);
