@@ -244,6 +244,10 @@ class Context::Impl {
   void release_failed_split_locked(TaskId tgt, const std::byte* frame, std::size_t len,
                                    std::size_t data_off);
   void on_checksum_ack_locked(const internal::ChecksumAckWire& msg);
+  // Target: replay frame `seq` from `src` arrived intact (reported in batches).
+  void note_verified_locked(TaskId src, std::uint64_t seq);
+  // Origin: the target's batch; those frames leave the replay ring's care.
+  void on_checksum_verified_locked(const internal::ChecksumVerifiedWire& msg);
   // Target. Checks a checksummed frame as it arrived (rendezvous: its head
   // only). Nothing when intact; otherwise it was NACKed or refused, and the
   // value is what the UCX callback returns.

@@ -196,6 +196,8 @@ Status Context::Impl::start() {
       {Proto::checksum_nack, on_fixed<ChecksumNackWire, &Context::Impl::on_checksum_nack_locked>},
       {Proto::checksum_resend, on_checksum_resend_cb},
       {Proto::checksum_ack, on_fixed<ChecksumAckWire, &Context::Impl::on_checksum_ack_locked>},
+      {Proto::checksum_verified,
+       on_fixed<ChecksumVerifiedWire, &Context::Impl::on_checksum_verified_locked>},
       {Proto::put_verify, on_fixed<PutVerifyWire, &Context::Impl::on_put_verify_locked>},
       {Proto::put_verdict, on_fixed<ChecksumAckWire, &Context::Impl::on_put_verdict_locked>},
       {Proto::get_check, on_fixed<GetCheckWire, &Context::Impl::on_get_check_locked>},

@@ -16,9 +16,11 @@
 //     copy of each frame it sent in a per-target replay ring (filled by the
 //     same CRC-while-copying pass) and sends the copy again. Its origin
 //     counter moves at once as without checksums, so small-message latency
-//     pays only the CRC and the copy, no acknowledgement. A NACK for a
-//     frame the ring has already overwritten (more than kReplayBytes sent
-//     to that target since) fails that Amsend instead.
+//     pays only the CRC and the copy, no acknowledgement of its own: the
+//     target reports the frames it found intact in batches of
+//     kVerifiedBatch (checksum_verified). A frame the ring would overwrite
+//     before its batch came back (a target far behind, UCX holding the
+//     traffic) is first moved out of the ring, so every NACK finds its frame.
 //   * Rendezvous Amsends (UCX pulls the data into the landing buffer after
 //     the header handler ran): the origin holds its buffer; its origin
 //     counter moves only when the target acks (checksum_ack). A damaged
@@ -57,47 +59,19 @@
 #include "handlers/handler.hpp"
 #include "lapi/config.hpp"
 #include "lapi/internal/completion.hpp"
+#include "lapi/internal/replay_ring.hpp"
 #include "lapi/internal/wire.hpp"
 
 namespace lapi::internal {
 
 inline constexpr std::uint16_t kMaxAttempts = 4;  // a transfer and three retransmissions
-// Amsend frames of at most this many bytes are kept for replay; with
-// checksums on, larger Amsend data goes by rendezvous (held buffer).
-inline constexpr std::size_t kReplayFrameLimit = 16384;
-inline constexpr std::size_t kReplayBytes = std::size_t{1} << 20;  // per target
-inline constexpr std::size_t kReplayEntries = 8192;                // per target
 
 // The last frames sent to one target, overwritten oldest first.
-class ReplayRing {
- public:
-  enum class Kind : std::uint8_t { packed, unpacked };
-  struct Frame {
-    std::byte* bytes;
-    std::uint32_t len;
-    std::uint32_t head_len;  // unpacked: the UCX header's part of `bytes`
-    Kind kind;
-  };
-  // Reserves room for a frame of `len` (<= kReplayFrameLimit) bytes and
-  // returns where to write it; commit() then records it under `seq`.
-  std::byte* reserve(std::size_t len);
-  void commit(std::uint64_t seq, std::size_t len, std::size_t head_len, Kind kind);
-  std::uint64_t next_seq() const { return next_seq_; }
-  // The frame sent under `seq`, if not overwritten since.
-  std::optional<Frame> find(std::uint64_t seq);
-
- private:
-  struct Entry {
-    std::uint64_t seq = 0;
-    std::uint64_t at = 0;  // absolute byte position
-    std::uint32_t len = 0;
-    std::uint32_t head_len = 0;
-    Kind kind = Kind::packed;
-  };
-  std::vector<std::byte> bytes_;
-  std::vector<Entry> entries_;
-  std::uint64_t write_at_ = 0;  // absolute position of the next frame
-  std::uint64_t next_seq_ = 1;
+// Target side of checksum_verified: the replay frames from one origin found
+// intact, sent back kVerifiedBatch at a time.
+struct VerifiedBatch {
+  std::uint32_t count = 0;
+  std::array<std::uint64_t, kVerifiedBatch> seq{};
 };
 
 // Where LAPIS_FAULT_CORRUPT damages data: one transfer in `every` per path.
@@ -185,6 +159,7 @@ struct Integrity {
   FaultInjector injector;
   IntegrityStats stats;
   std::vector<ReplayRing> replay;  // per target, allocated on first use
+  std::vector<VerifiedBatch> verified;  // per origin: intact replay frames not yet reported
   std::uint64_t next_token = 1;    // held records; never reused
   std::unordered_map<std::uint64_t, HeldSend> held_sends;
   std::unordered_map<std::uint64_t, PendingLanding> pending_landings;

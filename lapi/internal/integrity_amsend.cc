@@ -3,6 +3,7 @@
 // checking frames and landed data at the target, NACKs, retransmissions and
 // acks.
 
+#include <algorithm>
 #include <cstring>
 
 #include "lapi/internal/crc32c.hpp"
@@ -161,7 +162,7 @@ void Context::Impl::on_checksum_nack_locked(const ChecksumNackWire& msg) {
   if (msg.repair == static_cast<std::uint8_t>(Repair::replay)) {
     const std::optional<ReplayRing::Frame> f = replay_for(tgt).find(msg.record);
     if (!f) {
-      // Overwritten: more than kReplayBytes went to tgt since. That Amsend fails.
+      // Never sent, or settled already: a NACK that names no frame we keep.
       integrity_.stats.failures.fetch_add(1, std::memory_order_relaxed);
       report_integrity_failure_locked(
           tgt, Errc::data_corrupt,
@@ -176,6 +177,7 @@ void Context::Impl::on_checksum_nack_locked(const ChecksumNackWire& msg) {
                                        ? at.sum_off + sizeof(ChecksumWire) + at.uhdr_len
                                        : f->head_len;
       release_failed_split_locked(tgt, f->bytes, f->len, data_off);
+      replay_for(tgt).settled(msg.record);
       return;
     }
     // The same frame again, its attempt count raised (and sealed anew).
@@ -315,6 +317,7 @@ std::optional<ucs_status_t> Context::Impl::check_frame_locked(
                       (rndv || crc32c_extend(0, data, length) == sum.data_crc);
   if (intact) [[likely]] {
     if (sum.attempt != 0) integrity_.stats.repaired.fetch_add(1, std::memory_order_relaxed);
+    if (!held) note_verified_locked(src, sum.record);
     // A rendezvous' data is checked (and counted) on its own once pulled:
     // this is its first transmission even when the head was sent again.
     check = DataCheck{held, 0, sum.data_crc, sum.split_crc, sum.record};
@@ -440,6 +443,27 @@ bool Context::Impl::check_split_locked(TaskId src, void* buffer, std::uint64_t a
       return false;
     }
   }
+}
+
+void Context::Impl::note_verified_locked(TaskId src, std::uint64_t seq) {
+  if (integrity_.verified.size() != ntasks_) integrity_.verified.resize(ntasks_);
+  VerifiedBatch& batch = integrity_.verified[src];
+  batch.seq[batch.count++] = seq;
+  if (batch.count < kVerifiedBatch) return;
+  ChecksumVerifiedWire msg{me_, batch.count, {}};
+  std::copy(batch.seq.begin(), batch.seq.end(), msg.seq);
+  batch.count = 0;
+  send_control_locked(src, Proto::checksum_verified, &msg, sizeof msg);
+}
+
+void Context::Impl::on_checksum_verified_locked(const ChecksumVerifiedWire& msg) {
+  if (msg.src >= ntasks_ || msg.count > kVerifiedBatch) [[unlikely]] {
+    refuse_locked(msg.src, Errc::hdr_len, 0,
+                  fmt::format("checksum_verified from task {} with {} entries", msg.src, msg.count));
+    return;
+  }
+  ReplayRing& ring = replay_for(msg.src);
+  for (std::uint32_t i = 0; i < msg.count; ++i) ring.settled(msg.seq[i]);
 }
 
 }  // namespace lapi

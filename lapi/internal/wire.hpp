@@ -35,6 +35,7 @@ enum class Proto : unsigned {
   put_verdict = 22,      // ChecksumAckWire: the Put's data matched (or not) at the target
   get_check = 23,        // GetCheckWire: ask the target for the CRC32C of a Get's range
   get_check_reply = 24,  // GetCheckReplyWire
+  checksum_verified = 25,  // ChecksumVerifiedWire: replay frames that arrived intact
   kCount
 };
 
@@ -200,6 +201,15 @@ struct ChecksumNackWire {
 };
 
 inline constexpr std::uint8_t kNackGaveUp = 2;
+
+// Replay frames the target found intact, reported in batches (the origin
+// may then let its replay ring overwrite them).
+inline constexpr std::size_t kVerifiedBatch = 16;
+struct ChecksumVerifiedWire {
+  std::uint32_t src;
+  std::uint32_t count;  // of seq[] in use
+  std::uint64_t seq[kVerifiedBatch];
+};
 
 struct ChecksumResendWire {
   std::uint32_t src;

@@ -5,12 +5,22 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "tests/support/launch.hpp"
 
 using lapis::testing::launch;
+
+namespace {
+
+std::string tmp_dir() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return dir != nullptr ? dir : "/tmp";
+}
+
+}  // namespace
 
 TEST_CASE("checksums: intact data, and every injected corruption repaired on every path") {
   struct Run {
@@ -29,6 +39,10 @@ TEST_CASE("checksums: intact data, and every injected corruption repaired on eve
       {2, {on, "LAPIS_FAULT_CORRUPT=all:3", "LAPIS_MODE=interrupt", "LAPIS_SHM=0",
            "INTEGRITY_MIN_INJECTED=40"}},
       {8, {on, "LAPIS_FAULT_CORRUPT=all:5", "INTEGRITY_MIN_INJECTED=80"}},
+      // A flood past the replay ring while the target makes no call: frames
+      // damaged early are NACKed after the ring wrapped over them.
+      {2, {on, "LAPIS_FAULT_CORRUPT=shm,eager:64", "INTEGRITY_FLOOD_DIR=" + tmp_dir(),
+           "INTEGRITY_MIN_INJECTED=300"}},
       // Every transmission damaged: operations fail after their retries.
       {2, {on, "LAPIS_FAULT_CORRUPT=all:1", "INTEGRITY_EXPECT_FAILURE=1"}},
       {2, {on, "LAPIS_FAULT_CORRUPT=all:1", "INTEGRITY_EXPECT_FAILURE=1", "LAPIS_MODE=interrupt"}},

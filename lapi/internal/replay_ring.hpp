@@ -1,0 +1,74 @@
+#pragma once
+// The origin's copies of the checksummed Amsend frames it sent to one
+// target (LAPIS_CHECKSUM=crc32c, integrity.hpp): a byte ring written in
+// order, from which a NACKed frame is sent again. A frame leaves the
+// ring's care when the target reports it intact (settled); one the ring
+// must overwrite before that is moved out first (spilled).
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace lapi::internal {
+
+// Amsend frames of at most this many bytes are kept for replay; with
+// checksums on, larger Amsend data goes by rendezvous (held buffer).
+inline constexpr std::size_t kReplayFrameLimit = 16384;
+inline constexpr std::size_t kReplayBytes = std::size_t{1} << 20;  // per target
+inline constexpr std::size_t kReplayEntries = 8192;                // per target
+
+class ReplayRing {
+ public:
+  enum class Kind : std::uint8_t { packed, unpacked };
+  struct Frame {
+    std::byte* bytes;
+    std::uint32_t len;
+    std::uint32_t head_len;  // unpacked: the UCX header's part of `bytes`
+    Kind kind;
+  };
+  // Reserves room for a frame of `len` (<= kReplayFrameLimit) bytes and
+  // returns where to write it; commit() then records it under next_seq().
+  // Frames the new one overwrites that the target has not reported intact
+  // move out of the ring first (spilled), so find() still has them.
+  std::byte* reserve(std::size_t len);
+  void commit(std::uint64_t seq, std::size_t len, std::size_t head_len, Kind kind);
+  std::uint64_t next_seq() const { return next_seq_; }
+  // The frame sent under `seq`, while the target may still ask for it.
+  std::optional<Frame> find(std::uint64_t seq);
+  // The target found frame `seq` intact (or gave up on it): it will not be
+  // asked for again.
+  void settled(std::uint64_t seq);
+  // Frames kept outside the ring, and the oldest the target has not settled.
+  std::size_t spilled() const { return spill_.size(); }
+  std::uint64_t first_unsettled() const { return first_unsettled_; }
+
+ private:
+  struct Entry {
+    std::uint64_t seq = 0;
+    std::uint64_t at = 0;  // absolute byte position
+    std::uint32_t len = 0;
+    std::uint32_t head_len = 0;
+    Kind kind = Kind::packed;
+  };
+  struct Spilled {
+    std::vector<std::byte> bytes;
+    std::uint32_t head_len;
+    Kind kind;
+  };
+  bool unsettled(std::uint64_t seq) const {
+    return seq >= first_unsettled_ && !settled_[seq - first_unsettled_];
+  }
+  std::vector<std::byte> bytes_;
+  std::vector<Entry> entries_;
+  std::uint64_t write_at_ = 0;  // absolute position of the next frame
+  std::uint64_t next_seq_ = 1;
+  std::uint64_t oldest_ = 1;           // oldest frame still in the ring
+  std::uint64_t first_unsettled_ = 1;  // settled_[i]: frame first_unsettled_ + i
+  std::deque<bool> settled_;
+  std::map<std::uint64_t, Spilled> spill_;
+};
+
+}  // namespace lapi::internal
