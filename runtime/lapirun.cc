@@ -10,6 +10,7 @@
 
 #include "runtime/internal/launcher.hpp"
 #include "runtime/launcher_options.hpp"
+#include "runtime/version.hpp"
 
 namespace {
 
@@ -30,6 +31,10 @@ int main(int argc, char** argv) {
       parse_launcher_options(args, timeout_env ? std::optional<std::string_view>(timeout_env) : std::nullopt);
   if (std::holds_alternative<HelpRequested>(parsed)) {
     std::fputs(launcher_usage().c_str(), stdout);
+    return 0;
+  }
+  if (std::holds_alternative<VersionRequested>(parsed)) {
+    std::printf("lapirun (Lapis) %s\n", lapis::kLapisVersion);
     return 0;
   }
   if (const auto* error = std::get_if<UsageError>(&parsed)) return usage_error(error->message);

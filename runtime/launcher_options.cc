@@ -45,6 +45,25 @@ std::optional<EnvSetting> parse_env_setting(std::string_view text) {
   return setting;
 }
 
+enum class Flag { tag_output, report_bindings, ignored };
+
+// Options without a value; `ignored` ones are accepted for other launchers' scripts.
+std::optional<Flag> flag_option(std::string_view name) {
+  if (name == "--tag-output" || name == "-tag-output") return Flag::tag_output;
+  if (name == "--report-bindings" || name == "-report-bindings") return Flag::report_bindings;
+  if (name == "--oversubscribe" || name == "-oversubscribe" || name == "--allow-run-as-root") {
+    return Flag::ignored;
+  }
+  return std::nullopt;
+}
+
+std::optional<BindTo> parse_bind_to(std::string_view text) {
+  if (text == "core") return BindTo::core;
+  if (text == "hwthread") return BindTo::hwthread;
+  if (text == "none") return BindTo::none;
+  return std::nullopt;
+}
+
 // Splits "--name=value" into its parts; a short option or one without '=' has no inline value.
 std::pair<std::string_view, std::optional<std::string_view>> split_inline_value(std::string_view arg) {
   if (arg.starts_with("--")) {
@@ -75,16 +94,32 @@ ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
     if (!arg.starts_with("-") || arg == "-") break;  // the command starts here
     const auto [name, inline_value] = split_inline_value(arg);
     if (name == "-h" || name == "--help") return HelpRequested{};
-    if (name == "--tag-output") {
-      if (inline_value) return UsageError{"option --tag-output takes no value"};
-      options.tag_output = true;
+    if (name == "-V" || name == "--version") return VersionRequested{};
+    if (const auto flag = flag_option(name)) {
+      if (inline_value) return UsageError{"option " + std::string(name) + " takes no value"};
+      if (*flag == Flag::tag_output) options.tag_output = true;
+      if (*flag == Flag::report_bindings) options.report_bindings = true;
       continue;
     }
-    const bool known = name == "-n" || name == "-np" || name == "--np" || name == "--timeout" || name == "-x";
+    const bool known = name == "-n" || name == "-np" || name == "--np" || name == "-c" ||
+                       name == "--timeout" || name == "-x" || name == "--bind-to" ||
+                       name == "-bind-to" || name == "--map-by" || name == "-map-by";
     if (!known) return UsageError{"unknown option '" + std::string(arg) + "'"};
     const auto value = take_value(inline_value);
     if (!value) return UsageError{"option " + std::string(name) + " needs a value"};
-    if (name == "--timeout") {
+    if (name == "--bind-to" || name == "-bind-to") {
+      const auto bind = parse_bind_to(*value);
+      if (!bind) {
+        return UsageError{"invalid --bind-to '" + std::string(*value) +
+                          "': expected core, hwthread or none"};
+      }
+      options.bind_to = *bind;
+    } else if (name == "--map-by" || name == "-map-by") {
+      // One host, one slot per core: mapping by core and by slot place ranks alike.
+      if (*value != "core" && *value != "slot") {
+        return UsageError{"invalid --map-by '" + std::string(*value) + "': expected core or slot"};
+      }
+    } else if (name == "--timeout") {
       options.timeout_seconds = parse_seconds(*value);
       if (!options.timeout_seconds) {
         return UsageError{"invalid --timeout '" + std::string(*value) + "': expected a positive number of seconds"};
@@ -118,11 +153,23 @@ ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
 std::string launcher_usage(std::string_view program_name) {
   const std::string p(program_name);
   return "usage: " + p + " -n N [options] [--] program [args...]\n"
-         "  -n, -np N        start N ranks on this host\n"
-         "  --timeout S      kill all ranks after S seconds and exit 124 (default: $LAPIS_TIMEOUT, else none)\n"
-         "  -x VAR[=VAL]     set VAR=VAL in every rank, or forward this process's VAR (repeatable)\n"
-         "  --tag-output     prefix each line of output with [rank]\n"
-         "  -h, --help       show this help\n"
+         "  -n, -np, -c N        start N ranks on this host\n"
+         "  --timeout S          kill all ranks after S seconds and exit 124 (default: $LAPIS_TIMEOUT,\n"
+         "                       else none)\n"
+         "  -x VAR[=VAL]         set VAR=VAL in every rank, or forward this process's VAR (repeatable)\n"
+         "  --tag-output         prefix each line of output with [rank]\n"
+         "  --bind-to core|hwthread|none\n"
+         "                       bind each rank to a core (all its hardware threads) or to one hardware\n"
+         "                       thread, round-robin over the CPUs this launcher may use (default: core\n"
+         "                       when every rank gets a core of its own, else none)\n"
+         "  --map-by core|slot   place ranks round-robin over cores (the same on one host)\n"
+         "  --report-bindings    say on stderr where each rank is bound\n"
+         "  --oversubscribe, --allow-run-as-root\n"
+         "                       accepted for Open MPI's scripts; change nothing (more ranks than\n"
+         "                       cores always run, unbound unless --bind-to says otherwise)\n"
+         "  -h, --help           show this help\n"
+         "  -V, --version        show the Lapis version\n"
+         "Single-dash spellings (-bind-to, -map-by, -report-bindings) work too.\n"
          "Exit status: 0 if every rank exits 0, else that of the first rank to fail\n"
          "(128+N for signal N), 124 on timeout, 2 on bad usage.\n";
 }

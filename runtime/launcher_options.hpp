@@ -1,6 +1,7 @@
 #pragma once
 // Command line of `lapirun` (and of the mpirun/mpiexec wrappers built on it):
-//   lapirun -n N [--timeout S] [-x VAR[=VAL]]... [--tag-output] [--] prog [args...]
+//   lapirun -n N [--timeout S] [-x VAR[=VAL]]... [--tag-output] [--bind-to core|hwthread|none]
+//           [--map-by core|slot] [--report-bindings] [--] prog [args...]
 // Parsing is pure (no environment access, no I/O) so it can be unit tested.
 #include <optional>
 #include <span>
@@ -18,28 +19,38 @@ struct EnvSetting {
   bool operator==(const EnvSetting&) const = default;
 };
 
+// --bind-to. automatic: core when every rank gets a core of its own, else none (as Open MPI).
+enum class BindTo { automatic, none, core, hwthread };
+
 struct LauncherOptions {
   int nranks = 0;
   std::optional<double> timeout_seconds;  // kill the job after this long; from --timeout or LAPIS_TIMEOUT
   std::vector<EnvSetting> env;
   bool tag_output = false;                // prefix each output line with "[rank] "
+  BindTo bind_to = BindTo::automatic;
+  bool report_bindings = false;           // say on stderr where each rank is bound
   std::vector<std::string> command;       // program (as written) followed by its arguments; never empty
 };
 
 struct HelpRequested {};
+struct VersionRequested {};
 struct UsageError {
   std::string message;  // one line naming the problem, without "lapirun: " or the usage text
 };
 
-using ParsedCommandLine = std::variant<LauncherOptions, HelpRequested, UsageError>;
+using ParsedCommandLine = std::variant<LauncherOptions, HelpRequested, VersionRequested, UsageError>;
 
 // `args` excludes argv[0]. `timeout_env` is the value of LAPIS_TIMEOUT, used when --timeout is absent.
-// Options: -n/-np/--np N, --timeout S, -x VAR[=VAL], --tag-output, -h/--help, "--" ends options;
-// long options also accept --opt=value. The first non-option argument starts the command.
+// Options: -n/-np/--np/-c N, --timeout S, -x VAR[=VAL], --tag-output, --bind-to, --map-by,
+// --report-bindings, -h/--help, -V/--version, "--" ends options; --oversubscribe and
+// --allow-run-as-root are accepted for scripts written for Open MPI (they change nothing here).
+// Long options also accept --opt=value, and the single-dash spellings of Open MPI and MPICH
+// (-bind-to, -map-by, -report-bindings). The first non-option argument starts the command.
 ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
                                          std::optional<std::string_view> timeout_env = std::nullopt);
 
 // The usage text printed after a UsageError and for --help (several lines, ends in '\n').
+// It lists every option parse_launcher_options accepts.
 std::string launcher_usage(std::string_view program_name = "lapirun");
 
 // Finds the program to execute the way execvp would: a name containing '/' is used as is,

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "runtime/internal/binding.hpp"
 #include "runtime/internal/fd.hpp"
 #include "runtime/internal/output_forwarder.hpp"
 #include "runtime/internal/rendezvous_server.hpp"
@@ -194,9 +195,12 @@ class Launcher {
     command.sigpipe_ignored = signals_.sigpipe_was_ignored();
     command.capture_output = options_.tag_output;
     ranks_.resize(static_cast<std::size_t>(options_.nranks));
+    const CpuTopology topology = read_topology();
+    const BindTo bind = resolve_binding(options_.bind_to, options_.nranks, topology);
     for (int rank = 0; rank < options_.nranks; ++rank) {
+      if (options_.report_bindings) report(describe_binding(topology, bind, rank));
       try {
-        SpawnedRank spawned = spawn_rank(command, rank, options_.nranks);
+        SpawnedRank spawned = spawn_rank(command, rank, options_.nranks, cpus_for_rank(topology, bind, rank));
         ranks_[static_cast<std::size_t>(rank)] = {spawned.pid, true};
         ++running_;
         if (options_.tag_output) {

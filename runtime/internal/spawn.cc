@@ -3,6 +3,7 @@
 #include "runtime/shm_names.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -32,7 +33,7 @@ void write_stderr(const char* text) { (void)!::write(STDERR_FILENO, text, std::s
 // Runs in the forked child: only async-signal-safe calls from here on (the launcher is
 // single-threaded, but keep the habit).
 [[noreturn]] void exec_child(const RankCommand& command, char** argv, char** envp, pid_t launcher, bool null_stdin,
-                             int out_fd, int err_fd) {
+                             int out_fd, int err_fd, const cpu_set_t* cpus) {
   // Own process group: killing -pid reaches grandchildren too, and a terminal's Ctrl-C goes to
   // the launcher only, which then stops the ranks in order.
   ::setpgid(0, 0);
@@ -50,6 +51,12 @@ void write_stderr(const char* text) { (void)!::write(STDERR_FILENO, text, std::s
   // The pipe ends are close-on-exec; their dup2() copies are not.
   if (out_fd >= 0) ::dup2(out_fd, STDOUT_FILENO);
   if (err_fd >= 0) ::dup2(err_fd, STDERR_FILENO);
+  if (cpus != nullptr && ::sched_setaffinity(0, sizeof *cpus, cpus) != 0) {
+    write_stderr("lapirun: cannot bind the rank to its CPUs: ");
+    write_stderr(std::strerror(errno));
+    write_stderr("\n");
+    ::_exit(127);
+  }
   ::signal(SIGPIPE, command.sigpipe_ignored ? SIG_IGN : SIG_DFL);
   ::sigprocmask(SIG_SETMASK, &command.exec_sigmask, nullptr);
   ::execve(command.program_path.c_str(), argv, envp);
@@ -70,7 +77,7 @@ std::pair<UniqueFd, UniqueFd> make_pipe() {
 
 }  // namespace
 
-SpawnedRank spawn_rank(const RankCommand& command, int rank, int size) {
+SpawnedRank spawn_rank(const RankCommand& command, int rank, int size, const std::vector<int>& cpus) {
   std::vector<std::string> argv_strings = command.argv;
   std::vector<std::string> env_strings = command.env;
   env_strings.push_back("LAPIS_RANK=" + std::to_string(rank));
@@ -86,10 +93,16 @@ SpawnedRank spawn_rank(const RankCommand& command, int rank, int size) {
   }
   // A terminal on stdin would stop a rank in a background process group (SIGTTIN) on read.
   const bool null_stdin = rank != 0 || !command.stdin_for_rank0 || ::isatty(STDIN_FILENO);
+  cpu_set_t cpu_set;
+  CPU_ZERO(&cpu_set);
+  for (int cpu : cpus) CPU_SET(cpu, &cpu_set);
   const pid_t launcher = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(errno_message(("fork for rank " + std::to_string(rank)).c_str()));
-  if (pid == 0) exec_child(command, argv.data(), envp.data(), launcher, null_stdin, out_write.get(), err_write.get());
+  if (pid == 0) {
+    exec_child(command, argv.data(), envp.data(), launcher, null_stdin, out_write.get(), err_write.get(),
+               cpus.empty() ? nullptr : &cpu_set);
+  }
   ::setpgid(pid, pid);  // also here, so the group exists before we might signal it (the child may not have run yet)
   spawned.pid = pid;
   return spawned;

@@ -29,8 +29,9 @@ struct SpawnedRank {
 };
 
 // Throws std::runtime_error if the process cannot be created. A failing exec shows up as the
-// rank exiting with status 127 after printing why.
-SpawnedRank spawn_rank(const RankCommand& command, int rank, int size);
+// rank exiting with status 127 after printing why. `cpus`: the CPUs the rank is bound to
+// (sched_setaffinity before exec; its threads inherit it), empty for no binding.
+SpawnedRank spawn_rank(const RankCommand& command, int rank, int size, const std::vector<int>& cpus = {});
 
 // The environment shared by all ranks: the launcher's own, minus variables that would confuse
 // the rank's bootstrap choice (LAPIS_RANK/SIZE/RENDEZVOUS, PMIX_RANK), plus the -x settings and

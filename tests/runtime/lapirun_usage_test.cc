@@ -34,6 +34,7 @@ TEST_CASE("bad usage exits 2 with a message and the usage text") {
   check_usage_error({"true"}, "missing -n N");
   check_usage_error({"--frobnicate", "-n", "2", "true"}, "unknown option '--frobnicate'");
   check_usage_error({"-n", "2", "--timeout", "never", "true"}, "invalid --timeout 'never'");
+  check_usage_error({"-n", "2", "--bind-to", "board", "true"}, "invalid --bind-to 'board'");
   check_usage_error({"-n", "2", "no-such-program-for-lapis"}, "program 'no-such-program-for-lapis' not found in PATH");
   check_usage_error({"-n", "2", "/nonexistent/prog"}, "program '/nonexistent/prog': not found");
 
@@ -42,6 +43,13 @@ TEST_CASE("bad usage exits 2 with a message and the usage text") {
   std::ofstream(plain) << "not a program\n";
   ::chmod(plain.c_str(), 0644);
   check_usage_error({"-n", "2", plain}, "program '" + plain + "': not executable");
+}
+
+TEST_CASE("--version prints the release and exits 0") {
+  const Outcome outcome = run({{lapirun_path(), "--version"}, {}, 30});
+  INFO(describe(outcome));
+  CHECK(outcome.status == 0);
+  CHECK(contains(outcome.out, "lapirun (Lapis) "));
 }
 
 TEST_CASE("--help prints the usage and exits 0") {

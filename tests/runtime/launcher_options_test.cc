@@ -9,11 +9,13 @@
 
 namespace {
 
+using lapis::runtime::BindTo;
 using lapis::runtime::EnvSetting;
 using lapis::runtime::HelpRequested;
 using lapis::runtime::LauncherOptions;
 using lapis::runtime::ParsedCommandLine;
 using lapis::runtime::UsageError;
+using lapis::runtime::VersionRequested;
 
 ParsedCommandLine parse(std::initializer_list<std::string_view> args,
                         std::optional<std::string_view> timeout_env = std::nullopt) {
@@ -89,6 +91,41 @@ TEST_CASE("help") {
   CHECK(contains(usage, "usage: lapirun -n N"));
   CHECK(contains(usage, "--tag-output"));
   CHECK(contains(lapis::runtime::launcher_usage("mpirun"), "usage: mpirun"));
+}
+
+TEST_CASE("version") {
+  CHECK(std::holds_alternative<VersionRequested>(parse({"--version"})));
+  CHECK(std::holds_alternative<VersionRequested>(parse({"-V"})));
+}
+
+TEST_CASE("binding and the other launchers' options") {
+  CHECK(parse_ok({"-n", "2", "prog"}).bind_to == BindTo::automatic);
+  CHECK(parse_ok({"-n", "2", "--bind-to", "core", "prog"}).bind_to == BindTo::core);
+  CHECK(parse_ok({"-n", "2", "--bind-to=hwthread", "prog"}).bind_to == BindTo::hwthread);
+  CHECK(parse_ok({"-n", "2", "-bind-to", "none", "prog"}).bind_to == BindTo::none);
+  CHECK(parse_ok({"-n", "2", "--report-bindings", "prog"}).report_bindings);
+  CHECK(parse_ok({"-n", "2", "-report-bindings", "prog"}).report_bindings);
+  CHECK_FALSE(parse_ok({"-n", "2", "prog"}).report_bindings);
+  for (std::string_view map : {"core", "slot"}) {
+    CHECK(parse_ok({"-n", "2", "--map-by", map, "prog"}).command.front() == "prog");
+  }
+  const LauncherOptions compat =
+      parse_ok({"--oversubscribe", "--allow-run-as-root", "-c", "3", "prog"});
+  CHECK(compat.nranks == 3);
+  CHECK(contains(parse_error({"-n", "2", "--bind-to", "socket", "prog"}), "invalid --bind-to 'socket'"));
+  CHECK(contains(parse_error({"-n", "2", "--map-by", "node", "prog"}), "invalid --map-by 'node'"));
+  CHECK(contains(parse_error({"-n", "2", "--bind-to"}), "--bind-to needs a value"));
+  CHECK(contains(parse_error({"-n", "2", "--report-bindings=yes", "prog"}), "takes no value"));
+}
+
+TEST_CASE("the usage text names every option the parser takes") {
+  const std::string usage = lapis::runtime::launcher_usage();
+  for (const char* option : {"-n", "-np", "-c", "--timeout", "-x", "--tag-output", "--bind-to",
+                             "--map-by", "--report-bindings", "--oversubscribe",
+                             "--allow-run-as-root", "--help", "--version"}) {
+    CAPTURE(option);
+    CHECK(contains(usage, option));
+  }
 }
 
 TEST_CASE("bad rank counts") {
