@@ -1,4 +1,5 @@
 #include "lapi/config.hpp"
+#include "lapi/variables.hpp"
 
 #include <cerrno>
 #include <cstdlib>
@@ -87,6 +88,7 @@ std::string_view to_string(CompletionPolicy policy) {
 }
 
 Status Config::from_env(Config& config) {
+  warn_unknown_variables();  // a misspelt LAPIS_ variable would otherwise be ignored silently
   if (const char* v = env("LAPIS_MODE")) {
     const std::string_view s(v);
     if (s == "polling") {

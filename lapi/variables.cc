@@ -1,0 +1,147 @@
+#include "lapi/variables.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace lapi {
+namespace {
+
+// Sorted by layer, then as a reader meets them.
+constexpr std::array kVariables = {
+    Variable{"LAPIS_MODE", "polling", "core",
+             "`polling` or `interrupt` (C API default: interrupt, as IBM LAPI)"},
+    Variable{"LAPIS_POLICY", "inline", "core", "completion policy: `inline`, `thread`, `fiber`"},
+    Variable{"LAPIS_AM_EAGER_LIMIT", "8192", "core",
+             "Amsend data of at least this many bytes goes by UCX rendezvous"},
+    Variable{"LAPIS_ERROR_CHECK", "1", "core", "`0` skips argument validation on the hot path"},
+    Variable{"LAPIS_SHM", "1", "core",
+             "`0`: small Amsends to tasks on this node go through UCX, not the shared-memory rings"},
+    Variable{"LAPIS_SPLIT_COPY", "1", "core",
+             "`0`: large Amsends to tasks on this node are pulled by UCX's rendezvous alone, not "
+             "copied by both tasks"},
+    Variable{"LAPIS_CHECKSUM", "none", "core",
+             "`crc32c`: end-to-end CRC32C on all user data, damaged transfers repeated (see the "
+             "core section)"},
+    Variable{"LAPIS_FAULT_CORRUPT", "unset", "core",
+             "tests: `PATH[,PATH…]:N` flips a bit in one transfer in N on `shm`, `eager`, `rndv`, "
+             "`split`, `put`, `get` or `all`; needs `LAPIS_CHECKSUM=crc32c`"},
+    Variable{"LAPIS_TAKEOVER_GRACE_US", "50", "core",
+             "interrupt mode: µs out of the library's waits before the progress thread takes over "
+             "(1..10000000)"},
+    Variable{"LAPIS_DEBUG", "unset", "core",
+             "print refused remote requests, checksum mismatches and (at `term`) checksum totals"},
+    Variable{"LAPIS_MPI_VARIANT", "enhanced", "mpi engine",
+             "the MPI-LAPI paper's `base`, `counters` or `enhanced` protocol"},
+    Variable{"LAPIS_EAGER_LIMIT", "131072", "mpi engine",
+             "MPI messages of at least this many bytes go by rendezvous"},
+    Variable{"LAPIS_EARLY_ARRIVAL_MAX", "32m", "mpi engine",
+             "a receiver's memory for messages that arrive before their receive, all senders "
+             "together"},
+    Variable{"LAPIS_HELD_SEND_MAX", "128m", "mpi engine",
+             "memory a sender spends on copies of eager sends waiting for flow-control credit; past "
+             "it sends wait (see `mpcpi/README.md`)"},
+    Variable{"LAPIS_COLL_BCAST", "auto", "mpi",
+             "`binomial`, `scatter_allgather` (see `mpi/README.md` for each collective's choice)"},
+    Variable{"LAPIS_COLL_REDUCE", "auto", "mpi", "`binomial`, `linear`"},
+    Variable{"LAPIS_COLL_ALLREDUCE", "auto", "mpi",
+             "`recursive_doubling`, `rabenseifner`, `reduce_bcast`"},
+    Variable{"LAPIS_COLL_ALLGATHER", "auto", "mpi", "`recursive_doubling`, `ring`"},
+    Variable{"LAPIS_COLL_ALLTOALL", "auto", "mpi", "`linear`, `pairwise`"},
+    Variable{"LAPIS_TIMEOUT", "none", "launcher",
+             "`lapirun`'s default `--timeout` (beyond ~30 years: no deadline)"},
+    Variable{"LAPIS_BOOTSTRAP_TIMEOUT", "none", "launcher",
+             "seconds a rank waits for the launcher's rendezvous to answer"},
+    Variable{"LAPIS_RANK", "set by lapirun", "launcher", "this rank's number (do not set by hand)"},
+    Variable{"LAPIS_SIZE", "set by lapirun", "launcher", "the number of ranks (do not set by hand)"},
+    Variable{"LAPIS_RENDEZVOUS", "set by lapirun", "launcher",
+             "the launcher's rendezvous socket (do not set by hand)"},
+    Variable{"LAPIS_JOB_ID", "set by lapirun", "launcher",
+             "the job's id, in its `/dev/shm` file names (do not set by hand)"},
+    Variable{"LAPIS_LAPIRUN", "next to mpirun", "tools", "the `lapirun` that `mpirun` starts"},
+    Variable{"LAPIS_MPICC_CC", "cc", "tools", "the C compiler `mpicc` runs"},
+    Variable{"LAPIS_MPICXX_CXX", "c++", "tools", "the C++ compiler `mpicxx` runs"},
+    Variable{"LAPIS_SOAK_MAX_GROWTH_MIB", "64", "tools",
+             "`tools/soak.sh`: a rank's allowed RSS growth after warm-up"},
+};
+
+// Levenshtein distance, for "did you mean".
+std::size_t edits(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::span<const Variable> variables() { return kVariables; }
+
+const Variable* find_variable(std::string_view name) {
+  for (const Variable& v : kVariables) {
+    if (v.name == name) return &v;
+  }
+  return nullptr;
+}
+
+std::vector<UnknownVariable> unknown_variables(char** environment) {
+  std::vector<UnknownVariable> unknown;
+  for (char** entry = environment; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::string_view name = text.substr(0, text.find('='));
+    if (!name.starts_with("LAPIS_") || find_variable(name) != nullptr) continue;
+    UnknownVariable u{std::string(name), ""};
+    std::size_t best = name.size() / 3 + 1;  // farther than this is no typo
+    for (const Variable& v : kVariables) {
+      if (const std::size_t d = edits(name, v.name); d < best) {
+        best = d;
+        u.closest = std::string(v.name);
+      }
+    }
+    unknown.push_back(std::move(u));
+  }
+  return unknown;
+}
+
+std::string variables_table() {
+  std::string table = "| variable | default | layer | meaning |\n|---|---|---|---|\n";
+  for (const Variable& v : kVariables) {
+    table += "| `" + std::string(v.name) + "` | " +
+             (v.default_value.find(' ') == std::string_view::npos && v.default_value != "unset"
+                  ? "`" + std::string(v.default_value) + "`"
+                  : std::string(v.default_value)) +
+             " | " + std::string(v.layer) + " | " + std::string(v.doc) + " |\n";
+  }
+  return table;
+}
+
+void warn_unknown_variables() {
+  static std::atomic<bool> done{false};
+  if (done.exchange(true)) return;
+  const char* rank = std::getenv("LAPIS_RANK");
+  if (rank != nullptr && std::strcmp(rank, "0") != 0) return;
+  for (const UnknownVariable& u : unknown_variables(environ)) {
+    if (u.closest.empty()) {
+      std::fprintf(stderr, "lapis: warning: %s is not a Lapis variable (lapis_info lists them)\n",
+                   u.name.c_str());
+    } else {
+      std::fprintf(stderr, "lapis: warning: %s is not a Lapis variable; did you mean %s?\n",
+                   u.name.c_str(), u.closest.c_str());
+    }
+  }
+}
+
+}  // namespace lapi
