@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lapi/internal/crc32c.hpp"
@@ -132,6 +134,17 @@ Status Context::Impl::start() {
   if (ucs_status_t st = ucp_config_read(nullptr, nullptr, &ucp_config); st != UCS_OK) {
     return fail(Errc::transport, "init: ucp_config_read: {}{}", ucs_status_string(st),
                 ucx_settings_hint());
+  }
+  // A job on one host (lapirun's, or a task alone) needs no network. UCX's TCP transport would
+  // listen on every interface and accept anyone's connections; loopback still carries a job
+  // whose shared memory is unusable. A UCX_NET_DEVICES the user set wins. (Jobs across hosts,
+  // under PMIx, keep UCX's choice.)
+  const std::string_view boot_kind = boot->kind();
+  if ((boot_kind == "lapirun" || boot_kind == "singleton") && std::getenv("UCX_NET_DEVICES") == nullptr) {
+    if (ucs_status_t st = ucp_config_modify(ucp_config, "NET_DEVICES", "lo"); st != UCS_OK) {
+      ucp_config_release(ucp_config);
+      return fail(Errc::transport, "init: restricting UCX to loopback: {}", ucs_status_string(st));
+    }
   }
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;

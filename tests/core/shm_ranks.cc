@@ -7,10 +7,16 @@
 
 #include <sched.h>
 
+#include <dirent.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -203,4 +209,55 @@ TEST_CASE("forged shared-memory frames are refused, not executed") {
   LAPI_OK(s.ctx.waitcntr(s.landed, 1));
   check_inbox(sizes);
   LAPI_OK(s.ctx.barrier());
+}
+
+namespace {
+
+// Inodes of the sockets this process holds open.
+std::set<std::string> own_socket_inodes() {
+  std::set<std::string> inodes;
+  DIR* dir = ::opendir("/proc/self/fd");
+  REQUIRE(dir != nullptr);
+  while (const dirent* e = ::readdir(dir)) {
+    char target[128] = {};
+    const std::string link = std::string("/proc/self/fd/") + e->d_name;
+    const ssize_t n = ::readlink(link.c_str(), target, sizeof target - 1);
+    const std::string text(target, n > 0 ? static_cast<std::size_t>(n) : 0);
+    if (text.rfind("socket:[", 0) == 0) inodes.insert(text.substr(8, text.size() - 9));
+  }
+  ::closedir(dir);
+  return inodes;
+}
+
+// Local addresses (hex, as /proc/net/tcp* writes them) of this process' listening TCP sockets.
+std::vector<std::string> own_listening_addresses() {
+  const std::set<std::string> mine = own_socket_inodes();
+  std::vector<std::string> addresses;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream f(table);
+    std::string line;
+    std::getline(f, line);  // header
+    while (std::getline(f, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode;
+      if (state == "0A" && mine.count(inode) != 0) addresses.push_back(local.substr(0, local.find(':')));
+    }
+  }
+  return addresses;
+}
+
+}  // namespace
+
+TEST_CASE("a job on one host listens on loopback only") {
+  // UCX's TCP transport used to listen on every interface, open to anyone who could reach the
+  // host; a job on one host needs no network at all.
+  lapi::Context& ctx = rank_context();
+  const std::vector<std::string> listening = own_listening_addresses();
+  for (const std::string& address : listening) {
+    CAPTURE(address);
+    const bool loopback = address == "0100007F" || address == "00000000000000000000000001000000";
+    CHECK(loopback);
+  }
+  LAPI_OK(ctx.barrier());
 }
