@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs Lapis MPI under a prefix:
-#   PREFIX/include   mpi.h, lapi.h
+#   PREFIX/include   mpi.h, lapis_pmpi.h (its PMPI_ names), lapi.h
 #   PREFIX/lib       libmpi.so, liblapi.so, pkgconfig/{mpi,lapis-mpi,lapi}.pc
-#   PREFIX/bin       mpicc, mpicxx, mpic++, mpirun, mpiexec, lapirun
+#   PREFIX/bin       mpicc, mpicxx, mpic++, mpirun, mpiexec, lapirun, lapis_info
 #
 #   bash tools/install.sh PREFIX              # builds with bazel, then installs
 #   bash tools/install.sh --from DIR PREFIX   # installs already-built files
@@ -31,7 +31,8 @@ done
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 if [ -z "$from" ]; then
-  (cd "$src" && bazel build -c opt --config=lto //mpi/shared:libmpi.so //mpi/shared:liblapi.so //runtime:lapirun)
+  (cd "$src" && bazel build -c opt --config=lto //mpi/shared:libmpi.so //mpi/shared:liblapi.so \
+     //mpi:pmpi //runtime:lapirun //tools:lapis_info)
   bin=$(cd "$src" && bazel info -c opt --config=lto bazel-bin)
   srcdir=$src
 else
@@ -40,7 +41,7 @@ else
 fi
 
 for f in "$bin/mpi/shared/libmpi.so" "$bin/runtime/lapirun" "$srcdir/mpi/include/mpi.h" \
-         "$srcdir/tools/mpicc" "$srcdir/tools/mpirun"; do
+         "$bin/mpi/include/lapis_pmpi.h" "$srcdir/tools/mpicc" "$srcdir/tools/mpirun"; do
   [ -f "$f" ] || { echo "install.sh: missing $f (build first or check --from)" >&2; exit 1; }
 done
 
@@ -48,12 +49,14 @@ mkdir -p "$prefix/bin" "$prefix/include" "$prefix/lib/pkgconfig"
 prefix=$(cd "$prefix" && pwd)
 
 install -m 0644 "$srcdir/mpi/include/mpi.h" "$prefix/include/mpi.h"
+install -m 0644 "$bin/mpi/include/lapis_pmpi.h" "$prefix/include/lapis_pmpi.h"
 install -m 0755 "$bin/mpi/shared/libmpi.so" "$prefix/lib/libmpi.so"
 if [ -f "$bin/mpi/shared/liblapi.so" ] && [ -f "$srcdir/lapi/lapi.h" ]; then
   install -m 0755 "$bin/mpi/shared/liblapi.so" "$prefix/lib/liblapi.so"
   install -m 0644 "$srcdir/lapi/lapi.h" "$prefix/include/lapi.h"
 fi
 install -m 0755 "$bin/runtime/lapirun" "$prefix/bin/lapirun"
+if [ -f "$bin/tools/lapis_info" ]; then install -m 0755 "$bin/tools/lapis_info" "$prefix/bin/lapis_info"; fi
 install -m 0755 "$srcdir/tools/mpicc" "$prefix/bin/mpicc"
 install -m 0755 "$srcdir/tools/mpirun" "$prefix/bin/mpirun"
 ln -sf mpicc "$prefix/bin/mpicxx"

@@ -513,6 +513,9 @@ MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int MPI_Free_mem(void *base);
 
+/* The profiling interface: every function above as PMPI_ too. */
+#include "lapis_pmpi.h"
+
 #ifdef __cplusplus
 }
 #endif

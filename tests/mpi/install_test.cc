@@ -96,7 +96,8 @@ TEST_CASE("every function mpi.h and lapi.h declare is exported by the installed 
     const char* lib;
     std::size_t at_least;  // guards the parser: a regex that finds nothing proves nothing
   };
-  for (const Library& l : {Library{"mpi.h", "mpi", 100}, Library{"lapi.h", "lapi", 20}}) {
+  for (const Library& l : {Library{"mpi.h", "mpi", 100}, Library{"lapis_pmpi.h", "mpi", 100},
+                           Library{"lapi.h", "lapi", 20}}) {
     CAPTURE(l.header);
     std::size_t count = 0;
     const std::string src = write_reference_program(prefix + "/include/" + l.header, l.header,
