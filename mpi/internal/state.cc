@@ -28,6 +28,9 @@ void install_predefined_objects(State& s) {
   s.groups.insert_at(MPI_GROUP_EMPTY, std::make_shared<const Group>());
   s.errhandlers.insert_at(MPI_ERRORS_ARE_FATAL, fatal_errhandler());
   s.errhandlers.insert_at(MPI_ERRORS_RETURN, return_errhandler());
+  // MPI 4.0's MPI_ERRORS_ABORT ends the communicator's processes; the job
+  // ends with them here, as with MPI_ERRORS_ARE_FATAL.
+  s.errhandlers.insert_at(MPI_ERRORS_ABORT, fatal_errhandler());
 }
 
 }  // namespace mpi
