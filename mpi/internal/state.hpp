@@ -59,7 +59,7 @@ struct State {
   int attr_wtime_is_global = 0;
   int attr_universe_size = 1;
   int attr_appnum = 0;
-  int attr_lastusedcode = MPI_ERR_LASTCODE;
+  int attr_lastusedcode = MPICH_ERR_LAST_CLASS;  // as MPICH reports it
 };
 
 // A plain global (not a function-local static): every MPI call reads it,

@@ -2,7 +2,8 @@
 // Debian's mpicc.mpich against MPICH's own mpi.h (tests/mpi/progs/mpich_abi.c:
 // point-to-point, statuses, collectives, datatypes, communicators, errors)
 // runs unchanged on Lapis' installed library, started by Lapis' mpirun or by
-// hand with LD_LIBRARY_PATH, and the library it loaded is Lapis'.
+// hand with LD_LIBRARY_PATH, and the library it loaded is Lapis'. The
+// project's MPI latency and bandwidth benchmarks, built the same way, run too.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -73,4 +74,33 @@ TEST_CASE("a program built by mpicc.mpich runs on Lapis' library") {
   CHECK(by_hand.status == 0);
   CHECK(count(by_hand.output, "OK\n") == 2);
   CHECK(by_hand.output.find(library) != std::string::npos);
+}
+
+TEST_CASE("the MPI benchmarks built by mpicc.mpich run on Lapis' library") {
+  if (sh("command -v mpicc.mpich").status != 0) {
+    MESSAGE("SKIPPED: mpicc.mpich is not installed (tools/setup.sh installs libmpich-dev)");
+    return;
+  }
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  REQUIRE(tmp != nullptr);
+  const std::string prefix = std::string(tmp) + "/bench_prefix";
+  LaunchResult install =
+      sh("bash " + runfile("tools/install.sh") + " --from " + runfile("") + " " + prefix);
+  INFO(install.output);
+  REQUIRE(install.status == 0);
+  const std::string dir = runfile("benchmarks/mpi");
+  for (const char* bench : {"mpi_latency", "mpi_bw"}) {
+    CAPTURE(bench);
+    const std::string exe = std::string(tmp) + "/" + bench;
+    LaunchResult build = sh("mpicc.mpich -std=gnu11 -O2 -I" + dir + " " + dir + "/" + bench +
+                            ".c " + dir + "/bench_util.c -o " + exe);
+    INFO(build.output);
+    REQUIRE(build.status == 0);
+    // The benchmark names the library it detects (MPI_Get_library_version).
+    LaunchResult run = sh(prefix + "/bin/mpirun -n 2 --timeout 60 " + exe +
+                          " --json --sizes 8,64K --iters 200");
+    INFO(run.output);
+    CHECK(run.status == 0);
+    CHECK(count(run.output, "\"impl\":\"lapis\"") == 2);
+  }
 }
