@@ -104,7 +104,9 @@ void Reporter::json_row(const Row& row) {
     }
   } else {
     line += fmt::format(
-        R"(,"window":{},"lapis_MBps":{:.2f},"lapis_best_MBps":{:.2f},"ucx_MBps":{:.2f},"ucx_best_MBps":{:.2f},"ratio":{:.4f})",
+        // Significant digits, not decimals: a loaded machine can stream a few bytes
+        // per millisecond, which "{:.2f}" would print as a bandwidth of 0.
+        R"(,"window":{},"lapis_MBps":{:.6g},"lapis_best_MBps":{:.6g},"ucx_MBps":{:.6g},"ucx_best_MBps":{:.6g},"ratio":{:.4f})",
         options_.window, row.lapis.median, row.lapis.best, row.ucx.median, row.ucx.best,
         ratio_of(row.lapis.median, row.ucx.median));
   }

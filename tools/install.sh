@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs Lapis MPI under a prefix:
 #   PREFIX/include   mpi.h, lapis_pmpi.h (its PMPI_ names), lapi.h
-#   PREFIX/lib       libmpi.so, liblapi.so, pkgconfig/{mpi,lapis-mpi,lapi}.pc
+#   PREFIX/lib       libmpi.so.12 (MPICH's soname and ABI) with libmpich.so.12
+#                    and libmpi.so linked to it, liblapi.so,
+#                    pkgconfig/{mpi,lapis-mpi,lapi}.pc
 #   PREFIX/bin       mpicc, mpicxx, mpic++, mpirun, mpiexec, lapirun, lapis_info
 #
 #   bash tools/install.sh PREFIX              # builds with bazel, then installs
 #   bash tools/install.sh --from DIR PREFIX   # installs already-built files
 #
 # --from DIR takes a tree laid out like bazel-bin plus the sources (a test's
-# runfiles directory is one): DIR/mpi/shared/libmpi.so, DIR/runtime/lapirun,
+# runfiles directory is one): DIR/mpi/shared/libmpi.so.12, DIR/runtime/lapirun,
 # DIR/mpi/include/mpi.h, DIR/tools/mpicc ...
 set -euo pipefail
 
@@ -31,7 +33,7 @@ done
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 if [ -z "$from" ]; then
-  (cd "$src" && bazel build -c opt --config=lto //mpi/shared:libmpi.so //mpi/shared:liblapi.so \
+  (cd "$src" && bazel build -c opt --config=lto //mpi/shared:libmpi.so.12 //mpi/shared:liblapi.so \
      //mpi:pmpi //runtime:lapirun //tools:lapis_info)
   bin=$(cd "$src" && bazel info -c opt --config=lto bazel-bin)
   srcdir=$src
@@ -40,7 +42,7 @@ else
   srcdir=$from
 fi
 
-for f in "$bin/mpi/shared/libmpi.so" "$bin/runtime/lapirun" "$srcdir/mpi/include/mpi.h" \
+for f in "$bin/mpi/shared/libmpi.so.12" "$bin/runtime/lapirun" "$srcdir/mpi/include/mpi.h" \
          "$bin/mpi/include/lapis_pmpi.h" "$srcdir/tools/mpicc" "$srcdir/tools/mpirun"; do
   [ -f "$f" ] || { echo "install.sh: missing $f (build first or check --from)" >&2; exit 1; }
 done
@@ -50,7 +52,12 @@ prefix=$(cd "$prefix" && pwd)
 
 install -m 0644 "$srcdir/mpi/include/mpi.h" "$prefix/include/mpi.h"
 install -m 0644 "$bin/mpi/include/lapis_pmpi.h" "$prefix/include/lapis_pmpi.h"
-install -m 0755 "$bin/mpi/shared/libmpi.so" "$prefix/lib/libmpi.so"
+install -m 0755 "$bin/mpi/shared/libmpi.so.12" "$prefix/lib/libmpi.so.12"
+# Programs built by MPICH's wrappers need libmpich.so.12 (Debian) or
+# libmpi.so.12 (upstream): one library under both names, so a process never
+# loads two copies. libmpi.so is what `-lmpi` links against.
+ln -sf libmpi.so.12 "$prefix/lib/libmpich.so.12"
+ln -sf libmpi.so.12 "$prefix/lib/libmpi.so"
 if [ -f "$bin/mpi/shared/liblapi.so" ] && [ -f "$srcdir/lapi/lapi.h" ]; then
   install -m 0755 "$bin/mpi/shared/liblapi.so" "$prefix/lib/liblapi.so"
   install -m 0644 "$srcdir/lapi/lapi.h" "$prefix/include/lapi.h"

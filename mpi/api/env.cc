@@ -32,7 +32,7 @@ void create_predefined_comms(State& s) {
   world->handle = MPI_COMM_WORLD;
   world->errhandler = fatal_errhandler();
   world->name = "MPI_COMM_WORLD";
-  s.comms.insert_at(handle_index(HandleKind::comm, MPI_COMM_WORLD), world);
+  s.comms.insert_at(MPI_COMM_WORLD, world);
 
   auto self = std::make_shared<Comm>();
   self->group = std::make_shared<const Group>(std::vector<int>{s.world_rank});
@@ -41,7 +41,7 @@ void create_predefined_comms(State& s) {
   self->handle = MPI_COMM_SELF;
   self->errhandler = fatal_errhandler();
   self->name = "MPI_COMM_SELF";
-  s.comms.insert_at(handle_index(HandleKind::comm, MPI_COMM_SELF), self);
+  s.comms.insert_at(MPI_COMM_SELF, self);
 }
 
 int init(const char* function, int required, int* provided) {

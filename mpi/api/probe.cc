@@ -15,7 +15,7 @@ namespace mpi {
 HandleTable<MatchedMessage>& messages() {
   static HandleTable<MatchedMessage> table = [] {
     HandleTable<MatchedMessage> t{HandleKind::message};
-    t.insert_at(handle_index(HandleKind::message, MPI_MESSAGE_NO_PROC), MatchedMessage{});
+    t.insert_at(MPI_MESSAGE_NO_PROC, MatchedMessage{});
     return t;
   }();
   return table;

@@ -6,6 +6,7 @@
 #include "mpi/internal/p2p_common.hpp"
 #include "mpi/internal/request.hpp"
 #include "mpi/internal/runtime.hpp"
+#include "mpi/internal/status_fields.hpp"
 
 using namespace mpi;
 
@@ -57,6 +58,6 @@ extern "C" int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
     rc = fail(MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE");
   }
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
-  *flag = status->lapis_cancelled;
+  *flag = status_cancelled(*status) ? 1 : 0;
   return MPI_SUCCESS;
 }

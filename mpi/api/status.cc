@@ -7,6 +7,7 @@
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/p2p_common.hpp"
+#include "mpi/internal/status_fields.hpp"
 
 using namespace mpi;
 
@@ -31,7 +32,7 @@ int validate_count_query(const char* fn, const MPI_Status* status, MPI_Datatype 
 }
 
 MPI_Count count_of(const MPI_Status* status, const Datatype& t) {
-  MPI_Count bytes = status->lapis_count;
+  MPI_Count bytes = status_count(*status);
   if (t.size() == 0) return 0;
   if (bytes % t.size() != 0) return MPI_UNDEFINED;
   return bytes / t.size();
@@ -40,7 +41,7 @@ MPI_Count count_of(const MPI_Status* status, const Datatype& t) {
 // Basic elements in the status' bytes; MPI_UNDEFINED when they end inside
 // one.
 MPI_Count elements_of(const MPI_Status* status, const Datatype& t) {
-  std::int64_t n = elements_in(t, status->lapis_count);
+  std::int64_t n = elements_in(t, status_count(*status));
   return n < 0 ? MPI_UNDEFINED : n;
 }
 
@@ -99,7 +100,7 @@ extern "C" int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype dataty
     bytes += take * run.elem_size;
     rest -= take;
   }
-  status->lapis_count = bytes;
+  set_status_count(*status, bytes);
   return MPI_SUCCESS;
 }
 
@@ -117,6 +118,6 @@ extern "C" int MPI_Status_set_cancelled(MPI_Status* status, int flag) {
   if (!wants_status(status)) {
     return raise(nullptr, kFn, fail(MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE"));
   }
-  status->lapis_cancelled = flag ? 1 : 0;
+  set_status_cancelled(*status, flag != 0);
   return MPI_SUCCESS;
 }

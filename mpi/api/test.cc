@@ -6,6 +6,7 @@
 #include "mpi/internal/p2p_common.hpp"
 #include "mpi/internal/request.hpp"
 #include "mpi/internal/runtime.hpp"
+#include "mpi/internal/status_fields.hpp"
 
 using namespace mpi;
 
@@ -189,7 +190,7 @@ extern "C" int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status
   } else if (wants_status(status)) {
     set_empty_status(status);
     status->MPI_ERROR = cls;
-    status->lapis_cancelled = es.cancelled ? 1 : 0;
+    set_status_cancelled(*status, es.cancelled);
   }
   return raise(r->comm.get(), kFn, cls);
 }

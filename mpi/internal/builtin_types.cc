@@ -2,97 +2,160 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #include "mpi.h"
+#include "mpi/internal/handles.hpp"
 
 namespace mpi {
 namespace {
 
 // The C layouts of MPI's pair types (for MINLOC/MAXLOC), which dictate their
-// padding and extent.
-struct FloatInt { float v; int i; };
-struct DoubleInt { double v; int i; };
-struct LongInt { long v; int i; };
-struct TwoInt { int v; int i; };
-struct ShortInt { short v; int i; };
-struct LongDoubleInt { long double v; int i; };
+// padding and extent. Fortran's pairs (MPI_2REAL ...) index with the value's
+// own type.
+template <typename V, typename I>
+struct Pair { V v; I i; };
 
 template <typename T>
-BuiltinSpec scalar(const char* name) {
-  return {name, sizeof(T), alignof(T), {{sizeof(T), 1}}, {0}};
+BuiltinSpec scalar() {
+  return {nullptr, sizeof(T), alignof(T), {{sizeof(T), 1}}, {0}};
+}
+
+// A type the library only moves (no arithmetic): gfortran's REAL*16,
+// MPIX_C_FLOAT16.
+BuiltinSpec opaque(std::int64_t size, std::int64_t elements = 1) {
+  return {nullptr, size * elements, size, {{size, elements}}, {0}};
 }
 
 // Complex numbers are two primitive elements of the real type.
 template <typename Real>
-BuiltinSpec complex_of(const char* name) {
-  return {name, 2 * sizeof(Real), alignof(Real), {{sizeof(Real), 2}}, {0}};
+BuiltinSpec complex_of() {
+  return {nullptr, 2 * sizeof(Real), alignof(Real), {{sizeof(Real), 2}}, {0}};
 }
 
-template <typename Pair, typename V>
-BuiltinSpec pair(const char* name) {
-  return {name, sizeof(Pair), alignof(Pair), {{sizeof(V), 1}, {sizeof(int), 1}},
-          {offsetof(Pair, v), offsetof(Pair, i)}};
+template <typename V, typename I = int>
+BuiltinSpec pair() {
+  using P = Pair<V, I>;
+  return {nullptr, sizeof(P), alignof(P), {{sizeof(V), 1}, {sizeof(I), 1}},
+          {offsetof(P, v), offsetof(P, i)}};
 }
 
-std::vector<TypePtr> build() {
-  std::vector<BuiltinSpec> specs = {
-      scalar<char>("MPI_CHAR"),
-      scalar<signed char>("MPI_SIGNED_CHAR"),
-      scalar<unsigned char>("MPI_UNSIGNED_CHAR"),
-      scalar<unsigned char>("MPI_BYTE"),
-      scalar<wchar_t>("MPI_WCHAR"),
-      scalar<short>("MPI_SHORT"),
-      scalar<unsigned short>("MPI_UNSIGNED_SHORT"),
-      scalar<int>("MPI_INT"),
-      scalar<unsigned>("MPI_UNSIGNED"),
-      scalar<long>("MPI_LONG"),
-      scalar<unsigned long>("MPI_UNSIGNED_LONG"),
-      scalar<long long>("MPI_LONG_LONG_INT"),
-      scalar<unsigned long long>("MPI_UNSIGNED_LONG_LONG"),
-      scalar<float>("MPI_FLOAT"),
-      scalar<double>("MPI_DOUBLE"),
-      scalar<long double>("MPI_LONG_DOUBLE"),
-      scalar<std::int8_t>("MPI_INT8_T"),
-      scalar<std::int16_t>("MPI_INT16_T"),
-      scalar<std::int32_t>("MPI_INT32_T"),
-      scalar<std::int64_t>("MPI_INT64_T"),
-      scalar<std::uint8_t>("MPI_UINT8_T"),
-      scalar<std::uint16_t>("MPI_UINT16_T"),
-      scalar<std::uint32_t>("MPI_UINT32_T"),
-      scalar<std::uint64_t>("MPI_UINT64_T"),
-      scalar<bool>("MPI_C_BOOL"),
-      complex_of<float>("MPI_C_FLOAT_COMPLEX"),
-      complex_of<double>("MPI_C_DOUBLE_COMPLEX"),
-      complex_of<long double>("MPI_C_LONG_DOUBLE_COMPLEX"),
-      scalar<MPI_Aint>("MPI_AINT"),
-      scalar<MPI_Offset>("MPI_OFFSET"),
-      scalar<MPI_Count>("MPI_COUNT"),
-      scalar<unsigned char>("MPI_PACKED"),
-      pair<FloatInt, float>("MPI_FLOAT_INT"),
-      pair<DoubleInt, double>("MPI_DOUBLE_INT"),
-      pair<LongInt, long>("MPI_LONG_INT"),
-      pair<TwoInt, int>("MPI_2INT"),
-      pair<ShortInt, short>("MPI_SHORT_INT"),
-      pair<LongDoubleInt, long double>("MPI_LONG_DOUBLE_INT"),
-      scalar<bool>("MPI_CXX_BOOL"),
-      complex_of<float>("MPI_CXX_FLOAT_COMPLEX"),
-      complex_of<double>("MPI_CXX_DOUBLE_COMPLEX"),
-      complex_of<long double>("MPI_CXX_LONG_DOUBLE_COMPLEX"),
+struct Entry {
+  MPI_Datatype handle;
+  const char* name;
+  BuiltinSpec spec;
+};
+
+// Every predefined datatype of mpi.h the library implements, with the C (or
+// gfortran) layout it stands for. (MPI_LB and MPI_UB, removed in MPI 3.0,
+// are not datatypes here; MPI_INTEGER16 is MPI_DATATYPE_NULL, as in MPICH.)
+#define LAPIS_ENTRY(handle, spec) {handle, #handle, spec}
+std::vector<Entry> entries() {
+  return {
+      LAPIS_ENTRY(MPI_CHAR, scalar<char>()),
+      LAPIS_ENTRY(MPI_SIGNED_CHAR, scalar<signed char>()),
+      LAPIS_ENTRY(MPI_UNSIGNED_CHAR, scalar<unsigned char>()),
+      LAPIS_ENTRY(MPI_BYTE, scalar<unsigned char>()),
+      LAPIS_ENTRY(MPI_WCHAR, scalar<wchar_t>()),
+      LAPIS_ENTRY(MPI_SHORT, scalar<short>()),
+      LAPIS_ENTRY(MPI_UNSIGNED_SHORT, scalar<unsigned short>()),
+      LAPIS_ENTRY(MPI_INT, scalar<int>()),
+      LAPIS_ENTRY(MPI_UNSIGNED, scalar<unsigned>()),
+      LAPIS_ENTRY(MPI_LONG, scalar<long>()),
+      LAPIS_ENTRY(MPI_UNSIGNED_LONG, scalar<unsigned long>()),
+      LAPIS_ENTRY(MPI_LONG_LONG_INT, scalar<long long>()),
+      LAPIS_ENTRY(MPI_UNSIGNED_LONG_LONG, scalar<unsigned long long>()),
+      LAPIS_ENTRY(MPI_FLOAT, scalar<float>()),
+      LAPIS_ENTRY(MPI_DOUBLE, scalar<double>()),
+      LAPIS_ENTRY(MPI_LONG_DOUBLE, scalar<long double>()),
+      LAPIS_ENTRY(MPI_INT8_T, scalar<std::int8_t>()),
+      LAPIS_ENTRY(MPI_INT16_T, scalar<std::int16_t>()),
+      LAPIS_ENTRY(MPI_INT32_T, scalar<std::int32_t>()),
+      LAPIS_ENTRY(MPI_INT64_T, scalar<std::int64_t>()),
+      LAPIS_ENTRY(MPI_UINT8_T, scalar<std::uint8_t>()),
+      LAPIS_ENTRY(MPI_UINT16_T, scalar<std::uint16_t>()),
+      LAPIS_ENTRY(MPI_UINT32_T, scalar<std::uint32_t>()),
+      LAPIS_ENTRY(MPI_UINT64_T, scalar<std::uint64_t>()),
+      LAPIS_ENTRY(MPI_C_BOOL, scalar<bool>()),
+      LAPIS_ENTRY(MPI_C_FLOAT_COMPLEX, complex_of<float>()),
+      LAPIS_ENTRY(MPI_C_DOUBLE_COMPLEX, complex_of<double>()),
+      LAPIS_ENTRY(MPI_C_LONG_DOUBLE_COMPLEX, complex_of<long double>()),
+      LAPIS_ENTRY(MPIX_C_FLOAT16, opaque(2)),
+      LAPIS_ENTRY(MPI_AINT, scalar<MPI_Aint>()),
+      LAPIS_ENTRY(MPI_OFFSET, scalar<MPI_Offset>()),
+      LAPIS_ENTRY(MPI_COUNT, scalar<MPI_Count>()),
+      LAPIS_ENTRY(MPI_PACKED, scalar<unsigned char>()),
+      LAPIS_ENTRY(MPI_FLOAT_INT, (pair<float>())),
+      LAPIS_ENTRY(MPI_DOUBLE_INT, (pair<double>())),
+      LAPIS_ENTRY(MPI_LONG_INT, (pair<long>())),
+      LAPIS_ENTRY(MPI_2INT, (pair<int>())),
+      LAPIS_ENTRY(MPI_SHORT_INT, (pair<short>())),
+      LAPIS_ENTRY(MPI_LONG_DOUBLE_INT, (pair<long double>())),
+      LAPIS_ENTRY(MPI_CXX_BOOL, scalar<bool>()),
+      LAPIS_ENTRY(MPI_CXX_FLOAT_COMPLEX, complex_of<float>()),
+      LAPIS_ENTRY(MPI_CXX_DOUBLE_COMPLEX, complex_of<double>()),
+      LAPIS_ENTRY(MPI_CXX_LONG_DOUBLE_COMPLEX, complex_of<long double>()),
+      // Fortran named types, as gfortran lays them out (LOGICAL is 4 bytes).
+      LAPIS_ENTRY(MPI_CHARACTER, scalar<char>()),
+      LAPIS_ENTRY(MPI_LOGICAL, scalar<int>()),
+      LAPIS_ENTRY(MPI_INTEGER, scalar<int>()),
+      LAPIS_ENTRY(MPI_REAL, scalar<float>()),
+      LAPIS_ENTRY(MPI_DOUBLE_PRECISION, scalar<double>()),
+      LAPIS_ENTRY(MPI_COMPLEX, complex_of<float>()),
+      LAPIS_ENTRY(MPI_DOUBLE_COMPLEX, complex_of<double>()),
+      LAPIS_ENTRY(MPI_2INTEGER, (pair<int, int>())),
+      LAPIS_ENTRY(MPI_2REAL, (pair<float, float>())),
+      LAPIS_ENTRY(MPI_2DOUBLE_PRECISION, (pair<double, double>())),
+      LAPIS_ENTRY(MPI_INTEGER1, scalar<std::int8_t>()),
+      LAPIS_ENTRY(MPI_INTEGER2, scalar<std::int16_t>()),
+      LAPIS_ENTRY(MPI_INTEGER4, scalar<std::int32_t>()),
+      LAPIS_ENTRY(MPI_INTEGER8, scalar<std::int64_t>()),
+      LAPIS_ENTRY(MPI_REAL4, scalar<float>()),
+      LAPIS_ENTRY(MPI_REAL8, scalar<double>()),
+      LAPIS_ENTRY(MPI_REAL16, opaque(16)),
+      LAPIS_ENTRY(MPI_COMPLEX8, complex_of<float>()),
+      LAPIS_ENTRY(MPI_COMPLEX16, complex_of<double>()),
+      LAPIS_ENTRY(MPI_COMPLEX32, opaque(16, 2)),
   };
-  static_assert(LAPIS_NUM_BUILTIN_TYPES == 42, "one spec per predefined datatype");
-  std::vector<TypePtr> types(1);
-  for (BuiltinSpec& s : specs) {
-    s.id = static_cast<int>(types.size());
-    types.push_back(Datatype::builtin(s));
+}
+#undef LAPIS_ENTRY
+
+struct Builtins {
+  std::vector<TypePtr> types;
+  std::vector<MPI_Datatype> handles;
+};
+
+Builtins build() {
+  Builtins b;
+  std::vector<TypePtr>& types = b.types;
+  for (Entry& e : entries()) {
+    const int slot = predefined_slot(e.handle);
+    if (slot >= static_cast<int>(types.size())) types.resize(slot + 1);
+    // MPICH's handles keep the size in bits 8-15 for builtin-kind types.
+    if (slot == 0 || types[slot] != nullptr ||
+        (predefined_slot(e.handle) < 256 && ((e.handle >> 8) & 0xff) != e.spec.extent)) {
+      std::fprintf(stderr, "lapis: predefined datatype %s (0x%x) clashes or has the wrong size\n",
+                   e.name, static_cast<unsigned>(e.handle));
+      std::abort();
+    }
+    e.spec.name = e.name;
+    e.spec.id = slot;
+    types[slot] = Datatype::builtin(e.spec);
+    b.handles.push_back(e.handle);
   }
-  return types;
+  return b;
+}
+
+const Builtins& builtins() {
+  static const Builtins b = build();
+  return b;
 }
 
 }  // namespace
 
-const std::vector<TypePtr>& builtin_types() {
-  static const std::vector<TypePtr> types = build();
-  return types;
-}
+const std::vector<TypePtr>& builtin_types() { return builtins().types; }
+
+const std::vector<MPI_Datatype>& builtin_type_handles() { return builtins().handles; }
 
 }  // namespace mpi

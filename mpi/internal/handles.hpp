@@ -1,7 +1,14 @@
 #pragma once
-// Integer handles: 0x4c000000 | kind << 20 | index (see mpi.h). Index 0 is
-// the kind's null handle; predefined objects sit at fixed low indices and
-// user objects take the slots after them, reusing freed ones.
+// Integer handles in MPICH's layout (its ABI, see mpi.h):
+//   bits 30-31  kind: 0 = a null handle, 1 = builtin (predefined), 2 = direct
+//               (MPICH's pair datatypes), 3 = indirect (what this library
+//               hands out for user objects)
+//   bits 26-29  object type (communicator 1, group 2, datatype 3, ...)
+//   bits 0-25   index; builtin datatypes keep their size in bits 8-15 and
+//               their index in bits 0-7.
+// The predefined values themselves are mpi.h's; nothing here repeats them.
+// A handle of another object type never resolves, so a datatype passed as a
+// communicator is MPI_ERR_COMM.
 //
 // Threading: tables are touched only by the thread inside an MPI call (the
 // library offers at most MPI_THREAD_SERIALIZED), never by progress threads.
@@ -13,29 +20,55 @@
 
 namespace mpi {
 
+// Values are MPICH's object types (bits 26-29). MPI_Message handles are
+// request handles in MPICH; this library keeps them in their own table and
+// index range (bit 25) so a message never resolves as a request.
 enum class HandleKind : int {
-  comm = 1,
-  datatype = 2,
-  group = 3,
-  request = 4,
-  op = 5,
-  errhandler = 6,
-  message = 7,
-  info = 8,
-  win = 9,
+  comm = 0x1,
+  group = 0x2,
+  datatype = 0x3,
+  errhandler = 0x5,
+  op = 0x6,
+  info = 0x7,
+  win = 0x8,
+  keyval = 0x9,
+  request = 0xb,
+  message = 0x10b,
 };
 
-inline constexpr int kHandleTag = 0x4c000000;
-inline constexpr int kHandleIndexBits = 20;
+inline constexpr unsigned kHandleKindBuiltin = 0x40000000u;
+inline constexpr unsigned kHandleKindDirect = 0x80000000u;
+inline constexpr unsigned kHandleKindIndirect = 0xc0000000u;
+inline constexpr int kHandleIndexBits = 25;
 inline constexpr int kHandleIndexMask = (1 << kHandleIndexBits) - 1;
 
+constexpr int object_type(HandleKind kind) { return static_cast<int>(kind) & 0xf; }
+
+// The null handle of `kind` (MPI_COMM_NULL = 0x04000000 ...).
+constexpr int null_handle(HandleKind kind) { return object_type(kind) << 26; }
+
+// The handle of the user object at `index` (indirect kind).
 constexpr int make_handle(HandleKind kind, int index) {
-  return kHandleTag | (static_cast<int>(kind) << kHandleIndexBits) | index;
+  const unsigned sub = kind == HandleKind::message ? 1u << kHandleIndexBits : 0u;
+  return static_cast<int>(kHandleKindIndirect | (static_cast<unsigned>(object_type(kind)) << 26) |
+                          sub | static_cast<unsigned>(index));
 }
 
-// The index of `handle` if it is of `kind`, else -1.
+// The index of user handle `handle` if it is of `kind`, else -1.
 constexpr int handle_index(HandleKind kind, int handle) {
-  return (handle & ~kHandleIndexMask) == make_handle(kind, 0) ? (handle & kHandleIndexMask) : -1;
+  const unsigned offset = static_cast<unsigned>(handle) - static_cast<unsigned>(make_handle(kind, 0));
+  return offset <= static_cast<unsigned>(kHandleIndexMask) ? static_cast<int>(offset) : -1;
+}
+
+// Where a predefined handle sits in its table: its low byte, plus 256 for
+// MPICH's direct-kind predefined objects (the pair datatypes MPI_FLOAT_INT
+// = 0x8c000000 ... share low bytes with builtin ones). Unique among each
+// kind's predefined handles; mpi/internal/builtin_types.cc checks the
+// datatypes'. Also the builtin datatypes' element ids.
+inline constexpr int kPredefinedSlots = 511;  // slot 511 is never used
+constexpr int predefined_slot(int handle) {
+  return static_cast<int>((static_cast<unsigned>(handle) & 0xffu) |
+                          ((static_cast<unsigned>(handle) >> 23) & 0x100u));
 }
 
 template <typename T>
@@ -45,11 +78,11 @@ class HandleTable {
 
   HandleKind kind() const { return kind_; }
 
-  // Places a predefined object at a fixed index.
-  void insert_at(int index, T value) {
-    if (index >= size_) resize(index + 1);
-    slots_[index] = std::move(value);
-    if (index >= first_user_) first_user_ = index + 1;
+  // Places the predefined object behind mpi.h's handle `handle`.
+  void insert_at(int handle, T value) {
+    const int p = predefined_slot(handle);
+    if (p >= static_cast<int>(predefined_.size())) predefined_.resize(p + 1);
+    predefined_[p] = {handle, std::move(value)};
   }
 
   // Returns the new handle, or the null handle when the index space is full.
@@ -59,8 +92,7 @@ class HandleTable {
       index = free_.back();
       free_.pop_back();
     } else {
-      if (size_ < first_user_) resize(first_user_);
-      if (size_ > kHandleIndexMask) return make_handle(kind_, 0);
+      if (size_ > kHandleIndexMask) return null_handle(kind_);
       index = size_;
       resize(size_ + 1);
     }
@@ -69,24 +101,25 @@ class HandleTable {
   }
 
   // Null for a handle of another kind, the null handle, or a freed slot.
-  // (Every MPI call looks up its communicator and datatype here: one
-  // unsigned compare covers the kind, the null handle and the bounds.)
+  // (Every MPI call looks up its communicator and datatype here: the
+  // predefined ones, the common case, cost a shift, a compare and a load.)
   T* find(int handle) {
+    const unsigned p = static_cast<unsigned>(predefined_slot(handle));
+    if (p < predefined_.size() && predefined_[p].handle == handle) return &predefined_[p].value;
     const unsigned index = static_cast<unsigned>(handle) - static_cast<unsigned>(base_);
-    if (index - 1 >= static_cast<unsigned>(size_) - 1) return nullptr;
+    if (index >= static_cast<unsigned>(size_)) return nullptr;
     auto& slot = slots_[index];
     return slot ? &*slot : nullptr;
   }
 
   bool is_predefined(int handle) const {
-    int index = handle_index(kind_, handle);
-    return index > 0 && index < first_user_;
+    const unsigned p = static_cast<unsigned>(predefined_slot(handle));
+    return p < predefined_.size() && predefined_[p].handle == handle;
   }
 
   bool erase(int handle) {
     int index = handle_index(kind_, handle);
-    if (index < first_user_ || static_cast<std::size_t>(index) >= slots_.size() ||
-        !slots_[index]) {
+    if (index <= 0 || static_cast<std::size_t>(index) >= slots_.size() || !slots_[index]) {
       return false;
     }
     slots_[index].reset();
@@ -98,18 +131,23 @@ class HandleTable {
     slots_.clear();
     resize(1);
     free_.clear();
-    first_user_ = 1;
+    predefined_.clear();
   }
 
   // Visits every live user (non-predefined) object.
   template <typename F>
   void for_each_user(F&& f) {
-    for (std::size_t i = first_user_; i < slots_.size(); ++i) {
+    for (std::size_t i = 1; i < slots_.size(); ++i) {
       if (slots_[i]) f(make_handle(kind_, static_cast<int>(i)), *slots_[i]);
     }
   }
 
  private:
+  struct Predefined {
+    int handle = -1;  // slot 511's value: an empty slot matches nothing
+    T value{};
+  };
+
   void resize(std::size_t n) {
     slots_.resize(n);
     size_ = static_cast<int>(n);
@@ -117,10 +155,10 @@ class HandleTable {
 
   HandleKind kind_;
   int base_ = make_handle(kind_, 0);
-  int size_ = 0;  // slots_.size()
+  int size_ = 0;  // slots_.size(); index 0 is never handed out
   std::vector<std::optional<T>> slots_;
   std::vector<int> free_;
-  int first_user_ = 1;
+  std::vector<Predefined> predefined_;
 };
 
 }  // namespace mpi

@@ -3,6 +3,7 @@
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/runtime.hpp"
+#include "mpi/internal/status_fields.hpp"
 
 namespace mpi {
 
@@ -40,8 +41,8 @@ void fill_status(MPI_Status* status, const Comm& c, const mpcpi::Status& es,
   status->MPI_SOURCE = es.source >= 0 ? c.rank_of_world(es.source) : MPI_ANY_SOURCE;
   status->MPI_TAG = es.tag;
   status->MPI_ERROR = error_class;
-  status->lapis_cancelled = es.cancelled ? 1 : 0;
-  status->lapis_count = static_cast<MPI_Count>(count_bytes);
+  status->count_hi_and_cancelled = es.cancelled ? 1 : 0;
+  set_status_count(*status, static_cast<MPI_Count>(count_bytes));
 }
 
 void fill_proc_null_status(MPI_Status* status) {
@@ -49,8 +50,8 @@ void fill_proc_null_status(MPI_Status* status) {
   status->MPI_SOURCE = MPI_PROC_NULL;
   status->MPI_TAG = MPI_ANY_TAG;
   status->MPI_ERROR = MPI_SUCCESS;
-  status->lapis_cancelled = 0;
-  status->lapis_count = 0;
+  status->count_lo = 0;
+  status->count_hi_and_cancelled = 0;
 }
 
 int describe_failure(mpcpi::Errc err, const Comm& c, const mpcpi::Status& es, int peer, int tag,

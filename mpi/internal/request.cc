@@ -5,6 +5,7 @@
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/p2p_common.hpp"
 #include "mpi/internal/runtime.hpp"
+#include "mpi/internal/status_fields.hpp"
 
 namespace mpi {
 namespace {
@@ -20,8 +21,8 @@ void set_empty_status(MPI_Status* status) {
   status->MPI_SOURCE = MPI_ANY_SOURCE;
   status->MPI_TAG = MPI_ANY_TAG;
   status->MPI_ERROR = MPI_SUCCESS;
-  status->lapis_cancelled = 0;
-  status->lapis_count = 0;
+  status->count_lo = 0;
+  status->count_hi_and_cancelled = 0;
 }
 
 int start_request(Request& r) {
@@ -66,7 +67,7 @@ int finish_request(MPI_Request* handle, Request& r, const mpcpi::Status& es, mpc
     // Sends report only the error and whether they were cancelled.
     set_empty_status(status);
     status->MPI_ERROR = cls;
-    status->lapis_cancelled = es.cancelled ? 1 : 0;
+    set_status_cancelled(*status, es.cancelled);
   }
   if (r.persistent) {
     comm_out = r.comm.share();

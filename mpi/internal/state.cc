@@ -18,16 +18,19 @@ ErrhandlerPtr return_errhandler() {
 }
 
 void install_predefined_objects(State& s) {
-  const auto& builtins = builtin_types();
-  for (int i = 1; i < static_cast<int>(builtins.size()); ++i) s.types.insert_at(i, builtins[i]);
+  for (MPI_Datatype handle : builtin_type_handles()) {
+    s.types.insert_at(handle, builtin_types()[predefined_slot(handle)]);
+  }
   const auto& ops = builtin_ops();
-  for (int i = 1; i < static_cast<int>(ops.size()); ++i) s.ops.insert_at(i, ops[i]);
-  s.groups.insert_at(handle_index(HandleKind::group, MPI_GROUP_EMPTY),
-                     std::make_shared<const Group>());
-  s.errhandlers.insert_at(handle_index(HandleKind::errhandler, MPI_ERRORS_ARE_FATAL),
-                          fatal_errhandler());
-  s.errhandlers.insert_at(handle_index(HandleKind::errhandler, MPI_ERRORS_RETURN),
-                          return_errhandler());
+  for (int i = 1; i < static_cast<int>(ops.size()); ++i) {
+    s.ops.insert_at(builtin_op_handle(static_cast<OpKind>(i)), ops[i]);
+  }
+  s.groups.insert_at(MPI_GROUP_EMPTY, std::make_shared<const Group>());
+  s.errhandlers.insert_at(MPI_ERRORS_ARE_FATAL, fatal_errhandler());
+  s.errhandlers.insert_at(MPI_ERRORS_RETURN, return_errhandler());
+  // MPI 4.0's MPI_ERRORS_ABORT ends the communicator's processes; the job
+  // ends with them here, as with MPI_ERRORS_ARE_FATAL.
+  s.errhandlers.insert_at(MPI_ERRORS_ABORT, fatal_errhandler());
 }
 
 }  // namespace mpi

@@ -28,8 +28,9 @@ struct Keyval {
   bool freed = false;  // MPI_Comm_free_keyval: no new values, callbacks still run
 };
 
-// The first keyval handed to users; 1..7 are the predefined ones of mpi.h.
-inline constexpr int kFirstUserKeyval = 100;
+// The first keyval handed to users: an indirect keyval handle, apart from
+// the predefined ones of mpi.h (builtin kind) and MPI_KEYVAL_INVALID.
+inline constexpr int kFirstUserKeyval = make_handle(HandleKind::keyval, 1);
 
 struct State {
   Phase phase = Phase::before_init;
@@ -58,7 +59,7 @@ struct State {
   int attr_wtime_is_global = 0;
   int attr_universe_size = 1;
   int attr_appnum = 0;
-  int attr_lastusedcode = MPI_ERR_LASTCODE;
+  int attr_lastusedcode = MPICH_ERR_LAST_CLASS;  // as MPICH reports it
 };
 
 // A plain global (not a function-local static): every MPI call reads it,

@@ -81,7 +81,7 @@ TEST_CASE("a tool interposes MPI_ functions and calls PMPI_") {
   std::ofstream(dir + "/tool.c") << kTool;
   std::ofstream(dir + "/program.c") << kProgram;
   const std::string include = std::filesystem::path(runfile("mpi/include/mpi.h")).parent_path();
-  const std::string libmpi = runfile("mpi/shared/libmpi.so");
+  const std::string libmpi = runfile("mpi/shared/libmpi.so.12");
   const std::string libdir = std::filesystem::path(libmpi).parent_path();
   const Run tool = sh("cc -std=c11 -shared -fPIC -I" + include + " " + dir + "/tool.c -o " + dir +
                       "/libtool.so " + libmpi);

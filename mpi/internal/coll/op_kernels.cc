@@ -23,7 +23,7 @@ enum class TypeClass : std::uint8_t {
   pair,        // MPI_FLOAT_INT ... MPI_LONG_DOUBLE_INT
 };
 
-constexpr int idx(MPI_Datatype t) { return handle_index(HandleKind::datatype, t); }
+constexpr int idx(MPI_Datatype t) { return predefined_slot(t); }
 
 TypeClass type_class(int id) {
   switch (id) {
@@ -33,21 +33,28 @@ TypeClass type_class(int id) {
     case idx(MPI_UNSIGNED_LONG_LONG): case idx(MPI_INT8_T): case idx(MPI_INT16_T):
     case idx(MPI_INT32_T): case idx(MPI_INT64_T): case idx(MPI_UINT8_T):
     case idx(MPI_UINT16_T): case idx(MPI_UINT32_T): case idx(MPI_UINT64_T):
+    case idx(MPI_INTEGER): case idx(MPI_INTEGER1): case idx(MPI_INTEGER2):
+    case idx(MPI_INTEGER4): case idx(MPI_INTEGER8):  // Fortran integers take the same ops
       return TypeClass::c_integer;
     case idx(MPI_AINT): case idx(MPI_OFFSET): case idx(MPI_COUNT):
       return TypeClass::multi_lang;
     case idx(MPI_FLOAT): case idx(MPI_DOUBLE): case idx(MPI_LONG_DOUBLE):
+    case idx(MPI_REAL): case idx(MPI_DOUBLE_PRECISION): case idx(MPI_REAL4):
+    case idx(MPI_REAL8):
       return TypeClass::floating;
     case idx(MPI_C_FLOAT_COMPLEX): case idx(MPI_C_DOUBLE_COMPLEX):
     case idx(MPI_C_LONG_DOUBLE_COMPLEX): case idx(MPI_CXX_FLOAT_COMPLEX):
     case idx(MPI_CXX_DOUBLE_COMPLEX): case idx(MPI_CXX_LONG_DOUBLE_COMPLEX):
+    case idx(MPI_COMPLEX): case idx(MPI_DOUBLE_COMPLEX): case idx(MPI_COMPLEX8):
+    case idx(MPI_COMPLEX16):
       return TypeClass::complex;
-    case idx(MPI_C_BOOL): case idx(MPI_CXX_BOOL):
+    case idx(MPI_C_BOOL): case idx(MPI_CXX_BOOL): case idx(MPI_LOGICAL):
       return TypeClass::logical;
     case idx(MPI_BYTE):
       return TypeClass::byte;
     case idx(MPI_FLOAT_INT): case idx(MPI_DOUBLE_INT): case idx(MPI_LONG_INT):
     case idx(MPI_2INT): case idx(MPI_SHORT_INT): case idx(MPI_LONG_DOUBLE_INT):
+    case idx(MPI_2INTEGER): case idx(MPI_2REAL): case idx(MPI_2DOUBLE_PRECISION):
       return TypeClass::pair;
     default:
       return TypeClass::none;
@@ -163,25 +170,26 @@ void elementwise(const void* in, void* inout, std::int64_t n) {
   }
 }
 
-// MINLOC / MAXLOC on (value, int index) pairs, packed: value then index.
-// Ties keep the smaller index, so the result does not depend on the order
-// the pairs are combined in.
-template <typename V, bool kMax>
+// MINLOC / MAXLOC on (value, index) pairs, packed: value then index (an int,
+// or the value's type for Fortran's MPI_2REAL ...). Ties keep the smaller
+// index, so the result does not depend on the order the pairs are combined
+// in.
+template <typename V, bool kMax, typename I = int>
 void locate(const void* in, void* inout, std::int64_t n) {
-  constexpr std::int64_t kSize = sizeof(V) + sizeof(int);
+  constexpr std::int64_t kSize = sizeof(V) + sizeof(I);
   const auto* a = static_cast<const char*>(in);
   auto* b = static_cast<char*>(inout);
   for (std::int64_t i = 0; i < n; ++i) {
     const char* pa = a + i * kSize;
     char* pb = b + i * kSize;
     const V va = load<V>(pa), vb = load<V>(pb);
-    const int ia = load<int>(pa + sizeof(V)), ib = load<int>(pb + sizeof(V));
+    const I ia = load<I>(pa + sizeof(V)), ib = load<I>(pb + sizeof(V));
     const bool a_wins = kMax ? vb < va : va < vb;
     if (a_wins) {
       store<V>(pb, va);
-      store<int>(pb + sizeof(V), ia);
+      store<I>(pb + sizeof(V), ia);
     } else if (!(va < vb) && !(vb < va) && ia < ib) {
-      store<int>(pb + sizeof(V), ia);
+      store<I>(pb + sizeof(V), ia);
     }
   }
 }
@@ -192,7 +200,9 @@ OpKernel pair_kernel(int id) {
     case idx(MPI_FLOAT_INT): return &locate<float, kMax>;
     case idx(MPI_DOUBLE_INT): return &locate<double, kMax>;
     case idx(MPI_LONG_INT): return &locate<long, kMax>;
-    case idx(MPI_2INT): return &locate<int, kMax>;
+    case idx(MPI_2INT): case idx(MPI_2INTEGER): return &locate<int, kMax>;
+    case idx(MPI_2REAL): return &locate<float, kMax, float>;
+    case idx(MPI_2DOUBLE_PRECISION): return &locate<double, kMax, double>;
     case idx(MPI_SHORT_INT): return &locate<short, kMax>;
     case idx(MPI_LONG_DOUBLE_INT): return &locate<long double, kMax>;
     default: return nullptr;
@@ -217,27 +227,31 @@ OpKernel typed_kernel(int id) {
     case idx(MPI_UNSIGNED_CHAR): case idx(MPI_BYTE): return make<F, unsigned char>();
     case idx(MPI_SHORT): return make<F, short>();
     case idx(MPI_UNSIGNED_SHORT): return make<F, unsigned short>();
-    case idx(MPI_INT): return make<F, int>();
+    case idx(MPI_INT): case idx(MPI_INTEGER): case idx(MPI_INTEGER4): return make<F, int>();
     case idx(MPI_UNSIGNED): return make<F, unsigned>();
     case idx(MPI_LONG): return make<F, long>();
     case idx(MPI_UNSIGNED_LONG): return make<F, unsigned long>();
     case idx(MPI_LONG_LONG_INT): return make<F, long long>();
     case idx(MPI_UNSIGNED_LONG_LONG): return make<F, unsigned long long>();
-    case idx(MPI_FLOAT): return make<F, float>();
-    case idx(MPI_DOUBLE): return make<F, double>();
+    case idx(MPI_FLOAT): case idx(MPI_REAL): case idx(MPI_REAL4): return make<F, float>();
+    case idx(MPI_DOUBLE): case idx(MPI_DOUBLE_PRECISION): case idx(MPI_REAL8):
+      return make<F, double>();
     case idx(MPI_LONG_DOUBLE): return make<F, long double>();
-    case idx(MPI_INT8_T): return make<F, std::int8_t>();
-    case idx(MPI_INT16_T): return make<F, std::int16_t>();
+    case idx(MPI_INT8_T): case idx(MPI_INTEGER1): return make<F, std::int8_t>();
+    case idx(MPI_INT16_T): case idx(MPI_INTEGER2): return make<F, std::int16_t>();
     case idx(MPI_INT32_T): return make<F, std::int32_t>();
-    case idx(MPI_INT64_T): return make<F, std::int64_t>();
+    case idx(MPI_INT64_T): case idx(MPI_INTEGER8): return make<F, std::int64_t>();
     case idx(MPI_UINT8_T): return make<F, std::uint8_t>();
     case idx(MPI_UINT16_T): return make<F, std::uint16_t>();
     case idx(MPI_UINT32_T): return make<F, std::uint32_t>();
     case idx(MPI_UINT64_T): return make<F, std::uint64_t>();
     case idx(MPI_C_BOOL): case idx(MPI_CXX_BOOL): return make<F, std::uint8_t>();
-    case idx(MPI_C_FLOAT_COMPLEX): case idx(MPI_CXX_FLOAT_COMPLEX):
+    case idx(MPI_LOGICAL): return make<F, int>();  // gfortran: 4 bytes, 0 or 1
+    case idx(MPI_C_FLOAT_COMPLEX): case idx(MPI_CXX_FLOAT_COMPLEX): case idx(MPI_COMPLEX):
+    case idx(MPI_COMPLEX8):
       return make<F, std::complex<float>>();
     case idx(MPI_C_DOUBLE_COMPLEX): case idx(MPI_CXX_DOUBLE_COMPLEX):
+    case idx(MPI_DOUBLE_COMPLEX): case idx(MPI_COMPLEX16):
       return make<F, std::complex<double>>();
     case idx(MPI_C_LONG_DOUBLE_COMPLEX): case idx(MPI_CXX_LONG_DOUBLE_COMPLEX):
       return make<F, std::complex<long double>>();

@@ -11,7 +11,7 @@
 
 namespace mpi {
 
-// The predefined operations, numbered like their handles' indices in mpi.h
+// The predefined operations, numbered like the low bits of their handles
 // (MPI_MAX = 1 ... MPI_NO_OP = 14); `user` is an MPI_Op_create function.
 enum class OpKind : std::uint8_t {
   user = 0,
@@ -35,8 +35,8 @@ inline constexpr int kNumPredefinedOps = 14;
 // inout[i] = in[i] op inout[i] for n packed elements.
 using OpKernel = void (*)(const void* in, void* inout, std::int64_t n);
 
-// The kernel of `op` for elements of the predefined type with handle index
-// `element_id` (MPI_INT's index ...), or null when the standard does not
+// The kernel of `op` for elements of the predefined type with element id
+// `element_id` (predefined_slot(MPI_INT) ...), or null when the standard does not
 // define the op on that type (MPI_SUM on MPI_CHAR, MPI_BAND on MPI_FLOAT,
 // MINLOC on MPI_INT, anything on MPI_PACKED, ...). MPI_REPLACE and
 // MPI_NO_OP take every type and work on bytes, so they have no kernel here

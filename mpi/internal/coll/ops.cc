@@ -8,15 +8,25 @@
 namespace mpi {
 namespace {
 
+struct PredefinedOp {
+  MPI_Op handle;
+  const char* name;
+};
+
+// In OpKind order (MPI_MAX = 1 ...).
+#define LAPIS_OP(handle) {handle, #handle}
+constexpr PredefinedOp kPredefined[kNumPredefinedOps] = {
+    LAPIS_OP(MPI_MAX),  LAPIS_OP(MPI_MIN),    LAPIS_OP(MPI_SUM),    LAPIS_OP(MPI_PROD),
+    LAPIS_OP(MPI_LAND), LAPIS_OP(MPI_BAND),   LAPIS_OP(MPI_LOR),    LAPIS_OP(MPI_BOR),
+    LAPIS_OP(MPI_LXOR), LAPIS_OP(MPI_BXOR),   LAPIS_OP(MPI_MINLOC), LAPIS_OP(MPI_MAXLOC),
+    LAPIS_OP(MPI_REPLACE), LAPIS_OP(MPI_NO_OP)};
+#undef LAPIS_OP
+
 std::vector<OpPtr> build_ops() {
-  // Same order as the handles in mpi.h (MPI_MAX = index 1 ...).
-  static const char* const kNames[kNumPredefinedOps] = {
-      "MPI_MAX",  "MPI_MIN", "MPI_SUM",  "MPI_PROD", "MPI_LAND",   "MPI_BAND",    "MPI_LOR",
-      "MPI_BOR",  "MPI_LXOR", "MPI_BXOR", "MPI_MINLOC", "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP"};
   std::vector<OpPtr> ops(1);
   for (int i = 1; i <= kNumPredefinedOps; ++i) {
     ops.push_back(std::make_shared<const Op>(
-        Op{static_cast<OpKind>(i), nullptr, /*commutative=*/true, kNames[i - 1]}));
+        Op{static_cast<OpKind>(i), nullptr, /*commutative=*/true, kPredefined[i - 1].name}));
   }
   return ops;
 }
@@ -70,6 +80,8 @@ const std::vector<OpPtr>& builtin_ops() {
   static const std::vector<OpPtr> ops = build_ops();
   return ops;
 }
+
+MPI_Op builtin_op_handle(OpKind kind) { return kPredefined[static_cast<int>(kind) - 1].handle; }
 
 bool op_accepts(const Op& op, const Datatype& type) {
   if (op.kind == OpKind::user || takes_any_type(op.kind)) return true;

@@ -27,9 +27,11 @@ struct Op {
 
 using OpPtr = std::shared_ptr<const Op>;
 
-// Indexed like the handles: element 0 is null (MPI_OP_NULL), 1..14 are
-// MPI_MAX ... MPI_NO_OP. Built once, never freed.
+// Indexed by OpKind: element 0 is null, 1..14 are MPI_MAX ... MPI_NO_OP.
+// Built once, never freed.
 const std::vector<OpPtr>& builtin_ops();
+// mpi.h's handle of a predefined op (not OpKind::user).
+MPI_Op builtin_op_handle(OpKind kind);
 
 // Whether `op` is defined on `type`: user ops take every type; predefined
 // ones need a type made of one predefined type they take (MPI_REPLACE and
