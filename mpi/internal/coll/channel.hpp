@@ -1,9 +1,14 @@
 #pragma once
 // How the collectives talk: mpcpi point-to-point on the communicator's
 // collective context, addressed by communicator rank, moving packed bytes.
-// Tags are below kInternalTagBase (internal_coll.hpp keeps those). Messages
-// of one sender on one context match in send order, so successive
-// collectives on a communicator never confuse each other's messages.
+// A tag holds the collective's sequence number on the communicator and its
+// kind (below kInternalTagBase, which internal_coll.hpp keeps), so
+// collectives outstanding together never take each other's messages; within
+// one collective, messages of one sender match in send order.
+//
+// On a fiber (a nonblocking collective, nonblocking.hpp) every wait
+// suspends the fiber until what it waits for has completed; on the caller's
+// own stack it blocks in the engine.
 
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +22,7 @@ namespace mpi {
 // One tag per collective (readable in traces); every algorithm's messages
 // between two ranks are sent and received in the same order.
 enum class CollTag : int {
+  barrier = 0,
   bcast = 1,
   reduce,
   allreduce,
@@ -27,10 +33,16 @@ enum class CollTag : int {
   scan,
   exscan,
 };
+inline constexpr int kCollTagKinds = 16;
+
+// The tag of collective number `seq` of `kind` on a communicator.
+inline int coll_tag(CollTag kind, std::uint32_t seq) {
+  return static_cast<int>((seq & 0x3ffffffu) * kCollTagKinds) + static_cast<int>(kind);
+}
 
 class CollChannel {
  public:
-  CollChannel(const Comm& comm, CollTag tag);
+  CollChannel(const Comm& comm, CollTag tag, std::uint32_t seq);
   ~CollChannel();
   CollChannel(const CollChannel&) = delete;
   CollChannel& operator=(const CollChannel&) = delete;
@@ -57,6 +69,7 @@ class CollChannel {
   int rank_;
   int size_;
   std::vector<mpcpi::Request*> pending_;
+  bool on_fiber_;
 };
 
 }  // namespace mpi
