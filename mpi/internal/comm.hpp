@@ -55,8 +55,8 @@ struct Comm {
   ErrhandlerPtr errhandler;
   std::map<int, void*> attributes;  // keyval -> value
   std::string name;
-  // Collective calls made on this communicator so far (every rank counts
-  // the same): the sequence number in collective message tags.
+  // Nonblocking and persistent collective calls made on this communicator
+  // so far (every rank counts the same): their tags' sequence numbers.
   std::uint32_t coll_seq = 0;
 
   int size() const { return group->size(); }

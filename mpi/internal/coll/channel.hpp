@@ -1,10 +1,11 @@
 #pragma once
 // How the collectives talk: mpcpi point-to-point on the communicator's
 // collective context, addressed by communicator rank, moving packed bytes.
-// A tag holds the collective's sequence number on the communicator and its
-// kind (below kInternalTagBase, which internal_coll.hpp keeps), so
-// collectives outstanding together never take each other's messages; within
-// one collective, messages of one sender match in send order.
+// A tag holds the collective's kind and sequence number on the communicator
+// (below kInternalTagBase, which internal_coll.hpp keeps), so collectives
+// outstanding together never take each other's messages; within one
+// collective, and between blocking ones (all number 0), messages of one
+// sender match in send order.
 //
 // On a fiber (a nonblocking collective, nonblocking.hpp) every wait
 // suspends the fiber until what it waits for has completed; on the caller's
@@ -34,10 +35,13 @@ enum class CollTag : int {
   exscan,
 };
 inline constexpr int kCollTagKinds = 16;
+// Sequence numbers are below this: tags stay below kInternalTagBase.
+inline constexpr std::uint32_t kCollSeqLimit = 1u << 26;
 
-// The tag of collective number `seq` of `kind` on a communicator.
+// The tag of collective number `seq` of `kind` on a communicator (0 for
+// every blocking collective, nonblocking.hpp).
 inline int coll_tag(CollTag kind, std::uint32_t seq) {
-  return static_cast<int>((seq & 0x3ffffffu) * kCollTagKinds) + static_cast<int>(kind);
+  return static_cast<int>((seq % kCollSeqLimit) * kCollTagKinds) + static_cast<int>(kind);
 }
 
 class CollChannel {

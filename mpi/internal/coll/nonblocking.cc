@@ -3,6 +3,7 @@
 #include <new>
 #include <utility>
 
+#include "mpi/internal/coll/channel.hpp"
 #include "mpi/internal/coll/fiber.hpp"
 #include "mpi/internal/p2p_common.hpp"
 #include "mpi/internal/request.hpp"
@@ -111,7 +112,7 @@ int launch_collective(Comm& comm, const char* fn, const CollCall& how,
   op->body = std::move(body);
   op->keep = std::move(keep);
   op->comm = &comm;
-  op->seq = comm.coll_seq++;
+  op->seq = 1 + comm.coll_seq++ % (kCollSeqLimit - 1);  // 0: blocking collectives
   r->coll = std::move(op);
   if (how.mode == CollMode::nonblocking) {
     if (int rc = begin(*r)) {

@@ -12,11 +12,15 @@
 //  - persistent (MPI_..._init): the body is kept and run as a nonblocking
 //    collective at each MPI_Start.
 //
-// Every collective call on a communicator takes the communicator's next
-// sequence number, and its messages carry it in their tag (CollChannel), so
-// collectives outstanding together never take each other's messages. A
-// persistent collective takes its number once, at init: its starts follow
-// one another, and one sender's messages match in order.
+// Every nonblocking call (and persistent init) on a communicator takes the
+// communicator's next sequence number, 1 and up, and its messages carry it
+// in their tag (CollChannel), so collectives outstanding together never
+// take each other's messages. A persistent collective takes its number once,
+// at init: its starts follow one another, and one sender's messages match
+// in order. Blocking collectives use sequence number 0: they follow one
+// another too, and a constant tag keeps the engine's matching on its fast
+// path (a new tag per call costs a hash-map node per message: 8-byte
+// allreduce at 2 ranks went from ~7 to ~12 us when every call had one).
 //
 // An MPI request for a collective completes through the engine like any
 // other: it is a zero-byte receive from this process on the communicator's
@@ -88,7 +92,7 @@ int launch_collective(Comm& comm, const char* fn, const CollCall& how,
 // the call is not blocking.
 template <typename Body, typename Keep>
 int run_collective(Comm& comm, const char* fn, const CollCall& how, Keep&& keep, Body&& body) {
-  if (how.mode == CollMode::blocking) return raise(&comm, fn, body(comm.coll_seq++));
+  if (how.mode == CollMode::blocking) return raise(&comm, fn, body(0));
   return launch_collective(comm, fn, how, keep(), CollBody(std::forward<Body>(body)));
 }
 
