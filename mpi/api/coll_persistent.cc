@@ -1,7 +1,7 @@
 // The persistent collectives of MPI-4.0, MPI_Barrier_init ...
 // MPI_Exscan_init: validated once, then each MPI_Start runs the collective
 // as a nonblocking one (coll/nonblocking.hpp); MPI_Request_free frees them.
-// `info` may be MPI_INFO_NULL or MPI_INFO_ENV (no hints are used).
+// `info` must be MPI_INFO_NULL or an info object (no hints are used).
 #include "mpi.h"
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/coll/entry.hpp"

@@ -111,6 +111,7 @@ extern "C" int MPI_Finalize(void) {
   s.groups.clear();
   s.errhandlers.clear();
   s.ops.clear();
+  s.infos.clear();
   s.keyvals.clear();
   s.phase = Phase::finalized;
   return raise(nullptr, kFn, rc);

@@ -513,6 +513,21 @@ MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int MPI_Free_mem(void *base);
 
+/* ---- info objects --------------------------------------------------------- */
+/* Keys in the order first set; MPI_INFO_ENV is read-only. */
+int MPI_Info_create(MPI_Info *info);
+int MPI_Info_set(MPI_Info info, const char *key, const char *value);
+int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+int MPI_Info_delete(MPI_Info info, const char *key);
+int MPI_Info_free(MPI_Info *info);
+/* Inter-communicators do not exist yet: always MPI_ERR_COMM. */
+int MPI_Comm_remote_size(MPI_Comm comm, int *size);
+
 /* ---- nonblocking collectives (MPI 3.1, intra-communicators) -------------- */
 /* Several may be outstanding on a communicator; they advance inside any
  * MPI call and complete through MPI_Wait/MPI_Test and their forms. */

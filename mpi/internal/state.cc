@@ -28,6 +28,8 @@ void install_predefined_objects(State& s) {
                           fatal_errhandler());
   s.errhandlers.insert_at(handle_index(HandleKind::errhandler, MPI_ERRORS_RETURN),
                           return_errhandler());
+  s.infos.insert_at(handle_index(HandleKind::info, MPI_INFO_ENV),
+                    make_env_info(s.world_size, s.thread_level));
 }
 
 }  // namespace mpi

@@ -97,7 +97,7 @@ void keep_types(std::vector<std::shared_ptr<const void>>& keep, const MPI_Dataty
 int launch_collective(Comm& comm, const char* fn, const CollCall& how,
                       std::vector<std::shared_ptr<const void>> keep, CollBody body) {
   if (int rc = check_request_ptr(how.request)) return raise(&comm, fn, rc);
-  if (how.info != MPI_INFO_NULL && how.info != MPI_INFO_ENV) {
+  if (how.info != MPI_INFO_NULL && state().infos.find(how.info) == nullptr) {
     return raise(&comm, fn, fail(MPI_ERR_INFO, "info={:#x} is not an info object", how.info));
   }
   CommPtr* cp = state().comms.find(comm.handle);
