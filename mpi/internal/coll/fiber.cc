@@ -74,8 +74,10 @@ void give_stack(char* s) {
 
 char* usable(char* mapping) { return mapping + page_size(); }
 
-// Switch bookkeeping for the sanitizers; no code in normal builds.
-void before_switch_out_of_caller(Fiber::Impl& f) {
+// Switch bookkeeping for the sanitizers; no code in normal builds. Inlined
+// into the function that switches: TSan records function entries and exits
+// per fiber, so a helper's own exit must not land on the other fiber.
+[[gnu::always_inline]] inline void before_switch_out_of_caller(Fiber::Impl& f) {
 #if defined(__SANITIZE_ADDRESS__)
   __sanitizer_start_switch_fiber(&f.asan_fake, usable(f.stack), Fiber::kStackBytes);
 #endif
@@ -86,14 +88,14 @@ void before_switch_out_of_caller(Fiber::Impl& f) {
   (void)f;
 }
 
-void after_return_to_caller(Fiber::Impl& f) {
+[[gnu::always_inline]] inline void after_return_to_caller(Fiber::Impl& f) {
 #if defined(__SANITIZE_ADDRESS__)
   __sanitizer_finish_switch_fiber(f.asan_fake, nullptr, nullptr);
 #endif
   (void)f;
 }
 
-void before_switch_to_caller(Fiber::Impl& f, bool finishing) {
+[[gnu::always_inline]] inline void before_switch_to_caller(Fiber::Impl& f, bool finishing) {
 #if defined(__SANITIZE_ADDRESS__)
   // Finishing: a null save slot tells ASan this stack's fake frames can go.
   __sanitizer_start_switch_fiber(finishing ? nullptr : &f.asan_fake, f.caller_bottom,
@@ -106,7 +108,7 @@ void before_switch_to_caller(Fiber::Impl& f, bool finishing) {
   (void)finishing;
 }
 
-void after_entering_fiber(Fiber::Impl& f, bool first) {
+[[gnu::always_inline]] inline void after_entering_fiber(Fiber::Impl& f, bool first) {
 #if defined(__SANITIZE_ADDRESS__)
   __sanitizer_finish_switch_fiber(first ? nullptr : f.asan_fake, &f.caller_bottom,
                                   &f.caller_size);
@@ -139,7 +141,10 @@ void Fiber::run_body() {
   body_();
   finished_ = true;
   before_switch_to_caller(*impl_, true);
-  // uc_link returns to the caller's context when this function returns.
+  // Leave without returning: a return would be recorded (TSan) on the
+  // caller's fiber, which never entered this function.
+  setcontext(&impl_->caller);
+  std::abort();
 }
 
 bool Fiber::resume() {

@@ -4,7 +4,8 @@
  * collective messages) and with a blocking collective, completed with
  * Waitall, Test loops or Waitany; persistent collectives restarted many
  * times; bad arguments under MPI_ERRORS_RETURN.
- * argv[1], if given, runs one family: nonblocking, persistent, errors. */
+ * argv[1], if given, runs one family: nonblocking, persistent, errors;
+ * argv[2] the number of persistent restarts (default 1000). */
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "check.h"
 
 static int rank, size;
+static int restarts = 1000;
 static MPI_Op compose_op; /* non-commutative: x -> a x + b maps composed */
 
 static int ival(int r, int i) { return r * 1000003 + i * 7 + 1; }
@@ -273,7 +275,8 @@ static void test_nonblocking(void) {
 /* ---- persistent collectives ----------------------------------------- */
 
 static void test_persistent(void) {
-  enum { kIters = 1000, kAllIters = 40, n = 5 };
+  enum { kAllIters = 40, n = 5 };
+  const int kIters = restarts;
   int ar_in[n] = {0}, ar_out[n] = {0}, bc[n] = {0};
   MPI_Request q[3];
   CHECK_OK(MPI_Allreduce_init(ar_in, ar_out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
@@ -375,6 +378,7 @@ int main(int argc, char** argv) {
   CHECK_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   CHECK_OK(MPI_Op_create(compose_fn, 0, &compose_op));
   const char* only = argc > 1 ? argv[1] : NULL;
+  if (argc > 2) restarts = atoi(argv[2]);
   if (!only || !strcmp(only, "nonblocking")) test_nonblocking();
   if (!only || !strcmp(only, "persistent")) test_persistent();
   if (!only || !strcmp(only, "errors")) test_errors();
