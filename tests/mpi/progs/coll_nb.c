@@ -260,7 +260,12 @@ static void test_nonblocking(void) {
   /* Pending when its communicator is freed, and when its request is. */
   MPI_Comm tmp;
   CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &tmp));
-  int x = rank + 1, sum = 0, y = rank, ysum = -1;
+  /* r2's buffers outlive this function: a freed request's collective may
+   * still be writing after it returns (until MPI_Finalize). */
+  static int y, ysum;
+  int x = rank + 1, sum = 0;
+  y = rank;
+  ysum = -1;
   MPI_Request r1, r2;
   CHECK_OK(MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, tmp, &r1));
   CHECK_OK(MPI_Iallreduce(&y, &ysum, 1, MPI_INT, MPI_SUM, tmp, &r2));
