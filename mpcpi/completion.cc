@@ -123,6 +123,7 @@ Errc Engine::Impl::test(Request* r, bool& completed, Status* status, bool releas
     if (options_.variant == Variant::counters) poll_landed();
     (void)ctx_.probe();
     drain_outbox();
+    run_hook();
     if (!r->done()) {
       // A loop of tests must not starve the tasks it waits for when the
       // host has more tasks than cores (as in progress()).
@@ -157,12 +158,17 @@ Errc Engine::Impl::wait_done(Request* r, Status* status) {
 }
 
 void Engine::Impl::block_until_done(Request* r) {
-  if (options_.variant == Variant::counters) {
+  if (options_.variant == Variant::counters || progress_hook_ != nullptr) {
+    // Polled: the counters variant finds completions only by polling, and a
+    // progress hook must keep running while this waits.
     int spins = 0;
     while (!r->done()) {
-      poll_landed();
+      if (options_.variant == Variant::counters) poll_landed();
       if (r->done()) break;
       (void)ctx_.probe();
+      drain_outbox();
+      run_hook();
+      if (r->done()) break;
       idle(spins);
     }
   } else if (!r->done()) {
@@ -193,6 +199,7 @@ Errc Engine::Impl::wait_any(std::span<Request* const> reqs, std::size_t& index, 
     if (options_.variant == Variant::counters) poll_landed();
     (void)ctx_.probe();
     drain_outbox();
+    run_hook();
     idle(spins);
   }
 }
@@ -218,6 +225,7 @@ Errc Engine::Impl::progress() {
     reap_locked();
   }
   drain_outbox();
+  run_hook();
   // Loops of test()+progress() must not starve other ranks on a full host.
   if (++progress_calls_ % 64 == 0) sched_yield();
   return Errc::success;

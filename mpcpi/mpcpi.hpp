@@ -217,6 +217,14 @@ class Engine {
   // Runs lapi progress and the engine's deferred work once; yields the CPU
   // now and then so loops of test()/progress() do not starve other ranks.
   Errc progress();
+  // A function the engine calls from its completion and probe calls (test,
+  // wait, wait_any, progress, iprobe, probe), on the calling thread, never
+  // with engine locks held: the MPI layer advances its nonblocking
+  // collectives there. While one is set, waits poll (with the usual
+  // spin/yield/sleep back-off) instead of sleeping in lapi, so the hook
+  // keeps running. Null removes it.
+  using ProgressHook = void (*)();
+  void set_progress_hook(ProgressHook hook);
 
   // ---- Probe ----------------------------------------------------------
   // Status::bytes and message_bytes give the message size.

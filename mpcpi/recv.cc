@@ -302,6 +302,7 @@ Errc Engine::Impl::iprobe(int source, int tag, std::uint32_t context, bool& foun
     }
   }
   drain_outbox();
+  run_hook();
   return Errc::success;
 }
 
@@ -327,7 +328,7 @@ Errc Engine::Impl::probe(int source, int tag, std::uint32_t context, Status* sta
     if (Errc e = iprobe(source, tag, context, found, status, take); e != Errc::success) return e;
     if (found) return Errc::success;
     // Sleep in lapi until something new is queued as unexpected.
-    if (options_.variant == Variant::counters) {
+    if (options_.variant == Variant::counters || progress_hook_ != nullptr) {
       idle(spins);
     } else if (lapi::Status s = ctx_.waitcntr(arrivals_, 1); !s.ok()) {
       return fail(Errc::transport, "probe: {}", s.message());

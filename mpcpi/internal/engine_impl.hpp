@@ -180,6 +180,10 @@ class Engine::Impl {
   Errc request_free(Request* req);
   Errc cancel(Request* req);
   Errc progress();
+  Engine::ProgressHook progress_hook_ = nullptr;
+  void run_hook() const {
+    if (progress_hook_ != nullptr) progress_hook_();
+  }
   Errc iprobe(int source, int tag, std::uint32_t context, bool& found, Status* status,
               Message** take);
   Errc probe(int source, int tag, std::uint32_t context, Status* status, Message** take);

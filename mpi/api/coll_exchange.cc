@@ -1,22 +1,24 @@
 // The collectives where every rank sends to and receives from every other:
-// MPI_Allgather(v), MPI_Alltoall(v,w).
+// MPI_Allgather(v), MPI_Alltoall(v,w), and the work of their nonblocking and
+// persistent forms.
 #include <vector>
 
 #include "mpi.h"
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/coll/args.hpp"
+#include "mpi/internal/coll/entry.hpp"
 #include "mpi/internal/coll/exchange.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
 
 using namespace mpi;
 
-namespace {
+namespace mpi {
 
-int allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-              void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype,
-              MPI_Comm comm, bool vform, int regular_count) {
+int coll_allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void* recvbuf, const int* recvcounts, const int* displs, bool vform,
+                   int regular_count, MPI_Datatype recvtype, MPI_Comm comm, const CollCall& how) {
   if (int rc = check_running(fn)) return rc;
   Comm* c = nullptr;
   const Datatype *st = nullptr, *rt = nullptr;
@@ -29,7 +31,6 @@ int allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype s
   if (rc == MPI_SUCCESS && !vform) {
     rc = check_count(regular_count, "recvcount");
     regular.assign(c->size(), regular_count);
-    recvcounts = regular.data();
   } else if (rc == MPI_SUCCESS) {
     rc = check_counts(recvcounts, c->size(), "recvcounts");
     if (rc == MPI_SUCCESS) rc = check_not_null(displs, "displs");
@@ -37,27 +38,20 @@ int allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datatype s
   if (rc == MPI_SUCCESS) rc = lookup_type(recvtype, rt, true, "recvtype");
   if (rc == MPI_SUCCESS) rc = check_not_in_place(recvbuf, "recvbuf", "only sendbuf may be MPI_IN_PLACE");
   for (int r = 0; rc == MPI_SUCCESS && r < c->size(); ++r) {
-    rc = check_buffer(recvbuf, recvcounts[r], *rt, "recvbuf");
+    rc = check_buffer(recvbuf, vform ? recvcounts[r] : regular_count, *rt, "recvbuf");
   }
   if (rc != MPI_SUCCESS) return raise(c, fn, rc);
-  CollChannel ch(*c, CollTag::allgather);
-  return raise(c, fn, allgather_run(ch, {sendbuf, sendcount, st, recvbuf, recvcounts, displs, rt}));
+  return run_collective(*c, fn, how, [&] { return keep_objects(comm, {sendtype, recvtype}); },
+                        [=, regular = std::move(regular)](std::uint32_t seq) {
+    CollChannel ch(*c, CollTag::allgather, seq);
+    const int* counts = vform ? recvcounts : regular.data();
+    return allgather_run(ch, {sendbuf, sendcount, st, recvbuf, counts, displs, rt});
+  });
 }
 
-// One side of an all-to-all: per-peer counts, byte displacements, types.
-struct Side {
-  const void* buf;
-  const int* counts;
-  const int* displs;          // null with `regular`
-  const MPI_Datatype* types;  // null: `type` for every peer
-  MPI_Datatype type;
-  int regular;                // count per peer when counts is null
-  bool displs_in_bytes;       // Alltoallw
-  const char* buf_arg;
-  const char* counts_arg;
-  const char* displs_arg;
-  const char* type_arg;
-};
+}  // namespace mpi
+
+namespace {
 
 int parts_of(const Side& s, int n, std::vector<Part>& parts) {
   if (s.counts == nullptr) {
@@ -89,7 +83,12 @@ int parts_of(const Side& s, int n, std::vector<Part>& parts) {
   return MPI_SUCCESS;
 }
 
-int alltoall(const char* fn, const Side& send, const Side& recv, MPI_Comm comm) {
+}  // namespace
+
+namespace mpi {
+
+int coll_alltoall(const char* fn, const Side& send, const Side& recv, MPI_Comm comm,
+                  const CollCall& how) {
   if (int rc = check_running(fn)) return rc;
   Comm* c = nullptr;
   int rc = lookup_comm(comm, c);
@@ -98,18 +97,27 @@ int alltoall(const char* fn, const Side& send, const Side& recv, MPI_Comm comm) 
   if (rc == MPI_SUCCESS && send.buf != MPI_IN_PLACE) rc = parts_of(send, c->size(), sends);
   if (rc == MPI_SUCCESS) rc = parts_of(recv, c->size(), recvs);
   if (rc != MPI_SUCCESS) return raise(c, fn, rc);
-  CollChannel ch(*c, CollTag::alltoall);
-  return raise(c, fn, alltoall_run(ch, sends, recvs));
+  auto keep = [&] {
+    auto k = keep_objects(comm, {send.type, recv.type});
+    if (send.types != nullptr && send.buf != MPI_IN_PLACE) keep_types(k, send.types, c->size());
+    if (recv.types != nullptr) keep_types(k, recv.types, c->size());
+    return k;
+  };
+  return run_collective(*c, fn, how, keep,
+                        [=, sends = std::move(sends), recvs = std::move(recvs)](std::uint32_t seq) {
+    CollChannel ch(*c, CollTag::alltoall, seq);
+    return alltoall_run(ch, sends, recvs);
+  });
 }
 
-}  // namespace
+}  // namespace mpi
 
 extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const ApiCall call("MPI_Allgather");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  return allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr,
-                   recvtype, comm, false, recvcount);
+  return coll_allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr,
+                        false, recvcount, recvtype, comm, {});
 }
 
 extern "C" int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -117,20 +125,20 @@ extern "C" int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype s
                               MPI_Datatype recvtype, MPI_Comm comm) {
   const ApiCall call("MPI_Allgatherv");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  return allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                   recvtype, comm, true, 0);
+  return coll_allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                        displs, true, 0, recvtype, comm, {});
 }
 
 extern "C" int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const ApiCall call("MPI_Alltoall");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  return alltoall("MPI_Alltoall",
+  return coll_alltoall("MPI_Alltoall",
                   {sendbuf, nullptr, nullptr, nullptr, sendtype, sendcount, false, "sendbuf",
                    "sendcount", "sdispls", "sendtype"},
                   {recvbuf, nullptr, nullptr, nullptr, recvtype, recvcount, false, "recvbuf",
                    "recvcount", "rdispls", "recvtype"},
-                  comm);
+                  comm, {});
 }
 
 extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
@@ -138,12 +146,12 @@ extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const 
                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   const ApiCall call("MPI_Alltoallv");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  return alltoall("MPI_Alltoallv",
+  return coll_alltoall("MPI_Alltoallv",
                   {sendbuf, sendcounts, sdispls, nullptr, sendtype, 0, false, "sendbuf",
                    "sendcounts", "sdispls", "sendtype"},
                   {recvbuf, recvcounts, rdispls, nullptr, recvtype, 0, false, "recvbuf",
                    "recvcounts", "rdispls", "recvtype"},
-                  comm);
+                  comm, {});
 }
 
 extern "C" int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
@@ -152,10 +160,10 @@ extern "C" int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const 
                              const MPI_Datatype recvtypes[], MPI_Comm comm) {
   const ApiCall call("MPI_Alltoallw");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  return alltoall("MPI_Alltoallw",
+  return coll_alltoall("MPI_Alltoallw",
                   {sendbuf, sendcounts, sdispls, sendtypes, MPI_DATATYPE_NULL, 0, true, "sendbuf",
                    "sendcounts", "sdispls", "sendtypes"},
                   {recvbuf, recvcounts, rdispls, recvtypes, MPI_DATATYPE_NULL, 0, true,
                    "recvbuf", "recvcounts", "rdispls", "recvtypes"},
-                  comm);
+                  comm, {});
 }

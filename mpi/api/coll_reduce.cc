@@ -1,5 +1,6 @@
 // The reductions every rank receives from: MPI_Allreduce,
-// MPI_Reduce_scatter(_block), MPI_Scan, MPI_Exscan. Each packs its input
+// MPI_Reduce_scatter(_block), MPI_Scan, MPI_Exscan (and the work of their
+// nonblocking and persistent forms). Each packs its input
 // (recvbuf's for MPI_IN_PLACE), runs an algorithm on the packed bytes and
 // unpacks its result.
 #include <numeric>
@@ -11,16 +12,16 @@
 #include "mpi/internal/coll/algorithms.hpp"
 #include "mpi/internal/coll/args.hpp"
 #include "mpi/internal/coll/blocks.hpp"
+#include "mpi/internal/coll/entry.hpp"
 #include "mpi/internal/coll/exchange.hpp"
 #include "mpi/internal/errors.hpp"
 
 using namespace mpi;
 
-extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  const ApiCall call("MPI_Allreduce");
-  if (call.overlaps()) [[unlikely]] return call.refuse();
-  constexpr const char* kFn = "MPI_Allreduce";
+namespace mpi {
+
+int coll_allreduce(const char* kFn, const void* sendbuf, void* recvbuf, int count,
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const CollCall& how) {
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
   const Datatype* t = nullptr;
@@ -31,23 +32,26 @@ extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count,
   AllreduceAlgo algo;
   if (rc == MPI_SUCCESS) rc = choose_allreduce(bytes, count, c->size(), *o, algo);
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  if (bytes == 0) return MPI_SUCCESS;
-  if (sendbuf == MPI_IN_PLACE && c->size() == 1) return MPI_SUCCESS;
-  Staging acc;
-  pack_to(acc, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *t);
-  CollChannel ch(*c, CollTag::allreduce);
-  rc = allreduce_bytes(ch, {o, t, datatype}, acc, count, algo);
-  if (rc == MPI_SUCCESS) unpack(*t, recvbuf, count, acc.data.get(), static_cast<std::int64_t>(bytes));
-  return raise(c, kFn, rc);
+  return run_collective(*c, kFn, how, [&] { return keep_objects(comm, {datatype}, op); },
+                        [=](std::uint32_t seq) {
+    if (bytes == 0) return MPI_SUCCESS;
+    if (sendbuf == MPI_IN_PLACE && c->size() == 1) return MPI_SUCCESS;
+    Staging acc;
+    pack_to(acc, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *t);
+    CollChannel ch(*c, CollTag::allreduce, seq);
+    int rc = allreduce_bytes(ch, {o, t, datatype}, acc, count, algo);
+    if (rc == MPI_SUCCESS) {
+      unpack(*t, recvbuf, count, acc.data.get(), static_cast<std::int64_t>(bytes));
+    }
+    return rc;
+  });
 }
-
-namespace {
 
 // Reduce_scatter: the whole vector is reduced to rank 0 (keeping rank
 // order, so any op), which hands each rank its segment.
-int reduce_scatter(const char* fn, const void* sendbuf, void* recvbuf, const int* recvcounts,
-                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, bool block_form,
-                   int recvcount) {
+int coll_reduce_scatter(const char* fn, const void* sendbuf, void* recvbuf, const int* recvcounts,
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, bool block_form,
+                        int recvcount, const CollCall& how) {
   if (int rc = check_running(fn)) return rc;
   Comm* c = nullptr;
   const Datatype* t = nullptr;
@@ -77,33 +81,39 @@ int reduce_scatter(const char* fn, const void* sendbuf, void* recvbuf, const int
   ReduceAlgo algo;
   if (rc == MPI_SUCCESS) rc = choose_reduce(algo);
   if (rc != MPI_SUCCESS) return raise(c, fn, rc);
-  if (total == 0 || t->size() == 0) return MPI_SUCCESS;
-  Staging acc;
-  pack_to(acc, in_place ? recvbuf : sendbuf, total, *t);
-  CollChannel ch(*c, CollTag::reduce);
-  rc = reduce_bytes(ch, {o, t, datatype}, acc, total, 0, algo);
-  if (rc != MPI_SUCCESS) return raise(c, fn, rc);
-  // Segment r of the packed result goes to rank r's recvbuf.
-  CollChannel sc(*c, CollTag::scatter);
-  const std::int64_t size = t->size();
-  if (c->rank == 0) {
-    std::int64_t at = counts[0];
-    for (int r = 1; r < c->size() && rc == MPI_SUCCESS; ++r) {
-      rc = sc.isend(r, acc.data.get() + at * size, static_cast<std::size_t>(counts[r] * size));
-      at += counts[r];
+  return run_collective(*c, fn, how, [&] { return keep_objects(comm, {datatype}, op); },
+                        [=, counts = std::move(counts)](std::uint32_t seq) {
+    if (total == 0 || t->size() == 0) return MPI_SUCCESS;
+    Staging acc;
+    pack_to(acc, in_place ? recvbuf : sendbuf, total, *t);
+    CollChannel ch(*c, CollTag::reduce, seq);
+    int rc = reduce_bytes(ch, {o, t, datatype}, acc, total, 0, algo);
+    if (rc != MPI_SUCCESS) return rc;
+    // Segment r of the packed result goes to rank r's recvbuf.
+    CollChannel sc(*c, CollTag::scatter, seq);
+    const std::int64_t size = t->size();
+    if (c->rank == 0) {
+      std::int64_t at = counts[0];
+      for (int r = 1; r < c->size() && rc == MPI_SUCCESS; ++r) {
+        rc = sc.isend(r, acc.data.get() + at * size, static_cast<std::size_t>(counts[r] * size));
+        at += counts[r];
+      }
+      int rc2 = sc.wait_all();
+      if (rc == MPI_SUCCESS) rc = rc2;
+      unpack(*t, recvbuf, counts[0], acc.data.get(), counts[0] * size);
+    } else {
+      rc = sc.recv(0, acc.data.get(), static_cast<std::size_t>(counts[c->rank] * size));
+      if (rc == MPI_SUCCESS) {
+        unpack(*t, recvbuf, counts[c->rank], acc.data.get(), counts[c->rank] * size);
+      }
     }
-    int rc2 = sc.wait_all();
-    if (rc == MPI_SUCCESS) rc = rc2;
-    unpack(*t, recvbuf, counts[0], acc.data.get(), counts[0] * size);
-  } else {
-    rc = sc.recv(0, acc.data.get(), static_cast<std::size_t>(counts[c->rank] * size));
-    if (rc == MPI_SUCCESS) unpack(*t, recvbuf, counts[c->rank], acc.data.get(), counts[c->rank] * size);
-  }
-  return raise(c, fn, rc);
+    return rc;
+  });
 }
 
-int scan(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-         MPI_Op op, MPI_Comm comm, bool exclusive) {
+int coll_scan(const char* fn, const void* sendbuf, void* recvbuf, int count,
+              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, bool exclusive,
+              const CollCall& how) {
   if (int rc = check_running(fn)) return rc;
   Comm* c = nullptr;
   const Datatype* t = nullptr;
@@ -112,46 +122,56 @@ int scan(const char* fn, const void* sendbuf, void* recvbuf, int count, MPI_Data
   if (rc == MPI_SUCCESS) rc = check_reduce_args({sendbuf, recvbuf, count, datatype, op, true}, t, o);
   if (rc != MPI_SUCCESS) return raise(c, fn, rc);
   const std::size_t bytes = static_cast<std::size_t>(count * t->size());
-  if (bytes == 0) return MPI_SUCCESS;
-  Staging acc;
-  pack_to(acc, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *t);
-  CollChannel ch(*c, exclusive ? CollTag::exscan : CollTag::scan);
-  rc = scan_bytes(ch, {o, t, datatype}, acc, count, exclusive);
-  // Exscan leaves rank 0's recvbuf alone (its result is undefined).
-  if (rc == MPI_SUCCESS && !(exclusive && c->rank == 0)) {
-    unpack(*t, recvbuf, count, acc.data.get(), static_cast<std::int64_t>(bytes));
-  }
-  return raise(c, fn, rc);
+  return run_collective(*c, fn, how, [&] { return keep_objects(comm, {datatype}, op); },
+                        [=](std::uint32_t seq) {
+    if (bytes == 0) return MPI_SUCCESS;
+    Staging acc;
+    pack_to(acc, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *t);
+    CollChannel ch(*c, exclusive ? CollTag::exscan : CollTag::scan, seq);
+    int rc = scan_bytes(ch, {o, t, datatype}, acc, count, exclusive);
+    // Exscan leaves rank 0's recvbuf alone (its result is undefined).
+    if (rc == MPI_SUCCESS && !(exclusive && c->rank == 0)) {
+      unpack(*t, recvbuf, count, acc.data.get(), static_cast<std::int64_t>(bytes));
+    }
+    return rc;
+  });
 }
 
-}  // namespace
+}  // namespace mpi
+
+extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  const ApiCall call("MPI_Allreduce");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return coll_allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, {});
+}
 
 extern "C" int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const ApiCall call("MPI_Reduce_scatter");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  return reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op, comm,
-                        false, 0);
+  return coll_reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op,
+                             comm, false, 0, {});
 }
 
 extern "C" int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const ApiCall call("MPI_Reduce_scatter_block");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  return reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, nullptr, datatype, op,
-                        comm, true, recvcount);
+  return coll_reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, nullptr, datatype, op,
+                             comm, true, recvcount, {});
 }
 
 extern "C" int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm) {
   const ApiCall call("MPI_Scan");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, false);
+  return coll_scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, false, {});
 }
 
 extern "C" int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                           MPI_Op op, MPI_Comm comm) {
   const ApiCall call("MPI_Exscan");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, true);
+  return coll_scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, true, {});
 }

@@ -1,7 +1,8 @@
 // The rooted collectives: MPI_Bcast, MPI_Reduce, MPI_Gather(v),
-// MPI_Scatter(v). Each validates (arguments significant only at the root
-// are checked only there), handles MPI_IN_PLACE and zero sizes, then runs
-// an algorithm on packed bytes (mpi/internal/coll).
+// MPI_Scatter(v), and the work of their nonblocking and persistent forms.
+// Each validates (arguments significant only at the root are checked only
+// there), handles MPI_IN_PLACE and zero sizes, then runs an algorithm on
+// packed bytes (mpi/internal/coll).
 #include <vector>
 
 #include "mpi.h"
@@ -10,18 +11,18 @@
 #include "mpi/internal/coll/algorithms.hpp"
 #include "mpi/internal/coll/args.hpp"
 #include "mpi/internal/coll/blocks.hpp"
+#include "mpi/internal/coll/entry.hpp"
 #include "mpi/internal/coll/exchange.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
 
 using namespace mpi;
 
-extern "C" int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
-                         MPI_Comm comm) {
-  const ApiCall call("MPI_Bcast");
-  if (call.overlaps()) [[unlikely]] return call.refuse();
-  constexpr const char* kFn = "MPI_Bcast";
-  if (int rc = check_running(kFn)) return rc;
+namespace mpi {
+
+int coll_bcast(const char* fn, void* buffer, int count, MPI_Datatype datatype, int root,
+               MPI_Comm comm, const CollCall& how) {
+  if (int rc = check_running(fn)) return rc;
   Comm* c = nullptr;
   const Datatype* t = nullptr;
   int rc = lookup_comm(comm, c);
@@ -32,29 +33,29 @@ extern "C" int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int roo
   const std::size_t bytes = rc == MPI_SUCCESS ? static_cast<std::size_t>(count * t->size()) : 0;
   BcastAlgo algo;
   if (rc == MPI_SUCCESS) rc = choose_bcast(bytes, c->size(), algo);
-  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  if (bytes == 0 || c->size() == 1) return MPI_SUCCESS;
-  Staging staging;
-  const bool direct = t->contiguous_for(count);
-  char* data = direct ? data_start(buffer, *t) : nullptr;
-  if (!direct) {
-    staging.allocate(bytes);
-    data = staging.data.get();
-    if (c->rank == root) pack(*t, buffer, count, data);
-  }
-  CollChannel ch(*c, CollTag::bcast);
-  rc = bcast_bytes(ch, data, bytes, root, algo);
-  if (rc == MPI_SUCCESS && !direct && c->rank != root) {
-    unpack(*t, buffer, count, data, static_cast<std::int64_t>(bytes));
-  }
-  return raise(c, kFn, rc);
+  if (rc != MPI_SUCCESS) return raise(c, fn, rc);
+  return run_collective(*c, fn, how, [&] { return keep_objects(comm, {datatype}); },
+                        [=](std::uint32_t seq) {
+    if (bytes == 0 || c->size() == 1) return MPI_SUCCESS;
+    Staging staging;
+    const bool direct = t->contiguous_for(count);
+    char* data = direct ? data_start(buffer, *t) : nullptr;
+    if (!direct) {
+      staging.allocate(bytes);
+      data = staging.data.get();
+      if (c->rank == root) pack(*t, buffer, count, data);
+    }
+    CollChannel ch(*c, CollTag::bcast, seq);
+    int rc = bcast_bytes(ch, data, bytes, root, algo);
+    if (rc == MPI_SUCCESS && !direct && c->rank != root) {
+      unpack(*t, buffer, count, data, static_cast<std::int64_t>(bytes));
+    }
+    return rc;
+  });
 }
 
-extern "C" int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                          MPI_Op op, int root, MPI_Comm comm) {
-  const ApiCall call("MPI_Reduce");
-  if (call.overlaps()) [[unlikely]] return call.refuse();
-  constexpr const char* kFn = "MPI_Reduce";
+int coll_reduce(const char* kFn, const void* sendbuf, void* recvbuf, int count,
+                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, const CollCall& how) {
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
   const Datatype* t = nullptr;
@@ -72,36 +73,25 @@ extern "C" int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Dat
   if (rc == MPI_SUCCESS) rc = choose_reduce(algo);
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
   const std::size_t bytes = static_cast<std::size_t>(count * t->size());
-  if (bytes == 0) return MPI_SUCCESS;
-  Staging acc;
-  pack_to(acc, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *t);
-  CollChannel ch(*c, CollTag::reduce);
-  rc = reduce_bytes(ch, {o, t, datatype}, acc, count, root, algo);
-  if (rc == MPI_SUCCESS && am_root) {
-    unpack(*t, recvbuf, count, acc.data.get(), static_cast<std::int64_t>(bytes));
-  }
-  return raise(c, kFn, rc);
+  return run_collective(*c, kFn, how, [&] { return keep_objects(comm, {datatype}, op); },
+                        [=](std::uint32_t seq) {
+    if (bytes == 0) return MPI_SUCCESS;
+    Staging acc;
+    pack_to(acc, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *t);
+    CollChannel ch(*c, CollTag::reduce, seq);
+    int rc = reduce_bytes(ch, {o, t, datatype}, acc, count, root, algo);
+    if (rc == MPI_SUCCESS && am_root) {
+      unpack(*t, recvbuf, count, acc.data.get(), static_cast<std::int64_t>(bytes));
+    }
+    return rc;
+  });
 }
 
+}  // namespace mpi
+
+
+
 namespace {
-
-// Gather's send side and scatter's receive side (BufferArgs) is what every
-// rank passes (MPI_IN_PLACE allowed at the root only).
-using LocalSide = BufferArgs;
-
-// The per-rank blocks only the root looks at: counts and displacements for
-// the v-forms, one count for all (regular_count) otherwise.
-struct RootSide {
-  const void* buf;
-  const int* counts;
-  const int* displs;
-  MPI_Datatype type;
-  bool vform;
-  int regular_count;
-  const char* buf_arg;
-  const char* counts_arg;
-  const char* type_arg;
-};
 
 // What gather(v) and scatter(v) need once validated.
 struct Rooted {
@@ -140,37 +130,53 @@ int check_rooted(MPI_Comm comm, int root, const LocalSide& l, const RootSide& rs
   return rc;
 }
 
-int gather(const char* fn, const LocalSide& send, const RootSide& recv, int root, MPI_Comm comm) {
+}  // namespace
+
+namespace mpi {
+
+int coll_gather(const char* fn, const LocalSide& send, const RootSide& recv, int root,
+                MPI_Comm comm, const CollCall& how) {
   if (int rc = check_running(fn)) return rc;
   Rooted v;
   if (int rc = check_rooted(comm, root, send, recv, v)) return raise(v.comm, fn, rc);
-  CollChannel ch(*v.comm, CollTag::gather);
-  return raise(v.comm, fn,
-               gather_run(ch, {send.buf, send.count, v.local_type, const_cast<void*>(recv.buf),
-                               v.counts, recv.displs, v.root_type, root}));
+  const bool regular = !recv.vform;
+  return run_collective(*v.comm, fn, how, [&] { return keep_objects(comm, {send.datatype, recv.type}); },
+                        [=, c = v.comm, lt = v.local_type, rt = v.root_type, vcounts = v.counts,
+                         regular_counts = std::move(v.regular)](std::uint32_t seq) {
+    CollChannel ch(*c, CollTag::gather, seq);
+    const int* counts = regular ? regular_counts.data() : vcounts;
+    return gather_run(ch, {send.buf, send.count, lt, const_cast<void*>(recv.buf),
+                           counts, recv.displs, rt, root});
+  });
 }
 
-int scatter(const char* fn, const RootSide& send, const LocalSide& recv, int root, MPI_Comm comm) {
+int coll_scatter(const char* fn, const RootSide& send, const LocalSide& recv, int root,
+                 MPI_Comm comm, const CollCall& how) {
   if (int rc = check_running(fn)) return rc;
   Rooted v;
   if (int rc = check_rooted(comm, root, recv, send, v)) return raise(v.comm, fn, rc);
-  CollChannel ch(*v.comm, CollTag::scatter);
-  return raise(v.comm, fn,
-               scatter_run(ch, {send.buf, v.counts, send.displs, v.root_type,
-                                const_cast<void*>(recv.buf), recv.count, v.local_type, root}));
+  const bool regular = !send.vform;
+  return run_collective(*v.comm, fn, how, [&] { return keep_objects(comm, {send.type, recv.datatype}); },
+                        [=, c = v.comm, lt = v.local_type, rt = v.root_type, vcounts = v.counts,
+                         regular_counts = std::move(v.regular)](std::uint32_t seq) {
+    CollChannel ch(*c, CollTag::scatter, seq);
+    const int* counts = regular ? regular_counts.data() : vcounts;
+    return scatter_run(ch, {send.buf, counts, send.displs, rt,
+                            const_cast<void*>(recv.buf), recv.count, lt, root});
+  });
 }
 
-}  // namespace
+}  // namespace mpi
 
 extern "C" int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                           void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                           MPI_Comm comm) {
   const ApiCall call("MPI_Gather");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  return gather("MPI_Gather", {sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype"},
+  return coll_gather("MPI_Gather", {sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype"},
                 {recvbuf, nullptr, nullptr, recvtype, false, recvcount, "recvbuf", "recvcount",
                  "recvtype"},
-                root, comm);
+                root, comm, {});
 }
 
 extern "C" int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -178,10 +184,10 @@ extern "C" int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype send
                            MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const ApiCall call("MPI_Gatherv");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  return gather("MPI_Gatherv", {sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype"},
+  return coll_gather("MPI_Gatherv", {sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype"},
                 {recvbuf, recvcounts, displs, recvtype, true, 0, "recvbuf", "recvcounts",
                  "recvtype"},
-                root, comm);
+                root, comm, {});
 }
 
 extern "C" int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -189,10 +195,10 @@ extern "C" int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype send
                            MPI_Comm comm) {
   const ApiCall call("MPI_Scatter");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  return scatter("MPI_Scatter",
+  return coll_scatter("MPI_Scatter",
                  {sendbuf, nullptr, nullptr, sendtype, false, sendcount, "sendbuf", "sendcount",
                   "sendtype"},
-                 {recvbuf, recvcount, recvtype, "recvbuf", "recvcount", "recvtype"}, root, comm);
+                 {recvbuf, recvcount, recvtype, "recvbuf", "recvcount", "recvtype"}, root, comm, {});
 }
 
 extern "C" int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
@@ -200,8 +206,22 @@ extern "C" int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const i
                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const ApiCall call("MPI_Scatterv");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  return scatter("MPI_Scatterv",
+  return coll_scatter("MPI_Scatterv",
                  {sendbuf, sendcounts, displs, sendtype, true, 0, "sendbuf", "sendcounts",
                   "sendtype"},
-                 {recvbuf, recvcount, recvtype, "recvbuf", "recvcount", "recvtype"}, root, comm);
+                 {recvbuf, recvcount, recvtype, "recvbuf", "recvcount", "recvtype"}, root, comm, {});
+}
+
+extern "C" int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root,
+                         MPI_Comm comm) {
+  const ApiCall call("MPI_Bcast");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return coll_bcast("MPI_Bcast", buffer, count, datatype, root, comm, {});
+}
+
+extern "C" int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                          MPI_Op op, int root, MPI_Comm comm) {
+  const ApiCall call("MPI_Reduce");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return coll_reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, {});
 }

@@ -83,6 +83,18 @@ extern "C" int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   return MPI_SUCCESS;
 }
 
+extern "C" int MPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  const ApiCall call("MPI_Comm_remote_size");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  constexpr const char* kFn = "MPI_Comm_remote_size";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS) rc = check_not_null(size, "size");
+  if (rc == MPI_SUCCESS) rc = fail(MPI_ERR_COMM, "comm is an intra-communicator (it has no remote group)");
+  return raise(c, kFn, rc);
+}
+
 extern "C" int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
   const ApiCall call("MPI_Comm_set_name");
   if (call.overlaps()) [[unlikely]] return call.refuse();

@@ -8,6 +8,7 @@
 
 #include "mpi.h"
 #include "mpi/internal/api_call.hpp"
+#include "mpi/internal/coll/nonblocking.hpp"
 #include "mpi/internal/attributes.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
@@ -99,6 +100,7 @@ extern "C" int MPI_Finalize(void) {
   // MPI-2: COMM_SELF's attributes are deleted first, so libraries can hook
   // their own clean-up onto MPI_Finalize.
   if (CommPtr* self = s.comms.find(MPI_COMM_SELF)) delete_all_attributes(**self);
+  drain_collectives();  // freed nonblocking collectives still finish
   drain_detached();
   CommPtr* world = s.comms.find(MPI_COMM_WORLD);
   s.world_errhandler = world ? (*world)->errhandler : fatal_errhandler();
@@ -109,6 +111,7 @@ extern "C" int MPI_Finalize(void) {
   s.groups.clear();
   s.errhandlers.clear();
   s.ops.clear();
+  s.infos.clear();
   s.keyvals.clear();
   s.phase = Phase::finalized;
   return raise(nullptr, kFn, rc);

@@ -44,6 +44,11 @@ extern "C" int MPI_Cancel(MPI_Request* request) {
   if (int rc = check_running(kFn)) return rc;
   Request* r = nullptr;
   if (int rc = lookup_request(request, r)) return raise(nullptr, kFn, rc);
+  if (r->kind == RequestKind::coll) {
+    return raise(r->comm.get(), kFn,
+                 fail(MPI_ERR_REQUEST, "request={:#x} is a collective's, which cannot be cancelled",
+                      *request));
+  }
   if (!r->active || r->kind == RequestKind::null_proc || r->engine == nullptr) return MPI_SUCCESS;
   return raise(r->comm.get(), kFn, engine_error(engine().cancel(r->engine)));
 }

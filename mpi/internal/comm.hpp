@@ -55,6 +55,9 @@ struct Comm {
   ErrhandlerPtr errhandler;
   std::map<int, void*> attributes;  // keyval -> value
   std::string name;
+  // Nonblocking and persistent collective calls made on this communicator
+  // so far (every rank counts the same): their tags' sequence numbers.
+  std::uint32_t coll_seq = 0;
 
   int size() const { return group->size(); }
   std::uint32_t context(ContextKind kind) const {

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "mpi/internal/coll/nonblocking.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/p2p_common.hpp"
 #include "mpi/internal/runtime.hpp"
@@ -26,6 +27,7 @@ void set_empty_status(MPI_Status* status) {
 }
 
 int start_request(Request& r) {
+  if (r.kind == RequestKind::coll) return start_collective(r);
   if (r.kind == RequestKind::null_proc) {
     r.active = true;
     return MPI_SUCCESS;
@@ -53,9 +55,14 @@ int start_request(Request& r) {
 
 int finish_request(MPI_Request* handle, Request& r, const mpcpi::Status& es, mpcpi::Errc err,
                    MPI_Status* status, CommPtr& comm_out) {
-  int cls = err == mpcpi::Errc::success
-                ? MPI_SUCCESS
-                : describe_failure(err, *r.comm, es, r.peer, r.tag, r.count, r.type.get());
+  int cls;
+  if (r.kind == RequestKind::coll) {
+    cls = collective_result(*r.coll, err);
+  } else {
+    cls = err == mpcpi::Errc::success
+              ? MPI_SUCCESS
+              : describe_failure(err, *r.comm, es, r.peer, r.tag, r.count, r.type.get());
+  }
   if (r.kind == RequestKind::recv && r.unpack && !es.cancelled) {
     unpack(*r.type, r.buf, r.count, r.staging.data.get(), static_cast<std::int64_t>(es.bytes));
   }
@@ -64,7 +71,7 @@ int finish_request(MPI_Request* handle, Request& r, const mpcpi::Status& es, mpc
   } else if (r.kind == RequestKind::recv) {
     fill_status(status, *r.comm, es, es.bytes, cls);
   } else if (wants_status(status)) {
-    // Sends report only the error and whether they were cancelled.
+    // Sends and collectives report only the error (and cancellation).
     set_empty_status(status);
     status->MPI_ERROR = cls;
     set_status_cancelled(*status, es.cancelled);

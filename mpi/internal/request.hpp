@@ -4,6 +4,7 @@
 // non-contiguous data, persistent arguments).
 
 #include <cstdint>
+#include <memory>
 
 #include "mpcpi/mpcpi.hpp"
 #include "mpi.h"
@@ -20,7 +21,10 @@ enum class RequestKind : std::uint8_t {
   send,
   recv,
   null_proc,  // MPI_PROC_NULL peer: complete at once with an empty status
+  coll,       // a nonblocking or persistent collective (coll/nonblocking.hpp)
 };
+
+struct CollOp;
 
 struct Request {
   RequestKind kind = RequestKind::send;
@@ -40,6 +44,7 @@ struct Request {
   int peer = MPI_PROC_NULL;  // communicator rank: dest or source
   int tag = 0;
   mpcpi::SendMode mode = mpcpi::SendMode::standard;
+  std::shared_ptr<CollOp> coll;  // kind coll
 };
 
 extern RequestTable<Request> g_requests;

@@ -31,6 +31,7 @@ void install_predefined_objects(State& s) {
   // MPI 4.0's MPI_ERRORS_ABORT ends the communicator's processes; the job
   // ends with them here, as with MPI_ERRORS_ARE_FATAL.
   s.errhandlers.insert_at(MPI_ERRORS_ABORT, fatal_errhandler());
+  s.infos.insert_at(MPI_INFO_ENV, make_env_info(s.world_size, s.thread_level));
 }
 
 }  // namespace mpi

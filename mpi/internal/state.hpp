@@ -16,6 +16,7 @@
 #include "mpi/internal/errhandler.hpp"
 #include "mpi/internal/group.hpp"
 #include "mpi/internal/handles.hpp"
+#include "mpi/internal/info.hpp"
 
 namespace mpi {
 
@@ -44,6 +45,7 @@ struct State {
   HandleTable<GroupPtr> groups{HandleKind::group};
   HandleTable<ErrhandlerPtr> errhandlers{HandleKind::errhandler};
   HandleTable<OpPtr> ops{HandleKind::op};
+  HandleTable<InfoPtr> infos{HandleKind::info};
   std::map<int, Keyval> keyvals;
   int next_keyval = kFirstUserKeyval;
   ContextSlots slots;

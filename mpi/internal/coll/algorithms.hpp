@@ -20,6 +20,9 @@
 
 namespace mpi {
 
+// Every rank reaches it before any leaves.
+int barrier_run(CollChannel& ch);
+
 // `bytes` at `data` travel from root to every rank.
 int bcast_bytes(CollChannel& ch, char* data, std::size_t bytes, int root, BcastAlgo algo);
 

@@ -1,17 +1,19 @@
 #include "mpi/internal/coll/channel.hpp"
 
 #include "mpi.h"
+#include "mpi/internal/coll/fiber.hpp"
 #include "mpi/internal/runtime.hpp"
 
 namespace mpi {
 
-CollChannel::CollChannel(const Comm& comm, CollTag tag)
+CollChannel::CollChannel(const Comm& comm, CollTag tag, std::uint32_t seq)
     : comm_(comm),
       engine_(engine()),
       context_(comm.context(ContextKind::collective)),
-      tag_(static_cast<int>(tag)),
+      tag_(coll_tag(tag, seq)),
       rank_(comm.rank),
-      size_(comm.size()) {}
+      size_(comm.size()),
+      on_fiber_(Fiber::current() != nullptr) {}
 
 CollChannel::~CollChannel() {
   // An algorithm that failed half-way still waits for what it posted: the
@@ -20,11 +22,21 @@ CollChannel::~CollChannel() {
 }
 
 int CollChannel::send(int peer, const void* data, std::size_t bytes) {
+  if (on_fiber_) {
+    int rc = isend(peer, data, bytes);
+    int rc2 = wait_all();
+    return rc != MPI_SUCCESS ? rc : rc2;
+  }
   return engine_error(engine_.send(data, bytes, comm_.world_of(peer), tag_, context_,
                                    mpcpi::SendMode::standard));
 }
 
 int CollChannel::recv(int peer, void* data, std::size_t bytes) {
+  if (on_fiber_) {
+    int rc = irecv(peer, data, bytes);
+    int rc2 = wait_all();
+    return rc != MPI_SUCCESS ? rc : rc2;
+  }
   return engine_error(engine_.recv(data, bytes, comm_.world_of(peer), tag_, context_, nullptr));
 }
 
@@ -56,6 +68,25 @@ int CollChannel::irecv(int peer, void* data, std::size_t bytes) {
 
 int CollChannel::wait_all() {
   int first = MPI_SUCCESS;
+  if (on_fiber_) {
+    // Test what is pending; suspend until the next MPI call while anything
+    // is left (the progress hook resumes this fiber).
+    while (!pending_.empty()) {
+      for (std::size_t i = 0; i < pending_.size();) {
+        bool done = false;
+        int rc = engine_error(engine_.test(pending_[i], done, nullptr));
+        if (!done) {
+          ++i;
+          continue;
+        }
+        if (first == MPI_SUCCESS) first = rc;
+        pending_[i] = pending_.back();
+        pending_.pop_back();
+      }
+      if (!pending_.empty()) Fiber::suspend();
+    }
+    return first;
+  }
   for (mpcpi::Request* req : pending_) {
     int rc = engine_error(engine_.wait(req, nullptr));
     if (first == MPI_SUCCESS) first = rc;

@@ -1,9 +1,15 @@
 #pragma once
 // How the collectives talk: mpcpi point-to-point on the communicator's
 // collective context, addressed by communicator rank, moving packed bytes.
-// Tags are below kInternalTagBase (internal_coll.hpp keeps those). Messages
-// of one sender on one context match in send order, so successive
-// collectives on a communicator never confuse each other's messages.
+// A tag holds the collective's kind and sequence number on the communicator
+// (below kInternalTagBase, which internal_coll.hpp keeps), so collectives
+// outstanding together never take each other's messages; within one
+// collective, and between blocking ones (all number 0), messages of one
+// sender match in send order.
+//
+// On a fiber (a nonblocking collective, nonblocking.hpp) every wait
+// suspends the fiber until what it waits for has completed; on the caller's
+// own stack it blocks in the engine.
 
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +23,7 @@ namespace mpi {
 // One tag per collective (readable in traces); every algorithm's messages
 // between two ranks are sent and received in the same order.
 enum class CollTag : int {
+  barrier = 0,
   bcast = 1,
   reduce,
   allreduce,
@@ -27,10 +34,19 @@ enum class CollTag : int {
   scan,
   exscan,
 };
+inline constexpr int kCollTagKinds = 16;
+// Sequence numbers are below this: tags stay below kInternalTagBase.
+inline constexpr std::uint32_t kCollSeqLimit = 1u << 26;
+
+// The tag of collective number `seq` of `kind` on a communicator (0 for
+// every blocking collective, nonblocking.hpp).
+inline int coll_tag(CollTag kind, std::uint32_t seq) {
+  return static_cast<int>((seq % kCollSeqLimit) * kCollTagKinds) + static_cast<int>(kind);
+}
 
 class CollChannel {
  public:
-  CollChannel(const Comm& comm, CollTag tag);
+  CollChannel(const Comm& comm, CollTag tag, std::uint32_t seq);
   ~CollChannel();
   CollChannel(const CollChannel&) = delete;
   CollChannel& operator=(const CollChannel&) = delete;
@@ -57,6 +73,7 @@ class CollChannel {
   int rank_;
   int size_;
   std::vector<mpcpi::Request*> pending_;
+  bool on_fiber_;
 };
 
 }  // namespace mpi
