@@ -137,7 +137,27 @@ typedef struct MPI_Status {
 #define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)LAPIS_HANDLE(2, 40))
 #define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)LAPIS_HANDLE(2, 41))
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)LAPIS_HANDLE(2, 42))
-#define LAPIS_NUM_BUILTIN_TYPES 42
+/* Fortran's named types (gfortran's default kinds: INTEGER, REAL and LOGICAL
+ * are 4 bytes, DOUBLE PRECISION 8). */
+#define MPI_CHARACTER ((MPI_Datatype)LAPIS_HANDLE(2, 43))
+#define MPI_LOGICAL ((MPI_Datatype)LAPIS_HANDLE(2, 44))
+#define MPI_INTEGER ((MPI_Datatype)LAPIS_HANDLE(2, 45))
+#define MPI_REAL ((MPI_Datatype)LAPIS_HANDLE(2, 46))
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)LAPIS_HANDLE(2, 47))
+#define MPI_COMPLEX ((MPI_Datatype)LAPIS_HANDLE(2, 48))
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)LAPIS_HANDLE(2, 49))
+#define MPI_INTEGER1 ((MPI_Datatype)LAPIS_HANDLE(2, 50))
+#define MPI_INTEGER2 ((MPI_Datatype)LAPIS_HANDLE(2, 51))
+#define MPI_INTEGER4 ((MPI_Datatype)LAPIS_HANDLE(2, 52))
+#define MPI_INTEGER8 ((MPI_Datatype)LAPIS_HANDLE(2, 53))
+#define MPI_REAL4 ((MPI_Datatype)LAPIS_HANDLE(2, 54))
+#define MPI_REAL8 ((MPI_Datatype)LAPIS_HANDLE(2, 55))
+#define MPI_COMPLEX8 ((MPI_Datatype)LAPIS_HANDLE(2, 56))
+#define MPI_COMPLEX16 ((MPI_Datatype)LAPIS_HANDLE(2, 57))
+#define MPI_2INTEGER ((MPI_Datatype)LAPIS_HANDLE(2, 58))
+#define MPI_2REAL ((MPI_Datatype)LAPIS_HANDLE(2, 59))
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)LAPIS_HANDLE(2, 60))
+#define LAPIS_NUM_BUILTIN_TYPES 60
 
 /* ---- special values ---------------------------------------------------- */
 #define MPI_PROC_NULL (-1)

@@ -28,6 +28,12 @@ BuiltinSpec complex_of(const char* name) {
   return {name, 2 * sizeof(Real), alignof(Real), {{sizeof(Real), 2}}, {0}};
 }
 
+// Fortran's pair types (MPI_2REAL ...): value and index of the same type.
+template <typename T>
+BuiltinSpec twin(const char* name) {
+  return {name, 2 * sizeof(T), alignof(T), {{sizeof(T), 2}}, {0}};
+}
+
 template <typename Pair, typename V>
 BuiltinSpec pair(const char* name) {
   return {name, sizeof(Pair), alignof(Pair), {{sizeof(V), 1}, {sizeof(int), 1}},
@@ -78,8 +84,27 @@ std::vector<TypePtr> build() {
       complex_of<float>("MPI_CXX_FLOAT_COMPLEX"),
       complex_of<double>("MPI_CXX_DOUBLE_COMPLEX"),
       complex_of<long double>("MPI_CXX_LONG_DOUBLE_COMPLEX"),
+      // Fortran (gfortran's default kinds).
+      scalar<char>("MPI_CHARACTER"),
+      scalar<std::int32_t>("MPI_LOGICAL"),
+      scalar<std::int32_t>("MPI_INTEGER"),
+      scalar<float>("MPI_REAL"),
+      scalar<double>("MPI_DOUBLE_PRECISION"),
+      complex_of<float>("MPI_COMPLEX"),
+      complex_of<double>("MPI_DOUBLE_COMPLEX"),
+      scalar<std::int8_t>("MPI_INTEGER1"),
+      scalar<std::int16_t>("MPI_INTEGER2"),
+      scalar<std::int32_t>("MPI_INTEGER4"),
+      scalar<std::int64_t>("MPI_INTEGER8"),
+      scalar<float>("MPI_REAL4"),
+      scalar<double>("MPI_REAL8"),
+      complex_of<float>("MPI_COMPLEX8"),
+      complex_of<double>("MPI_COMPLEX16"),
+      twin<std::int32_t>("MPI_2INTEGER"),
+      twin<float>("MPI_2REAL"),
+      twin<double>("MPI_2DOUBLE_PRECISION"),
   };
-  static_assert(LAPIS_NUM_BUILTIN_TYPES == 42, "one spec per predefined datatype");
+  static_assert(LAPIS_NUM_BUILTIN_TYPES == 60, "one spec per predefined datatype");
   std::vector<TypePtr> types(1);
   for (BuiltinSpec& s : specs) {
     s.id = static_cast<int>(types.size());

@@ -49,16 +49,22 @@ const std::set<MPI_Datatype> kCInteger = {
     MPI_INT,        MPI_LONG,          MPI_SHORT,         MPI_UNSIGNED_SHORT, MPI_UNSIGNED,
     MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG, MPI_SIGNED_CHAR,
     MPI_UNSIGNED_CHAR, MPI_INT8_T,     MPI_INT16_T,       MPI_INT32_T,        MPI_INT64_T,
-    MPI_UINT8_T,    MPI_UINT16_T,      MPI_UINT32_T,      MPI_UINT64_T};
+    MPI_UINT8_T,    MPI_UINT16_T,      MPI_UINT32_T,      MPI_UINT64_T,
+    // Fortran integer takes the same ops.
+    MPI_INTEGER, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8};
 const std::set<MPI_Datatype> kMultiLanguage = {MPI_AINT, MPI_OFFSET, MPI_COUNT};
-const std::set<MPI_Datatype> kFloating = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
-const std::set<MPI_Datatype> kLogical = {MPI_C_BOOL, MPI_CXX_BOOL};
+const std::set<MPI_Datatype> kFloating = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_REAL,
+                                          MPI_DOUBLE_PRECISION, MPI_REAL4, MPI_REAL8};
+const std::set<MPI_Datatype> kLogical = {MPI_C_BOOL, MPI_CXX_BOOL, MPI_LOGICAL};
 const std::set<MPI_Datatype> kComplex = {MPI_C_FLOAT_COMPLEX,   MPI_C_DOUBLE_COMPLEX,
                                          MPI_C_LONG_DOUBLE_COMPLEX, MPI_CXX_FLOAT_COMPLEX,
-                                         MPI_CXX_DOUBLE_COMPLEX, MPI_CXX_LONG_DOUBLE_COMPLEX};
+                                         MPI_CXX_DOUBLE_COMPLEX, MPI_CXX_LONG_DOUBLE_COMPLEX,
+                                         MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_COMPLEX8,
+                                         MPI_COMPLEX16};
 const std::set<MPI_Datatype> kByte = {MPI_BYTE};
 const std::set<MPI_Datatype> kPairs = {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT,
-                                       MPI_2INT,      MPI_SHORT_INT,  MPI_LONG_DOUBLE_INT};
+                                       MPI_2INT,      MPI_SHORT_INT,  MPI_LONG_DOUBLE_INT,
+                                       MPI_2INTEGER,  MPI_2REAL,      MPI_2DOUBLE_PRECISION};
 
 bool in_any(MPI_Datatype t, std::initializer_list<const std::set<MPI_Datatype>*> sets) {
   for (const auto* s : sets) {
@@ -101,8 +107,8 @@ TEST_CASE("every predefined op against every predefined type follows the standar
       if (allowed) ++accepted;
     }
   }
-  // 2 x 24 + 2 x 30 + 3 x 20 + 3 x 22 + 2 x 6 + 2 x 42
-  CHECK(accepted == 48 + 60 + 60 + 66 + 12 + 84);
+  // 2 x 33 + 2 x 43 + 3 x 26 + 3 x 27 + 2 x 9 + 2 x 60
+  CHECK(accepted == 66 + 86 + 78 + 81 + 18 + 120);
 }
 
 TEST_CASE("derived types made of one predefined type take its ops; mixed ones do not") {
@@ -299,4 +305,25 @@ TEST_CASE("a user op sees the user's layout, datatype handle and count, also fro
   std::vector<int> x = {1, 2}, y = {3, 4};
   mpi::reduce_packed({&add_shift, ints.get(), MPI_INT}, x.data(), y.data(), 2);
   CHECK(y == std::vector<int>{13, 24});
+}
+
+TEST_CASE("Fortran's types reduce: LOGICAL as 4-byte 0/1, MPI_2REAL pairs, DOUBLE COMPLEX") {
+  std::vector<std::int32_t> l_in = {1, 0, 1, 0}, l_io = {1, 1, 0, 0};
+  reduce(MPI_LAND, MPI_LOGICAL, l_in, l_io);
+  CHECK(l_io == std::vector<std::int32_t>{1, 0, 0, 0});
+  // (value, index) with the index a REAL: minloc keeps the smaller value,
+  // and on ties the smaller index.
+  std::vector<float> p_in = {1.5f, 3.0f, 2.0f, 1.0f}, p_io = {2.5f, 4.0f, 2.0f, 7.0f};
+  reduce(MPI_MINLOC, MPI_2REAL, p_in, p_io, 2);
+  CHECK(p_io == std::vector<float>{1.5f, 3.0f, 2.0f, 1.0f});
+  std::vector<double> d_in = {1.0, 5.0}, d_io = {3.0, 2.0};
+  reduce(MPI_MAXLOC, MPI_2DOUBLE_PRECISION, d_in, d_io, 1);
+  CHECK(d_io == std::vector<double>{3.0, 2.0});
+  std::vector<std::complex<double>> c_in = {{1, 2}}, c_io = {{3, -1}};
+  reduce(MPI_PROD, MPI_DOUBLE_COMPLEX, c_in, c_io);
+  CHECK(c_io[0] == std::complex<double>(5, 5));
+  std::vector<std::int64_t> i_in = {5}, i_io = {-7};
+  reduce(MPI_SUM, MPI_INTEGER8, i_in, i_io);
+  CHECK(i_io[0] == -2);
+  CHECK(builtin(MPI_2DOUBLE_PRECISION)->name == "MPI_2DOUBLE_PRECISION");
 }

@@ -33,21 +33,28 @@ TypeClass type_class(int id) {
     case idx(MPI_UNSIGNED_LONG_LONG): case idx(MPI_INT8_T): case idx(MPI_INT16_T):
     case idx(MPI_INT32_T): case idx(MPI_INT64_T): case idx(MPI_UINT8_T):
     case idx(MPI_UINT16_T): case idx(MPI_UINT32_T): case idx(MPI_UINT64_T):
-      return TypeClass::c_integer;
+    case idx(MPI_INTEGER): case idx(MPI_INTEGER1): case idx(MPI_INTEGER2):
+    case idx(MPI_INTEGER4): case idx(MPI_INTEGER8):
+      return TypeClass::c_integer;  // and Fortran integer: the same ops
     case idx(MPI_AINT): case idx(MPI_OFFSET): case idx(MPI_COUNT):
       return TypeClass::multi_lang;
     case idx(MPI_FLOAT): case idx(MPI_DOUBLE): case idx(MPI_LONG_DOUBLE):
+    case idx(MPI_REAL): case idx(MPI_DOUBLE_PRECISION): case idx(MPI_REAL4):
+    case idx(MPI_REAL8):
       return TypeClass::floating;
     case idx(MPI_C_FLOAT_COMPLEX): case idx(MPI_C_DOUBLE_COMPLEX):
     case idx(MPI_C_LONG_DOUBLE_COMPLEX): case idx(MPI_CXX_FLOAT_COMPLEX):
     case idx(MPI_CXX_DOUBLE_COMPLEX): case idx(MPI_CXX_LONG_DOUBLE_COMPLEX):
+    case idx(MPI_COMPLEX): case idx(MPI_DOUBLE_COMPLEX): case idx(MPI_COMPLEX8):
+    case idx(MPI_COMPLEX16):
       return TypeClass::complex;
-    case idx(MPI_C_BOOL): case idx(MPI_CXX_BOOL):
+    case idx(MPI_C_BOOL): case idx(MPI_CXX_BOOL): case idx(MPI_LOGICAL):
       return TypeClass::logical;
     case idx(MPI_BYTE):
       return TypeClass::byte;
     case idx(MPI_FLOAT_INT): case idx(MPI_DOUBLE_INT): case idx(MPI_LONG_INT):
     case idx(MPI_2INT): case idx(MPI_SHORT_INT): case idx(MPI_LONG_DOUBLE_INT):
+    case idx(MPI_2INTEGER): case idx(MPI_2REAL): case idx(MPI_2DOUBLE_PRECISION):
       return TypeClass::pair;
     default:
       return TypeClass::none;
@@ -163,25 +170,26 @@ void elementwise(const void* in, void* inout, std::int64_t n) {
   }
 }
 
-// MINLOC / MAXLOC on (value, int index) pairs, packed: value then index.
+// MINLOC / MAXLOC on (value, index) pairs, packed: value then index (an int
+// for C's pair types, the value's type for Fortran's MPI_2REAL ...).
 // Ties keep the smaller index, so the result does not depend on the order
 // the pairs are combined in.
-template <typename V, bool kMax>
+template <typename V, bool kMax, typename I = int>
 void locate(const void* in, void* inout, std::int64_t n) {
-  constexpr std::int64_t kSize = sizeof(V) + sizeof(int);
+  constexpr std::int64_t kSize = sizeof(V) + sizeof(I);
   const auto* a = static_cast<const char*>(in);
   auto* b = static_cast<char*>(inout);
   for (std::int64_t i = 0; i < n; ++i) {
     const char* pa = a + i * kSize;
     char* pb = b + i * kSize;
     const V va = load<V>(pa), vb = load<V>(pb);
-    const int ia = load<int>(pa + sizeof(V)), ib = load<int>(pb + sizeof(V));
+    const I ia = load<I>(pa + sizeof(V)), ib = load<I>(pb + sizeof(V));
     const bool a_wins = kMax ? vb < va : va < vb;
     if (a_wins) {
       store<V>(pb, va);
-      store<int>(pb + sizeof(V), ia);
+      store<I>(pb + sizeof(V), ia);
     } else if (!(va < vb) && !(vb < va) && ia < ib) {
-      store<int>(pb + sizeof(V), ia);
+      store<I>(pb + sizeof(V), ia);
     }
   }
 }
@@ -195,6 +203,9 @@ OpKernel pair_kernel(int id) {
     case idx(MPI_2INT): return &locate<int, kMax>;
     case idx(MPI_SHORT_INT): return &locate<short, kMax>;
     case idx(MPI_LONG_DOUBLE_INT): return &locate<long double, kMax>;
+    case idx(MPI_2INTEGER): return &locate<std::int32_t, kMax, std::int32_t>;
+    case idx(MPI_2REAL): return &locate<float, kMax, float>;
+    case idx(MPI_2DOUBLE_PRECISION): return &locate<double, kMax, double>;
     default: return nullptr;
   }
 }
@@ -235,6 +246,17 @@ OpKernel typed_kernel(int id) {
     case idx(MPI_UINT32_T): return make<F, std::uint32_t>();
     case idx(MPI_UINT64_T): return make<F, std::uint64_t>();
     case idx(MPI_C_BOOL): case idx(MPI_CXX_BOOL): return make<F, std::uint8_t>();
+    // Fortran: LOGICAL is a 4-byte integer, .TRUE. is 1 (gfortran).
+    case idx(MPI_INTEGER): case idx(MPI_INTEGER4): case idx(MPI_LOGICAL):
+      return make<F, std::int32_t>();
+    case idx(MPI_INTEGER1): return make<F, std::int8_t>();
+    case idx(MPI_INTEGER2): return make<F, std::int16_t>();
+    case idx(MPI_INTEGER8): return make<F, std::int64_t>();
+    case idx(MPI_REAL): case idx(MPI_REAL4): return make<F, float>();
+    case idx(MPI_DOUBLE_PRECISION): case idx(MPI_REAL8): return make<F, double>();
+    case idx(MPI_COMPLEX): case idx(MPI_COMPLEX8): return make<F, std::complex<float>>();
+    case idx(MPI_DOUBLE_COMPLEX): case idx(MPI_COMPLEX16):
+      return make<F, std::complex<double>>();
     case idx(MPI_C_FLOAT_COMPLEX): case idx(MPI_CXX_FLOAT_COMPLEX):
       return make<F, std::complex<float>>();
     case idx(MPI_C_DOUBLE_COMPLEX): case idx(MPI_CXX_DOUBLE_COMPLEX):
