@@ -1,0 +1,76 @@
+/* Conversions between Fortran's view of MPI arguments and C's (see
+ * fortran_support.h). Compiled without -fno-semantic-interposition: the
+ * common blocks below may be allocated by the Fortran program instead, and
+ * the library must then use the program's copies (through the GOT). */
+#include "mpi/fortran/fortran_support.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The common blocks of mpif.h and the mpi module (gfortran appends an
+ * underscore to a common block's name). Sizes match their declarations. */
+MPI_Fint lapis_mpif_bottom_;
+MPI_Fint lapis_mpif_in_place_;
+MPI_Fint lapis_mpif_status_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
+MPI_Fint lapis_mpif_statuses_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
+
+void *lapis_f_buffer(void *fortran_address) {
+  if (fortran_address == (void *)&lapis_mpif_bottom_) return MPI_BOTTOM;
+  if (fortran_address == (void *)&lapis_mpif_in_place_) return MPI_IN_PLACE;
+  return fortran_address;
+}
+
+MPI_Status *lapis_f_status_in(MPI_Fint *fstatus, MPI_Status *scratch) {
+  if (fstatus == lapis_mpif_status_ignore_ || fstatus == lapis_mpif_statuses_ignore_) {
+    return MPI_STATUS_IGNORE;
+  }
+  memcpy(scratch, fstatus, sizeof *scratch);
+  return scratch;
+}
+
+void lapis_f_status_out(const MPI_Status *c, MPI_Fint *fstatus) {
+  if (c != MPI_STATUS_IGNORE) memcpy(fstatus, c, sizeof *c);
+}
+
+MPI_Status *lapis_f_statuses_in(MPI_Fint *fstatuses, int n) {
+  if (fstatuses == lapis_mpif_statuses_ignore_ || fstatuses == lapis_mpif_status_ignore_) {
+    return MPI_STATUSES_IGNORE;
+  }
+  if (n < 0) return NULL; /* C reports the bad count */
+  MPI_Status *c = malloc((n > 0 ? (size_t)n : 1) * sizeof *c);
+  if (c != NULL && n > 0) memcpy(c, fstatuses, (size_t)n * sizeof *c);
+  return c;
+}
+
+void lapis_f_statuses_out(MPI_Status *c, MPI_Fint *fstatuses, int n) {
+  if (c == MPI_STATUSES_IGNORE || c == NULL) return;
+  if (n > 0) memcpy(fstatuses, c, (size_t)n * sizeof *c);
+  free(c);
+}
+
+char *lapis_f_string_in(const char *f, size_t len) {
+  while (len > 0 && f[len - 1] == ' ') --len;
+  char *c = malloc(len + 1);
+  if (c == NULL) return NULL;
+  memcpy(c, f, len);
+  c[len] = '\0';
+  return c;
+}
+
+void lapis_f_string_out(const char *c, char *f, size_t len, MPI_Fint *resultlen) {
+  size_t n = strlen(c);
+  if (n > len) n = len;
+  memcpy(f, c, n);
+  memset(f + n, ' ', len - n);
+  if (resultlen != NULL) *resultlen = (MPI_Fint)n;
+}
+
+MPI_Aint lapis_f_attr_value(int keyval, void *c_value) {
+  switch (keyval) {
+    case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
+    case MPI_UNIVERSE_SIZE: case MPI_APPNUM: case MPI_LASTUSEDCODE:
+      return c_value == NULL ? 0 : *(int *)c_value;
+    default:
+      return (MPI_Aint)(intptr_t)c_value;
+  }
+}
