@@ -1,0 +1,25 @@
+// Fortran programs (tests/mpi/progs/fortran_*) as 1, 2, 3, 4 and 8 ranks:
+// mpif.h in fixed form (point-to-point, statuses, collectives on Fortran
+// types, a derived type, MPI_IN_PLACE, MPI_WTIME) and the `mpi` module
+// (strings, Fortran error handler and user op, invalid handles, LOGICALs,
+// MAXLOC pairs, 1-based indices, attributes, MPI_BOTTOM).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tests/mpi/run_ranks.hpp"
+
+using lapis::mpi_tests::expect_ok;
+using lapis::mpi_tests::kRankCounts;
+
+TEST_CASE("mpif.h program at 1, 2, 3, 4 and 8 ranks") {
+  for (int ranks : kRankCounts) {
+    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("fortran_fixed", ranks); }
+  }
+}
+
+TEST_CASE("use mpi program at 1, 2, 3, 4 and 8 ranks") {
+  for (int ranks : kRankCounts) {
+    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("fortran_module", ranks); }
+  }
+}
