@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs Lapis MPI under a prefix:
-#   PREFIX/include   mpi.h, lapi.h
-#   PREFIX/lib       libmpi.so, liblapi.so, pkgconfig/{mpi,lapis-mpi,lapi}.pc
-#   PREFIX/bin       mpicc, mpicxx, mpic++, mpirun, mpiexec, lapirun
+#   PREFIX/include   mpi.h, lapi.h, mpif.h, mpi.mod
+#   PREFIX/lib       libmpi.so, libmpifort.so, liblapi.so,
+#                    pkgconfig/{mpi,lapis-mpi,lapi}.pc
+#   PREFIX/bin       mpicc, mpicxx, mpic++, mpifort, mpif90, mpif77, mpirun,
+#                    mpiexec, lapirun
 #
 #   bash tools/install.sh PREFIX              # builds with bazel, then installs
 #   bash tools/install.sh --from DIR PREFIX   # installs already-built files
@@ -31,7 +33,8 @@ done
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 if [ -z "$from" ]; then
-  (cd "$src" && bazel build -c opt --config=lto //mpi/shared:libmpi.so //mpi/shared:liblapi.so //runtime:lapirun)
+  (cd "$src" && bazel build -c opt --config=lto //mpi/shared:libmpi.so //mpi/shared:liblapi.so \
+     //mpi/shared:libmpifort.so //mpi/fortran:fortran_includes //runtime:lapirun)
   bin=$(cd "$src" && bazel info -c opt --config=lto bazel-bin)
   srcdir=$src
 else
@@ -52,6 +55,13 @@ install -m 0755 "$bin/mpi/shared/libmpi.so" "$prefix/lib/libmpi.so"
 if [ -f "$bin/mpi/shared/liblapi.so" ] && [ -f "$srcdir/lapi/lapi.h" ]; then
   install -m 0755 "$bin/mpi/shared/liblapi.so" "$prefix/lib/liblapi.so"
   install -m 0644 "$srcdir/lapi/lapi.h" "$prefix/include/lapi.h"
+fi
+# Fortran (when built): the glue library, mpif.h and the mpi module.
+if [ -f "$bin/mpi/shared/libmpifort.so" ] && [ -f "$bin/mpi/fortran/include/mpif.h" ]; then
+  install -m 0755 "$bin/mpi/shared/libmpifort.so" "$prefix/lib/libmpifort.so"
+  install -m 0644 "$bin/mpi/fortran/include/mpif.h" "$prefix/include/mpif.h"
+  install -m 0644 "$bin/mpi/fortran/include/mpi.mod" "$prefix/include/mpi.mod"
+  for name in mpifort mpif90 mpif77; do ln -sf mpicc "$prefix/bin/$name"; done
 fi
 install -m 0755 "$bin/runtime/lapirun" "$prefix/bin/lapirun"
 install -m 0755 "$srcdir/tools/mpicc" "$prefix/bin/mpicc"
@@ -80,5 +90,5 @@ if [ -f "$prefix/lib/liblapi.so" ]; then
 fi
 
 echo "installed Lapis MPI under $prefix"
-echo "  compile: $prefix/bin/mpicc hello.c -o hello"
+echo "  compile: $prefix/bin/mpicc hello.c -o hello   (Fortran: mpifort hello.f90 -o hello)"
 echo "  run:     $prefix/bin/mpirun -n 4 ./hello"
