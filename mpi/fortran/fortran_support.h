@@ -35,4 +35,15 @@ void lapis_f_string_out(const char *c, char *f, size_t len, MPI_Fint *resultlen)
  * keys, the stored pointer-sized value for user keys. */
 MPI_Aint lapis_f_attr_value(int keyval, void *c_value);
 
+/* Attribute callbacks written in Fortran: everything by reference, values
+ * INTEGER(KIND=MPI_ADDRESS_KIND), ierror last. */
+typedef void lapis_f_copy_fn(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Aint *extra_state,
+                             MPI_Aint *attribute_val_in, MPI_Aint *attribute_val_out,
+                             MPI_Fint *flag, MPI_Fint *ierror);
+typedef void lapis_f_delete_fn(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attribute_val,
+                               MPI_Aint *extra_state, MPI_Fint *ierror);
+/* MPI_Comm_create_keyval with Fortran callbacks (C ones call them). */
+int lapis_f_comm_create_keyval(lapis_f_copy_fn *copy, lapis_f_delete_fn *del,
+                               MPI_Fint *keyval, MPI_Aint extra_state);
+
 #endif /* LAPIS_MPI_FORTRAN_SUPPORT_H_ */

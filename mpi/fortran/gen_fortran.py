@@ -89,6 +89,8 @@ KINDS = {
                 '  if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *{p} != MPI_UNDEFINED)\n'
                 '    for (int i = 0; i < *{p}; ++i) {n}[i] += 1; /* 1-based */\n'),
     'user_fn': ('MPI_User_function *', '{n}', '', ''),
+    'copy_fn': ('lapis_f_copy_fn *', '{n}', '', ''),
+    'delete_fn': ('lapis_f_delete_fn *', '{n}', '', ''),
     'errhandler_fn': ('MPI_Comm_errhandler_function *', '{n}', '', ''),
     'attr_in': ('MPI_Aint *', '(void *)(intptr_t)*{n}', '', ''),
     'attr_out': ('MPI_Aint *', '&{n}_c', '  void *{n}_c = NULL;\n',
@@ -205,6 +207,7 @@ FORTRAN_DECL = {
     'status': 'INTEGER :: {n}(MPI_STATUS_SIZE)', 'status_in': 'INTEGER :: {n}(MPI_STATUS_SIZE)',
     'statuses': 'INTEGER :: {n}(MPI_STATUS_SIZE, *)',
     'user_fn': 'EXTERNAL :: {n}', 'errhandler_fn': 'EXTERNAL :: {n}',
+    'copy_fn': 'EXTERNAL :: {n}', 'delete_fn': 'EXTERNAL :: {n}',
     'attr_in': 'INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: {n}',
     'attr_out': 'INTEGER(KIND=MPI_ADDRESS_KIND) :: {n}', 'attr_out_int': 'INTEGER :: {n}',
 }
@@ -213,6 +216,9 @@ SPECIAL = [('MPI_BOTTOM', '', 'lapis_mpif_bottom'),
            ('MPI_IN_PLACE', '', 'lapis_mpif_in_place'),
            ('MPI_STATUS_IGNORE', '(MPI_STATUS_SIZE)', 'lapis_mpif_status_ignore'),
            ('MPI_STATUSES_IGNORE', '(MPI_STATUS_SIZE,1)', 'lapis_mpif_statuses_ignore')]
+# Predefined procedures a program passes as arguments (fortran_support.c).
+PROCEDURES = ('MPI_COMM_NULL_COPY_FN', 'MPI_COMM_DUP_FN', 'MPI_COMM_NULL_DELETE_FN',
+              'MPI_NULL_COPY_FN', 'MPI_DUP_FN', 'MPI_NULL_DELETE_FN')
 KIND_PARAMETERS = ('MPI_ADDRESS_KIND', 'MPI_OFFSET_KIND', 'MPI_COUNT_KIND', 'MPI_INTEGER_KIND')
 
 
@@ -242,6 +248,8 @@ def write_mpif(api, constants_path, out):
             if f.result:
                 o.write(f'      {FORTRAN_RESULT[f.result]} {f.name.upper()}\n'
                         f'      EXTERNAL {f.name.upper()}\n')
+        for name in PROCEDURES:
+            o.write(f'      EXTERNAL {name}\n')
 
 
 def write_module(api, constants_path, out):
@@ -256,6 +264,7 @@ def write_module(api, constants_path, out):
     for name, dims, block in SPECIAL:
         o.append(f'  INTEGER :: {name}{dims}')
         o.append(f'  COMMON /{block}/ {name}')
+    o.append(f'  EXTERNAL :: {", ".join(PROCEDURES)}')
     o.append('  INTERFACE')
     for f in functions:
         dummies = [a.name for a in f.args] + ([] if f.result else ['ierror'])

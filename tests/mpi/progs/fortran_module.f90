@@ -6,7 +6,7 @@
 module checks
   implicit none
   integer :: nfail = 0
-  integer :: handler_calls = 0, handler_code = 0
+  integer :: handler_calls = 0, handler_code = 0, deletes = 0
 contains
   subroutine check(cond, what)
     logical, intent(in) :: cond
@@ -28,6 +28,28 @@ subroutine shift_digits(invec, inoutvec, len, datatype)
   end do
 end subroutine shift_digits
 
+! Attribute callbacks: copies add extra_state to the value; deletes count.
+subroutine copy_plus_extra(oldcomm, keyval, extra, val_in, val_out, flag, ierr)
+  use mpi
+  implicit none
+  integer :: oldcomm, keyval, ierr
+  integer(kind=MPI_ADDRESS_KIND) :: extra, val_in, val_out
+  logical :: flag
+  val_out = val_in + extra
+  flag = .true.
+  ierr = MPI_SUCCESS
+end subroutine copy_plus_extra
+
+subroutine count_delete(comm, keyval, val, extra, ierr)
+  use mpi
+  use checks
+  implicit none
+  integer :: comm, keyval, ierr
+  integer(kind=MPI_ADDRESS_KIND) :: val, extra
+  deletes = deletes + 1
+  ierr = MPI_SUCCESS
+end subroutine count_delete
+
 ! MPI_Comm_errhandler_function: records the call instead of aborting.
 subroutine record_error(comm, code)
   use checks
@@ -41,7 +63,9 @@ program module_mpi
   use mpi
   use checks
   implicit none
-  external :: shift_digits, record_error
+  external :: shift_digits, record_error, copy_plus_extra, count_delete
+  integer :: keyval, keyval2, dup
+  integer(kind=MPI_ADDRESS_KIND) :: attr
   integer :: ierr, rank, nprocs, len, cls, op, eh, half, i, idx, color
   integer :: status(MPI_STATUS_SIZE), reqs(2), digits, newtype, types(2)
   integer :: blocks(2), ival, provided
@@ -129,6 +153,25 @@ program module_mpi
   ! Attributes: MPI_TAG_UB's value, not its address.
   call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, tag_ub, flag, ierr)
   call check(flag .and. tag_ub >= 32767, 'tag_ub')
+
+  ! Attribute callbacks written in Fortran, and the predefined ones.
+  call MPI_Comm_create_keyval(copy_plus_extra, count_delete, keyval, 5_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, keyval2, &
+                              0_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, 100_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_set_attr(MPI_COMM_WORLD, keyval2, 7_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup, ierr)
+  call MPI_Comm_get_attr(dup, keyval, attr, flag, ierr)
+  call check(ierr == MPI_SUCCESS .and. flag .and. attr == 105, 'copied attribute')
+  call MPI_Comm_get_attr(dup, keyval2, attr, flag, ierr)
+  call check(ierr == MPI_SUCCESS .and. .not. flag, 'null copy fn')
+  call MPI_Comm_free(dup, ierr)
+  call check(deletes == 1, 'delete callback')
+  call MPI_Comm_delete_attr(MPI_COMM_WORLD, keyval, ierr)
+  call check(deletes == 2, 'delete attr')
+  call MPI_Comm_free_keyval(keyval, ierr)
+  call MPI_Comm_free_keyval(keyval2, ierr)
+  call check(keyval == MPI_KEYVAL_INVALID, 'keyval freed')
 
   ! A struct type of absolute addresses, sent from MPI_BOTTOM to self.
   call MPI_Get_address(ival, displs(1), ierr)
