@@ -1,0 +1,48 @@
+// Every function mpi.h declares has its Fortran binding: a line in
+// mpi/fortran/api.txt, from which the glue, mpif.h and the mpi module are
+// generated (so a new C function without one fails here, naming it), and
+// api.txt names no function mpi.h lacks. Reads the sources.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "tests/support/launch.hpp"
+
+namespace {
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in.good(), path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::set<std::string> matches(const std::string& text, const std::regex& pattern) {
+  std::set<std::string> names;
+  for (std::sregex_iterator it(text.begin(), text.end(), pattern), end; it != end; ++it) {
+    names.insert((*it)[1]);
+  }
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("api.txt binds every MPI function of mpi.h, and only those") {
+  const std::set<std::string> c_functions =
+      matches(read(lapis::testing::runfile("mpi/include/mpi.h")),
+              std::regex(R"((?:^|\n)[ \t]*(?:int|double|MPI_Aint)[ \t*]+(MPI_\w+)[ \t]*\()"));
+  const std::set<std::string> bound = matches(
+      read(lapis::testing::runfile("mpi/fortran/api.txt")), std::regex(R"((?:^|\n)(MPI_\w+)\()"));
+  CHECK(c_functions.size() >= 140);  // the parser found the header's functions
+  for (const std::string& name : c_functions) {
+    CHECK_MESSAGE(bound.count(name) == 1, name, " has no line in mpi/fortran/api.txt");
+  }
+  for (const std::string& name : bound) {
+    CHECK_MESSAGE(c_functions.count(name) == 1, name, " in api.txt is not declared in mpi.h");
+  }
+}
