@@ -278,6 +278,27 @@ typedef struct MPI_Status {
 #define MPI_ERR_IO 57
 #define MPI_ERR_LASTCODE 57
 
+/* ---- Fortran interoperability ------------------------------------------ */
+/* A Fortran INTEGER handle is the C handle (mpif.h and the mpi module). */
+#define MPI_Comm_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Comm_f2c(handle) ((MPI_Comm)(handle))
+#define MPI_Type_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Type_f2c(handle) ((MPI_Datatype)(handle))
+#define MPI_Group_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Group_f2c(handle) ((MPI_Group)(handle))
+#define MPI_Request_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Request_f2c(handle) ((MPI_Request)(handle))
+#define MPI_Op_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Op_f2c(handle) ((MPI_Op)(handle))
+#define MPI_Errhandler_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Errhandler_f2c(handle) ((MPI_Errhandler)(handle))
+#define MPI_Message_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Message_f2c(handle) ((MPI_Message)(handle))
+#define MPI_Info_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Info_f2c(handle) ((MPI_Info)(handle))
+#define MPI_Win_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Win_f2c(handle) ((MPI_Win)(handle))
+
 /* ---- callback types ---------------------------------------------------- */
 typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
