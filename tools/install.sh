@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Lapis MPI under a prefix:
-#   PREFIX/include   mpi.h, lapi.h, mpif.h, mpi.mod
+#   PREFIX/include   mpi.h, lapi.h, mpif.h, mpi.mod, mpi_f08.mod
 #   PREFIX/lib       libmpi.so, libmpifort.so, liblapi.so,
 #                    pkgconfig/{mpi,lapis-mpi,lapi}.pc
 #   PREFIX/bin       mpicc, mpicxx, mpic++, mpifort, mpif90, mpif77, mpirun,
@@ -61,6 +61,7 @@ if [ -f "$bin/mpi/shared/libmpifort.so" ] && [ -f "$bin/mpi/fortran/include/mpif
   install -m 0755 "$bin/mpi/shared/libmpifort.so" "$prefix/lib/libmpifort.so"
   install -m 0644 "$bin/mpi/fortran/include/mpif.h" "$prefix/include/mpif.h"
   install -m 0644 "$bin/mpi/fortran/include/mpi.mod" "$prefix/include/mpi.mod"
+  install -m 0644 "$bin/mpi/fortran/include/mpi_f08.mod" "$prefix/include/mpi_f08.mod"
   for name in mpifort mpif90 mpif77; do ln -sf mpicc "$prefix/bin/$name"; done
 fi
 install -m 0755 "$bin/runtime/lapirun" "$prefix/bin/lapirun"

@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The common blocks of mpif.h and the mpi module (gfortran appends an
- * underscore to a common block's name). Sizes match their declarations. */
-MPI_Fint lapis_mpif_bottom_;
-MPI_Fint lapis_mpif_in_place_;
-MPI_Fint lapis_mpif_status_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
-MPI_Fint lapis_mpif_statuses_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
+/* The common blocks of mpif.h and the mpi / mpi_f08 modules (gfortran
+ * appends an underscore to a common block's name). Sizes match their
+ * declarations; gfortran aligns common blocks to 16 bytes. */
+#define COMMON_BLOCK __attribute__((aligned(16)))
+COMMON_BLOCK MPI_Fint lapis_mpif_bottom_;
+COMMON_BLOCK MPI_Fint lapis_mpif_in_place_;
+COMMON_BLOCK MPI_Fint lapis_mpif_status_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
+COMMON_BLOCK MPI_Fint lapis_mpif_statuses_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
 
 void *lapis_f_buffer(void *fortran_address) {
   if (fortran_address == (void *)&lapis_mpif_bottom_) return MPI_BOTTOM;

@@ -125,11 +125,19 @@ def glue_function(f):
     if f.result:
         signature = ', '.join(params) or 'void'
         return (f'{C_RESULT[f.result]} {symbol}({signature});\n'
-                f'{C_RESULT[f.result]} {symbol}({signature}) {{\n  return {call};\n}}\n')
+                f'{C_RESULT[f.result]} {symbol}({signature}) {{\n  return {call};\n}}\n'
+                + alias(symbol))
     signature = ', '.join(params + ['MPI_Fint *ierror'] + hidden)
     return (f'void {symbol}({signature});\n'
             f'void {symbol}({signature}) {{\n{prelude}  int rc = {call};\n{post}'
-            f'  *ierror = rc;\n}}\n')
+            f'  *ierror = rc;\n}}\n' + alias(symbol))
+
+
+def alias(symbol):
+    """lapis_mpi_send_ ...: the same function under a name the mpi_f08
+    module can call without clashing with its own MPI_Send."""
+    return (f'extern __typeof__({symbol}) lapis_{symbol} '
+            f'__attribute__((alias("{symbol}")));\n')
 
 
 def write_glue(api, out):

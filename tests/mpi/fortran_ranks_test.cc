@@ -2,7 +2,8 @@
 // mpif.h in fixed form (point-to-point, statuses, collectives on Fortran
 // types, a derived type, MPI_IN_PLACE, MPI_WTIME) and the `mpi` module
 // (strings, Fortran error handler and user op, invalid handles, LOGICALs,
-// MAXLOC pairs, 1-based indices, attributes, MPI_BOTTOM).
+// MAXLOC pairs, 1-based indices, attributes, MPI_BOTTOM) and the mpi_f08
+// module (handle types, TYPE(MPI_Status), optional ierror, f08 user op).
 #include <doctest/doctest.h>
 
 #include <string>
@@ -21,5 +22,11 @@ TEST_CASE("mpif.h program at 1, 2, 3, 4 and 8 ranks") {
 TEST_CASE("use mpi program at 1, 2, 3, 4 and 8 ranks") {
   for (int ranks : kRankCounts) {
     SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("fortran_module", ranks); }
+  }
+}
+
+TEST_CASE("use mpi_f08 program at 1, 2, 3, 4 and 8 ranks") {
+  for (int ranks : kRankCounts) {
+    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("fortran_f08", ranks); }
   }
 }

@@ -175,7 +175,7 @@ TEST_CASE("install, compile with mpicc, run with mpirun and mpiexec") {
   }
 }
 
-TEST_CASE("Fortran: the installed mpifort / mpif77 build mpif.h and use-mpi programs that mpirun runs") {
+TEST_CASE("Fortran: the installed mpifort / mpif90 / mpif77 build mpif.h, mpi and mpi_f08 programs") {
   const char* tmp = std::getenv("TEST_TMPDIR");
   REQUIRE(tmp != nullptr);
   const std::string dir = std::string(tmp) + "/fortran";
@@ -184,7 +184,8 @@ TEST_CASE("Fortran: the installed mpifort / mpif77 build mpif.h and use-mpi prog
                    lapis::testing::runfile("") + " " + prefix);
   INFO(install.output);
   REQUIRE(install.status == 0);
-  for (const char* f : {"/include/mpif.h", "/include/mpi.mod", "/lib/libmpifort.so",
+  for (const char* f : {"/include/mpif.h", "/include/mpi.mod", "/include/mpi_f08.mod",
+                        "/lib/libmpifort.so",
                         "/bin/mpifort", "/bin/mpif90", "/bin/mpif77"}) {
     CHECK_MESSAGE(exists(prefix + f), f);
   }
@@ -204,7 +205,8 @@ TEST_CASE("Fortran: the installed mpifort / mpif77 build mpif.h and use-mpi prog
     const char* source;
   };
   for (const Program& p : {Program{"mpif77", "fortran_fixed.f"},
-                           Program{"mpifort", "fortran_module.f90"}}) {
+                           Program{"mpifort", "fortran_module.f90"},
+                           Program{"mpif90", "fortran_f08.f90"}}) {
     CAPTURE(p.source);
     const std::string exe = dir + "/" + p.source + ".exe";
     Run build = sh("cd " + dir + " && " + prefix + "/bin/" + p.wrapper + " " +
