@@ -199,6 +199,19 @@ TEST_CASE("Fortran: the installed mpifort / mpif90 / mpif77 build mpif.h, mpi an
   Run compile_only = sh(prefix + "/bin/mpif90 -show -c prog.f90");
   CHECK(compile_only.output.find("-lmpi") == std::string::npos);
 
+  // The mpi module's explicit interfaces catch a wrong call at compile time.
+  const std::string bad = dir + "/bad.f90";
+  FILE* f = std::fopen(bad.c_str(), "w");
+  REQUIRE(f != nullptr);
+  std::fputs("program bad\n  use mpi\n  integer :: ierr\n  call MPI_Init(ierr)\n"
+             "  call MPI_Comm_rank(MPI_COMM_WORLD, ierr)\n  call MPI_Finalize(ierr)\nend\n",
+             f);
+  std::fclose(f);
+  Run wrong = sh("cd " + dir + " && " + prefix + "/bin/mpifort " + bad + " -o " + dir + "/bad");
+  INFO(wrong.output);
+  CHECK(wrong.status != 0);
+  CHECK(wrong.output.find("Missing actual argument") != std::string::npos);
+
   // Each program runs in its own directory: the module test writes checks.mod.
   struct Program {
     const char* wrapper;
