@@ -1,20 +1,14 @@
 /* Conversions between Fortran's view of MPI arguments and C's (see
- * fortran_support.h). Compiled without -fno-semantic-interposition: the
- * common blocks below may be allocated by the Fortran program instead, and
- * the library must then use the program's copies (through the GOT). */
+ * fortran_support.h). */
 #include "mpi/fortran/fortran_support.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The common blocks of mpif.h and the mpi / mpi_f08 modules (gfortran
- * appends an underscore to a common block's name). Sizes match their
- * declarations; gfortran aligns common blocks to 16 bytes. */
-#define COMMON_BLOCK __attribute__((aligned(16)))
-COMMON_BLOCK MPI_Fint lapis_mpif_bottom_;
-COMMON_BLOCK MPI_Fint lapis_mpif_in_place_;
-COMMON_BLOCK MPI_Fint lapis_mpif_status_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
-COMMON_BLOCK MPI_Fint lapis_mpif_statuses_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
+/* The common blocks of mpif.h and the Fortran modules, defined in libmpi
+ * (mpi/internal/fortran_commons.c). */
+extern MPI_Fint lapis_mpif_bottom_;
+extern MPI_Fint lapis_mpif_in_place_;
 
 void *lapis_f_buffer(void *fortran_address) {
   if (fortran_address == (void *)&lapis_mpif_bottom_) return MPI_BOTTOM;
@@ -23,7 +17,7 @@ void *lapis_f_buffer(void *fortran_address) {
 }
 
 MPI_Status *lapis_f_status_in(MPI_Fint *fstatus, MPI_Status *scratch) {
-  if (fstatus == lapis_mpif_status_ignore_ || fstatus == lapis_mpif_statuses_ignore_) {
+  if (fstatus == MPI_F_STATUS_IGNORE || fstatus == MPI_F_STATUSES_IGNORE) {
     return MPI_STATUS_IGNORE;
   }
   memcpy(scratch, fstatus, sizeof *scratch);
@@ -35,7 +29,7 @@ void lapis_f_status_out(const MPI_Status *c, MPI_Fint *fstatus) {
 }
 
 MPI_Status *lapis_f_statuses_in(MPI_Fint *fstatuses, int n) {
-  if (fstatuses == lapis_mpif_statuses_ignore_ || fstatuses == lapis_mpif_status_ignore_) {
+  if (fstatuses == MPI_F_STATUSES_IGNORE || fstatuses == MPI_F_STATUS_IGNORE) {
     return MPI_STATUSES_IGNORE;
   }
   if (n < 0) return NULL; /* C reports the bad count */

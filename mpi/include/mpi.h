@@ -298,6 +298,12 @@ typedef struct MPI_Status {
 #define MPI_Info_f2c(handle) ((MPI_Info)(handle))
 #define MPI_Win_c2f(handle) ((MPI_Fint)(handle))
 #define MPI_Win_f2c(handle) ((MPI_Win)(handle))
+/* A Fortran status is INTEGER(MPI_STATUS_SIZE) holding the C status' bytes;
+ * these are the addresses of Fortran's MPI_STATUS(ES)_IGNORE. */
+extern MPI_Fint *MPI_F_STATUS_IGNORE;
+extern MPI_Fint *MPI_F_STATUSES_IGNORE;
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 
 /* ---- callback types ---------------------------------------------------- */
 typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);

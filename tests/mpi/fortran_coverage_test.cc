@@ -41,7 +41,10 @@ TEST_CASE("api.txt binds every MPI function of mpi.h, and only those") {
   const std::set<std::string> bound = matches(
       read(lapis::testing::runfile("mpi/fortran/api.txt")), std::regex(R"((?:^|\n)(MPI_\w+)\()"));
   CHECK(c_functions.size() >= 140);  // the parser found the header's functions
+  // C-only: they convert what Fortran hands to C.
+  const std::set<std::string> c_only = {"MPI_Status_c2f", "MPI_Status_f2c"};
   for (const std::string& name : c_functions) {
+    if (c_only.count(name)) continue;
     CHECK_MESSAGE(bound.count(name) == 1, name, " has no line in mpi/fortran/api.txt");
   }
   for (const std::string& name : bound) {

@@ -32,6 +32,12 @@ TEST_CASE("use mpi_f08 program at 1, 2, 3, 4 and 8 ranks") {
   }
 }
 
+TEST_CASE("Fortran and C in one program share statuses (MPI_Status_f2c, MPI_F_STATUS_IGNORE)") {
+  for (int ranks : {1, 2}) {
+    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("fortran_mixed", ranks); }
+  }
+}
+
 TEST_CASE("an invalid handle from Fortran under MPI_ERRORS_ARE_FATAL ends the job with the error") {
   lapis::testing::LaunchOptions options;
   options.ranks = 2;
