@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs Lapis MPI under a prefix:
-#   PREFIX/include   mpi.h, lapis_pmpi.h (its PMPI_ names), lapi.h
+#   PREFIX/include   mpi.h, lapis_pmpi.h (its PMPI_ names), lapi.h, mpif.h, mpi.mod, mpi_f08.mod
 #   PREFIX/lib       libmpi.so.12 (MPICH's soname and ABI) with libmpich.so.12
-#                    and libmpi.so linked to it, liblapi.so,
+#                    and libmpi.so linked to it, libmpifort.so, liblapi.so,
 #                    pkgconfig/{mpi,lapis-mpi,lapi}.pc
-#   PREFIX/bin       mpicc, mpicxx, mpic++, mpirun, mpiexec, lapirun, lapis_info
+#   PREFIX/bin       mpicc, mpicxx, mpic++, mpifort, mpif90, mpif77, mpirun,
+#                    mpiexec, lapirun, lapis_info
 #
 #   bash tools/install.sh PREFIX              # builds with bazel, then installs
 #   bash tools/install.sh --from DIR PREFIX   # installs already-built files
@@ -34,7 +35,8 @@ done
 src=$(cd "$(dirname "$0")/.." && pwd)
 if [ -z "$from" ]; then
   (cd "$src" && bazel build -c opt --config=lto //mpi/shared:libmpi.so.12 //mpi/shared:liblapi.so \
-     //mpi:pmpi //runtime:lapirun //tools:lapis_info)
+     //mpi/shared:libmpifort.so //mpi/fortran:fortran_includes //mpi:pmpi //runtime:lapirun \
+     //tools:lapis_info)
   bin=$(cd "$src" && bazel info -c opt --config=lto bazel-bin)
   srcdir=$src
 else
@@ -61,6 +63,14 @@ ln -sf libmpi.so.12 "$prefix/lib/libmpi.so"
 if [ -f "$bin/mpi/shared/liblapi.so" ] && [ -f "$srcdir/lapi/lapi.h" ]; then
   install -m 0755 "$bin/mpi/shared/liblapi.so" "$prefix/lib/liblapi.so"
   install -m 0644 "$srcdir/lapi/lapi.h" "$prefix/include/lapi.h"
+fi
+# Fortran (when built): the glue library, mpif.h and the mpi module.
+if [ -f "$bin/mpi/shared/libmpifort.so" ] && [ -f "$bin/mpi/fortran/include/mpif.h" ]; then
+  install -m 0755 "$bin/mpi/shared/libmpifort.so" "$prefix/lib/libmpifort.so"
+  install -m 0644 "$bin/mpi/fortran/include/mpif.h" "$prefix/include/mpif.h"
+  install -m 0644 "$bin/mpi/fortran/include/mpi.mod" "$prefix/include/mpi.mod"
+  install -m 0644 "$bin/mpi/fortran/include/mpi_f08.mod" "$prefix/include/mpi_f08.mod"
+  for name in mpifort mpif90 mpif77; do ln -sf mpicc "$prefix/bin/$name"; done
 fi
 install -m 0755 "$bin/runtime/lapirun" "$prefix/bin/lapirun"
 if [ -f "$bin/tools/lapis_info" ]; then install -m 0755 "$bin/tools/lapis_info" "$prefix/bin/lapis_info"; fi
@@ -90,5 +100,5 @@ if [ -f "$prefix/lib/liblapi.so" ]; then
 fi
 
 echo "installed Lapis MPI under $prefix"
-echo "  compile: $prefix/bin/mpicc hello.c -o hello"
+echo "  compile: $prefix/bin/mpicc hello.c -o hello   (Fortran: mpifort hello.f90 -o hello)"
 echo "  run:     $prefix/bin/mpirun -n 4 ./hello"

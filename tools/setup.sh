@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  bazel-bootstrap g++ python3
+  bazel-bootstrap g++ gfortran python3
   libucx-dev ucx-utils
   libboost-dev libboost-context-dev
   libfmt-dev doctest-dev

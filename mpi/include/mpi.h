@@ -393,6 +393,31 @@ extern MPI_F08_status *MPI_F08_STATUSES_IGNORE;
 #define MPI_ERR_LASTCODE 0x3fffffff
 #define MPICH_ERR_LAST_CLASS 78
 
+/* ---- Fortran interoperability ------------------------------------------ */
+/* A Fortran INTEGER handle is the C handle (mpif.h and the mpi module). */
+#define MPI_Comm_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Comm_f2c(handle) ((MPI_Comm)(handle))
+#define MPI_Type_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Type_f2c(handle) ((MPI_Datatype)(handle))
+#define MPI_Group_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Group_f2c(handle) ((MPI_Group)(handle))
+#define MPI_Request_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Request_f2c(handle) ((MPI_Request)(handle))
+#define MPI_Op_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Op_f2c(handle) ((MPI_Op)(handle))
+#define MPI_Errhandler_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Errhandler_f2c(handle) ((MPI_Errhandler)(handle))
+#define MPI_Message_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Message_f2c(handle) ((MPI_Message)(handle))
+#define MPI_Info_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Info_f2c(handle) ((MPI_Info)(handle))
+#define MPI_Win_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Win_f2c(handle) ((MPI_Win)(handle))
+/* A Fortran status is INTEGER(MPI_STATUS_SIZE) holding the C status' bytes
+ * (MPI_F_STATUS(ES)_IGNORE, declared above, are Fortran's ignore addresses). */
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+
 /* ---- callback types ---------------------------------------------------- */
 typedef void MPI_Handler_function(MPI_Comm *, int *, ...);
 typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);

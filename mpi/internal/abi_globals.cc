@@ -7,8 +7,6 @@
 namespace {
 int g_unweighted_sentinel;
 int g_weights_empty_sentinel;
-MPI_Fint g_f_status_ignore[MPI_F_STATUS_SIZE];
-MPI_Fint g_f_statuses_ignore[MPI_F_STATUS_SIZE];
 }  // namespace
 
 extern "C" {
@@ -16,10 +14,8 @@ extern "C" {
 int* const MPI_UNWEIGHTED = &g_unweighted_sentinel;
 int* const MPI_WEIGHTS_EMPTY = &g_weights_empty_sentinel;
 
-// Fortran's MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE as seen from C
-// (MPI_Status_f2c and the Fortran bindings recognise them by address).
-MPI_Fint* MPI_F_STATUS_IGNORE = g_f_status_ignore;
-MPI_Fint* MPI_F_STATUSES_IGNORE = g_f_statuses_ignore;
+// MPI_F_STATUS(ES)_IGNORE: the Fortran common blocks' addresses, defined
+// with them in fortran_commons.c.
 
 // The mpi_f08 module's sentinels (MPICH names; its mpi.h declares them for
 // the C side of the Fortran 2008 bindings).

@@ -175,3 +175,63 @@ TEST_CASE("install, compile with mpicc, run with mpirun and mpiexec") {
     CHECK(pc.output.find("-lmpi") != std::string::npos);
   }
 }
+
+TEST_CASE("Fortran: the installed mpifort / mpif90 / mpif77 build mpif.h, mpi and mpi_f08 programs") {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  REQUIRE(tmp != nullptr);
+  const std::string dir = std::string(tmp) + "/fortran";
+  const std::string prefix = dir + "/prefix";
+  Run install = sh("bash " + lapis::testing::runfile("tools/install.sh") + " --from " +
+                   lapis::testing::runfile("") + " " + prefix);
+  INFO(install.output);
+  REQUIRE(install.status == 0);
+  for (const char* f : {"/include/mpif.h", "/include/mpi.mod", "/include/mpi_f08.mod",
+                        "/lib/libmpifort.so",
+                        "/bin/mpifort", "/bin/mpif90", "/bin/mpif77"}) {
+    CHECK_MESSAGE(exists(prefix + f), f);
+  }
+
+  Run show = sh(prefix + "/bin/mpifort -show prog.f90 -o prog");
+  INFO(show.output);
+  CHECK(show.status == 0);
+  CHECK(show.output.rfind("gfortran ", 0) == 0);
+  CHECK(show.output.find("-I" + prefix + "/include") != std::string::npos);
+  CHECK(show.output.find("-lmpifort -lmpi") != std::string::npos);
+  Run compile_only = sh(prefix + "/bin/mpif90 -show -c prog.f90");
+  CHECK(compile_only.output.find("-lmpi") == std::string::npos);
+
+  // The mpi module's explicit interfaces catch a wrong call at compile time.
+  const std::string bad = dir + "/bad.f90";
+  FILE* f = std::fopen(bad.c_str(), "w");
+  REQUIRE(f != nullptr);
+  std::fputs("program bad\n  use mpi\n  integer :: ierr\n  call MPI_Init(ierr)\n"
+             "  call MPI_Comm_rank(MPI_COMM_WORLD, ierr)\n  call MPI_Finalize(ierr)\nend\n",
+             f);
+  std::fclose(f);
+  Run wrong = sh("cd " + dir + " && " + prefix + "/bin/mpifort " + bad + " -o " + dir + "/bad");
+  INFO(wrong.output);
+  CHECK(wrong.status != 0);
+  CHECK(wrong.output.find("Missing actual argument") != std::string::npos);
+
+  // Each program runs in its own directory: the module test writes checks.mod.
+  struct Program {
+    const char* wrapper;
+    const char* source;
+  };
+  for (const Program& p : {Program{"mpif77", "fortran_fixed.f"},
+                           Program{"mpifort", "fortran_module.f90"},
+                           Program{"mpif90", "fortran_f08.f90"}}) {
+    CAPTURE(p.source);
+    const std::string exe = dir + "/" + p.source + ".exe";
+    Run build = sh("cd " + dir + " && " + prefix + "/bin/" + p.wrapper + " " +
+                   lapis::testing::runfile(std::string("tests/mpi/progs/") + p.source) + " -o " +
+                   exe);
+    INFO(build.output);
+    REQUIRE(build.status == 0);
+    Run run = sh(prefix + "/bin/mpirun -n 3 --timeout 60 " + exe);
+    INFO(run.output);
+    CHECK(run.status == 0);
+    CHECK(count(run.output, "OK\n") == 3);
+    CHECK(run.output.find("FAILED") == std::string::npos);
+  }
+}

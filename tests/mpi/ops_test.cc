@@ -315,3 +315,24 @@ TEST_CASE("a user op sees the user's layout, datatype handle and count, also fro
   mpi::reduce_packed({&add_shift, ints.get(), MPI_INT}, x.data(), y.data(), 2);
   CHECK(y == std::vector<int>{13, 24});
 }
+
+TEST_CASE("Fortran's types reduce: LOGICAL as 4-byte 0/1, MPI_2REAL pairs, DOUBLE COMPLEX") {
+  std::vector<std::int32_t> l_in = {1, 0, 1, 0}, l_io = {1, 1, 0, 0};
+  reduce(MPI_LAND, MPI_LOGICAL, l_in, l_io);
+  CHECK(l_io == std::vector<std::int32_t>{1, 0, 0, 0});
+  // (value, index) with the index a REAL: minloc keeps the smaller value,
+  // and on ties the smaller index.
+  std::vector<float> p_in = {1.5f, 3.0f, 2.0f, 1.0f}, p_io = {2.5f, 4.0f, 2.0f, 7.0f};
+  reduce(MPI_MINLOC, MPI_2REAL, p_in, p_io, 2);
+  CHECK(p_io == std::vector<float>{1.5f, 3.0f, 2.0f, 1.0f});
+  std::vector<double> d_in = {1.0, 5.0}, d_io = {3.0, 2.0};
+  reduce(MPI_MAXLOC, MPI_2DOUBLE_PRECISION, d_in, d_io, 1);
+  CHECK(d_io == std::vector<double>{3.0, 2.0});
+  std::vector<std::complex<double>> c_in = {{1, 2}}, c_io = {{3, -1}};
+  reduce(MPI_PROD, MPI_DOUBLE_COMPLEX, c_in, c_io);
+  CHECK(c_io[0] == std::complex<double>(5, 5));
+  std::vector<std::int64_t> i_in = {5}, i_io = {-7};
+  reduce(MPI_SUM, MPI_INTEGER8, i_in, i_io);
+  CHECK(i_io[0] == -2);
+  CHECK(builtin(MPI_2DOUBLE_PRECISION)->name == "MPI_2DOUBLE_PRECISION");
+}

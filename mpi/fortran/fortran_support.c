@@ -1,0 +1,160 @@
+/* Conversions between Fortran's view of MPI arguments and C's (see
+ * fortran_support.h). */
+#include "mpi/fortran/fortran_support.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The common blocks of mpif.h and the Fortran modules, defined in libmpi
+ * (mpi/internal/fortran_commons.c). */
+extern MPI_Fint lapis_mpif_bottom_;
+extern MPI_Fint lapis_mpif_in_place_;
+
+void *lapis_f_buffer(void *fortran_address) {
+  if (fortran_address == (void *)&lapis_mpif_bottom_) return MPI_BOTTOM;
+  if (fortran_address == (void *)&lapis_mpif_in_place_) return MPI_IN_PLACE;
+  return fortran_address;
+}
+
+MPI_Status *lapis_f_status_in(MPI_Fint *fstatus, MPI_Status *scratch) {
+  if (fstatus == MPI_F_STATUS_IGNORE || fstatus == MPI_F_STATUSES_IGNORE) {
+    return MPI_STATUS_IGNORE;
+  }
+  memcpy(scratch, fstatus, sizeof *scratch);
+  return scratch;
+}
+
+void lapis_f_status_out(const MPI_Status *c, MPI_Fint *fstatus) {
+  if (c != MPI_STATUS_IGNORE) memcpy(fstatus, c, sizeof *c);
+}
+
+MPI_Status *lapis_f_statuses_in(MPI_Fint *fstatuses, int n) {
+  if (fstatuses == MPI_F_STATUSES_IGNORE || fstatuses == MPI_F_STATUS_IGNORE) {
+    return MPI_STATUSES_IGNORE;
+  }
+  if (n < 0) return NULL; /* C reports the bad count */
+  MPI_Status *c = malloc((n > 0 ? (size_t)n : 1) * sizeof *c);
+  if (c != NULL && n > 0) memcpy(c, fstatuses, (size_t)n * sizeof *c);
+  return c;
+}
+
+void lapis_f_statuses_out(MPI_Status *c, MPI_Fint *fstatuses, int n) {
+  if (c == MPI_STATUSES_IGNORE || c == NULL) return;
+  if (n > 0) memcpy(fstatuses, c, (size_t)n * sizeof *c);
+  free(c);
+}
+
+char *lapis_f_string_in(const char *f, size_t len) {
+  while (len > 0 && f[len - 1] == ' ') --len;
+  char *c = malloc(len + 1);
+  if (c == NULL) return NULL;
+  memcpy(c, f, len);
+  c[len] = '\0';
+  return c;
+}
+
+void lapis_f_string_out(const char *c, char *f, size_t len, MPI_Fint *resultlen) {
+  size_t n = strlen(c);
+  if (n > len) n = len;
+  memcpy(f, c, n);
+  memset(f + n, ' ', len - n);
+  if (resultlen != NULL) *resultlen = (MPI_Fint)n;
+}
+
+MPI_Aint lapis_f_attr_value(int keyval, void *c_value) {
+  switch (keyval) {
+    case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
+    case MPI_UNIVERSE_SIZE: case MPI_APPNUM: case MPI_LASTUSEDCODE:
+      return c_value == NULL ? 0 : *(int *)c_value;
+    default:
+      return (MPI_Aint)(intptr_t)c_value;
+  }
+}
+
+/* ---- attribute callbacks written in Fortran ---------------------------- */
+
+/* What a Fortran keyval's C callbacks need; one per keyval, kept on a list
+ * for the life of the process (callbacks may run after the keyval is
+ * freed, for attributes still attached). */
+struct FortranKeyval {
+  lapis_f_copy_fn *copy;
+  lapis_f_delete_fn *del;
+  MPI_Aint extra_state;
+  struct FortranKeyval *next;
+};
+static struct FortranKeyval *fortran_keyvals;
+
+static int copy_in_fortran(MPI_Comm oldcomm, int keyval, void *extra_state,
+                           void *attribute_val_in, void *attribute_val_out, int *flag) {
+  struct FortranKeyval *k = extra_state;
+  MPI_Fint comm = oldcomm, key = keyval, fflag = 0, ierror = MPI_SUCCESS;
+  MPI_Aint in = (MPI_Aint)(intptr_t)attribute_val_in, out = 0;
+  k->copy(&comm, &key, &k->extra_state, &in, &out, &fflag, &ierror);
+  *flag = fflag != 0;
+  if (*flag) *(void **)attribute_val_out = (void *)(intptr_t)out;
+  return ierror;
+}
+
+static int delete_in_fortran(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state) {
+  struct FortranKeyval *k = extra_state;
+  MPI_Fint fcomm = comm, key = keyval, ierror = MPI_SUCCESS;
+  MPI_Aint value = (MPI_Aint)(intptr_t)attribute_val;
+  k->del(&fcomm, &key, &value, &k->extra_state, &ierror);
+  return ierror;
+}
+
+int lapis_f_comm_create_keyval(lapis_f_copy_fn *copy, lapis_f_delete_fn *del,
+                               MPI_Fint *keyval, MPI_Aint extra_state) {
+  struct FortranKeyval *k = malloc(sizeof *k);
+  if (k == NULL) {
+    return MPI_Comm_create_keyval(NULL, NULL, NULL, NULL); /* reports the error */
+  }
+  *k = (struct FortranKeyval){copy, del, extra_state, NULL};
+  int rc = MPI_Comm_create_keyval(copy == NULL ? NULL : copy_in_fortran,
+                                  del == NULL ? NULL : delete_in_fortran, keyval, k);
+  if (rc != MPI_SUCCESS) {
+    free(k);
+    return rc;
+  }
+  /* Only one thread is in MPI at a time (see mpi/README.md). */
+  k->next = fortran_keyvals;
+  fortran_keyvals = k;
+  return rc;
+}
+
+/* The predefined callbacks, as Fortran procedures (mpif.h declares them
+ * EXTERNAL under their MPI names). */
+void mpi_comm_null_copy_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Aint *extra_state,
+                            MPI_Aint *in, MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror);
+void mpi_comm_null_copy_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Aint *extra_state,
+                            MPI_Aint *in, MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror) {
+  (void)oldcomm, (void)keyval, (void)extra_state, (void)in, (void)out;
+  *flag = 0;
+  *ierror = MPI_SUCCESS;
+}
+
+void mpi_comm_dup_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Aint *extra_state,
+                      MPI_Aint *in, MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror);
+void mpi_comm_dup_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Aint *extra_state,
+                      MPI_Aint *in, MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror) {
+  (void)oldcomm, (void)keyval, (void)extra_state;
+  *out = *in;
+  *flag = 1;
+  *ierror = MPI_SUCCESS;
+}
+
+void mpi_comm_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attribute_val,
+                              MPI_Aint *extra_state, MPI_Fint *ierror);
+void mpi_comm_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attribute_val,
+                              MPI_Aint *extra_state, MPI_Fint *ierror) {
+  (void)comm, (void)keyval, (void)attribute_val, (void)extra_state;
+  *ierror = MPI_SUCCESS;
+}
+
+/* MPI-1 names of the same. */
+void mpi_null_copy_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Aint *, MPI_Fint *,
+                       MPI_Fint *) __attribute__((alias("mpi_comm_null_copy_fn_")));
+void mpi_dup_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Aint *, MPI_Fint *,
+                 MPI_Fint *) __attribute__((alias("mpi_comm_dup_fn_")));
+void mpi_null_delete_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Fint *)
+    __attribute__((alias("mpi_comm_null_delete_fn_")));

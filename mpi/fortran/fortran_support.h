@@ -1,0 +1,49 @@
+/* What the generated Fortran glue (fortran_glue.c, from api.txt) needs
+ * beyond mpi.h: the special addresses of mpif.h / the mpi module, and the
+ * conversions of CHARACTER, status and attribute arguments. */
+#ifndef LAPIS_MPI_FORTRAN_SUPPORT_H_
+#define LAPIS_MPI_FORTRAN_SUPPORT_H_
+
+#include <stddef.h>
+
+#include "mpi.h"
+
+/* INTEGER(MPI_STATUS_SIZE): an MPI_Status seen as Fortran INTEGERs. */
+#define LAPIS_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+
+/* The buffer address C expects: MPI_BOTTOM and MPI_IN_PLACE are Fortran
+ * variables in common blocks, recognised by their address. */
+void *lapis_f_buffer(void *fortran_address);
+
+/* MPI_Status* for a Fortran status argument: `scratch` (filled from the
+ * Fortran array) or MPI_STATUS_IGNORE for MPI_STATUS_IGNORE. */
+MPI_Status *lapis_f_status_in(MPI_Fint *fstatus, MPI_Status *scratch);
+void lapis_f_status_out(const MPI_Status *c, MPI_Fint *fstatus);
+/* Same for n statuses; the result is malloc'ed (free with
+ * lapis_f_statuses_out), or MPI_STATUSES_IGNORE, or NULL when n < 0. */
+MPI_Status *lapis_f_statuses_in(MPI_Fint *fstatuses, int n);
+void lapis_f_statuses_out(MPI_Status *c, MPI_Fint *fstatuses, int n);
+
+/* A Fortran CHARACTER*(len) as a C string without its trailing blanks
+ * (malloc'ed; NULL when out of memory). */
+char *lapis_f_string_in(const char *f, size_t len);
+/* Copies a C string into a CHARACTER*(len): truncated to len, padded with
+ * blanks; *resultlen (when given) is the number of characters stored. */
+void lapis_f_string_out(const char *c, char *f, size_t len, MPI_Fint *resultlen);
+
+/* Attribute values: C returns the address of an int for the predefined
+ * keys, the stored pointer-sized value for user keys. */
+MPI_Aint lapis_f_attr_value(int keyval, void *c_value);
+
+/* Attribute callbacks written in Fortran: everything by reference, values
+ * INTEGER(KIND=MPI_ADDRESS_KIND), ierror last. */
+typedef void lapis_f_copy_fn(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Aint *extra_state,
+                             MPI_Aint *attribute_val_in, MPI_Aint *attribute_val_out,
+                             MPI_Fint *flag, MPI_Fint *ierror);
+typedef void lapis_f_delete_fn(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attribute_val,
+                               MPI_Aint *extra_state, MPI_Fint *ierror);
+/* MPI_Comm_create_keyval with Fortran callbacks (C ones call them). */
+int lapis_f_comm_create_keyval(lapis_f_copy_fn *copy, lapis_f_delete_fn *del,
+                               MPI_Fint *keyval, MPI_Aint extra_state);
+
+#endif /* LAPIS_MPI_FORTRAN_SUPPORT_H_ */

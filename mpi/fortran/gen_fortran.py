@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""Generates Lapis' Fortran bindings from api.txt (one line per function).
+
+  gen_fortran.py constants-program mpi.h OUT.c
+      a C program that prints every integer constant mpi.h defines, plus the
+      Fortran-only ones (MPI_STATUS_SIZE, MPI_SOURCE ...), as "NAME VALUE";
+      built and run at build time, so the Fortran values follow mpi.h.
+  gen_fortran.py glue api.txt OUT.c                 the mpi_send_ ... symbols
+  gen_fortran.py mpif api.txt constants.txt OUT.h   mpif.h (fixed-form safe)
+  gen_fortran.py module api.txt constants.txt OUT.f90   the `mpi` module
+"""
+import re
+import sys
+
+# ---------------------------------------------------------------- api.txt
+
+LINE = re.compile(r'^(MPI_\w+)\((.*?)\)\s*(?:->\s*(\w+))?\s*(?:=\s*(.+))?$')
+
+
+class Arg:
+    def __init__(self, text):
+        kind, self.name = text.rsplit(None, 1)
+        self.kind, _, self.param = kind.partition(':')
+
+
+class Function:
+    def __init__(self, name, args, result, call):
+        self.name, self.args, self.result, self.call = name, args, result, call
+
+    def arg(self, name):
+        return next(a for a in self.args if a.name == name)
+
+
+def read_api(path):
+    functions = []
+    with open(path) as f:
+        for number, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line or line.startswith('#'):
+                continue
+            m = LINE.match(line)
+            if not m:
+                sys.exit(f'{path}:{number}: cannot parse: {line}')
+            name, args, result, call = m.groups()
+            args = [Arg(a.strip()) for a in args.split(',') if a.strip()]
+            for a in args:
+                if a.kind not in KINDS:
+                    sys.exit(f'{path}:{number}: unknown kind {a.kind} of {a.name}')
+            functions.append(Function(name, args, result, call))
+    return functions
+
+
+# ---------------------------------------------------------------- C glue
+# Per kind: C parameter type, call expression, prelude, postlude ({n} is the
+# argument's name, {p} its kind parameter).
+KINDS = {
+    'int': ('MPI_Fint *', '*{n}', '', ''),
+    'handle': ('MPI_Fint *', '*{n}', '', ''),
+    'int*': ('MPI_Fint *', '{n}', '', ''),
+    'handle*': ('MPI_Fint *', '{n}', '', ''),
+    'int[]': ('MPI_Fint *', '{n}', '', ''),
+    'handle[]': ('MPI_Fint *', '{n}', '', ''),
+    'ranges[]': ('MPI_Fint *', '(int (*)[3]){n}', '', ''),
+    'aint': ('MPI_Aint *', '*{n}', '', ''),
+    'aint*': ('MPI_Aint *', '{n}', '', ''),
+    'aint[]': ('MPI_Aint *', '{n}', '', ''),
+    'count': ('MPI_Count *', '*{n}', '', ''),
+    'count*': ('MPI_Count *', '{n}', '', ''),
+    'choice': ('void *', 'lapis_f_buffer({n})', '', ''),
+    'void_out': ('void *', '&{n}_c', '  void *{n}_c = NULL;\n  (void){n};\n', ''),
+    'logical': ('MPI_Fint *', '(*{n} != 0)', '', ''),
+    'logical*': ('MPI_Fint *', '&{n}_c', '  int {n}_c = 0;\n', '  *{n} = {n}_c ? 1 : 0;\n'),
+    'string_in': ('char *', '{n}_c', '  char *{n}_c = lapis_f_string_in({n}, {n}_len);\n',
+                  '  free({n}_c);\n'),
+    'string_out': ('char *', '{n}_c', '  char {n}_c[{p} + 1] = "";\n',
+                   '  lapis_f_string_out({n}_c, {n}, {n}_len, resultlen);\n'),
+    # An output string with no resultlen argument (MPI_Info_get ...).
+    'string_buf': ('char *', '{n}_c', '  char {n}_c[{p} + 1] = "";\n',
+                   '  lapis_f_string_out({n}_c, {n}, {n}_len, NULL);\n'),
+    'status': ('MPI_Fint *', '{n}_c',
+               '  MPI_Status {n}_s;\n  MPI_Status *{n}_c = lapis_f_status_in({n}, &{n}_s);\n',
+               '  lapis_f_status_out({n}_c, {n});\n'),
+    'status_in': ('MPI_Fint *', '{n}_c',
+                  '  MPI_Status {n}_s;\n  MPI_Status *{n}_c = lapis_f_status_in({n}, &{n}_s);\n',
+                  ''),
+    'statuses': ('MPI_Fint *', '{n}_c',
+                 '  MPI_Status *{n}_c = lapis_f_statuses_in({n}, *{p});\n',
+                 '  lapis_f_statuses_out({n}_c, {n}, *{p});\n'),
+    'index*': ('MPI_Fint *', '{n}', '',
+               '  if (rc == MPI_SUCCESS && *{n} >= 0) *{n} += 1; /* 1-based */\n'),
+    'indices': ('MPI_Fint *', '{n}', '',
+                '  if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *{p} != MPI_UNDEFINED)\n'
+                '    for (int i = 0; i < *{p}; ++i) {n}[i] += 1; /* 1-based */\n'),
+    'user_fn': ('MPI_User_function *', '{n}', '', ''),
+    'copy_fn': ('lapis_f_copy_fn *', '{n}', '', ''),
+    'delete_fn': ('lapis_f_delete_fn *', '{n}', '', ''),
+    'errhandler_fn': ('MPI_Comm_errhandler_function *', '{n}', '', ''),
+    'attr_in': ('MPI_Aint *', '(void *)(intptr_t)*{n}', '', ''),
+    'attr_out': ('MPI_Aint *', '&{n}_c', '  void *{n}_c = NULL;\n',
+                 '  if (rc == MPI_SUCCESS && {flag}_c) *{n} = lapis_f_attr_value({key}, {n}_c);\n'),
+    'attr_out_int': ('MPI_Fint *', '&{n}_c', '  void *{n}_c = NULL;\n',
+                     '  if (rc == MPI_SUCCESS && {flag}_c)\n'
+                     '    *{n} = (MPI_Fint)lapis_f_attr_value({key}, {n}_c);\n'),
+}
+
+C_RESULT = {'double': 'double', 'aint': 'MPI_Aint'}
+
+
+def glue_function(f):
+    symbol = f.name.lower() + '_'
+    params, hidden, prelude, post, calls = [], [], '', '', {}
+    for i, a in enumerate(f.args):
+        ctype, call, pre, after = KINDS[a.kind]
+        fields = {'n': a.name, 'p': a.param}
+        if a.kind.startswith('attr_out'):
+            fields['key'] = '*' + f.args[i - 1].name
+            fields['flag'] = f.args[i + 1].name
+        params.append(ctype + a.name)
+        if a.kind.startswith('string'):
+            hidden.append(f'size_t {a.name}_len')
+        calls[a.name] = call.format(**fields)
+        prelude += pre.format(**fields)
+        post += after.format(**fields)
+    if f.call:
+        call = re.sub(r'\{(\w+)\}', lambda m: calls[m.group(1)], f.call)
+    else:
+        call = f'{f.name}({", ".join(calls[a.name] for a in f.args)})'
+    if f.result:
+        signature = ', '.join(params) or 'void'
+        return (f'{C_RESULT[f.result]} {symbol}({signature});\n'
+                f'{C_RESULT[f.result]} {symbol}({signature}) {{\n  return {call};\n}}\n'
+                + alias(symbol))
+    signature = ', '.join(params + ['MPI_Fint *ierror'] + hidden)
+    return (f'void {symbol}({signature});\n'
+            f'void {symbol}({signature}) {{\n{prelude}  int rc = {call};\n{post}'
+            f'  *ierror = rc;\n}}\n' + alias(symbol))
+
+
+def alias(symbol):
+    """lapis_mpi_send_ ...: the same function under a name the mpi_f08
+    module can call without clashing with its own MPI_Send."""
+    return (f'extern __typeof__({symbol}) lapis_{symbol} '
+            f'__attribute__((alias("{symbol}")));\n')
+
+
+def write_glue(api, out):
+    with open(out, 'w') as o:
+        o.write('/* Generated by mpi/fortran/gen_fortran.py from api.txt: do not edit. */\n'
+                '#include <stdint.h>\n#include <stdlib.h>\n\n'
+                '#include "mpi.h"\n#include "mpi/fortran/fortran_support.h"\n\n')
+        for f in read_api(api):
+            o.write(glue_function(f) + '\n')
+
+
+# ---------------------------------------------------------------- constants
+
+def write_constants_program(header, out):
+    names = []
+    with open(header) as h:
+        for line in h:
+            m = re.match(r'\s*#\s*define\s+(MPI_[A-Za-z0-9_]+)\s', line)
+            if m and m.group(1) not in names:
+                names.append(m.group(1))
+    with open(out, 'w') as o:
+        o.write('/* Generated by mpi/fortran/gen_fortran.py: prints the integer constants\n'
+                ' * of mpi.h as "NAME VALUE" (pointers, functions and strings are left out). */\n'
+                '#include <stddef.h>\n#include <stdio.h>\n\n#include "mpi.h"\n\n'
+                '#define INTEGRAL(x) _Generic((x), int: 1, unsigned: 1, long: 1, '
+                'unsigned long: 1, long long: 1, default: 0)\n'
+                '#define EMIT(x) do { if (INTEGRAL(x)) printf("%s %lld\\n", #x, '
+                '(long long)(intptr_t)(x)); } while (0)\n\n'
+                'int main(void) {\n')
+        for n in names:
+            o.write(f'  EMIT({n});\n')
+        o.write('  /* Fortran only: a status is an INTEGER array. */\n'
+                '  printf("MPI_STATUS_SIZE %zu\\n", sizeof(MPI_Status) / sizeof(MPI_Fint));\n')
+        for field in ('MPI_SOURCE', 'MPI_TAG', 'MPI_ERROR'):
+            o.write(f'  printf("{field} %zu\\n", offsetof(MPI_Status, {field}) / '
+                    f'sizeof(MPI_Fint) + 1);\n')
+        o.write('  printf("MPI_ADDRESS_KIND %zu\\n", sizeof(MPI_Aint));\n'
+                '  printf("MPI_OFFSET_KIND %zu\\n", sizeof(MPI_Offset));\n'
+                '  printf("MPI_COUNT_KIND %zu\\n", sizeof(MPI_Count));\n'
+                '  printf("MPI_INTEGER_KIND %zu\\n", sizeof(MPI_Fint));\n'
+                '  return 0;\n}\n')
+
+
+def read_constants(path, functions):
+    """(name, value) pairs, without names Fortran cannot tell apart."""
+    taken = {f.name.upper() for f in functions}
+    constants = []
+    with open(path) as f:
+        for line in f:
+            name, value = line.split()
+            if name.upper() in taken:
+                continue
+            taken.add(name.upper())
+            constants.append((name, int(value)))
+    return constants
+
+
+# ---------------------------------------------------------------- Fortran
+
+FORTRAN_RESULT = {'double': 'DOUBLE PRECISION', 'aint': 'INTEGER(KIND=MPI_ADDRESS_KIND)'}
+# Declarations of dummy arguments in the `mpi` module's interfaces.
+FORTRAN_DECL = {
+    'int': 'INTEGER, INTENT(IN) :: {n}', 'handle': 'INTEGER, INTENT(IN) :: {n}',
+    'int*': 'INTEGER :: {n}', 'handle*': 'INTEGER :: {n}', 'index*': 'INTEGER :: {n}',
+    'int[]': 'INTEGER :: {n}(*)', 'handle[]': 'INTEGER :: {n}(*)', 'indices': 'INTEGER :: {n}(*)',
+    'ranges[]': 'INTEGER :: {n}(3, *)',
+    'aint': 'INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: {n}',
+    'aint*': 'INTEGER(KIND=MPI_ADDRESS_KIND) :: {n}',
+    'aint[]': 'INTEGER(KIND=MPI_ADDRESS_KIND) :: {n}(*)',
+    'count': 'INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: {n}',
+    'count*': 'INTEGER(KIND=MPI_COUNT_KIND) :: {n}',
+    'choice': 'REAL :: {n}(*)', 'void_out': 'REAL :: {n}(*)',
+    'logical': 'LOGICAL, INTENT(IN) :: {n}', 'logical*': 'LOGICAL :: {n}',
+    'string_in': 'CHARACTER(LEN=*), INTENT(IN) :: {n}', 'string_out': 'CHARACTER(LEN=*) :: {n}',
+    'string_buf': 'CHARACTER(LEN=*) :: {n}',
+    'status': 'INTEGER :: {n}(MPI_STATUS_SIZE)', 'status_in': 'INTEGER :: {n}(MPI_STATUS_SIZE)',
+    'statuses': 'INTEGER :: {n}(MPI_STATUS_SIZE, *)',
+    'user_fn': 'EXTERNAL :: {n}', 'errhandler_fn': 'EXTERNAL :: {n}',
+    'copy_fn': 'EXTERNAL :: {n}', 'delete_fn': 'EXTERNAL :: {n}',
+    'attr_in': 'INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: {n}',
+    'attr_out': 'INTEGER(KIND=MPI_ADDRESS_KIND) :: {n}', 'attr_out_int': 'INTEGER :: {n}',
+}
+# Common blocks holding the values recognised by address (fortran_support.c).
+SPECIAL = [('MPI_BOTTOM', '', 'lapis_mpif_bottom'),
+           ('MPI_IN_PLACE', '', 'lapis_mpif_in_place'),
+           ('MPI_STATUS_IGNORE', '(MPI_STATUS_SIZE)', 'lapis_mpif_status_ignore'),
+           ('MPI_STATUSES_IGNORE', '(MPI_STATUS_SIZE,1)', 'lapis_mpif_statuses_ignore')]
+# Predefined procedures a program passes as arguments (fortran_support.c).
+PROCEDURES = ('MPI_COMM_NULL_COPY_FN', 'MPI_COMM_DUP_FN', 'MPI_COMM_NULL_DELETE_FN',
+              'MPI_NULL_COPY_FN', 'MPI_DUP_FN', 'MPI_NULL_DELETE_FN')
+KIND_PARAMETERS = ('MPI_ADDRESS_KIND', 'MPI_OFFSET_KIND', 'MPI_COUNT_KIND', 'MPI_INTEGER_KIND')
+
+
+def wrap(text, indent, width=100):
+    """Free-form continuation lines for a long statement."""
+    lines, line = [], indent
+    for word in text.split(' '):
+        if len(line) + len(word) + 3 > width and line.strip():
+            lines.append(line + ' &')
+            line = indent + '    '
+        line += ('' if line.endswith(' ') or not line.strip() else ' ') + word
+    return '\n'.join(lines + [line])
+
+
+def write_mpif(api, constants_path, out):
+    functions = read_api(api)
+    with open(out, 'w') as o:
+        o.write('! Lapis MPI for Fortran: mpif.h (fixed and free form).\n'
+                '! Generated by mpi/fortran/gen_fortran.py at build time from mpi.h:\n'
+                '! do not edit.\n')
+        for name, value in read_constants(constants_path, functions):
+            kind = '' if name in KIND_PARAMETERS or abs(value) < 2**31 else '(KIND=8)'
+            o.write(f'      INTEGER{kind} {name}\n      PARAMETER ({name}={value})\n')
+        for name, dims, block in SPECIAL:
+            o.write(f'      INTEGER {name}{dims}\n      COMMON /{block}/ {name}\n')
+        for f in functions:
+            if f.result:
+                o.write(f'      {FORTRAN_RESULT[f.result]} {f.name.upper()}\n'
+                        f'      EXTERNAL {f.name.upper()}\n')
+        for name in PROCEDURES:
+            o.write(f'      EXTERNAL {name}\n')
+
+
+def write_module(api, constants_path, out):
+    functions = read_api(api)
+    o = ['! Lapis MPI for Fortran: the `mpi` module.',
+         '! Generated by mpi/fortran/gen_fortran.py at build time: do not edit.',
+         'MODULE mpi', '  IMPLICIT NONE', '  PRIVATE :: lapis_mpi_unused']
+    names = []
+    for name, value in read_constants(constants_path, functions):
+        kind = '' if name in KIND_PARAMETERS or abs(value) < 2**31 else '(KIND=8)'
+        o.append(f'  INTEGER{kind}, PARAMETER :: {name} = {value}')
+    for name, dims, block in SPECIAL:
+        o.append(f'  INTEGER :: {name}{dims}')
+        o.append(f'  COMMON /{block}/ {name}')
+    o.append(f'  EXTERNAL :: {", ".join(PROCEDURES)}')
+    o.append('  INTERFACE')
+    for f in functions:
+        dummies = [a.name for a in f.args] + ([] if f.result else ['ierror'])
+        head = (f'{FORTRAN_RESULT[f.result]} FUNCTION' if f.result else 'SUBROUTINE')
+        o.append(wrap(f'{head} {f.name}({", ".join(dummies)})', '    '))
+        o.append('      IMPORT')
+        o.append('      IMPLICIT NONE')
+        for a in f.args:
+            if a.kind in ('choice', 'void_out'):
+                o.append(f'      !GCC$ ATTRIBUTES NO_ARG_CHECK :: {a.name}')
+            o.append('      ' + FORTRAN_DECL[a.kind].format(n=a.name))
+        if not f.result:
+            o.append('      INTEGER :: ierror')
+        o.append(f'    END {"FUNCTION" if f.result else "SUBROUTINE"} {f.name}')
+    o += ['  END INTERFACE', 'CONTAINS',
+          '  ! A module procedure, so the module has an object file to link.',
+          '  SUBROUTINE lapis_mpi_unused()', '  END SUBROUTINE lapis_mpi_unused',
+          'END MODULE mpi', '']
+    with open(out, 'w') as f:
+        f.write('\n'.join(o))
+
+
+def main(argv):
+    modes = {'constants-program': (write_constants_program, 2), 'glue': (write_glue, 2),
+             'mpif': (write_mpif, 3), 'module': (write_module, 3)}
+    if len(argv) < 2 or argv[1] not in modes or len(argv) != modes[argv[1]][1] + 2:
+        sys.exit(__doc__)
+    modes[argv[1]][0](*argv[2:])
+
+
+if __name__ == '__main__':
+    main(sys.argv)

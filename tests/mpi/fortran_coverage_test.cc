@@ -1,0 +1,66 @@
+// Every function mpi.h declares has its Fortran binding: a line in
+// mpi/fortran/api.txt, from which the glue, mpif.h and the mpi module are
+// generated (so a new C function without one fails here, naming it), and
+// api.txt names no function mpi.h lacks. Reads the sources. Also: handles
+// convert between C and Fortran unchanged.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "mpi.h"
+#include "tests/support/launch.hpp"
+
+namespace {
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in.good(), path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::set<std::string> matches(const std::string& text, const std::regex& pattern) {
+  std::set<std::string> names;
+  for (std::sregex_iterator it(text.begin(), text.end(), pattern), end; it != end; ++it) {
+    names.insert((*it)[1]);
+  }
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("api.txt binds every MPI function of mpi.h, and only those") {
+  const std::set<std::string> c_functions =
+      matches(read(lapis::testing::runfile("mpi/include/mpi.h")),
+              std::regex(R"((?:^|\n)[ \t]*(?:int|double|MPI_Aint)[ \t*]+(MPI_\w+)[ \t]*\()"));
+  const std::set<std::string> bound = matches(
+      read(lapis::testing::runfile("mpi/fortran/api.txt")), std::regex(R"((?:^|\n)(MPI_\w+)\()"));
+  CHECK(c_functions.size() >= 140);  // the parser found the header's functions
+  // C-only: they convert what Fortran hands to C.
+  const std::set<std::string> c_only = {"MPI_Status_c2f", "MPI_Status_f2c"};
+  for (const std::string& name : c_functions) {
+    if (c_only.count(name)) continue;
+    CHECK_MESSAGE(bound.count(name) == 1, name, " has no line in mpi/fortran/api.txt");
+  }
+  for (const std::string& name : bound) {
+    CHECK_MESSAGE(c_functions.count(name) == 1, name, " in api.txt is not declared in mpi.h");
+  }
+}
+
+TEST_CASE("a Fortran handle is the C handle: the c2f / f2c conversions are the identity") {
+  CHECK(MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD);
+  CHECK(MPI_Comm_c2f(MPI_COMM_SELF) == static_cast<MPI_Fint>(MPI_COMM_SELF));
+  CHECK(MPI_Type_f2c(MPI_Type_c2f(MPI_DOUBLE_PRECISION)) == MPI_DOUBLE_PRECISION);
+  CHECK(MPI_Group_f2c(MPI_Group_c2f(MPI_GROUP_EMPTY)) == MPI_GROUP_EMPTY);
+  CHECK(MPI_Request_f2c(MPI_Request_c2f(MPI_REQUEST_NULL)) == MPI_REQUEST_NULL);
+  CHECK(MPI_Op_f2c(MPI_Op_c2f(MPI_SUM)) == MPI_SUM);
+  CHECK(MPI_Errhandler_f2c(MPI_Errhandler_c2f(MPI_ERRORS_RETURN)) == MPI_ERRORS_RETURN);
+  CHECK(MPI_Message_f2c(MPI_Message_c2f(MPI_MESSAGE_NO_PROC)) == MPI_MESSAGE_NO_PROC);
+  CHECK(MPI_Info_f2c(MPI_Info_c2f(MPI_INFO_ENV)) == MPI_INFO_ENV);
+  CHECK(MPI_Win_f2c(MPI_Win_c2f(MPI_WIN_NULL)) == MPI_WIN_NULL);
+}

@@ -1,0 +1,125 @@
+! Free-form program with `use mpi_f08`: handle types and their comparison,
+! TYPE(MPI_Status) with %MPI_SOURCE, optional ierror, point-to-point and
+! request arrays, collectives, a derived type, strings, a Fortran error
+! handler and an f08-style user op (C pointers by value). Prints OK per rank.
+module f08_checks
+  use mpi_f08
+  implicit none
+  integer :: nfail = 0, handler_code = 0
+contains
+  subroutine check(cond, what)
+    logical, intent(in) :: cond
+    character(len=*), intent(in) :: what
+    if (.not. cond) then
+      print '(A, A)', 'FAILED ', what
+      nfail = nfail + 1
+    end if
+  end subroutine check
+
+  ! MPI_User_function in mpi_f08's form: the vectors as C pointers.
+  subroutine max_abs(invec, inoutvec, len, datatype)
+    use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
+    type(c_ptr), value :: invec, inoutvec
+    integer :: len
+    type(MPI_Datatype) :: datatype
+    double precision, pointer :: a(:), b(:)
+    integer :: i
+    call c_f_pointer(invec, a, (/ len /))
+    call c_f_pointer(inoutvec, b, (/ len /))
+    do i = 1, len
+      b(i) = max(abs(a(i)), abs(b(i)))
+    end do
+    if (datatype /= MPI_DOUBLE_PRECISION) b(1) = -1
+  end subroutine max_abs
+
+  subroutine record(comm, code)
+    type(MPI_Comm) :: comm
+    integer :: code
+    handler_code = code
+  end subroutine record
+end module f08_checks
+
+program f08
+  use mpi_f08
+  use f08_checks
+  implicit none
+  integer :: rank, nprocs, next, prev, ierr, n, len, i
+  type(MPI_Status) :: status, statuses(2)
+  type(MPI_Request) :: reqs(2)
+  type(MPI_Datatype) :: vec
+  type(MPI_Comm) :: dup
+  type(MPI_Op) :: op
+  type(MPI_Errhandler) :: eh
+  integer :: ibuf(6), jbuf(6)
+  double precision :: x, y
+  character(len=MPI_MAX_OBJECT_NAME) :: name
+  character(len=3) :: short
+  logical :: flag
+
+  call MPI_Init()
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call MPI_Comm_size(MPI_COMM_WORLD, nprocs)
+  next = mod(rank + 1, nprocs)
+  prev = mod(rank + nprocs - 1, nprocs)
+  call check(MPI_COMM_WORLD /= MPI_COMM_SELF .and. MPI_COMM_WORLD == MPI_COMM_WORLD, 'compare')
+
+  ibuf = (/ (rank * 10 + i, i = 1, 6) /)
+  call MPI_Irecv(jbuf, 6, MPI_INTEGER, prev, 1, MPI_COMM_WORLD, reqs(1))
+  call MPI_Isend(ibuf, 6, MPI_INTEGER, next, 1, MPI_COMM_WORLD, reqs(2))
+  call MPI_Waitall(2, reqs, statuses, ierr)
+  call check(ierr == MPI_SUCCESS, 'waitall')
+  call check(statuses(1)%MPI_SOURCE == prev .and. statuses(1)%MPI_TAG == 1, 'status fields')
+  call check(all(reqs == MPI_REQUEST_NULL), 'requests freed')
+  call check(jbuf(6) == prev * 10 + 6, 'ring data')
+  call MPI_Get_count(statuses(1), MPI_INTEGER, n)
+  call check(n == 6, 'get_count')
+
+  ! Every other element, as a vector type.
+  call MPI_Type_vector(3, 1, 2, MPI_INTEGER, vec)
+  call MPI_Type_commit(vec)
+  jbuf = 0
+  call MPI_Sendrecv(ibuf, 1, vec, next, 2, jbuf, 3, MPI_INTEGER, prev, 2, MPI_COMM_WORLD, status)
+  call check(jbuf(2) == prev * 10 + 3 .and. jbuf(4) == 0, 'vector')
+  call check(status%MPI_SOURCE == prev, 'sendrecv status')
+  call MPI_Type_free(vec)
+  call check(vec == MPI_DATATYPE_NULL, 'type freed')
+
+  x = rank + 1
+  call MPI_Allreduce(x, y, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
+  call check(y == nprocs * (nprocs + 1) / 2.0d0, 'allreduce')
+  n = merge(99, 0, rank == 0)
+  call MPI_Bcast(n, 1, MPI_INTEGER, 0, MPI_COMM_WORLD)
+  call check(n == 99, 'bcast')
+  n = rank
+  call MPI_Allreduce(MPI_IN_PLACE, n, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD)
+  call check(n == nprocs - 1, 'in place')
+
+  call MPI_Op_create(max_abs, .true., op)
+  x = -(rank + 1.5d0)
+  call MPI_Allreduce(x, y, 1, MPI_DOUBLE_PRECISION, op, MPI_COMM_WORLD)
+  ! (one rank: the op is never called)
+  call check(y == merge(x, nprocs + 0.5d0, nprocs == 1), 'f08 user op')
+  call MPI_Op_free(op)
+
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup)
+  call MPI_Comm_set_name(dup, 'dup')
+  call MPI_Comm_get_name(dup, name, len)
+  call check(name == 'dup' .and. len == 3, 'names')
+  call MPI_Comm_get_name(MPI_COMM_WORLD, short, len)
+  call check(short == 'MPI' .and. len == 3, 'truncated name')
+  call MPI_Comm_create_errhandler(record, eh)
+  call MPI_Comm_set_errhandler(dup, eh)
+  call MPI_Recv(n, 1, MPI_INTEGER, nprocs + 5, 0, dup, MPI_STATUS_IGNORE, ierr)
+  call check(ierr == MPI_ERR_RANK .and. handler_code == MPI_ERR_RANK, 'errhandler')
+  call MPI_Errhandler_free(eh)
+  call MPI_Comm_free(dup)
+  call check(dup == MPI_COMM_NULL, 'comm freed')
+  call MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, flag, status)
+  call check(.not. flag, 'iprobe')
+  call check(MPI_Wtime() > 0 .and. MPI_Wtick() > 0, 'wtime')
+
+  call MPI_Finalize(ierr)
+  call check(ierr == MPI_SUCCESS, 'finalize')
+  if (nfail == 0) print '(A)', 'OK'
+  if (nfail /= 0) call exit(3)
+end program f08

@@ -1,0 +1,30 @@
+/* The C half of fortran_mixed.f90 (called with Fortran's conventions:
+ * everything by reference, names with a trailing underscore). */
+#include <mpi.h>
+#include <stdio.h>
+
+void c_check_status_(MPI_Fint *f_status, MPI_Fint *rank, MPI_Fint *ok);
+void c_check_status_(MPI_Fint *f_status, MPI_Fint *rank, MPI_Fint *ok) {
+  MPI_Status s;
+  int count = -1;
+  if (MPI_Status_f2c(f_status, &s) != MPI_SUCCESS) *ok = 0;
+  MPI_Get_count(&s, MPI_INTEGER, &count);
+  if (s.MPI_SOURCE != *rank || s.MPI_TAG != 42 || count != 1) {
+    fprintf(stderr, "FAILED status from Fortran: source %d tag %d count %d\n", s.MPI_SOURCE,
+            s.MPI_TAG, count);
+    *ok = 0;
+  }
+  MPI_Fint back[sizeof(MPI_Status) / sizeof(MPI_Fint)];
+  if (MPI_Status_c2f(&s, back) != MPI_SUCCESS || back[0] != f_status[0]) *ok = 0;
+  /* Converting to "ignore" is an error, not a write through it. */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (MPI_Status_c2f(&s, MPI_F_STATUS_IGNORE) != MPI_ERR_ARG) *ok = 0;
+}
+
+void c_is_status_ignore_(MPI_Fint *f_status, MPI_Fint *ok);
+void c_is_status_ignore_(MPI_Fint *f_status, MPI_Fint *ok) {
+  if (f_status != MPI_F_STATUS_IGNORE) *ok = 0;
+}
+
+void c_world_(MPI_Fint *comm);
+void c_world_(MPI_Fint *comm) { *comm = MPI_Comm_c2f(MPI_COMM_WORLD); }
