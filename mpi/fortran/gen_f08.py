@@ -11,7 +11,7 @@ module procedure that calls the mpif.h glue under its lapis_mpi_*_ alias
 import re
 import sys
 
-from gen_fortran import FORTRAN_RESULT, PROCEDURES, SPECIAL, read_api, read_constants, wrap
+from gen_fortran import FORTRAN_DECL, FORTRAN_RESULT, PROCEDURES, SPECIAL, read_api, read_constants, wrap
 
 HANDLE_TYPES = ('Comm', 'Datatype', 'Group', 'Request', 'Op', 'Errhandler', 'Message', 'Info',
                 'Win')
@@ -26,27 +26,13 @@ ARG_HANDLE_TYPE = {
     'op': 'Op', 'errhandler': 'Errhandler', 'message': 'Message', 'info': 'Info',
     'newinfo': 'Info', 'win': 'Win',
 }
+# mpif.h's declarations, except that handles and statuses are derived types.
 DECL = {
-    'int': 'INTEGER, INTENT(IN) :: {n}', 'int*': 'INTEGER :: {n}', 'index*': 'INTEGER :: {n}',
-    'int[]': 'INTEGER :: {n}(*)', 'indices': 'INTEGER :: {n}(*)',
-    'ranges[]': 'INTEGER :: {n}(3, *)',
+    **FORTRAN_DECL,
     'handle': 'TYPE(MPI_{t}), INTENT(IN) :: {n}', 'handle*': 'TYPE(MPI_{t}) :: {n}',
     'handle[]': 'TYPE(MPI_{t}) :: {n}(*)',
-    'aint': 'INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: {n}',
-    'aint*': 'INTEGER(KIND=MPI_ADDRESS_KIND) :: {n}',
-    'aint[]': 'INTEGER(KIND=MPI_ADDRESS_KIND) :: {n}(*)',
-    'count': 'INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: {n}',
-    'count*': 'INTEGER(KIND=MPI_COUNT_KIND) :: {n}',
-    'choice': 'REAL :: {n}(*)', 'void_out': 'REAL :: {n}(*)',
-    'logical': 'LOGICAL, INTENT(IN) :: {n}', 'logical*': 'LOGICAL :: {n}',
-    'string_in': 'CHARACTER(LEN=*), INTENT(IN) :: {n}', 'string_out': 'CHARACTER(LEN=*) :: {n}',
-    'string_buf': 'CHARACTER(LEN=*) :: {n}',
     'status': 'TYPE(MPI_Status) :: {n}', 'status_in': 'TYPE(MPI_Status), INTENT(IN) :: {n}',
     'statuses': 'TYPE(MPI_Status) :: {n}(*)',
-    'user_fn': 'EXTERNAL :: {n}', 'errhandler_fn': 'EXTERNAL :: {n}',
-    'copy_fn': 'EXTERNAL :: {n}', 'delete_fn': 'EXTERNAL :: {n}',
-    'attr_in': 'INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: {n}',
-    'attr_out': 'INTEGER(KIND=MPI_ADDRESS_KIND) :: {n}', 'attr_out_int': 'INTEGER :: {n}',
 }
 # mpif.h's status indices are components of TYPE(MPI_Status) here.
 STATUS_FIELDS = ('MPI_SOURCE', 'MPI_TAG', 'MPI_ERROR')
