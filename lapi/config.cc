@@ -47,7 +47,7 @@ bool parse_fault_corrupt(std::string_view s, FaultCorrupt& out) {
   };
   constexpr Name kNames[] = {{"shm", kCorruptShm},     {"eager", kCorruptEager},
                              {"rndv", kCorruptRndv},   {"split", kCorruptSplit},
-                             {"put", kCorruptPut},     {"get", kCorruptGet},
+                             {"put", kCorruptPut},     {"get", kCorruptGet}, {"rmw", kCorruptRmw},
                              {"all", kCorruptAll}};
   std::uint32_t paths = 0;
   std::string_view list = s.substr(0, colon);

@@ -28,7 +28,8 @@ enum CorruptPath : std::uint32_t {
   kCorruptSplit = 1u << 3,  // Amsend data moved by split copy
   kCorruptPut = 1u << 4,
   kCorruptGet = 1u << 5,
-  kCorruptAll = (1u << 6) - 1,
+  kCorruptRmw = 1u << 6,    // Rmw operands and results
+  kCorruptAll = (1u << 7) - 1,
 };
 
 // Tests only: flip one bit in one transfer in `every` (counted per path,

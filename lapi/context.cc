@@ -228,6 +228,19 @@ Status Context::fence() {
   return impl_->fence();
 }
 
+Status Context::flush_rma(TaskId tgt) {
+  if (Status s = check_live(*impl_, "flush_rma"); !s.ok()) return s;
+  return impl_->flush_rma(tgt);
+}
+
+Status Context::prefetch_key(TaskId tgt, std::uint64_t addr, std::size_t len) {
+  if (Status s = check_live(*impl_, "prefetch_key"); !s.ok()) return s;
+  if (tgt >= num_tasks()) return fail(Errc::tgt, "prefetch_key: tgt={} is not a task", tgt);
+  if (len == 0) return Errc::success;
+  ucp_rkey_h rkey = nullptr;
+  return impl_->remote_key(tgt, addr, len, rkey);
+}
+
 Status Context::gfence() {
   if (Status s = check_live(*impl_, "gfence"); !s.ok()) return s;
   if (Status s = impl_->fence(); !s.ok()) return s;

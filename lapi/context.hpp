@@ -139,6 +139,20 @@ class Context {
   Status probe();
   // Data fence: everything this task issued has completed at its target.
   Status fence();
+  // RMA flush towards one task (MPI_Win_flush): returns once every Put, Get
+  // and Rmw this task issued to `tgt` has completed there (data visible at
+  // the target, Get data here). Unlike fence() it does not cover Amsend, so
+  // it needs no answer from the target's progress engine: where the
+  // transport moves Put/Get without the target's CPU (shared memory, RDMA)
+  // it completes even while `tgt` never calls the library.
+  // With LAPIS_CHECKSUM on it is a full fence().
+  Status flush_rma(TaskId tgt);
+  // Fetches and caches tgt's key for the registered region covering
+  // [addr, addr+len), so that later Put/Get/Rmw there need no round trip to
+  // `tgt` (which in polling mode needs tgt to be in the library). Both tasks
+  // should be in the library (e.g. a collective that creates a window).
+  // Errc::not_registered when tgt registered nothing covering the range.
+  Status prefetch_key(TaskId tgt, std::uint64_t addr, std::size_t len);
   // Collective fence + barrier.
   Status gfence();
   Status barrier();

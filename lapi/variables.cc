@@ -30,7 +30,7 @@ constexpr std::array kVariables = {
              "core section)"},
     Variable{"LAPIS_FAULT_CORRUPT", "unset", "core",
              "tests: `PATH[,PATH…]:N` flips a bit in one transfer in N on `shm`, `eager`, `rndv`, "
-             "`split`, `put`, `get` or `all`; needs `LAPIS_CHECKSUM=crc32c`"},
+             "`split`, `put`, `get`, `rmw` or `all`; needs `LAPIS_CHECKSUM=crc32c`"},
     Variable{"LAPIS_TAKEOVER_GRACE_US", "50", "core",
              "interrupt mode: µs out of the library's waits before the progress thread takes over "
              "(1..10000000)"},

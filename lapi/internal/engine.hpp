@@ -181,6 +181,7 @@ class Context::Impl {
 
   // ---- sync.cc
   Status fence();
+  Status flush_rma(TaskId tgt);
   Status barrier();
   Status address_init(std::uint64_t mine, std::span<std::uint64_t> out);
   void on_fence_request_locked(const internal::FenceWire& msg);
@@ -282,6 +283,12 @@ class Context::Impl {
   void post_held_get_locked(std::uint64_t token);
   void on_get_check_locked(const internal::GetCheckWire& msg);
   void on_get_check_reply_locked(const internal::GetCheckReplyWire& msg);
+  // ---- integrity_rmw.cc: LAPIS_CHECKSUM=crc32c for Rmw
+  Status rmw_checked_locked(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::uint64_t operand,
+                            std::uint64_t compare, void* prev, unsigned width, Counter* org_cntr);
+  void post_held_rmw_locked(std::uint64_t token);
+  void on_rmw_request_locked(const internal::RmwRequestWire& msg);
+  void on_rmw_reply_locked(const internal::RmwReplyWire& msg);
   // Whether [addr, addr + len) is registered here.
   bool registered_range_locked(std::uint64_t addr, std::size_t len) const;
 

@@ -216,6 +216,8 @@ Status Context::Impl::start() {
       {Proto::get_check, on_fixed<GetCheckWire, &Context::Impl::on_get_check_locked>},
       {Proto::get_check_reply,
        on_fixed<GetCheckReplyWire, &Context::Impl::on_get_check_reply_locked>},
+      {Proto::rmw_request, on_fixed<RmwRequestWire, &Context::Impl::on_rmw_request_locked>},
+      {Proto::rmw_reply, on_fixed<RmwReplyWire, &Context::Impl::on_rmw_reply_locked>},
   };
   for (const Entry& e : table) {
     st = register_am(worker_, e.id, e.cb, this);

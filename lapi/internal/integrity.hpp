@@ -35,8 +35,14 @@
 //     counters move only after the verdict.
 //   * Get: the origin asks the target for the range's CRC (get_check) after
 //     the data arrived, and gets again on a mismatch.
-// Rmw is not covered: UCX carries out the atomic without Lapis code at the
-// target, so there is nowhere to check an operand before it is applied.
+//   * Rmw: instead of a UCX atomic (carried out with no Lapis code at the
+//     target, so nothing could check an operand before it is applied), the
+//     origin sends a checksummed request (rmw_request) and the target's CPU
+//     applies it. A damaged request is answered data_corrupt unapplied and
+//     sent again; a damaged reply makes the origin ask again with the same
+//     token, and the target answers from the results it keeps per origin
+//     (an atomic must not be applied twice), forgetting them once the
+//     origin reports, in a later request, that it no longer waits for them.
 //
 // Damage to Lapis' own routing words of a frame (its source, its replay
 // sequence or token) is detected like any other, but the NACK then goes to
@@ -51,6 +57,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -154,6 +161,26 @@ struct HeldGet {
   void* rkey;  // ucp_rkey_h
 };
 
+// The origin of a checksummed Rmw, until its result arrives intact.
+struct HeldRmw {
+  std::uint32_t tgt;
+  std::uint8_t op;
+  std::uint8_t width;
+  std::uint16_t attempt;
+  RmwRetry retry;  // why the request is sent again: whoever found the damage counts the repair
+  std::uint64_t addr;
+  std::uint64_t operand;
+  std::uint64_t compare;
+  void* prev;  // the caller's result slot (width bytes), may be null
+  Counter* origin;
+};
+
+// What the target answered to one Rmw (kept until the origin moves past it).
+struct RmwResult {
+  std::int32_t code;
+  std::uint64_t old;
+};
+
 struct Integrity {
   bool on = false;  // LAPIS_CHECKSUM=crc32c
   FaultInjector injector;
@@ -165,6 +192,8 @@ struct Integrity {
   std::unordered_map<std::uint64_t, PendingLanding> pending_landings;
   std::unordered_map<std::uint64_t, HeldPut> held_puts;
   std::unordered_map<std::uint64_t, HeldGet> held_gets;
+  std::map<std::uint64_t, HeldRmw> held_rmws;  // ordered: the oldest is the first
+  std::vector<std::map<std::uint64_t, RmwResult>> rmw_results;  // per origin, sized on first use
   std::uint32_t next_split_crc = 0;  // split_crc of the frame being sealed
 };
 

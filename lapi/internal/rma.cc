@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "lapi/internal/engine.hpp"
+#include "lapi/internal/rmw_apply.hpp"
 
 namespace lapi {
 
@@ -188,6 +189,11 @@ Status Context::Impl::rmw(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int
   ucp_rkey_h rkey = nullptr;
   Status s = remote_key(tgt, tgt_addr, width, rkey);
   if (!s.ok()) return s;
+  if (integrity_.on) {
+    Guard guard(lock_);
+    return rmw_checked_locked(op, tgt, tgt_addr, static_cast<std::uint64_t>(operand),
+                              static_cast<std::uint64_t>(compare), prev, width, org_cntr);
+  }
 
   auto* state = new RmwOpState{this, org_cntr, prev, width, 0, 0};
   ucp_atomic_op_t uop = UCP_ATOMIC_OP_ADD;
@@ -222,55 +228,20 @@ Status Context::Impl::rmw(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int
   return Errc::success;
 }
 
-namespace {
-
-template <typename T>
-T apply_rmw(RmwOp op, T* target, T operand, T compare) {
-  std::atomic_ref<T> ref(*target);
-  switch (op) {
-    case RmwOp::fetch_and_add: return ref.fetch_add(operand);
-    case RmwOp::fetch_and_or: return ref.fetch_or(operand);
-    case RmwOp::swap: return ref.exchange(operand);
-    case RmwOp::compare_and_swap: {
-      T expected = compare;
-      ref.compare_exchange_strong(expected, operand);
-      return expected;  // the old value either way
-    }
-  }
-  return T{};
-}
-
-}  // namespace
-
-// UCX 1.13's self endpoint loses fetch-and-or (and and/xor) results, so an
-// Rmw on our own memory is done here with CPU atomics, which are atomic with
-// respect to the transport's own (also CPU) atomics on the same word.
+// An Rmw on our own memory (rmw_apply.hpp says why the CPU does it).
 Status Context::Impl::rmw_self(RmwOp op, std::uint64_t tgt_addr, std::int64_t operand,
                                std::int64_t compare, void* prev, unsigned width,
                                Counter* org_cntr) {
   {
     Guard guard(lock_);
-    bool registered = false;
-    auto it = regions_.upper_bound(tgt_addr);
-    if (it != regions_.begin()) {
-      --it;
-      registered = tgt_addr - it->first <= it->second.len && width <= it->second.len - (tgt_addr - it->first);
-    }
-    if (!registered) {
+    if (!registered_range_locked(tgt_addr, width)) {
       refused_here_.fetch_add(1, std::memory_order_relaxed);
       return fail(Errc::not_registered, "rmw: task {} has no registered memory covering [{:#x}, +{})",
                   me_, tgt_addr, width);
     }
   }
-  if (width == 4) {
-    const auto old = apply_rmw<std::int32_t>(op, reinterpret_cast<std::int32_t*>(tgt_addr),
-                                             static_cast<std::int32_t>(operand),
-                                             static_cast<std::int32_t>(compare));
-    if (prev) std::memcpy(prev, &old, 4);
-  } else {
-    const auto old = apply_rmw<std::int64_t>(op, reinterpret_cast<std::int64_t*>(tgt_addr), operand, compare);
-    if (prev) std::memcpy(prev, &old, 8);
-  }
+  const std::uint64_t old = apply_rmw_at(op, tgt_addr, width, operand, compare);
+  if (prev) std::memcpy(prev, &old, width);
   if (org_cntr) org_cntr->add();
   return Errc::success;
 }

@@ -45,6 +45,22 @@ Status Context::Impl::fence() {
   });
 }
 
+Status Context::Impl::flush_rma(TaskId tgt) {
+  if (tl_header_handler_depth > 0) {
+    return fail(Errc::in_header_handler, "flush_rma: called from inside a header handler");
+  }
+  if (tgt >= ntasks_) return fail(Errc::tgt, "flush_rma: tgt={} is not a task (0..{})", tgt, ntasks_ - 1);
+  if (integrity_.on) return fence();  // held (checked) Puts and Gets complete there
+  ucs_status_ptr_t flush;
+  {
+    Guard guard(lock_);
+    ucp_request_param_t p{};
+    flush = ucp_ep_flush_nbx(eps_[tgt], &p);
+  }
+  if (wait_request(flush) != UCS_OK) return fail(Errc::transport, "flush_rma: endpoint flush failed");
+  return Errc::success;
+}
+
 void Context::Impl::on_fence_request_locked(const FenceWire& msg) {
   fence_wanted_[msg.src] = std::max(fence_wanted_[msg.src], msg.count);
   check_fence_requests_locked(msg.src);

@@ -36,6 +36,8 @@ enum class Proto : unsigned {
   get_check = 23,        // GetCheckWire: ask the target for the CRC32C of a Get's range
   get_check_reply = 24,  // GetCheckReplyWire
   checksum_verified = 25,  // ChecksumVerifiedWire: replay frames that arrived intact
+  rmw_request = 26,      // RmwRequestWire: a checksummed Rmw, applied by the target's CPU
+  rmw_reply = 27,        // RmwReplyWire: its old value (or why not)
   kCount
 };
 
@@ -251,6 +253,41 @@ struct GetCheckReplyWire {
   std::uint64_t token;
   std::uint32_t crc;
   std::uint32_t reserved;
+};
+
+// LAPIS_CHECKSUM=crc32c: an Rmw travels as a request the target applies
+// itself, so that its operands can be checked before they are applied and
+// its result after it came back (integrity_rmw.cc). `crc` covers every byte
+// before it.
+struct RmwRequestWire {
+  std::uint32_t src;
+  std::uint16_t attempt;
+  std::uint8_t op;      // lapi::RmwOp
+  std::uint8_t width;   // 4 or 8
+  std::uint64_t token;  // the origin's record, echoed in the reply
+  std::uint64_t addr;
+  std::uint64_t operand;
+  std::uint64_t compare;
+  std::uint64_t oldest;  // no record of this origin below it is still waiting: the
+                         // target may forget the results it keeps for them
+  std::uint32_t retry;   // RmwRetry: why this is sent again
+  std::uint32_t crc;
+};
+
+enum class RmwRetry : std::uint32_t {
+  first = 0,
+  request_damaged = 1,  // the target found the last request damaged
+  reply_damaged = 2,    // the origin found the last reply damaged
+};
+
+struct RmwReplyWire {
+  std::uint32_t src;
+  std::int32_t code;      // Errc::success, data_corrupt (the request arrived damaged), not_registered
+  std::uint64_t token;
+  std::uint64_t old;      // the target word before the Rmw (width bytes, little end first)
+  std::uint16_t attempt;  // of the request answered
+  std::uint16_t reserved;
+  std::uint32_t crc;      // over every byte before it
 };
 
 }  // namespace lapi::internal

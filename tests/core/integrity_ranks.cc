@@ -1,5 +1,6 @@
 // LAPIS_CHECKSUM=crc32c: Amsends of every size (shared-memory ring, UCX
-// eager, rendezvous, split copy), Puts and Gets arrive intact byte for byte,
+// eager, rendezvous, split copy), Puts, Gets and Rmw operands and results
+// arrive intact byte for byte,
 // and with LAPIS_FAULT_CORRUPT every injected fault is detected and
 // repaired: injected == mismatches == repaired on every task, as many
 // retransmissions as mismatches in the job, no failure. With
@@ -119,6 +120,52 @@ TEST_CASE("put and get move intact data with checksums") {
   }
   LAPI_OK(ctx.unregister_counter(put_landed));
   LAPI_OK(ctx.deregister_memory(window.data()));
+}
+
+TEST_CASE("rmw operands and results arrive intact with checksums") {
+  lapi::Context& ctx = rank_context();
+  if (expect_failure()) return;
+  const lapi::TaskId me = ctx.task_id();
+  const std::uint32_t n = ctx.num_tasks();
+  const lapi::TaskId right = (me + 1) % n;
+  // One 64-bit and one 32-bit word per task; every task adds to, ors into
+  // and swaps its right neighbour's, checking each old value it gets back.
+  struct alignas(8) Words {
+    std::int64_t wide = 0;
+    std::int32_t narrow = 0;
+    std::int32_t unused = 0;
+  } words;
+  LAPI_OK(ctx.register_memory(&words, sizeof words));
+  const auto bases = exchange(ctx, reinterpret_cast<std::uint64_t>(&words));
+  constexpr int kOps = 60;
+  std::int64_t expect_wide = 0;
+  std::int32_t expect_narrow = 0;
+  for (int i = 0; i < kOps; ++i) {
+    CAPTURE(i);
+    const std::int64_t add = (std::int64_t{me + 1} << 33) + i * 7 + 1;
+    std::int64_t old64 = -1;
+    std::int32_t old32 = -1;
+    lapi::Counter done;
+    LAPI_OK(ctx.rmw64(lapi::RmwOp::fetch_and_add, right, bases[right], add, 0, &old64, &done));
+    LAPI_OK(ctx.rmw32(lapi::RmwOp::compare_and_swap, right, bases[right] + 8, i + 1, expect_narrow,
+                      &old32, &done));
+    LAPI_OK(ctx.waitcntr(done, 2));
+    CHECK(old64 == expect_wide);
+    CHECK(old32 == expect_narrow);
+    expect_wide += add;
+    expect_narrow = i + 1;
+  }
+  LAPI_OK(ctx.barrier());
+  const std::int64_t left_add_sum = [&] {
+    const lapi::TaskId left = (me + n - 1) % n;
+    std::int64_t sum = 0;
+    for (int i = 0; i < kOps; ++i) sum += (std::int64_t{left + 1} << 33) + i * 7 + 1;
+    return sum;
+  }();
+  CHECK(words.wide == left_add_sum);
+  CHECK(words.narrow == kOps);
+  LAPI_OK(ctx.barrier());
+  LAPI_OK(ctx.deregister_memory(&words));
 }
 
 // Flood frames: the user header is the frame's number and a pattern from it.
@@ -267,14 +314,24 @@ TEST_CASE("damaged on every attempt: each operation fails with data_corrupt, non
   expect_corrupt(put_done);
   LAPI_OK(ctx.get(right, in.size(), bases[right], in.data(), {}, &get_done));
   expect_corrupt(get_done);
+  std::int64_t old = -1;
+  lapi::Counter rmw_done;
+  constexpr std::size_t kRmwWord = 1024;  // beside the failed Put's bytes
+  LAPI_OK(ctx.rmw64(lapi::RmwOp::fetch_and_add, right, bases[right] + kRmwWord, 1, 0, &old, &rmw_done));
+  expect_corrupt(rmw_done);
+  CHECK(old == -1);  // no result reported
   LAPI_OK(ctx.gfence());
   // Nothing was reported landed here; every failure was counted where the
-  // data landed: three Amsends and a Put from the left, this task's Get.
+  // data landed: three Amsends, a Put and an Rmw from the left, this
+  // task's Get. The Rmw was never applied.
   CHECK(s.landed.get() == 0);
+  std::int64_t word = -1;
+  std::memcpy(&word, window.data() + kRmwWord, sizeof word);
+  CHECK(word == 0);
   const lapi::FaultStats f = ctx.fault_stats();
-  CHECK(f.checksum_failures == 5);
+  CHECK(f.checksum_failures == 6);
   CHECK(f.checksum_repaired == 0);
-  CHECK(f.checksum_mismatches == 5 * 4);
+  CHECK(f.checksum_mismatches == 6 * 4);
   CHECK(f.corruptions_injected == f.checksum_mismatches);
   LAPI_OK(ctx.deregister_memory(window.data()));
   LAPI_OK(ctx.barrier());

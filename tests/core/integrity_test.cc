@@ -1,6 +1,6 @@
 // Runs integrity_ranks under lapirun with LAPIS_CHECKSUM=crc32c: without
 // faults, and with LAPIS_FAULT_CORRUPT on each path (shared-memory ring,
-// UCX eager, rendezvous, split copy, put, get) in polling and interrupt
+// UCX eager, rendezvous, split copy, put, get, rmw) in polling and interrupt
 // mode, at 2 ranks and at 8 (more than cores).
 
 #include <doctest/doctest.h>
@@ -35,6 +35,7 @@ TEST_CASE("checksums: intact data, and every injected corruption repaired on eve
       {2, {on, "LAPIS_FAULT_CORRUPT=rndv:2", "LAPIS_SPLIT_COPY=0", "INTEGRITY_MIN_INJECTED=10"}},
       {2, {on, "LAPIS_FAULT_CORRUPT=split:2", "INTEGRITY_MIN_INJECTED=10"}},
       {2, {on, "LAPIS_FAULT_CORRUPT=put,get:3", "INTEGRITY_MIN_INJECTED=20"}},
+      {2, {on, "LAPIS_FAULT_CORRUPT=rmw:3", "INTEGRITY_MIN_INJECTED=60"}},
       {2, {on, "LAPIS_FAULT_CORRUPT=all:3", "LAPIS_MODE=interrupt", "INTEGRITY_MIN_INJECTED=40"}},
       {2, {on, "LAPIS_FAULT_CORRUPT=all:3", "LAPIS_MODE=interrupt", "LAPIS_SHM=0",
            "INTEGRITY_MIN_INJECTED=40"}},

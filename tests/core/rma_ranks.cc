@@ -186,3 +186,37 @@ TEST_CASE("address_init gathers one value per task, repeatedly") {
     for (std::uint32_t t = 0; t < ctx.num_tasks(); ++t) CHECK(all[t] == t * 1000 + round);
   }
 }
+
+TEST_CASE("flush_rma completes Puts at one target; prefetch_key learns a region's key") {
+  lapi::Context& ctx = rank_context();
+  const lapi::TaskId me = ctx.task_id();
+  const std::uint32_t n = ctx.num_tasks();
+  const lapi::TaskId right = (me + 1) % n, left = (me + n - 1) % n;
+  constexpr std::size_t kLen = 64 * 1024;
+  for (bool allocated : {true, false}) {
+    CAPTURE(allocated);
+    std::vector<unsigned char> user;
+    Window w = make_window(ctx, kLen, allocated, user);
+    LAPI_OK(ctx.prefetch_key(right, w.bases[right], kLen));
+    CHECK(ctx.prefetch_key(right, w.bases[right] + kLen, 8).code() == lapi::Errc::not_registered);
+    CHECK(ctx.flush_rma(n).code() == lapi::Errc::tgt);
+    std::vector<unsigned char> src(kLen);
+    for (std::size_t i = 0; i < kLen; ++i) src[i] = pattern(me, i);
+    // No counters: flush_rma alone says the data is at the target.
+    for (std::size_t off = 0; off < kLen; off += 4096) {
+      LAPI_OK(ctx.put(right, 4096, w.bases[right] + off, src.data() + off));
+    }
+    LAPI_OK(ctx.flush_rma(right));
+    LAPI_OK(ctx.barrier());
+    const auto* got = static_cast<const unsigned char*>(w.base);
+    bool same = true;
+    for (std::size_t i = 0; i < kLen; ++i) same = same && got[i] == pattern(left, i);
+    CHECK(same);
+    LAPI_OK(ctx.barrier());
+    if (allocated) {
+      LAPI_OK(ctx.free_registered(w.base));
+    } else {
+      LAPI_OK(ctx.deregister_memory(w.base));
+    }
+  }
+}

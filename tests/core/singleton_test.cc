@@ -171,7 +171,7 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   // Fault injection needs checksums: undetected damage would be delivered.
   expect_rejected("LAPIS_FAULT_CORRUPT", {"shm:3"});
   ::setenv("LAPIS_CHECKSUM", "crc32c", 1);
-  expect_rejected("LAPIS_FAULT_CORRUPT", {"shm", "shm:0", "bogus:3", "shm:x", ":3", "rmw:2", "shm,:2"});
+  expect_rejected("LAPIS_FAULT_CORRUPT", {"shm", "shm:0", "bogus:3", "shm:x", ":3", "atomic:2", "shm,:2"});
   ::setenv("LAPIS_FAULT_CORRUPT", "put,get:7", 1);
   {
     lapi::Config checked;
