@@ -45,12 +45,13 @@ std::optional<EnvSetting> parse_env_setting(std::string_view text) {
   return setting;
 }
 
-enum class Flag { tag_output, report_bindings, ignored };
+enum class Flag { tag_output, report_bindings, get_stack_traces, ignored };
 
 // Options without a value; `ignored` ones are accepted for other launchers' scripts.
 std::optional<Flag> flag_option(std::string_view name) {
   if (name == "--tag-output" || name == "-tag-output") return Flag::tag_output;
   if (name == "--report-bindings" || name == "-report-bindings") return Flag::report_bindings;
+  if (name == "--get-stack-traces" || name == "-get-stack-traces") return Flag::get_stack_traces;
   if (name == "--oversubscribe" || name == "-oversubscribe" || name == "--allow-run-as-root") {
     return Flag::ignored;
   }
@@ -99,11 +100,13 @@ ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
       if (inline_value) return UsageError{"option " + std::string(name) + " takes no value"};
       if (*flag == Flag::tag_output) options.tag_output = true;
       if (*flag == Flag::report_bindings) options.report_bindings = true;
+      if (*flag == Flag::get_stack_traces) options.get_stack_traces = true;
       continue;
     }
     const bool known = name == "-n" || name == "-np" || name == "--np" || name == "-c" ||
                        name == "--timeout" || name == "-x" || name == "--bind-to" ||
-                       name == "-bind-to" || name == "--map-by" || name == "-map-by";
+                       name == "-bind-to" || name == "--map-by" || name == "-map-by" ||
+                       name == "--output-filename" || name == "-output-filename";
     if (!known) return UsageError{"unknown option '" + std::string(arg) + "'"};
     const auto value = take_value(inline_value);
     if (!value) return UsageError{"option " + std::string(name) + " needs a value"};
@@ -119,6 +122,9 @@ ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
       if (*value != "core" && *value != "slot") {
         return UsageError{"invalid --map-by '" + std::string(*value) + "': expected core or slot"};
       }
+    } else if (name == "--output-filename" || name == "-output-filename") {
+      if (value->empty()) return UsageError{"invalid --output-filename '': expected a directory"};
+      options.output_dir = std::string(*value);
     } else if (name == "--timeout") {
       options.timeout_seconds = parse_seconds(*value);
       if (!options.timeout_seconds) {
@@ -155,7 +161,9 @@ std::string launcher_usage(std::string_view program_name) {
   return "usage: " + p + " -n N [options] [--] program [args...]\n"
          "  -n, -np, -c N        start N ranks on this host\n"
          "  --timeout S          kill all ranks after S seconds and exit 124 (default: $LAPIS_TIMEOUT,\n"
-         "                       else none)\n"
+         "                       else none), first saying where each rank waits (gdb; SIGUSR1 to\n"
+         "                       lapirun says it at any time)\n"
+         "  --get-stack-traces   with that report, every rank's backtraces\n"
          "  -x VAR[=VAL]         set VAR=VAL in every rank, or forward this process's VAR (repeatable)\n"
          "  --tag-output         prefix each line of output with [rank]\n"
          "  --bind-to core|hwthread|none\n"
@@ -164,6 +172,9 @@ std::string launcher_usage(std::string_view program_name) {
          "                       when every rank gets a core of its own, else none)\n"
          "  --map-by core|slot   place ranks round-robin over cores (the same on one host)\n"
          "  --report-bindings    say on stderr where each rank is bound\n"
+         "  --output-filename DIR\n"
+         "                       write rank N's output to DIR/1/rank.N/stdout and .../stderr (as Open\n"
+         "                       MPI does; the directories are made), not to the terminal\n"
          "  --oversubscribe, --allow-run-as-root\n"
          "                       accepted for Open MPI's scripts; change nothing (more ranks than\n"
          "                       cores always run, unbound unless --bind-to says otherwise)\n"

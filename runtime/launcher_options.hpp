@@ -29,6 +29,8 @@ struct LauncherOptions {
   bool tag_output = false;                // prefix each output line with "[rank] "
   BindTo bind_to = BindTo::automatic;
   bool report_bindings = false;           // say on stderr where each rank is bound
+  bool get_stack_traces = false;          // on --timeout: every rank's backtraces too
+  std::string output_dir;                 // --output-filename: rank N writes DIR/1/rank.N/{stdout,stderr}
   std::vector<std::string> command;       // program (as written) followed by its arguments; never empty
 };
 
@@ -42,7 +44,7 @@ using ParsedCommandLine = std::variant<LauncherOptions, HelpRequested, VersionRe
 
 // `args` excludes argv[0]. `timeout_env` is the value of LAPIS_TIMEOUT, used when --timeout is absent.
 // Options: -n/-np/--np/-c N, --timeout S, -x VAR[=VAL], --tag-output, --bind-to, --map-by,
-// --report-bindings, -h/--help, -V/--version, "--" ends options; --oversubscribe and
+// --report-bindings, --output-filename DIR, -h/--help, -V/--version, "--" ends options; --oversubscribe and
 // --allow-run-as-root are accepted for scripts written for Open MPI (they change nothing here).
 // Long options also accept --opt=value, and the single-dash spellings of Open MPI and MPICH
 // (-bind-to, -map-by, -report-bindings). The first non-option argument starts the command.

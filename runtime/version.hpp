@@ -3,6 +3,6 @@
 
 namespace lapis {
 
-inline constexpr const char* kLapisVersion = "0.1";
+inline constexpr const char* kLapisVersion = "0.1.0";
 
 }  // namespace lapis

@@ -21,6 +21,7 @@
 
 #include "runtime/internal/binding.hpp"
 #include "runtime/internal/fd.hpp"
+#include "runtime/internal/hang_report.hpp"
 #include "runtime/internal/output_forwarder.hpp"
 #include "runtime/internal/rendezvous_server.hpp"
 #include "runtime/internal/spawn.hpp"
@@ -74,6 +75,7 @@ class SignalChannel {
     sigemptyset(&handled_);
     sigaddset(&handled_, SIGCHLD);
     sigaddset(&handled_, SIGTERM);
+    sigaddset(&handled_, SIGUSR1);  // "where is each rank waiting?"
     for (int signo : {SIGINT, SIGHUP}) {  // honour `nohup` and background jobs that ignore these
       struct sigaction old {};
       ::sigaction(signo, nullptr, &old);
@@ -193,7 +195,8 @@ class Launcher {
     command.env = build_rank_environment(options_.env, endpoint_.name(), job_id_);
     command.exec_sigmask = signals_.original_mask();
     command.sigpipe_ignored = signals_.sigpipe_was_ignored();
-    command.capture_output = options_.tag_output;
+    command.capture_output = options_.tag_output && options_.output_dir.empty();
+    command.output_dir = options_.output_dir;
     ranks_.resize(static_cast<std::size_t>(options_.nranks));
     const CpuTopology topology = read_topology();
     const BindTo bind = resolve_binding(options_.bind_to, options_.nranks, topology);
@@ -203,7 +206,7 @@ class Launcher {
         SpawnedRank spawned = spawn_rank(command, rank, options_.nranks, cpus_for_rank(topology, bind, rank));
         ranks_[static_cast<std::size_t>(rank)] = {spawned.pid, true};
         ++running_;
-        if (options_.tag_output) {
+        if (command.capture_output) {
           forwarder_.add(rank, std::move(spawned.stdout_pipe), STDOUT_FILENO);
           forwarder_.add(rank, std::move(spawned.stderr_pipe), STDERR_FILENO);
         }
@@ -251,6 +254,7 @@ class Launcher {
 
   void on_signal(int signo) {
     if (signo == SIGCHLD) return reap_children();
+    if (signo == SIGUSR1) return report_where_ranks_wait(options_.get_stack_traces);
     if (!shutting_down_) {
       report("received " + signal_description(signo) + ", stopping all ranks");
       begin_shutdown(128 + signo);
@@ -309,13 +313,26 @@ class Launcher {
     if (job_deadline_ && now >= *job_deadline_ && !shutting_down_) {
       char seconds[32];
       std::snprintf(seconds, sizeof(seconds), "%g", *options_.timeout_seconds);
-      report(std::string("timeout after ") + seconds + " s");
+      report(std::string("timeout after ") + seconds + " s; where each rank waits:");
+      report_where_ranks_wait(options_.get_stack_traces);
       begin_shutdown(124);
     }
     if (kill_deadline_ && now >= *kill_deadline_) {
       kill_deadline_.reset();
       signal_all_groups(SIGKILL);
     }
+  }
+
+  // One line per running rank (hang_report.hpp), before the job ends or on SIGUSR1.
+  void report_where_ranks_wait(bool full_stacks) {
+    std::vector<RankProcess> running;
+    for (std::size_t rank = 0; rank < ranks_.size(); ++rank) {
+      if (ranks_[rank].running) running.push_back({static_cast<int>(rank), ranks_[rank].pid});
+    }
+    HangReportOptions options;
+    options.full_stacks = full_stacks;
+    options.job_seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+    for (const std::string& line : describe_ranks(running, options)) report(line);
   }
 
   // Fail fast: the first failure decides the exit status; everyone else is asked to stop.
@@ -347,6 +364,7 @@ class Launcher {
   int exit_code_ = 0;
   bool shutting_down_ = false;
   std::optional<Clock::time_point> job_deadline_;
+  const Clock::time_point started_ = Clock::now();
   std::optional<Clock::time_point> kill_deadline_;
 };
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -69,6 +70,25 @@ void write_stderr(const char* text) { (void)!::write(STDERR_FILENO, text, std::s
   ::_exit(127);
 }
 
+// --output-filename: DIR/1/rank.N/{stdout,stderr} (Open MPI's layout; "1" is
+// the job), made as needed, truncated.
+std::pair<UniqueFd, UniqueFd> open_output_files(const std::string& dir, int rank) {
+  std::string path;
+  for (const std::string& part : {dir, std::string("1"), "rank." + std::to_string(rank)}) {
+    path += (path.empty() ? "" : "/") + part;
+    if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
+      throw std::runtime_error(errno_message(("--output-filename: mkdir " + path).c_str()));
+    }
+  }
+  auto open_file = [&](const char* name) {
+    const std::string file = path + "/" + name;
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw std::runtime_error(errno_message(("--output-filename: open " + file).c_str()));
+    return UniqueFd(fd);
+  };
+  return {open_file("stdout"), open_file("stderr")};
+}
+
 std::pair<UniqueFd, UniqueFd> make_pipe() {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(errno_message("pipe2"));
@@ -87,7 +107,9 @@ SpawnedRank spawn_rank(const RankCommand& command, int rank, int size, const std
 
   SpawnedRank spawned;
   UniqueFd out_write, err_write;
-  if (command.capture_output) {
+  if (!command.output_dir.empty()) {
+    std::tie(out_write, err_write) = open_output_files(command.output_dir, rank);
+  } else if (command.capture_output) {
     std::tie(spawned.stdout_pipe, out_write) = make_pipe();
     std::tie(spawned.stderr_pipe, err_write) = make_pipe();
   }

@@ -20,6 +20,7 @@ struct RankCommand {
   bool sigpipe_ignored = false;    // whether the program starts with SIGPIPE ignored
   bool capture_output = false;     // give the rank pipes for stdout/stderr (--tag-output)
   bool stdin_for_rank0 = true;     // rank 0 reads the launcher's stdin; every other rank /dev/null
+  std::string output_dir;          // non-empty: stdout/stderr go to output_dir/1/rank.N/{stdout,stderr}
 };
 
 struct SpawnedRank {
@@ -28,7 +29,7 @@ struct SpawnedRank {
   UniqueFd stderr_pipe;
 };
 
-// Throws std::runtime_error if the process cannot be created. A failing exec shows up as the
+// Throws std::runtime_error if the process (or its output files) cannot be created. A failing exec shows up as the
 // rank exiting with status 127 after printing why. `cpus`: the CPUs the rank is bound to
 // (sched_setaffinity before exec; its threads inherit it), empty for no binding.
 SpawnedRank spawn_rank(const RankCommand& command, int rank, int size, const std::vector<int>& cpus = {});

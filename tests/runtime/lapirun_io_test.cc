@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,6 +22,13 @@ std::vector<std::string> sorted_lines(const std::string& text) {
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   std::sort(lines.begin(), lines.end());
   return lines;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 int count(const std::string& text, const std::string& part) {
@@ -79,4 +88,27 @@ TEST_CASE("without --tag-output ranks write straight to the launcher's stdout") 
   CHECK(outcome.status == 0);
   CHECK(sorted_lines(outcome.out) == std::vector<std::string>{"LAPIS_RANK=0", "LAPIS_RANK=1"});
   CHECK_FALSE(contains(outcome.out, "["));
+}
+
+TEST_CASE("--output-filename writes each rank's output to DIR/1/rank.N/stdout and stderr") {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  REQUIRE(tmp != nullptr);
+  const std::string dir = std::string(tmp) + "/outputs";
+  // --tag-output beside it changes nothing in the files (as in Open MPI).
+  const Outcome outcome =
+      run({{lapirun_path(), "-n", "3", "--output-filename", dir, "--tag-output", probe_path(), "output"}});
+  INFO(describe(outcome));
+  CHECK(outcome.status == 0);
+  CHECK(outcome.out.empty());  // nothing on the terminal
+  for (int r = 0; r < 3; ++r) {
+    const std::string R = std::to_string(r);
+    CAPTURE(r);
+    CHECK(read_file(dir + "/1/rank." + R + "/stdout") ==
+          "first half " + R + " second half " + R + "\nline two " + R + "\nno newline " + R);
+    CHECK(read_file(dir + "/1/rank." + R + "/stderr") == "error line " + R + "\n");
+  }
+  // A directory that cannot be made: the rank is not started, the job fails with the reason.
+  const Outcome bad = run({{lapirun_path(), "-n", "1", "--output-filename", "/proc/no/such", probe_path(), "output"}});
+  CHECK(bad.status != 0);
+  CHECK(contains(bad.err, "--output-filename: mkdir /proc/no"));
 }

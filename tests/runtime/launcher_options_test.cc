@@ -116,12 +116,19 @@ TEST_CASE("binding and the other launchers' options") {
   CHECK(contains(parse_error({"-n", "2", "--map-by", "node", "prog"}), "invalid --map-by 'node'"));
   CHECK(contains(parse_error({"-n", "2", "--bind-to"}), "--bind-to needs a value"));
   CHECK(contains(parse_error({"-n", "2", "--report-bindings=yes", "prog"}), "takes no value"));
+  CHECK(parse_ok({"-n", "2", "--output-filename", "out", "prog"}).output_dir == "out");
+  CHECK(parse_ok({"-n", "2", "-output-filename", "o2", "prog"}).output_dir == "o2");
+  CHECK(parse_ok({"-n", "2", "prog"}).output_dir.empty());
+  CHECK(parse_ok({"-n", "2", "--get-stack-traces", "prog"}).get_stack_traces);
+  CHECK_FALSE(parse_ok({"-n", "2", "prog"}).get_stack_traces);
+  CHECK(contains(parse_error({"-n", "2", "--output-filename=", "prog"}), "invalid --output-filename"));
+  CHECK(contains(parse_error({"-n", "2", "--output-filename"}), "--output-filename needs a value"));
 }
 
 TEST_CASE("the usage text names every option the parser takes") {
   const std::string usage = lapis::runtime::launcher_usage();
   for (const char* option : {"-n", "-np", "-c", "--timeout", "-x", "--tag-output", "--bind-to",
-                             "--map-by", "--report-bindings", "--oversubscribe",
+                             "--map-by", "--report-bindings", "--output-filename", "--get-stack-traces", "--oversubscribe",
                              "--allow-run-as-root", "--help", "--version"}) {
     CAPTURE(option);
     CHECK(contains(usage, option));

@@ -58,4 +58,10 @@ LaunchResult run_shell(const std::string& command) {
   return result;
 }
 
+LaunchResult run_user_command(const std::string& command) {
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  return run_shell("export ASAN_OPTIONS='" + std::string(asan ? asan : "") +
+                   ":verify_asan_link_order=0'; " + command + " 2>&1");
+}
+
 }  // namespace lapis::testing

@@ -26,6 +26,11 @@ LaunchResult launch(const LaunchOptions& options, const std::string& program,
 // (end the command with " 2>&1" to collect stderr too).
 LaunchResult run_shell(const std::string& command);
 
+// Runs `command` (stderr too) the way a user runs programs built against
+// the installed library: under --config=asan that library is instrumented
+// while the programs are not, so ASan must not insist on coming first.
+LaunchResult run_user_command(const std::string& command);
+
 // Absolute path of a runfile of this workspace.
 std::string runfile(const std::string& relative);
 

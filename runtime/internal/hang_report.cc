@@ -1,0 +1,184 @@
+#include "runtime/internal/hang_report.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <regex>
+#include <sstream>
+
+#include "runtime/internal/fd.hpp"
+
+namespace lapis::runtime::internal {
+namespace {
+
+struct GdbRun {
+  pid_t pid = -1;
+  UniqueFd out;
+  std::string text;
+  bool open = true;
+};
+
+// gdb -p PID, batch mode: every thread's backtrace, then detach. Its own
+// signal mask must be the default one (the launcher blocks the signals it
+// reads through a signalfd).
+GdbRun start_gdb(pid_t target) {
+  GdbRun run;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return run;
+  run.out.reset(fds[0]);
+  const std::string pid = std::to_string(target);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::dup2(fds[1], STDOUT_FILENO);
+    ::dup2(fds[1], STDERR_FILENO);
+    const int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+    ::execlp("gdb", "gdb", "-p", pid.c_str(), "-batch", "-nx", "-ex", "set width 0", "-ex",
+             "set pagination off", "-ex", "thread apply all bt", static_cast<char*>(nullptr));
+    static const char kNoGdb[] = "lapis-no-gdb\n";
+    (void)!::write(STDOUT_FILENO, kNoGdb, sizeof kNoGdb - 1);
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  run.pid = child;
+  if (child < 0) run.out.reset();
+  return run;
+}
+
+// Reads every gdb's output until all are done or the time is up.
+void collect(std::vector<GdbRun>& runs, int timeout_seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  for (;;) {
+    std::vector<pollfd> fds;
+    std::vector<GdbRun*> owners;
+    for (GdbRun& r : runs) {
+      if (r.open && r.out.valid()) {
+        fds.push_back({r.out.get(), POLLIN, 0});
+        owners.push_back(&r);
+      }
+    }
+    if (fds.empty()) break;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) break;
+    if (::poll(fds.data(), fds.size(), static_cast<int>(left)) < 0 && errno != EINTR) break;
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      char buf[4096];
+      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        owners[i]->text.append(buf, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        owners[i]->open = false;
+      }
+    }
+  }
+  for (GdbRun& r : runs) {
+    if (r.pid <= 0) continue;
+    if (r.open) ::kill(r.pid, SIGKILL);  // out of time: gdb's ptrace detach happens as it dies
+    int status;
+    while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+std::string one_decimal(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", seconds);
+  return text;
+}
+
+// Why gdb gave no backtrace, in a few words.
+std::string gdb_problem(const std::string& text) {
+  if (text.empty()) return "gdb printed nothing";
+  if (text.find("lapis-no-gdb") != std::string::npos) return "gdb is not installed (tools/setup.sh installs it)";
+  if (text.find("ptrace: Operation not permitted") != std::string::npos) {
+    return "gdb may not attach (ptrace not permitted: run as the ranks' owner with "
+           "/proc/sys/kernel/yama/ptrace_scope 0, or as root)";
+  }
+  if (text.find("No such process") != std::string::npos) return "the rank had already exited";
+  return "";
+}
+
+}  // namespace
+
+std::vector<std::string> waiting_calls(const std::string& backtraces) {
+  // "#7  0x00007f.. in MPI_Recv () from ..." or "#0  MPI_Recv (buf=...) at recv.cc:52".
+  static const std::regex frame(R"(^#(\d+)\s+(?:0x[0-9a-f]+ in )?([A-Za-z_][\w:]*))");
+  static const std::regex thread(R"(^Thread (\d+) )");
+  static const std::regex library_call(R"(^(P?MPI_\w+|LAPI_\w+|LAPIS_\w+)$)");
+  std::vector<std::string> calls;
+  std::string thread_id, outermost;
+  auto finish_thread = [&] {
+    if (!outermost.empty()) {
+      calls.push_back(thread_id == "1" || thread_id.empty() ? outermost
+                                                            : outermost + " [thread " + thread_id + "]");
+    }
+    outermost.clear();
+  };
+  std::istringstream in(backtraces);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, thread)) {
+      finish_thread();
+      thread_id = m[1];
+    } else if (std::regex_search(line, m, frame)) {
+      std::string name = m[2];
+      if (std::regex_match(name, library_call)) {
+        if (name.rfind("PMPI_", 0) == 0) name.erase(0, 1);  // the same code under its profiling name
+        outermost = name;  // frames go outwards: the last match is the user's call
+      }
+    }
+  }
+  finish_thread();
+  // gdb lists the main thread ("Thread 1") last: put it first.
+  std::stable_partition(calls.begin(), calls.end(),
+                        [](const std::string& c) { return c.find(" [thread ") == std::string::npos; });
+  return calls;
+}
+
+std::vector<std::string> describe_ranks(const std::vector<RankProcess>& ranks,
+                                        const HangReportOptions& options) {
+  std::vector<GdbRun> runs;
+  runs.reserve(ranks.size());
+  for (const RankProcess& r : ranks) runs.push_back(start_gdb(r.pid));
+  collect(runs, options.gdb_timeout_seconds);
+  std::vector<std::string> lines;
+  const std::string when = " (job running " + one_decimal(options.job_seconds) + " s)";
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const std::string who = "rank " + std::to_string(ranks[i].rank) + " (pid " + std::to_string(ranks[i].pid) + ")";
+    const std::string& text = runs[i].text;
+    const std::string problem = text.find("#0 ") == std::string::npos ? gdb_problem(text) : "";
+    if (!problem.empty()) {
+      lines.push_back(who + ": cannot say where it waits: " + problem);
+      continue;
+    }
+    const std::vector<std::string> calls = waiting_calls(text);
+    if (calls.empty()) {
+      lines.push_back(who + ": not in an MPI or LAPI call" + when);
+    } else {
+      std::string all;
+      for (const std::string& c : calls) all += (all.empty() ? "" : ", ") + c;
+      lines.push_back(who + ": waiting in " + all + when);
+    }
+    if (options.full_stacks) {
+      std::istringstream in(text);
+      for (std::string line; std::getline(in, line);) {
+        if (line.rfind("Thread ", 0) == 0 || line.rfind("#", 0) == 0) lines.push_back("  " + line);
+      }
+    }
+  }
+  return lines;
+}
+
+}  // namespace lapis::runtime::internal

@@ -1,0 +1,40 @@
+// Reading the call each thread waits in from gdb's backtraces (the text of
+// `thread apply all bt`, as gdb 13 prints it).
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "runtime/internal/hang_report.hpp"
+
+using lapis::runtime::internal::waiting_calls;
+
+TEST_CASE("the outermost MPI frame of each thread, main thread first") {
+  const std::string text = R"(
+Thread 3 (Thread 0x7f1 (LWP 12) "worker"):
+#0  0x00007f in __GI___poll (fds=0x7f, nfds=1, timeout=10) at poll.c:29
+#1  0x00007f in lapi::Context::waitcntr(lapi::Counter&, int, int*) () from /x/libmpi.so.12
+#2  0x00007f in MPI_Wait () from /x/libmpi.so.12
+#3  0x00007f in PMPI_Waitall () from /x/libmpi.so.12
+#4  0x00007f in worker (arg=0x0) at prog.c:10
+Thread 2 (Thread 0x7f2 (LWP 11) "async"):
+#0  0x00007f in epoll_wait (epfd=8) at epoll_wait.c:30
+#1  0x00007f in ucs_event_set_wait () from /lib/libucs.so.0
+Thread 1 (Thread 0x7f3 (LWP 10) "prog"):
+#0  0x00007f in __GI_sched_yield () at syscall-template.S:120
+#1  0x00007f in mpcpi::Engine::recv(void*, unsigned long, int, int, unsigned int, mpcpi::Status*) () from /x/libmpi.so.12
+#2  0x00007f in MPI_Recv () from /x/libmpi.so.12
+#3  0x00005f in main () at prog.c:20
+)";
+  // PMPI_Waitall is the user's call (MPI_Wait is Lapis' own, inside it).
+  CHECK(waiting_calls(text) == std::vector<std::string>{"MPI_Recv", "MPI_Waitall [thread 3]"});
+}
+
+TEST_CASE("LAPI programs, frames with arguments, and nothing to find") {
+  CHECK(waiting_calls("Thread 1 (Thread 0x1 (LWP 5) \"p\"):\n"
+                      "#0  LAPI_Waitcntr (hndl=1, cntr=0x7f, val=1, cur=0x0) at c_api.cc:10\n"
+                      "#1  0x0000 in main () at p.c:3\n") == std::vector<std::string>{"LAPI_Waitcntr"});
+  CHECK(waiting_calls("Thread 1 (Thread 0x1 (LWP 5) \"p\"):\n#0  0x1 in compute () at p.c:3\n").empty());
+  CHECK(waiting_calls("").empty());
+  CHECK(waiting_calls("ptrace: Operation not permitted.\n").empty());
+}
