@@ -58,6 +58,7 @@ void Engine::Impl::fill_status(const Request* r, Status* status) const {
 }
 
 void Engine::Impl::idle(int& spins) {
+  if (idle_hook_ != nullptr) idle_hook_();
   ++spins;
   if (spins < kSpinPolls) return;
   if (spins < kYieldPolls) {
@@ -158,9 +159,10 @@ Errc Engine::Impl::wait_done(Request* r, Status* status) {
 }
 
 void Engine::Impl::block_until_done(Request* r) {
-  if (options_.variant == Variant::counters || progress_hook_ != nullptr) {
-    // Polled: the counters variant finds completions only by polling, and a
-    // progress hook must keep running while this waits.
+  if (waits_poll()) {
+    // Polled: the counters variant finds completions only by polling, a
+    // progress hook must keep running while this waits, and an idle hook
+    // lets other threads in between polls.
     int spins = 0;
     while (!r->done()) {
       if (options_.variant == Variant::counters) poll_landed();

@@ -253,6 +253,7 @@ Errc Engine::request_free(Request* req) { return impl_->request_free(req); }
 Errc Engine::cancel(Request* req) { return impl_->cancel(req); }
 Errc Engine::progress() { return impl_->progress(); }
 void Engine::set_progress_hook(ProgressHook hook) { impl_->progress_hook_ = hook; }
+void Engine::set_idle_hook(IdleHook hook) { impl_->idle_hook_ = hook; }
 
 Errc Engine::iprobe(int source, int tag, std::uint32_t context, bool& found, Status* status) {
   return impl_->iprobe(source, tag, context, found, status, nullptr);

@@ -18,8 +18,10 @@
 // the buffer and completes with Errc::truncate, writing nothing past it.
 //
 // Threading: one application thread at a time may call the engine (MPI
-// THREAD_SINGLE / FUNNELED / SERIALIZED). The engine's handlers may run at
-// the same time on lapi's progress and completion-handler threads; the engine
+// THREAD_SINGLE / FUNNELED / SERIALIZED; the MPI layer serialises
+// MPI_THREAD_MULTIPLE callers with its own lock and lets others in while one
+// waits, through the idle hook). The engine's handlers may run at the same
+// time on lapi's progress and completion-handler threads; the engine
 // synchronises with them itself.
 
 #include <cstddef>
@@ -225,6 +227,16 @@ class Engine {
   // keeps running. Null removes it.
   using ProgressHook = void (*)();
   void set_progress_hook(ProgressHook hook);
+  // A function every blocking call (wait, wait_any, the blocking send and
+  // recv, probe, buffer_detach, finalize) calls between its polls, on the
+  // waiting thread, with no engine lock held. The MPI layer gives up its
+  // MPI_THREAD_MULTIPLE lock there, so a thread that waits never stops
+  // other threads from calling the engine; the wait re-checks its request
+  // afterwards. While one is set, waits poll (with the spin/yield/sleep
+  // back-off) instead of sleeping in lapi. Set it before other threads use
+  // the engine; null (the default) removes it.
+  using IdleHook = void (*)();
+  void set_idle_hook(IdleHook hook);
 
   // ---- Probe ----------------------------------------------------------
   // Status::bytes and message_bytes give the message size.

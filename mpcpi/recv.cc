@@ -328,7 +328,7 @@ Errc Engine::Impl::probe(int source, int tag, std::uint32_t context, Status* sta
     if (Errc e = iprobe(source, tag, context, found, status, take); e != Errc::success) return e;
     if (found) return Errc::success;
     // Sleep in lapi until something new is queued as unexpected.
-    if (options_.variant == Variant::counters || progress_hook_ != nullptr) {
+    if (waits_poll()) {
       idle(spins);
     } else if (lapi::Status s = ctx_.waitcntr(arrivals_, 1); !s.ok()) {
       return fail(Errc::transport, "probe: {}", s.message());

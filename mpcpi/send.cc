@@ -86,8 +86,18 @@ Errc Engine::Impl::send(const void* buf, std::size_t bytes, int dest, int tag,
     result = fail(Errc::transport, "send: {}", s.message());
   } else if (!(ctx_.handlers_may_run_concurrently() ? sent.try_consume(1)
                                                      : sent.try_consume_unshared(1))) {
-    if (lapi::Status w = ctx_.waitcntr(sent, 1); !w.ok())
+    if (idle_hook_ != nullptr) {
+      // Other threads may call in while the data leaves (see set_idle_hook).
+      int spins = 0;
+      while (!sent.try_consume(1)) {
+        (void)ctx_.probe();
+        drain_outbox();
+        if (sent.try_consume(1)) break;
+        idle(spins);
+      }
+    } else if (lapi::Status w = ctx_.waitcntr(sent, 1); !w.ok()) {
       result = fail(Errc::transport, "send: {}", w.message());
+    }
   }
   drain_outbox();
   return result;

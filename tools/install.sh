@@ -80,23 +80,36 @@ ln -sf mpicc "$prefix/bin/mpicxx"
 ln -sf mpicc "$prefix/bin/mpic++"
 ln -sf mpirun "$prefix/bin/mpiexec"
 
-write_pc() {  # file, name, description, library
+# pkg-config files find the prefix from where they are (${pcfiledir}), so an
+# installed tree can be moved. mpi-c/-cxx/-fort name the languages; ompi-c,
+# ompi-cxx and ompi-fort are the names Meson's dependency('mpi') asks
+# pkg-config for (with PKG_CONFIG_PATH=PREFIX/lib/pkgconfig they find Lapis).
+write_pc() {  # file, name, description, libraries, extra cflags
   cat > "$1" <<PC
-prefix=$prefix
+prefix=\${pcfiledir}/../..
 libdir=\${prefix}/lib
 includedir=\${prefix}/include
 
 Name: $2
 Description: $3
-Version: 0.1
-Cflags: -I\${includedir}
-Libs: -L\${libdir} -Wl,-rpath,\${libdir} -l$4
+Version: $version
+Cflags: -I\${includedir}$5
+Libs: -L\${libdir} -Wl,-rpath,\${libdir} $4
 PC
 }
-write_pc "$prefix/lib/pkgconfig/mpi.pc" "mpi" "Lapis MPI (MPI 3.1 subset over the Lapis one-sided core)" mpi
-cp "$prefix/lib/pkgconfig/mpi.pc" "$prefix/lib/pkgconfig/lapis-mpi.pc"
+version=$("$prefix/bin/lapirun" --version | sed -n 's/^lapirun (Lapis) //p')
+pcdir=$prefix/lib/pkgconfig
+describe="Lapis MPI (MPICH 4.0 ABI, over the Lapis one-sided core)"
+for name in mpi mpi-c mpi-cxx lapis-mpi ompi-c ompi-cxx; do
+  write_pc "$pcdir/$name.pc" "$name" "$describe" "-lmpi" ""
+done
+if [ -f "$prefix/lib/libmpifort.so" ]; then
+  for name in mpi-fort ompi-fort; do
+    write_pc "$pcdir/$name.pc" "$name" "$describe, Fortran" "-lmpifort -lmpi" " -fallow-argument-mismatch"
+  done
+fi
 if [ -f "$prefix/lib/liblapi.so" ]; then
-  write_pc "$prefix/lib/pkgconfig/lapi.pc" "lapi" "Lapis one-sided core, LAPI-shaped C API" lapi
+  write_pc "$pcdir/lapi.pc" "lapi" "Lapis one-sided core, LAPI-shaped C API" "-llapi" ""
 fi
 
 echo "installed Lapis MPI under $prefix"

@@ -115,6 +115,20 @@ static int parse_long(const char* text, long lo, long hi, long* out) {
   return 1;
 }
 
+static int parse_threads(const char* text, BenchOptions* o) {
+  o->nthreads = 0;
+  if (text == NULL || *text == '\0') return 0;
+  for (const char* p = text;;) {
+    char* end = NULL;
+    long v = strtol(p, &end, 10);
+    if (end == p || v < 1 || v > 64 || o->nthreads >= 8) return 0;
+    o->threads[o->nthreads++] = (int)v;
+    if (*end == '\0') return 1;
+    if (*end != ',') return 0;
+    p = end + 1;
+  }
+}
+
 static int parse_seconds(const char* text, double* out) {
   if (text == NULL || *text == '\0') return 0;
   char* end = NULL;
@@ -139,6 +153,8 @@ static void print_usage(const BenchSpec* spec) {
     printf("  --timeout S    seconds before giving up (default %g)\n", spec->timeout_s);
   if (spec->accept & BENCH_OPT_COUNT)
     printf("  --count N      messages per sender (default %ld)\n", spec->count);
+  if (spec->accept & BENCH_OPT_THREADS)
+    printf("  --threads LIST threads per rank, comma list of 1..64 (default %s)\n", spec->threads);
   if (spec->accept & BENCH_OPT_BIND)
     printf("  --bind         pin each rank's main thread to one core after MPI_Init\n");
   if (spec->accept & BENCH_OPT_ALLOC_MEM)
@@ -209,6 +225,11 @@ static int parse_args(int argc, char** argv, const BenchSpec* spec, BenchOptions
         snprintf(err, errlen, "--timeout: needs seconds > 0 (at most 86400)");
         return 0;
       }
+    } else if (strcmp(a, "--threads") == 0 && accepts(spec, BENCH_OPT_THREADS)) {
+      if (!parse_threads(take_value(argc, argv, &i), o)) {
+        snprintf(err, errlen, "--threads: needs a comma list of at most 8 numbers in 1..64");
+        return 0;
+      }
     } else if (strcmp(a, "--count") == 0 && accepts(spec, BENCH_OPT_COUNT)) {
       if (!parse_long(take_value(argc, argv, &i), 1, 1L << 40, &n)) {
         snprintf(err, errlen, "--count: needs a whole number >= 1");
@@ -265,7 +286,15 @@ static void bind_to_core(int rank) {
 
 int bench_init(int* argc, char*** argv, const BenchSpec* spec, int ranks, BenchOptions* o) {
   g_name = spec->name;
-  bench_check(MPI_Init(argc, argv), "MPI_Init");
+  if (spec->thread_level != 0) {
+    int provided = -1;
+    bench_check(MPI_Init_thread(argc, argv, spec->thread_level, &provided), "MPI_Init_thread");
+    if (provided < spec->thread_level)
+      bench_fail("MPI_Init_thread: asked for thread level %d, provided %d", spec->thread_level,
+                 provided);
+  } else {
+    bench_check(MPI_Init(argc, argv), "MPI_Init");
+  }
   int size = 0;
   bench_check(MPI_Comm_rank(MPI_COMM_WORLD, &g_rank), "MPI_Comm_rank");
   bench_check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
@@ -278,6 +307,7 @@ int bench_init(int* argc, char*** argv, const BenchSpec* spec, int ranks, BenchO
   char err[256] = "";
   int ok = 1;
   if (spec->sizes != NULL) ok = parse_sizes(spec->sizes, o, err, sizeof err);
+  if (ok && spec->threads != NULL) ok = parse_threads(spec->threads, o);
   if (ok) ok = parse_args(*argc, *argv, spec, o, err, sizeof err);
   if (!ok || o->help) {
     if (g_rank == 0) {

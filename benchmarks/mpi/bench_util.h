@@ -15,6 +15,7 @@
  *   --window N     messages in flight per window (bandwidth, message rate)
  *   --timeout S    seconds (interrupt test: per message; flood: whole drain)
  *   --count N      messages per sender (flood)
+ *   --threads LIST threads per rank, e.g. "1,2" (multi-threaded programs)
  *   --impl NAME    label for the "impl" field (default: from
  *                  MPI_Get_library_version: lapis, openmpi, mpich)
  *   --bind         pin each rank's main thread to core (rank % cores) after
@@ -46,6 +47,7 @@ enum {
   BENCH_OPT_BIND = 1 << 5,
   BENCH_OPT_ALLOC_MEM = 1 << 6,
   BENCH_OPT_NONBLOCKING = 1 << 7,
+  BENCH_OPT_THREADS = 1 << 8,
   /* What the windowed programs (mpi_bw, mpi_bibw, mpi_msgrate) take. */
   BENCH_OPTS_WINDOWED = BENCH_OPT_SIZES | BENCH_OPT_ITERS | BENCH_OPT_WINDOW | BENCH_OPT_BIND |
                         BENCH_OPT_ALLOC_MEM
@@ -62,6 +64,8 @@ typedef struct {
   int bind;
   int alloc_mem;
   int nonblocking;
+  int threads[8]; /* --threads LIST: threads per rank (BENCH_OPT_THREADS) */
+  int nthreads;
   int json;
   int help;
   char impl[32];
@@ -76,6 +80,10 @@ typedef struct {
   int window;
   double timeout_s;
   long count;
+  const char* threads; /* default --threads (BENCH_OPT_THREADS) */
+  /* 0: MPI_Init; else MPI_Init_thread at this level (e.g. MPI_THREAD_MULTIPLE),
+   * and a level below it provided ends the job with a message. */
+  int thread_level;
 } BenchSpec;
 
 /* Calls MPI_Init, parses argv into `opts` and checks the rank count

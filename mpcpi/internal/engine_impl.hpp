@@ -181,6 +181,13 @@ class Engine::Impl {
   Errc cancel(Request* req);
   Errc progress();
   Engine::ProgressHook progress_hook_ = nullptr;
+  Engine::IdleHook idle_hook_ = nullptr;
+  // Waits poll (rather than sleep in lapi::Context::waitcntr) when a hook
+  // must keep running or another thread must get in while this one waits.
+  bool waits_poll() const {
+    return options_.variant == Variant::counters || progress_hook_ != nullptr ||
+           idle_hook_ != nullptr;
+  }
   void run_hook() const {
     if (progress_hook_ != nullptr) progress_hook_();
   }

@@ -95,7 +95,7 @@ extern "C" int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val)
       return raise(c, kFn, fail(rc, "the delete callback of keyval {} returned {}", keyval, rc));
     }
   }
-  c->attributes[keyval] = attribute_val;
+  set_attribute(*c, keyval, attribute_val);
   return MPI_SUCCESS;
 }
 
@@ -118,7 +118,7 @@ extern "C" int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
       return raise(c, kFn, fail(rc, "the delete callback of keyval {} returned {}", keyval, rc));
     }
   }
-  c->attributes.erase(keyval);
+  erase_attribute(*c, keyval);
   return MPI_SUCCESS;
 }
 

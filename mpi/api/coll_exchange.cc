@@ -9,6 +9,7 @@
 #include "mpi/internal/coll/args.hpp"
 #include "mpi/internal/coll/entry.hpp"
 #include "mpi/internal/coll/exchange.hpp"
+#include "mpi/internal/coll/inter.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
 
@@ -24,20 +25,25 @@ int coll_allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datat
   const Datatype *st = nullptr, *rt = nullptr;
   int rc = lookup_comm(comm, c);
   const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (rc == MPI_SUCCESS && c->is_inter()) {
+    rc = check_not_in_place(sendbuf, "sendbuf", "inter-communicator collectives have no in-place form");
+  }
+  // Blocks of recvbuf: one per rank, of the remote group on an inter-communicator.
+  const int n = rc == MPI_SUCCESS ? c->peer_size() : 0;
   if (rc == MPI_SUCCESS && !in_place) {
     rc = check_buffer_args({sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype"}, st);
   }
   std::vector<int> regular;
   if (rc == MPI_SUCCESS && !vform) {
     rc = check_count(regular_count, "recvcount");
-    regular.assign(c->size(), regular_count);
+    regular.assign(n, regular_count);
   } else if (rc == MPI_SUCCESS) {
-    rc = check_counts(recvcounts, c->size(), "recvcounts");
+    rc = check_counts(recvcounts, n, "recvcounts");
     if (rc == MPI_SUCCESS) rc = check_not_null(displs, "displs");
   }
   if (rc == MPI_SUCCESS) rc = lookup_type(recvtype, rt, true, "recvtype");
   if (rc == MPI_SUCCESS) rc = check_not_in_place(recvbuf, "recvbuf", "only sendbuf may be MPI_IN_PLACE");
-  for (int r = 0; rc == MPI_SUCCESS && r < c->size(); ++r) {
+  for (int r = 0; rc == MPI_SUCCESS && r < n; ++r) {
     rc = check_buffer(recvbuf, vform ? recvcounts[r] : regular_count, *rt, "recvbuf");
   }
   if (rc != MPI_SUCCESS) return raise(c, fn, rc);
@@ -45,6 +51,7 @@ int coll_allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datat
                         [=, regular = std::move(regular)](std::uint32_t seq) {
     CollChannel ch(*c, CollTag::allgather, seq);
     const int* counts = vform ? recvcounts : regular.data();
+    if (c->is_inter()) return inter_allgather_run(ch, {sendbuf, sendcount, st, recvbuf, counts, displs, rt});
     return allgather_run(ch, {sendbuf, sendcount, st, recvbuf, counts, displs, rt});
   });
 }
@@ -94,18 +101,23 @@ int coll_alltoall(const char* fn, const Side& send, const Side& recv, MPI_Comm c
   int rc = lookup_comm(comm, c);
   std::vector<Part> sends, recvs;
   if (rc == MPI_SUCCESS) rc = check_not_in_place(recv.buf, "recvbuf", "only sendbuf may be MPI_IN_PLACE");
-  if (rc == MPI_SUCCESS && send.buf != MPI_IN_PLACE) rc = parts_of(send, c->size(), sends);
-  if (rc == MPI_SUCCESS) rc = parts_of(recv, c->size(), recvs);
+  if (rc == MPI_SUCCESS && c->is_inter()) {
+    rc = check_not_in_place(send.buf, "sendbuf", "inter-communicator collectives have no in-place form");
+  }
+  // One part per rank, of the remote group on an inter-communicator.
+  if (rc == MPI_SUCCESS && send.buf != MPI_IN_PLACE) rc = parts_of(send, c->peer_size(), sends);
+  if (rc == MPI_SUCCESS) rc = parts_of(recv, c->peer_size(), recvs);
   if (rc != MPI_SUCCESS) return raise(c, fn, rc);
   auto keep = [&] {
     auto k = keep_objects(comm, {send.type, recv.type});
-    if (send.types != nullptr && send.buf != MPI_IN_PLACE) keep_types(k, send.types, c->size());
-    if (recv.types != nullptr) keep_types(k, recv.types, c->size());
+    if (send.types != nullptr && send.buf != MPI_IN_PLACE) keep_types(k, send.types, c->peer_size());
+    if (recv.types != nullptr) keep_types(k, recv.types, c->peer_size());
     return k;
   };
   return run_collective(*c, fn, how, keep,
                         [=, sends = std::move(sends), recvs = std::move(recvs)](std::uint32_t seq) {
     CollChannel ch(*c, CollTag::alltoall, seq);
+    if (c->is_inter()) return inter_alltoall_run(ch, sends, recvs);
     return alltoall_run(ch, sends, recvs);
   });
 }

@@ -6,6 +6,7 @@
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/coll/algorithms.hpp"
 #include "mpi/internal/coll/entry.hpp"
+#include "mpi/internal/coll/inter.hpp"
 #include "mpi/internal/errors.hpp"
 
 using namespace mpi;
@@ -18,6 +19,7 @@ int coll_barrier(const char* fn, MPI_Comm comm, const CollCall& how) {
   if (int rc = check_running(fn)) return rc;
   Comm* c = nullptr;
   if (int rc = lookup_comm(comm, c)) return raise(c, fn, rc);
+  if (c->is_inter()) return inter_barrier(fn, *c, comm, how);
   return run_collective(*c, fn, how, [&] { return keep_objects(comm, {}); },
                         [c](std::uint32_t seq) {
     CollChannel ch(*c, CollTag::barrier, seq);

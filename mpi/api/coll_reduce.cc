@@ -14,6 +14,7 @@
 #include "mpi/internal/coll/blocks.hpp"
 #include "mpi/internal/coll/entry.hpp"
 #include "mpi/internal/coll/exchange.hpp"
+#include "mpi/internal/coll/inter.hpp"
 #include "mpi/internal/errors.hpp"
 
 using namespace mpi;
@@ -27,6 +28,9 @@ int coll_allreduce(const char* kFn, const void* sendbuf, void* recvbuf, int coun
   const Datatype* t = nullptr;
   const Op* o = nullptr;
   int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS && c->is_inter()) {
+    return inter_allreduce(kFn, sendbuf, recvbuf, count, datatype, op, *c, comm, how);
+  }
   if (rc == MPI_SUCCESS) rc = check_reduce_args({sendbuf, recvbuf, count, datatype, op, true}, t, o);
   const std::size_t bytes = rc == MPI_SUCCESS ? static_cast<std::size_t>(count * t->size()) : 0;
   AllreduceAlgo algo;
@@ -57,6 +61,10 @@ int coll_reduce_scatter(const char* fn, const void* sendbuf, void* recvbuf, cons
   const Datatype* t = nullptr;
   const Op* o = nullptr;
   int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS && c->is_inter()) {
+    return inter_reduce_scatter(fn, sendbuf, recvbuf, recvcounts, datatype, op, *c, comm,
+                                block_form, recvcount, how);
+  }
   std::vector<int> counts;
   if (rc == MPI_SUCCESS && block_form) {
     rc = check_count(recvcount, "recvcount");
@@ -119,6 +127,9 @@ int coll_scan(const char* fn, const void* sendbuf, void* recvbuf, int count,
   const Datatype* t = nullptr;
   const Op* o = nullptr;
   int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS && c->is_inter()) {
+    rc = fail(MPI_ERR_COMM, "{} is not defined on inter-communicators", fn);
+  }
   if (rc == MPI_SUCCESS) rc = check_reduce_args({sendbuf, recvbuf, count, datatype, op, true}, t, o);
   if (rc != MPI_SUCCESS) return raise(c, fn, rc);
   const std::size_t bytes = static_cast<std::size_t>(count * t->size());

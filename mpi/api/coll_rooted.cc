@@ -13,6 +13,7 @@
 #include "mpi/internal/coll/blocks.hpp"
 #include "mpi/internal/coll/entry.hpp"
 #include "mpi/internal/coll/exchange.hpp"
+#include "mpi/internal/coll/inter.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
 
@@ -26,6 +27,9 @@ int coll_bcast(const char* fn, void* buffer, int count, MPI_Datatype datatype, i
   Comm* c = nullptr;
   const Datatype* t = nullptr;
   int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS && c->is_inter()) {
+    return inter_bcast(fn, buffer, count, datatype, root, *c, comm, how);
+  }
   if (rc == MPI_SUCCESS) rc = check_root(*c, root);
   if (rc == MPI_SUCCESS) rc = check_buffer_args({buffer, count, datatype, "buffer", "count",
                                                  "datatype"}, t);
@@ -61,6 +65,9 @@ int coll_reduce(const char* kFn, const void* sendbuf, void* recvbuf, int count,
   const Datatype* t = nullptr;
   const Op* o = nullptr;
   int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS && c->is_inter()) {
+    return inter_reduce(kFn, sendbuf, recvbuf, count, datatype, op, root, *c, comm, how);
+  }
   if (rc == MPI_SUCCESS) rc = check_root(*c, root);
   const bool am_root = rc == MPI_SUCCESS && c->rank == root;
   if (rc == MPI_SUCCESS && !am_root) {
@@ -138,6 +145,9 @@ int coll_gather(const char* fn, const LocalSide& send, const RootSide& recv, int
                 MPI_Comm comm, const CollCall& how) {
   if (int rc = check_running(fn)) return rc;
   Rooted v;
+  if (lookup_comm(comm, v.comm) == MPI_SUCCESS && v.comm->is_inter()) {
+    return inter_gather(fn, send, recv, root, *v.comm, comm, how);
+  }
   if (int rc = check_rooted(comm, root, send, recv, v)) return raise(v.comm, fn, rc);
   const bool regular = !recv.vform;
   return run_collective(*v.comm, fn, how, [&] { return keep_objects(comm, {send.datatype, recv.type}); },
@@ -154,6 +164,9 @@ int coll_scatter(const char* fn, const RootSide& send, const LocalSide& recv, in
                  MPI_Comm comm, const CollCall& how) {
   if (int rc = check_running(fn)) return rc;
   Rooted v;
+  if (lookup_comm(comm, v.comm) == MPI_SUCCESS && v.comm->is_inter()) {
+    return inter_scatter(fn, send, recv, root, *v.comm, comm, how);
+  }
   if (int rc = check_rooted(comm, root, recv, send, v)) return raise(v.comm, fn, rc);
   const bool regular = !send.vform;
   return run_collective(*v.comm, fn, how, [&] { return keep_objects(comm, {send.type, recv.datatype}); },

@@ -50,7 +50,19 @@ extern "C" int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     *result = MPI_IDENT;
     return MPI_SUCCESS;
   }
+  if (a->is_inter() != b->is_inter()) {
+    *result = MPI_UNEQUAL;
+    return MPI_SUCCESS;
+  }
   int g = group_compare(*a->group, *b->group);
+  if (a->is_inter()) {  // both groups count
+    int r = group_compare(*a->remote_group, *b->remote_group);
+    if (g == MPI_UNEQUAL || r == MPI_UNEQUAL) {
+      g = MPI_UNEQUAL;
+    } else if (g == MPI_SIMILAR || r == MPI_SIMILAR) {
+      g = MPI_SIMILAR;
+    }
+  }
   *result = g == MPI_IDENT ? MPI_CONGRUENT : g;
   return MPI_SUCCESS;
 }
@@ -79,7 +91,7 @@ extern "C" int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   int rc = lookup_comm(comm, c);
   if (rc == MPI_SUCCESS) rc = check_not_null(flag, "flag");
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  *flag = 0;  // only intra-communicators exist
+  *flag = c->is_inter() ? 1 : 0;
   return MPI_SUCCESS;
 }
 
@@ -91,8 +103,12 @@ extern "C" int MPI_Comm_remote_size(MPI_Comm comm, int* size) {
   Comm* c = nullptr;
   int rc = lookup_comm(comm, c);
   if (rc == MPI_SUCCESS) rc = check_not_null(size, "size");
-  if (rc == MPI_SUCCESS) rc = fail(MPI_ERR_COMM, "comm is an intra-communicator (it has no remote group)");
-  return raise(c, kFn, rc);
+  if (rc == MPI_SUCCESS && !c->is_inter()) {
+    rc = fail(MPI_ERR_COMM, "comm is an intra-communicator (it has no remote group)");
+  }
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  *size = c->remote_group->size();
+  return MPI_SUCCESS;
 }
 
 extern "C" int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {

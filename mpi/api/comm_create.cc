@@ -6,8 +6,10 @@
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/attributes.hpp"
 #include "mpi/internal/checks.hpp"
+#include "mpi/internal/coll/entry.hpp"
 #include "mpi/internal/comm_factory.hpp"
 #include "mpi/internal/errors.hpp"
+#include "mpi/internal/intercomm.hpp"
 #include "mpi/internal/internal_coll.hpp"
 #include "mpi/internal/state.hpp"
 
@@ -22,16 +24,32 @@ extern "C" int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   int rc = lookup_comm(comm, c);
   if (rc == MPI_SUCCESS) rc = check_not_null(newcomm, "newcomm");
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  return raise(c, kFn, dup_comm(*c, c->info, newcomm));
+}
+
+namespace mpi {
+
+int dup_comm(const Comm& parent, std::shared_ptr<Info> info, MPI_Comm* newcomm) {
+  const Comm* c = &parent;
   std::vector<CreateEntry> all;
   int slot = -1;
-  rc = exchange_and_agree(*c, 0, c->rank, all, slot);
-  if (rc == MPI_SUCCESS) rc = register_comm(*c, c->group->members(), slot, newcomm);
+  int rc;
+  if (c->is_inter()) {
+    rc = dup_inter(*c, newcomm);
+  } else {
+    rc = exchange_and_agree(*c, 0, c->rank, all, slot);
+    if (rc == MPI_SUCCESS) rc = register_comm(*c, c->group->members(), slot, newcomm);
+  }
   if (rc == MPI_SUCCESS) {
     CommPtr* created = state().comms.find(*newcomm);
+    (*created)->info = std::move(info);
+    (*created)->topo = c->topo;  // a duplicate keeps the topology
     rc = copy_attributes(*c, **created);
   }
-  return raise(c, kFn, rc);
+  return rc;
 }
+
+}  // namespace mpi
 
 extern "C" int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   const ApiCall call("MPI_Comm_split");
@@ -45,11 +63,20 @@ extern "C" int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newco
     rc = fail(MPI_ERR_ARG, "color={} is negative and not MPI_UNDEFINED", color);
   }
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  if (c->is_inter()) return raise(c, kFn, split_inter(*c, color, key, newcomm));
+  return raise(c, kFn, split_intra(*c, color, key, newcomm));
+}
+
+namespace mpi {
+
+int split_intra(const Comm& parent, int color, int key, MPI_Comm* newcomm) {
+  const Comm* c = &parent;
   std::vector<CreateEntry> all;
   int slot = -1;
-  rc = exchange_and_agree(*c, color, key, all, slot);
-  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  int rc = exchange_and_agree(*c, color, key, all, slot);
+  if (rc != MPI_SUCCESS) return rc;
   if (color == MPI_UNDEFINED) {
+    state().slots.release(slot);  // held since the agreement; not needed here
     *newcomm = MPI_COMM_NULL;
     return MPI_SUCCESS;
   }
@@ -64,8 +91,10 @@ extern "C" int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newco
   members.reserve(parent_ranks.size());
   for (int r : parent_ranks) members.push_back(c->world_of(r));
   // Disjoint colours may share the slot: their members never talk.
-  return raise(c, kFn, register_comm(*c, std::move(members), slot, newcomm));
+  return register_comm(*c, std::move(members), slot, newcomm);
 }
+
+}  // namespace mpi
 
 extern "C" int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   const ApiCall call("MPI_Comm_create");
@@ -76,14 +105,7 @@ extern "C" int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm
   int rc = lookup_comm(comm, c);
   if (rc == MPI_SUCCESS) rc = check_not_null(newcomm, "newcomm");
   GroupPtr g;
-  if (rc == MPI_SUCCESS) {
-    GroupPtr* found = state().groups.find(group);
-    if (found == nullptr) {
-      rc = fail(MPI_ERR_GROUP, "group={:#x} is not a group", group);
-    } else {
-      g = *found;
-    }
-  }
+  if (rc == MPI_SUCCESS) rc = lookup_group(group, g);
   for (int r = 0; rc == MPI_SUCCESS && r < (g ? g->size() : 0); ++r) {
     if (c->rank_of_world(g->world_of(r)) < 0) {
       rc = fail(MPI_ERR_GROUP, "group rank {} (task {}) is not in the communicator", r,
@@ -91,11 +113,17 @@ extern "C" int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm
     }
   }
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  if (c->is_inter()) {
+    // `group` is a subgroup of the local group; each side gives its own.
+    const int in = g->rank_of(state().world_rank);
+    return raise(c, kFn, split_inter(*c, in >= 0 ? 0 : MPI_UNDEFINED, in, newcomm));
+  }
   std::vector<CreateEntry> all;
   int slot = -1;
   rc = exchange_and_agree(*c, 0, 0, all, slot);
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
   if (g->rank_of(state().world_rank) < 0) {
+    state().slots.release(slot);  // held since the agreement; not needed here
     *newcomm = MPI_COMM_NULL;
     return MPI_SUCCESS;
   }
@@ -109,5 +137,6 @@ extern "C" int MPI_Barrier(MPI_Comm comm) {
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
   if (int rc = lookup_comm(comm, c)) return raise(c, kFn, rc);
+  if (c->is_inter()) return coll_barrier(kFn, comm, {});
   return raise(c, kFn, internal_barrier(*c));
 }

@@ -20,7 +20,7 @@ namespace mpi {
 namespace {
 
 constexpr const char* kLibraryVersion =
-    "Lapis MPI 0.1 (MPI 3.1 point-to-point, communicators, groups, datatypes) over Lapis/UCX";
+    "Lapis MPI 0.1.0 (MPI 3.1, MPICH 4.0 ABI) over the Lapis one-sided core and UCX";
 
 // Builds MPI_COMM_WORLD and MPI_COMM_SELF.
 void create_predefined_comms(State& s) {
@@ -59,10 +59,11 @@ int init(const char* function, int required, int* provided) {
   if (int rc = start_runtime()) return raise(nullptr, function, rc);
   s.world_rank = static_cast<int>(lapi_context().task_id());
   s.world_size = static_cast<int>(lapi_context().num_tasks());
-  // MULTIPLE is not offered: calls must not overlap (see mpi.h).
-  s.thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
+  // Every level is provided as asked (api_call.hpp: how MULTIPLE works).
+  s.thread_level = required;
   s.main_thread = std::this_thread::get_id();
   ApiCall::on_init(s.thread_level);
+  if (s.thread_level == MPI_THREAD_MULTIPLE) engine().set_idle_hook(&ApiCall::release_for_idle);
   s.attr_tag_ub = mpcpi::kMaxTag;
   s.attr_universe_size = s.world_size;
   install_predefined_objects(s);

@@ -8,6 +8,7 @@
 #include "mpi/internal/error_classes.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
+#include "mpi/internal/user_errors.hpp"
 
 using namespace mpi;
 
@@ -100,6 +101,11 @@ extern "C" int MPI_Error_string(int errorcode, char* string, int* resultlen) {
   if (rc == MPI_SUCCESS) rc = check_not_null(resultlen, "resultlen");
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
   const char* name = error_class_name(errorcode);
+  if (name == nullptr && is_user_code(errorcode)) {  // MPI_Add_error_code/_string
+    std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", user_code_string(errorcode).c_str());
+    *resultlen = static_cast<int>(std::strlen(string));
+    return MPI_SUCCESS;
+  }
   if (name == nullptr) {
     std::snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
     *resultlen = static_cast<int>(std::strlen(string));
@@ -113,6 +119,10 @@ extern "C" int MPI_Error_string(int errorcode, char* string, int* resultlen) {
 extern "C" int MPI_Error_class(int errorcode, int* errorclass) {
   constexpr const char* kFn = "MPI_Error_class";
   if (int rc = check_not_null(errorclass, "errorclass")) return raise(nullptr, kFn, rc);
+  if (error_class_name(errorcode) == nullptr && is_user_code(errorcode)) {
+    *errorclass = user_code_class(errorcode);
+    return MPI_SUCCESS;
+  }
   if (error_class_name(errorcode) == nullptr) {
     return raise(nullptr, kFn, fail(MPI_ERR_ARG, "errorcode={} is not an error code", errorcode));
   }

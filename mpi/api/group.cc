@@ -11,14 +11,6 @@ using namespace mpi;
 
 namespace {
 
-int lookup_group(MPI_Group handle, GroupPtr& out, const char* arg = "group") {
-  if (handle == MPI_GROUP_NULL) return fail(MPI_ERR_GROUP, "{} is MPI_GROUP_NULL", arg);
-  GroupPtr* g = state().groups.find(handle);
-  if (g == nullptr) return fail(MPI_ERR_GROUP, "{}={:#x} is not a group", arg, handle);
-  out = *g;
-  return MPI_SUCCESS;
-}
-
 int store(GroupPtr g, MPI_Group* out) {
   if (g->size() == 0) {
     *out = MPI_GROUP_EMPTY;

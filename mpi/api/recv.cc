@@ -117,7 +117,7 @@ int exchange(const char* fn, const Comm& c, SendBytes out, int dest, int sendtag
   int send_rc = MPI_SUCCESS;
   std::string send_detail;
   if (dest != MPI_PROC_NULL) {
-    mpcpi::Errc e = engine().send(out.data, out.bytes, c.world_of(dest), sendtag,
+    mpcpi::Errc e = engine().send(out.data, out.bytes, c.peer_world_of(dest), sendtag,
                                   c.context(ContextKind::p2p), mpcpi::SendMode::standard);
     if (e != mpcpi::Errc::success) {
       send_rc = describe_failure(e, c, mpcpi::Status{}, dest, sendtag, 0, nullptr);

@@ -3,6 +3,7 @@
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
+#include "mpi/internal/grequest.hpp"
 #include "mpi/internal/p2p_common.hpp"
 #include "mpi/internal/request.hpp"
 #include "mpi/internal/runtime.hpp"
@@ -31,10 +32,11 @@ extern "C" int MPI_Request_free(MPI_Request* request) {
   Request* r = nullptr;
   if (int rc = lookup_request(request, r)) return raise(nullptr, kFn, rc);
   // An active operation still completes; it just can no longer be waited on.
+  int rc = r->kind == RequestKind::grequest ? free_grequest(*r->greq) : MPI_SUCCESS;
   if (r->active) detach_request(std::move(*r));
   requests().release(*request);
   *request = MPI_REQUEST_NULL;
-  return MPI_SUCCESS;
+  return raise(nullptr, kFn, rc);
 }
 
 extern "C" int MPI_Cancel(MPI_Request* request) {
@@ -48,6 +50,14 @@ extern "C" int MPI_Cancel(MPI_Request* request) {
     return raise(r->comm.get(), kFn,
                  fail(MPI_ERR_REQUEST, "request={:#x} is a collective's, which cannot be cancelled",
                       *request));
+  }
+  if (r->kind == RequestKind::grequest) {
+    // The program's cancel_fn decides; `complete` tells it whether
+    // MPI_Grequest_complete was already called.
+    int rc = r->greq->cancel ? r->greq->cancel(r->greq->extra_state, r->greq->completed ? 1 : 0)
+                             : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) set_error_detail("the request's cancel_fn failed");
+    return raise(nullptr, kFn, rc);
   }
   if (!r->active || r->kind == RequestKind::null_proc || r->engine == nullptr) return MPI_SUCCESS;
   return raise(r->comm.get(), kFn, engine_error(engine().cancel(r->engine)));

@@ -18,7 +18,7 @@ int blocking_send(const char* fn, const void* buf, int count, MPI_Datatype datat
                   int tag, MPI_Comm comm, mpcpi::SendMode mode) {
   FastP2p f;
   if (fast_send_args(buf, count, datatype, dest, tag, comm, f)) [[likely]] {
-    mpcpi::Errc e = engine().send(f.data, f.bytes, f.comm->world_of(dest), tag,
+    mpcpi::Errc e = engine().send(f.data, f.bytes, f.comm->peer_world_of(dest), tag,
                                   f.comm->context(ContextKind::p2p), mode);
     if (e == mpcpi::Errc::success) [[likely]] return MPI_SUCCESS;
     return raise(f.comm, fn,
@@ -31,7 +31,7 @@ int blocking_send(const char* fn, const void* buf, int count, MPI_Datatype datat
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
   Staging staging;
   SendBytes sb = prepare_send(buf, count, *t, staging);
-  mpcpi::Errc e = engine().send(sb.data, sb.bytes, c->world_of(dest), tag,
+  mpcpi::Errc e = engine().send(sb.data, sb.bytes, c->peer_world_of(dest), tag,
                                 c->context(ContextKind::p2p), mode);
   if (e == mpcpi::Errc::success) [[likely]] return MPI_SUCCESS;
   return raise(c, fn, describe_failure(e, *c, mpcpi::Status{}, dest, tag, count, t));

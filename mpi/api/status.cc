@@ -16,7 +16,7 @@ namespace {
 int status_and_type(const MPI_Status* status, MPI_Datatype datatype, TypePtr& t) {
   if (!wants_status(status)) return fail(MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE");
   int rc = lookup_type(datatype, t, false);
-  if (rc == MPI_SUCCESS) t->commit();  // element counts need the flattened form
+  if (rc == MPI_SUCCESS) rc = commit_type(*t);  // element counts need the flattened form
   return rc;
 }
 

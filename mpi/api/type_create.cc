@@ -1,5 +1,6 @@
 // Derived datatype constructors. Each validates, converts displacements to
 // bytes and hands the layout to the datatype engine.
+#include <algorithm>
 #include <vector>
 
 #include "mpi.h"
@@ -7,15 +8,18 @@
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
+#include "mpi/internal/type_attributes.hpp"
 
 using namespace mpi;
 
 namespace {
 
-int store(TypePtr t, MPI_Datatype* out) {
+int store(TypePtr t, MPI_Datatype* out, Envelope env) {
   if (t == nullptr) {
     return fail(MPI_ERR_ARG, "the new type's size or bounds do not fit in +-2^61 bytes");
   }
+  // A new object: nothing else refers to it yet.
+  std::const_pointer_cast<Datatype>(t)->envelope = std::make_shared<const Envelope>(std::move(env));
   MPI_Datatype h = state().types.insert(std::move(t));
   if (h == MPI_DATATYPE_NULL) return fail(MPI_ERR_INTERN, "too many datatypes");
   *out = h;
@@ -55,7 +59,10 @@ extern "C" int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype
   if (int rc = check_running(kFn)) return rc;
   TypePtr old;
   int rc = common_checks(count, oldtype, newtype, old);
-  if (rc == MPI_SUCCESS) rc = store(Datatype::contiguous(count, old), newtype);
+  if (rc == MPI_SUCCESS) {
+    rc = store(Datatype::contiguous(count, old), newtype,
+               {MPI_COMBINER_CONTIGUOUS, {count}, {}, {oldtype}, {old}});
+  }
   return raise(nullptr, kFn, rc);
 }
 
@@ -74,7 +81,7 @@ extern "C" int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datat
   }
   if (rc == MPI_SUCCESS) {
     rc = store(Datatype::hvector(count, blocklength, stride_bytes, old, MPI_COMBINER_VECTOR),
-               newtype);
+               newtype, {MPI_COMBINER_VECTOR, {count, blocklength, stride}, {}, {oldtype}, {old}});
   }
   return raise(nullptr, kFn, rc);
 }
@@ -89,7 +96,8 @@ extern "C" int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stri
   int rc = common_checks(count, oldtype, newtype, old);
   if (rc == MPI_SUCCESS) rc = check_blocklength(blocklength, "blocklength");
   if (rc == MPI_SUCCESS) {
-    rc = store(Datatype::hvector(count, blocklength, stride, old, MPI_COMBINER_HVECTOR), newtype);
+    rc = store(Datatype::hvector(count, blocklength, stride, old, MPI_COMBINER_HVECTOR), newtype,
+               {MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}, {oldtype}, {old}});
   }
   return raise(nullptr, kFn, rc);
 }
@@ -120,7 +128,22 @@ int indexed_common(const char* fn, int count, const int* blocklens, int fixed_le
                 std::int64_t{displs[i]});
     }
   }
-  if (rc == MPI_SUCCESS) rc = store(Datatype::hindexed(lens, bytes, old, combiner), newtype);
+  if (rc != MPI_SUCCESS) return raise(nullptr, fn, rc);
+  // The arguments as MPI_Type_get_contents gives them back.
+  Envelope env{combiner, {count}, {}, {oldtype}, {old}};
+  if (blocklens != nullptr) {
+    env.ints.insert(env.ints.end(), blocklens, blocklens + count);
+  } else {
+    env.ints.push_back(fixed_len);
+  }
+  for (int i = 0; i < count; ++i) {
+    if (displs_in_bytes) {
+      env.aints.push_back(static_cast<std::int64_t>(displs[i]));
+    } else {
+      env.ints.push_back(static_cast<int>(displs[i]));
+    }
+  }
+  rc = store(Datatype::hindexed(lens, bytes, old, combiner), newtype, std::move(env));
   return raise(nullptr, fn, rc);
 }
 
@@ -187,7 +210,13 @@ extern "C" int MPI_Type_create_struct(int count, const int blocklens[], const MP
     lens[i] = blocklens[i];
     bytes[i] = displs[i];
   }
-  if (rc == MPI_SUCCESS) rc = store(Datatype::create_struct(lens, bytes, children), newtype);
+  if (rc == MPI_SUCCESS) {
+    Envelope env{MPI_COMBINER_STRUCT, {count}, {}, {}, children};
+    env.ints.insert(env.ints.end(), blocklens, blocklens + count);
+    env.aints.assign(displs, displs + count);
+    env.type_handles.assign(types, types + count);
+    rc = store(Datatype::create_struct(lens, bytes, children), newtype, std::move(env));
+  }
   return raise(nullptr, kFn, rc);
 }
 
@@ -199,7 +228,10 @@ extern "C" int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Ai
   if (int rc = check_running(kFn)) return rc;
   TypePtr old;
   int rc = common_checks(0, oldtype, newtype, old);
-  if (rc == MPI_SUCCESS) rc = store(Datatype::resized(old, lb, extent), newtype);
+  if (rc == MPI_SUCCESS) {
+    rc = store(Datatype::resized(old, lb, extent), newtype,
+               {MPI_COMBINER_RESIZED, {}, {lb, extent}, {oldtype}, {old}});
+  }
   return raise(nullptr, kFn, rc);
 }
 
@@ -235,7 +267,13 @@ extern "C" int MPI_Type_create_subarray(int ndims, const int sizes[], const int 
     st.push_back(starts[d]);
   }
   if (rc == MPI_SUCCESS) {
-    rc = store(Datatype::subarray(sz, sub, st, order == MPI_ORDER_C, old), newtype);
+    Envelope env{MPI_COMBINER_SUBARRAY, {ndims}, {}, {oldtype}, {old}};
+    env.ints.insert(env.ints.end(), sizes, sizes + ndims);
+    env.ints.insert(env.ints.end(), subsizes, subsizes + ndims);
+    env.ints.insert(env.ints.end(), starts, starts + ndims);
+    env.ints.push_back(order);
+    rc = store(Datatype::subarray(sz, sub, st, order == MPI_ORDER_C, old), newtype,
+               std::move(env));
   }
   return raise(nullptr, kFn, rc);
 }
@@ -250,8 +288,136 @@ extern "C" int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (rc == MPI_SUCCESS) {
     TypePtr t = Datatype::dup(old);
     // A duplicate of a committed type is committed (MPI 3.1, 4.1.10).
-    if (old->committed()) t->commit();
-    rc = store(std::move(t), newtype);
+    if (old->committed()) rc = commit_type(*t);
+    if (rc == MPI_SUCCESS) {
+      rc = store(std::move(t), newtype, {MPI_COMBINER_DUP, {}, {}, {oldtype}, {old}});
+    }
+  }
+  if (rc == MPI_SUCCESS) rc = copy_type_attributes(oldtype, *newtype);
+  return raise(nullptr, kFn, rc);
+}
+
+namespace {
+
+// One dimension of a darray: the blocks (first global index, length) this
+// process owns along it. MPI 3.1 section 4.1.4.
+struct DimBlocks {
+  std::vector<std::int64_t> starts, lens;
+};
+
+int darray_dim(int d, int gsize, int distrib, int darg, int psize, int coord, DimBlocks& out) {
+  if (gsize <= 0) return fail(MPI_ERR_ARG, "array_of_gsizes[{}]={} is not positive", d, gsize);
+  if (psize <= 0) return fail(MPI_ERR_ARG, "array_of_psizes[{}]={} is not positive", d, psize);
+  if (darg != MPI_DISTRIBUTE_DFLT_DARG && darg <= 0) {
+    return fail(MPI_ERR_ARG, "array_of_dargs[{}]={} is not positive or MPI_DISTRIBUTE_DFLT_DARG",
+                d, darg);
+  }
+  switch (distrib) {
+    case MPI_DISTRIBUTE_NONE:
+      if (psize != 1) {
+        return fail(MPI_ERR_ARG, "array_of_psizes[{}]={} must be 1 with MPI_DISTRIBUTE_NONE", d,
+                    psize);
+      }
+      out.starts.push_back(0);
+      out.lens.push_back(gsize);
+      return MPI_SUCCESS;
+    case MPI_DISTRIBUTE_BLOCK: {
+      const std::int64_t b = darg == MPI_DISTRIBUTE_DFLT_DARG
+                                 ? (std::int64_t{gsize} + psize - 1) / psize
+                                 : std::int64_t{darg};
+      if (b * psize < gsize) {
+        return fail(MPI_ERR_ARG,
+                    "array_of_dargs[{}]={} times array_of_psizes[{}]={} does not cover "
+                    "array_of_gsizes[{}]={}",
+                    d, darg, d, psize, d, gsize);
+      }
+      const std::int64_t first = b * coord;
+      out.starts.push_back(first);
+      out.lens.push_back(std::max<std::int64_t>(0, std::min<std::int64_t>(b, gsize - first)));
+      return MPI_SUCCESS;
+    }
+    case MPI_DISTRIBUTE_CYCLIC: {
+      const std::int64_t k = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+      for (std::int64_t j = k * coord; j < gsize; j += k * psize) {
+        out.starts.push_back(j);
+        out.lens.push_back(std::min<std::int64_t>(k, gsize - j));
+      }
+      return MPI_SUCCESS;
+    }
+    default:
+      return fail(MPI_ERR_ARG, "array_of_distribs[{}]={} is not an MPI_DISTRIBUTE_ value", d,
+                  distrib);
+  }
+}
+
+}  // namespace
+
+// Built dimension by dimension from the fastest-varying one: the blocks
+// this process owns along a dimension, as an hindexed type of the type
+// built so far, resized to the whole dimension (so the next dimension
+// strides over full rows). The result spans the whole global array.
+extern "C" int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                                      const int array_of_distribs[], const int array_of_dargs[],
+                                      const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                                      MPI_Datatype* newtype) {
+  const ApiCall call("MPI_Type_create_darray");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  constexpr const char* kFn = "MPI_Type_create_darray";
+  if (int rc = check_running(kFn)) return rc;
+  TypePtr old;
+  int rc = common_checks(0, oldtype, newtype, old);
+  if (rc == MPI_SUCCESS && size <= 0) rc = fail(MPI_ERR_ARG, "size={} is not positive", size);
+  if (rc == MPI_SUCCESS && (rank < 0 || rank >= size)) {
+    rc = fail(MPI_ERR_ARG, "rank={} is not in 0..{}", rank, size - 1);
+  }
+  if (rc == MPI_SUCCESS && ndims <= 0) rc = fail(MPI_ERR_ARG, "ndims={} is not positive", ndims);
+  if (rc == MPI_SUCCESS) rc = check_array(ndims, array_of_gsizes, "array_of_gsizes");
+  if (rc == MPI_SUCCESS) rc = check_array(ndims, array_of_distribs, "array_of_distribs");
+  if (rc == MPI_SUCCESS) rc = check_array(ndims, array_of_dargs, "array_of_dargs");
+  if (rc == MPI_SUCCESS) rc = check_array(ndims, array_of_psizes, "array_of_psizes");
+  if (rc == MPI_SUCCESS && order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
+    rc = fail(MPI_ERR_ARG, "order={} is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+  }
+  long long procs = 1;
+  for (int d = 0; rc == MPI_SUCCESS && d < ndims; ++d) {
+    procs *= array_of_psizes[d] > 0 ? array_of_psizes[d] : 1;
+    if (procs > size) break;
+  }
+  if (rc == MPI_SUCCESS && procs != size) {
+    rc = fail(MPI_ERR_ARG, "the product of array_of_psizes is not size={}", size);
+  }
+  // This process's coordinates: row-major over the process grid whatever
+  // the array order.
+  std::vector<int> coords(rc == MPI_SUCCESS ? ndims : 0);
+  for (int d = ndims - 1, r = rank; rc == MPI_SUCCESS && d >= 0; --d) {
+    coords[d] = r % array_of_psizes[d];
+    r /= array_of_psizes[d];
+  }
+  TypePtr t = old;
+  for (int i = 0; rc == MPI_SUCCESS && i < ndims; ++i) {
+    const int d = order == MPI_ORDER_C ? ndims - 1 - i : i;
+    DimBlocks blocks;
+    rc = darray_dim(d, array_of_gsizes[d], array_of_distribs[d], array_of_dargs[d],
+                    array_of_psizes[d], coords[d], blocks);
+    if (rc != MPI_SUCCESS) break;
+    const std::int64_t unit = t->extent();
+    std::vector<std::int64_t> bytes(blocks.starts.size());
+    for (std::size_t b = 0; b < bytes.size(); ++b) bytes[b] = blocks.starts[b] * unit;
+    TypePtr dim = Datatype::hindexed(blocks.lens, bytes, t, MPI_COMBINER_HINDEXED);
+    if (dim != nullptr) dim = Datatype::resized(dim, 0, unit * array_of_gsizes[d]);
+    if (dim == nullptr) {
+      rc = fail(MPI_ERR_ARG, "the array's size does not fit in +-2^61 bytes");
+      break;
+    }
+    t = std::move(dim);
+  }
+  if (rc == MPI_SUCCESS) {
+    Envelope env{MPI_COMBINER_DARRAY, {size, rank, ndims}, {}, {oldtype}, {old}};
+    for (const int* a : {array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes}) {
+      env.ints.insert(env.ints.end(), a, a + ndims);
+    }
+    env.ints.push_back(order);
+    rc = store(std::move(t), newtype, std::move(env));
   }
   return raise(nullptr, kFn, rc);
 }

@@ -8,6 +8,7 @@
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
+#include "mpi/internal/type_attributes.hpp"
 
 using namespace mpi;
 
@@ -48,9 +49,9 @@ extern "C" int MPI_Type_commit(MPI_Datatype* datatype) {
   constexpr const char* kFn = "MPI_Type_commit";
   if (int rc = check_running(kFn)) return rc;
   TypePtr t;
-  if (int rc = lookup_type_at(datatype, t)) return raise(nullptr, kFn, rc);
-  t->commit();
-  return MPI_SUCCESS;
+  int rc = lookup_type_at(datatype, t);
+  if (rc == MPI_SUCCESS) rc = commit_type(*t);
+  return raise(nullptr, kFn, rc);
 }
 
 extern "C" int MPI_Type_free(MPI_Datatype* datatype) {
@@ -64,10 +65,11 @@ extern "C" int MPI_Type_free(MPI_Datatype* datatype) {
     rc = fail(MPI_ERR_TYPE, "datatype {} is predefined and cannot be freed", t->name);
   }
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
+  rc = delete_type_attributes(*datatype);
   // Pending operations and derived types keep their own reference.
   state().types.erase(*datatype);
   *datatype = MPI_DATATYPE_NULL;
-  return MPI_SUCCESS;
+  return raise(nullptr, kFn, rc);
 }
 
 extern "C" int MPI_Type_size(MPI_Datatype datatype, int* size) {

@@ -25,6 +25,7 @@ ARG_HANDLE_TYPE = {
     'request': 'Request', 'array_of_requests': 'Request',
     'op': 'Op', 'errhandler': 'Errhandler', 'message': 'Message', 'info': 'Info',
     'newinfo': 'Info', 'win': 'Win',
+    'array_of_datatypes': 'Datatype', 'comm_old': 'Comm', 'comm_cart': 'Comm', 'comm_graph': 'Comm', 'comm_dist_graph': 'Comm',
 }
 # mpif.h's declarations, except that handles and statuses are derived types.
 DECL = {

@@ -69,6 +69,9 @@ KINDS = {
     'choice': ('void *', 'lapis_f_buffer({n})', '', ''),
     'void_out': ('void *', '&{n}_c', '  void *{n}_c = NULL;\n  (void){n};\n', ''),
     'logical': ('MPI_Fint *', '(*{n} != 0)', '', ''),
+    # gfortran's default LOGICAL is an int, .TRUE. 1: C reads nonzero as
+    # true and writes 0/1, so the array is passed as it is.
+    'logical[]': ('MPI_Fint *', '{n}', '', ''),
     'logical*': ('MPI_Fint *', '&{n}_c', '  int {n}_c = 0;\n', '  *{n} = {n}_c ? 1 : 0;\n'),
     'string_in': ('char *', '{n}_c', '  char *{n}_c = lapis_f_string_in({n}, {n}_len);\n',
                   '  free({n}_c);\n'),
@@ -214,6 +217,7 @@ FORTRAN_DECL = {
     'count*': 'INTEGER(KIND=MPI_COUNT_KIND) :: {n}',
     'choice': 'REAL :: {n}(*)', 'void_out': 'REAL :: {n}(*)',
     'logical': 'LOGICAL, INTENT(IN) :: {n}', 'logical*': 'LOGICAL :: {n}',
+    'logical[]': 'LOGICAL :: {n}(*)',
     'string_in': 'CHARACTER(LEN=*), INTENT(IN) :: {n}', 'string_out': 'CHARACTER(LEN=*) :: {n}',
     'string_buf': 'CHARACTER(LEN=*) :: {n}',
     'status': 'INTEGER :: {n}(MPI_STATUS_SIZE)', 'status_in': 'INTEGER :: {n}(MPI_STATUS_SIZE)',

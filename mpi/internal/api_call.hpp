@@ -1,15 +1,26 @@
 #pragma once
-// Overlapping MPI calls from two threads, caught before they corrupt state.
+// Every MPI function opens with an ApiCall: it serialises the library's
+// state between threads in the way the granted thread level needs.
 //
-// Lapis grants at most MPI_THREAD_SERIALIZED: the engine, the request table
-// and the handle tables assume one thread inside MPI at a time. A program
-// that breaks that rule used to corrupt them (a repeated sequence number,
-// then MPI_ERR_REQUEST, or a UCX assertion). Every MPI function now opens
-// with an ApiCall: entering while another thread is inside an MPI call is
-// refused with MPI_ERR_OTHER through the error handler.
+// MPI_THREAD_MULTIPLE: one process-wide mutex, the MPI lock, guards all
+// MPI-layer state (handle and request tables, communicators, context
+// slots, collectives' fibers and tags, keyvals, the attached buffer) and
+// serialises the calls into mpcpi and lapi. The outermost call on a thread
+// takes it; nested calls (a user callback calling MPI) already hold it.
+// A call that waits never sleeps holding it: mpcpi's waits call the idle
+// hook (release_for_idle) between polls, which lets other threads send,
+// receive, wait and progress meanwhile, and every wait re-checks its
+// request once it holds the lock again. (lapi's progress thread, in
+// interrupt mode, synchronises with mpcpi through mpcpi's own lock.)
 //
-// Cost, outermost calls only (nested calls on one thread, e.g. a user
-// callback calling MPI, are fine):
+// Lower levels: the engine, the request table and the handle tables assume
+// one thread inside MPI at a time, and a program that breaks that rule
+// used to corrupt them (a repeated sequence number, then MPI_ERR_REQUEST,
+// or a UCX assertion). Entering while another thread is inside an MPI call
+// is refused with MPI_ERR_OTHER through the error handler.
+//
+// Cost, outermost calls only (nested calls on one thread are free):
+//  - MPI_THREAD_MULTIPLE: a mutex lock and unlock.
 //  - MPI_THREAD_SERIALIZED, or any thread but the one that called MPI_Init:
 //    one compare-and-swap of a global (a plain load and store would let two
 //    threads that enter together both pass: two threads calling MPI in tight
@@ -18,8 +29,11 @@
 //    a relaxed load and store, no read-modify-write, so a program that asks
 //    for less pays less. A stray thread still takes the compare-and-swap
 //    path and is caught, except in the instant both enter together.
+// The level is chosen once, in MPI_Init_thread; the SINGLE/FUNNELED path
+// does not look at the MULTIPLE flag at all.
 
 #include <atomic>
+#include <mutex>
 
 #include "mpi.h"
 
@@ -30,9 +44,29 @@ namespace detail {
 inline thread_local int t_call_depth [[gnu::tls_model("initial-exec")]] = 0;
 inline std::atomic<const int*> g_thread_inside{nullptr};
 // Set by MPI_Init(_thread): the thread that called it, and whether the level
-// granted lets other threads call MPI (SERIALIZED).
+// granted lets other threads call MPI (SERIALIZED, MULTIPLE).
 inline thread_local bool t_main_thread [[gnu::tls_model("initial-exec")]] = false;
 inline bool g_any_thread = false;
+// MPI_THREAD_MULTIPLE was granted (set once, before other threads may call).
+inline bool g_multiple = false;
+// The MPI lock (MULTIPLE only) and whether this thread holds it.
+inline std::mutex g_mpi_lock;
+inline thread_local bool t_holds_lock [[gnu::tls_model("initial-exec")]] = false;
+// Threads waiting for the MPI lock (a waiting call yields the CPU to them).
+inline std::atomic<int> g_lock_waiters{0};
+
+inline void take_mpi_lock() {
+  if (!g_mpi_lock.try_lock()) {
+    g_lock_waiters.fetch_add(1, std::memory_order_relaxed);
+    g_mpi_lock.lock();
+    g_lock_waiters.fetch_sub(1, std::memory_order_relaxed);
+  }
+  t_holds_lock = true;
+}
+inline void drop_mpi_lock() {
+  t_holds_lock = false;
+  g_mpi_lock.unlock();
+}
 }  // namespace detail
 
 class ApiCall {
@@ -48,6 +82,11 @@ class ApiCall {
       outermost_ = true;
       return;
     }
+    if (detail::g_multiple) {
+      detail::take_mpi_lock();
+      locked_ = true;
+      return;
+    }
     const int* none = nullptr;
     if (!detail::g_thread_inside.compare_exchange_strong(none, &detail::t_call_depth,
                                                          std::memory_order_acquire,
@@ -60,6 +99,12 @@ class ApiCall {
   ~ApiCall() {
     --detail::t_call_depth;
     if (outermost_) detail::g_thread_inside.store(nullptr, std::memory_order_release);
+    if (locked_) {
+      detail::drop_mpi_lock();
+      // A thread that calls MPI in a loop (MPI_Test, MPI_Iprobe) would take
+      // the lock straight back and starve the threads parked on it.
+      if (detail::g_lock_waiters.load(std::memory_order_relaxed) > 0) sched_yield_now();
+    }
   }
   ApiCall(const ApiCall&) = delete;
   ApiCall& operator=(const ApiCall&) = delete;
@@ -68,6 +113,17 @@ class ApiCall {
   static void on_init(int level) {
     detail::t_main_thread = true;
     detail::g_any_thread = level >= MPI_THREAD_SERIALIZED;
+    detail::g_multiple = level == MPI_THREAD_MULTIPLE;
+  }
+
+  // mpcpi's idle hook under MULTIPLE: a waiting call lets other threads in
+  // (gives up the MPI lock, yields if a thread waits for it, takes it back).
+  // Called by mpcpi between polls, with no engine lock held.
+  static void release_for_idle() {
+    if (!detail::t_holds_lock) return;  // e.g. inside MPI_Init_thread itself
+    detail::drop_mpi_lock();
+    if (detail::g_lock_waiters.load(std::memory_order_relaxed) > 0) sched_yield_now();
+    detail::take_mpi_lock();
   }
 
   // Another thread was inside MPI when this call began.
@@ -76,9 +132,35 @@ class ApiCall {
   int refuse() const;
 
  private:
+  static void sched_yield_now();
   const char* function_;
   bool overlaps_ = false;
   bool outermost_ = false;
+  bool locked_ = false;
+};
+
+// For the few functions without an ApiCall (MPI_Error_string and
+// MPI_Error_class, which any thread may call while another is inside MPI at
+// every level) when they raise an error: under MULTIPLE, the handler lookup
+// and a user handler run under the MPI lock like any call.
+class ErrorPathLock {
+ public:
+  ErrorPathLock() {
+    if (!detail::g_multiple || detail::t_call_depth > 0) return;
+    ++detail::t_call_depth;
+    detail::take_mpi_lock();
+    locked_ = true;
+  }
+  ~ErrorPathLock() {
+    if (!locked_) return;
+    detail::drop_mpi_lock();
+    --detail::t_call_depth;
+  }
+  ErrorPathLock(const ErrorPathLock&) = delete;
+  ErrorPathLock& operator=(const ErrorPathLock&) = delete;
+
+ private:
+  bool locked_ = false;
 };
 
 }  // namespace mpi

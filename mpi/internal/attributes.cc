@@ -1,5 +1,7 @@
 #include "mpi/internal/attributes.hpp"
 
+#include <vector>
+
 #include "mpi.h"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
@@ -8,7 +10,8 @@ namespace mpi {
 
 int copy_attributes(const Comm& from, Comm& to) {
   State& s = state();
-  for (const auto& [key, value] : from.attributes) {
+  for (int key : from.attribute_order) {
+    void* value = from.attributes.at(key);
     auto kv = s.keyvals.find(key);
     if (kv == s.keyvals.end() || kv->second.copy == nullptr) continue;
     void* out = nullptr;
@@ -17,9 +20,19 @@ int copy_attributes(const Comm& from, Comm& to) {
     if (rc != MPI_SUCCESS) {
       return fail(rc, "the copy callback of keyval {} returned {}", key, rc);
     }
-    if (flag) to.attributes[key] = out;
+    if (flag) set_attribute(to, key, out);
   }
   return MPI_SUCCESS;
+}
+
+void set_attribute(Comm& comm, int keyval, void* value) {
+  auto [it, inserted] = comm.attributes.insert_or_assign(keyval, value);
+  if (inserted) comm.attribute_order.push_back(keyval);
+}
+
+void erase_attribute(Comm& comm, int keyval) {
+  if (comm.attributes.erase(keyval) == 0) return;
+  std::erase(comm.attribute_order, keyval);
 }
 
 int delete_all_attributes(Comm& comm) {
@@ -27,8 +40,12 @@ int delete_all_attributes(Comm& comm) {
   int first_error = MPI_SUCCESS;
   // Callbacks may not touch this communicator's attributes; take the map.
   auto attributes = std::move(comm.attributes);
+  auto order = std::move(comm.attribute_order);
   comm.attributes.clear();
-  for (const auto& [key, value] : attributes) {
+  comm.attribute_order.clear();
+  for (auto key_it = order.rbegin(); key_it != order.rend(); ++key_it) {
+    const int key = *key_it;
+    void* value = attributes.at(key);
     auto kv = s.keyvals.find(key);
     if (kv == s.keyvals.end() || kv->second.del == nullptr) continue;
     int rc = kv->second.del(comm.handle, key, value, kv->second.extra_state);

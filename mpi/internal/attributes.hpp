@@ -9,7 +9,12 @@ namespace mpi {
 // MPI_Comm_dup: runs each keyval's copy callback from `from` into `to`.
 // Returns the first callback error (an MPI class) or MPI_SUCCESS.
 int copy_attributes(const Comm& from, Comm& to);
-// MPI_Comm_free / MPI_Finalize: runs the delete callbacks, empties the map.
+// Sets or replaces one attribute, keeping the order keys were first set.
+void set_attribute(Comm& comm, int keyval, void* value);
+// Removes one attribute (no callback), if set.
+void erase_attribute(Comm& comm, int keyval);
+// MPI_Comm_free / MPI_Finalize: runs the delete callbacks in reverse order of
+// setting (LIFO, as MPI requires for MPI_COMM_SELF), empties the map.
 int delete_all_attributes(Comm& comm);
 
 }  // namespace mpi

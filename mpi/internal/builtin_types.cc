@@ -41,6 +41,15 @@ BuiltinSpec pair() {
           {offsetof(P, v), offsetof(P, i)}};
 }
 
+// The same layout with the first `fields` fields (all: -1) marked as
+// converted for external32.
+BuiltinSpec ext32(BuiltinSpec spec, Ext32 kind, int fields = -1) {
+  for (std::size_t i = 0; i < spec.fields.size(); ++i) {
+    if (fields < 0 || static_cast<int>(i) < fields) spec.fields[i].ext32 = kind;
+  }
+  return spec;
+}
+
 struct Entry {
   MPI_Datatype handle;
   const char* name;
@@ -57,18 +66,18 @@ std::vector<Entry> entries() {
       LAPIS_ENTRY(MPI_SIGNED_CHAR, scalar<signed char>()),
       LAPIS_ENTRY(MPI_UNSIGNED_CHAR, scalar<unsigned char>()),
       LAPIS_ENTRY(MPI_BYTE, scalar<unsigned char>()),
-      LAPIS_ENTRY(MPI_WCHAR, scalar<wchar_t>()),
+      LAPIS_ENTRY(MPI_WCHAR, ext32(scalar<wchar_t>(), Ext32::wchar_2)),
       LAPIS_ENTRY(MPI_SHORT, scalar<short>()),
       LAPIS_ENTRY(MPI_UNSIGNED_SHORT, scalar<unsigned short>()),
       LAPIS_ENTRY(MPI_INT, scalar<int>()),
       LAPIS_ENTRY(MPI_UNSIGNED, scalar<unsigned>()),
-      LAPIS_ENTRY(MPI_LONG, scalar<long>()),
-      LAPIS_ENTRY(MPI_UNSIGNED_LONG, scalar<unsigned long>()),
+      LAPIS_ENTRY(MPI_LONG, ext32(scalar<long>(), Ext32::long_4)),
+      LAPIS_ENTRY(MPI_UNSIGNED_LONG, ext32(scalar<unsigned long>(), Ext32::ulong_4)),
       LAPIS_ENTRY(MPI_LONG_LONG_INT, scalar<long long>()),
       LAPIS_ENTRY(MPI_UNSIGNED_LONG_LONG, scalar<unsigned long long>()),
       LAPIS_ENTRY(MPI_FLOAT, scalar<float>()),
       LAPIS_ENTRY(MPI_DOUBLE, scalar<double>()),
-      LAPIS_ENTRY(MPI_LONG_DOUBLE, scalar<long double>()),
+      LAPIS_ENTRY(MPI_LONG_DOUBLE, ext32(scalar<long double>(), Ext32::long_double)),
       LAPIS_ENTRY(MPI_INT8_T, scalar<std::int8_t>()),
       LAPIS_ENTRY(MPI_INT16_T, scalar<std::int16_t>()),
       LAPIS_ENTRY(MPI_INT32_T, scalar<std::int32_t>()),
@@ -80,7 +89,7 @@ std::vector<Entry> entries() {
       LAPIS_ENTRY(MPI_C_BOOL, scalar<bool>()),
       LAPIS_ENTRY(MPI_C_FLOAT_COMPLEX, complex_of<float>()),
       LAPIS_ENTRY(MPI_C_DOUBLE_COMPLEX, complex_of<double>()),
-      LAPIS_ENTRY(MPI_C_LONG_DOUBLE_COMPLEX, complex_of<long double>()),
+      LAPIS_ENTRY(MPI_C_LONG_DOUBLE_COMPLEX, ext32(complex_of<long double>(), Ext32::long_double)),
       LAPIS_ENTRY(MPIX_C_FLOAT16, opaque(2)),
       LAPIS_ENTRY(MPI_AINT, scalar<MPI_Aint>()),
       LAPIS_ENTRY(MPI_OFFSET, scalar<MPI_Offset>()),
@@ -88,14 +97,14 @@ std::vector<Entry> entries() {
       LAPIS_ENTRY(MPI_PACKED, scalar<unsigned char>()),
       LAPIS_ENTRY(MPI_FLOAT_INT, (pair<float>())),
       LAPIS_ENTRY(MPI_DOUBLE_INT, (pair<double>())),
-      LAPIS_ENTRY(MPI_LONG_INT, (pair<long>())),
+      LAPIS_ENTRY(MPI_LONG_INT, ext32(pair<long>(), Ext32::long_4, 1)),
       LAPIS_ENTRY(MPI_2INT, (pair<int>())),
       LAPIS_ENTRY(MPI_SHORT_INT, (pair<short>())),
-      LAPIS_ENTRY(MPI_LONG_DOUBLE_INT, (pair<long double>())),
+      LAPIS_ENTRY(MPI_LONG_DOUBLE_INT, ext32(pair<long double>(), Ext32::long_double, 1)),
       LAPIS_ENTRY(MPI_CXX_BOOL, scalar<bool>()),
       LAPIS_ENTRY(MPI_CXX_FLOAT_COMPLEX, complex_of<float>()),
       LAPIS_ENTRY(MPI_CXX_DOUBLE_COMPLEX, complex_of<double>()),
-      LAPIS_ENTRY(MPI_CXX_LONG_DOUBLE_COMPLEX, complex_of<long double>()),
+      LAPIS_ENTRY(MPI_CXX_LONG_DOUBLE_COMPLEX, ext32(complex_of<long double>(), Ext32::long_double)),
       // Fortran named types, as gfortran lays them out (LOGICAL is 4 bytes).
       LAPIS_ENTRY(MPI_CHARACTER, scalar<char>()),
       LAPIS_ENTRY(MPI_LOGICAL, scalar<int>()),

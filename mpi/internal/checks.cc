@@ -1,7 +1,10 @@
 #include "mpi/internal/checks.hpp"
 
-#include "mpi/internal/api_call.hpp"
+#include <sched.h>
 
+#include <new>
+
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
 
@@ -13,12 +16,14 @@ constexpr std::int64_t kNullPage = 4096;
 
 }  // namespace
 
+void ApiCall::sched_yield_now() { sched_yield(); }
+
 int ApiCall::refuse() const {
   return raise(nullptr, function_,
                fail(MPI_ERR_OTHER,
                     "another thread is inside an MPI call: calls from two threads at once need "
                     "MPI_THREAD_MULTIPLE (granted: {})",
-                    state().thread_level == MPI_THREAD_SINGLE       ? "MPI_THREAD_SINGLE"
+                    state().thread_level == MPI_THREAD_SINGLE     ? "MPI_THREAD_SINGLE"
                     : state().thread_level == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
                                                                   : "MPI_THREAD_SERIALIZED"));
 }
@@ -68,6 +73,14 @@ int lookup_comm(MPI_Comm handle, CommPtr& out) {
   return rc;
 }
 
+int lookup_group(MPI_Group handle, GroupPtr& out, const char* arg) {
+  if (handle == MPI_GROUP_NULL) return fail(MPI_ERR_GROUP, "{} is MPI_GROUP_NULL", arg);
+  GroupPtr* g = state().groups.find(handle);
+  if (g == nullptr) return fail(MPI_ERR_GROUP, "{}={:#x} is not a group", arg, handle);
+  out = *g;
+  return MPI_SUCCESS;
+}
+
 int lookup_comm(MPI_Comm handle, Comm*& out) {
   int rc;
   CommPtr* c = find_comm(handle, rc);
@@ -107,19 +120,19 @@ int check_buffer(const void* buf, int count, const Datatype& type, const char* a
 }
 
 int check_dest(const Comm& comm, int dest, const char* arg) {
-  if (dest == MPI_PROC_NULL || (dest >= 0 && dest < comm.size())) return MPI_SUCCESS;
+  if (dest == MPI_PROC_NULL || (dest >= 0 && dest < comm.peer_size())) return MPI_SUCCESS;
   return fail(MPI_ERR_RANK, "{}={} is not a rank of the communicator (0..{}) or MPI_PROC_NULL",
-              arg, dest, comm.size() - 1);
+              arg, dest, comm.peer_size() - 1);
 }
 
 int check_source(const Comm& comm, int source, const char* arg) {
   if (source == MPI_ANY_SOURCE || source == MPI_PROC_NULL ||
-      (source >= 0 && source < comm.size())) {
+      (source >= 0 && source < comm.peer_size())) {
     return MPI_SUCCESS;
   }
   return fail(MPI_ERR_RANK,
               "{}={} is not a rank of the communicator (0..{}), MPI_ANY_SOURCE or MPI_PROC_NULL",
-              arg, source, comm.size() - 1);
+              arg, source, comm.peer_size() - 1);
 }
 
 int check_send_tag(int tag, const char* arg) {
@@ -132,13 +145,22 @@ int check_recv_tag(int tag, const char* arg) {
   if (tag == MPI_ANY_TAG) return MPI_SUCCESS;
   int ub = state().attr_tag_ub;
   if (tag >= 0 && tag <= ub) return MPI_SUCCESS;
-  return fail(MPI_ERR_TAG, "{}={} is outside 0..MPI_TAG_UB ({}) and not MPI_ANY_TAG", arg, tag,
-              ub);
+  return fail(MPI_ERR_TAG, "{}={} is outside 0..MPI_TAG_UB ({}) and not MPI_ANY_TAG", arg, tag, ub);
 }
 
 int check_not_null(const void* p, const char* arg) {
   if (p != nullptr) return MPI_SUCCESS;
   return fail(MPI_ERR_ARG, "{} is NULL", arg);
+}
+
+int commit_type(const Datatype& type) {
+  try {
+    type.commit();
+  } catch (const std::bad_alloc&) {
+    return fail(MPI_ERR_NO_MEM, "no memory to flatten the datatype ({} bytes, extent {})",
+                type.size(), type.extent());
+  }
+  return MPI_SUCCESS;
 }
 
 }  // namespace mpi

@@ -19,6 +19,7 @@ int check_running(const char* function);
 // pointer is valid until the handle is freed.
 int lookup_comm(MPI_Comm handle, Comm*& out);
 int lookup_comm(MPI_Comm handle, CommPtr& out);
+int lookup_group(MPI_Group handle, GroupPtr& out, const char* arg = "group");
 // need_commit: communication and packing require a committed type.
 int lookup_type(MPI_Datatype handle, const Datatype*& out, bool need_commit,
                 const char* arg = "datatype");
@@ -31,6 +32,9 @@ int check_dest(const Comm& comm, int dest, const char* arg = "dest");
 int check_source(const Comm& comm, int source, const char* arg = "source");
 int check_send_tag(int tag, const char* arg = "tag");
 int check_recv_tag(int tag, const char* arg = "tag");
+// Datatype::commit(), with running out of memory reported as MPI_ERR_NO_MEM
+// (the type stays uncommitted) instead of an exception.
+int commit_type(const Datatype& type);
 // MPI_ERR_ARG when p is null.
 int check_not_null(const void* p, const char* arg);
 

@@ -18,6 +18,27 @@ void ContextSlots::to_words(std::uint64_t (&words)[kWords]) const {
   }
 }
 
+bool ContextSlots::offer(int parent_slot, std::uint64_t (&words)[kWords]) {
+  for (int w = 0; w < kWords; ++w) words[w] = 0;
+  if (running_.empty() || *running_.begin() != parent_slot) return false;
+  // Reserved slots are free slots another agreement still holds: an offer
+  // without them is partial, and an empty result then means "again".
+  const bool complete = reserved_.none();
+  for (int i = 0; i < kContextSlots; ++i) {
+    if (free_.test(i) && !reserved_.test(i)) {
+      words[i / 64] |= std::uint64_t{1} << (i % 64);
+      reserved_.set(i);
+    }
+  }
+  return complete;
+}
+
+void ContextSlots::withdraw(const std::uint64_t (&words)[kWords]) {
+  for (int i = 0; i < kContextSlots; ++i) {
+    if ((words[i / 64] >> (i % 64)) & 1) reserved_.reset(i);
+  }
+}
+
 int ContextSlots::lowest(const std::uint64_t (&words)[kWords]) {
   for (int w = 0; w < kWords; ++w) {
     if (words[w] != 0) return w * 64 + __builtin_ctzll(words[w]);

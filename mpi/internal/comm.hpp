@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "mpi/internal/errhandler.hpp"
 #include "mpi/internal/group.hpp"
@@ -31,6 +33,15 @@ enum class ContextKind : std::uint32_t {
 };
 
 // Bit i set = slot i is free at this process.
+//
+// Under MPI_THREAD_MULTIPLE several threads may agree on slots at once (on
+// different parent communicators), each agreement releasing the MPI lock
+// while it waits. Slots a running agreement offered are reserved, so no
+// other agreement of this process offers them too; and only the agreement
+// whose parent has the lowest slot among those running here offers any
+// (the others offer none and try again), so the one with the lowest parent
+// slot in the whole job always gets every member's offer and succeeds
+// (MPICH's context-id scheme, simplified). Guarded by the MPI lock.
 class ContextSlots {
  public:
   static constexpr int kWords = kContextSlots / 64;
@@ -43,9 +54,26 @@ class ContextSlots {
   // Lowest slot set in `words` (after the reduction), or -1.
   static int lowest(const std::uint64_t (&words)[kWords]);
 
+  // An agreement over a parent with slot `parent_slot` starts / ends here.
+  void begin_agreement(int parent_slot) { running_.insert(parent_slot); }
+  void end_agreement(int parent_slot) { running_.erase(running_.find(parent_slot)); }
+  // What the agreement over `parent_slot` offers now: the free, unreserved
+  // slots if it leads (they become reserved), else none. False when the
+  // offer is not every free slot (it does not lead, or another agreement
+  // holds some): if no common slot comes out, it must try again rather than
+  // conclude that none is free.
+  bool offer(int parent_slot, std::uint64_t (&words)[kWords]);
+  // The agreement is over: its offer is no longer reserved.
+  void withdraw(const std::uint64_t (&words)[kWords]);
+
  private:
   std::bitset<kContextSlots> free_;
+  std::bitset<kContextSlots> reserved_;
+  std::multiset<int> running_;
 };
+
+struct Info;
+struct Topology;  // topology.hpp
 
 struct Comm {
   GroupPtr group;
@@ -54,10 +82,36 @@ struct Comm {
   int handle = 0;  // its own handle, for error handler and attribute callbacks
   ErrhandlerPtr errhandler;
   std::map<int, void*> attributes;  // keyval -> value
+  // The keyvals of `attributes` in the order they were first set: deletion
+  // runs in reverse (LIFO), which MPI-2.2+ requires for MPI_COMM_SELF at
+  // MPI_Finalize. Setting a key again keeps its place.
+  std::vector<int> attribute_order;
   std::string name;
   // Nonblocking and persistent collective calls made on this communicator
   // so far (every rank counts the same): their tags' sequence numbers.
   std::uint32_t coll_seq = 0;
+  // Cartesian, graph or distributed-graph topology (null: none). Immutable;
+  // MPI_Comm_dup shares it.
+  std::shared_ptr<const Topology> topo;
+
+  // Inter-communicators: the remote group (null for an intra-communicator)
+  // and an intra-communicator over the local group that the collectives run
+  // on. It shares this communicator's slot and contexts: the two groups are
+  // disjoint and every collective receive names its source, so local and
+  // cross-group traffic never match each other. It never owns the slot.
+  GroupPtr remote_group;
+  std::shared_ptr<Comm> local;
+  bool owns_slot = true;
+  // Hints from MPI_Comm_set_info / MPI_Comm_dup_with_info (null: none).
+  std::shared_ptr<Info> info;
+
+  bool is_inter() const { return remote_group != nullptr; }
+  // The group point-to-point ranks address: the remote group of an
+  // inter-communicator, else the communicator's own.
+  const Group& peers() const { return remote_group ? *remote_group : *group; }
+  int peer_size() const { return peers().size(); }
+  int peer_world_of(int r) const { return peers().world_of(r); }
+  int peer_rank_of_world(int w) const { return peers().rank_of(w); }
 
   int size() const { return group->size(); }
   std::uint32_t context(ContextKind kind) const {

@@ -12,24 +12,82 @@ namespace mpi {
 int exchange_and_agree(const Comm& parent, int color, int key, std::vector<CreateEntry>& all,
                        int& slot) {
   State& s = state();
-  CreateEntry mine{};
-  s.slots.to_words(mine.free_slots);
-  mine.color = color;
-  mine.key = key;
-  std::vector<char> bytes;
-  if (int rc = internal_allgather(parent, &mine, sizeof mine, bytes)) return rc;
-  all.resize(parent.size());
-  std::memcpy(all.data(), bytes.data(), bytes.size());
-  std::uint64_t common[ContextSlots::kWords];
-  for (int w = 0; w < ContextSlots::kWords; ++w) {
-    common[w] = ~std::uint64_t{0};
-    for (const CreateEntry& e : all) common[w] &= e.free_slots[w];
+  // Two guards against agreements running here at once. Threads
+  // (MPI_THREAD_MULTIPLE): an offer is reserved while it is out, and only
+  // the agreement with the lowest parent slot offers (the others offer none
+  // and go round again). Fibers (MPI_Comm_idup): the slot agreed on is
+  // confirmed by every member taking it, or the round repeats.
+  s.slots.begin_agreement(parent.slot);
+  struct End {
+    ContextSlots& slots;
+    int parent_slot;
+    ~End() { slots.end_agreement(parent_slot); }
+  } end{s.slots, parent.slot};
+  for (;;) {
+    CreateEntry mine{};
+    mine.retry = s.slots.offer(parent.slot, mine.free_slots) ? 0 : 1;
+    mine.color = color;
+    mine.key = key;
+    std::vector<char> bytes;
+    const int rc = internal_allgather(parent, &mine, sizeof mine, bytes);
+    s.slots.withdraw(mine.free_slots);
+    if (rc != MPI_SUCCESS) return rc;
+    all.resize(parent.size());
+    std::memcpy(all.data(), bytes.data(), bytes.size());
+    std::uint64_t common[ContextSlots::kWords];
+    bool retry = false;
+    for (int w = 0; w < ContextSlots::kWords; ++w) {
+      common[w] = ~std::uint64_t{0};
+      for (const CreateEntry& e : all) common[w] &= e.free_slots[w];
+    }
+    for (const CreateEntry& e : all) retry |= e.retry != 0;
+    slot = ContextSlots::lowest(common);
+    if (slot < 0) {
+      if (retry) continue;
+      return fail(MPI_ERR_OTHER, "no context id is free at every member ({} communicators exist)",
+                  kContextSlots);
+    }
+    bool everyone = false;
+    if (int rc2 = confirm_slot(parent, slot, everyone)) return rc2;
+    if (everyone) return MPI_SUCCESS;
   }
-  slot = ContextSlots::lowest(common);
-  if (slot < 0) {
-    return fail(MPI_ERR_OTHER, "no context id is free at every member ({} communicators exist)",
-                kContextSlots);
+}
+
+int confirm_slot(const Comm& comm, int slot, bool& everyone) {
+  State& s = state();
+  // Taken at once, so that nothing else here (a nonblocking collective's
+  // fiber run while this waits) can take it meanwhile.
+  const int took = s.slots.is_free(slot) ? 1 : 0;
+  if (took) s.slots.take(slot);
+  std::vector<char> flags;
+  int rc = internal_allgather(comm, &took, sizeof took, flags);
+  everyone = rc == MPI_SUCCESS;
+  for (int r = 0; everyone && r < comm.size(); ++r) {
+    int f;
+    std::memcpy(&f, flags.data() + r * sizeof f, sizeof f);
+    everyone = f == 1;
   }
+  if (took && !everyone) s.slots.release(slot);
+  return rc;
+}
+
+CommPtr new_comm_object() {
+  return CommPtr(new Comm, [](Comm* p) {
+    State& st = state();
+    if (p->owns_slot && p->slot > kSelfSlot && st.phase == Phase::running) {
+      st.slots.release(p->slot);
+    }
+    delete p;
+  });
+}
+
+int install_comm(const CommPtr& c, int slot, MPI_Comm* out) {
+  State& s = state();
+  s.slots.take(slot);
+  MPI_Comm h = s.comms.insert(c);
+  if (h == MPI_COMM_NULL) return fail(MPI_ERR_INTERN, "too many communicators");
+  c->handle = h;
+  *out = h;
   return MPI_SUCCESS;
 }
 
@@ -37,21 +95,12 @@ int register_comm(const Comm& parent, std::vector<int> members, int slot, MPI_Co
   State& s = state();
   auto group = std::make_shared<const Group>(std::move(members));
   int rank = group->rank_of(s.world_rank);
-  CommPtr c(new Comm, [](Comm* p) {
-    State& st = state();
-    if (p->slot > kSelfSlot && st.phase == Phase::running) st.slots.release(p->slot);
-    delete p;
-  });
+  CommPtr c = new_comm_object();
   c->group = std::move(group);
   c->rank = rank;
   c->slot = slot;
   c->errhandler = parent.errhandler;
-  s.slots.take(slot);
-  MPI_Comm h = s.comms.insert(c);
-  if (h == MPI_COMM_NULL) return fail(MPI_ERR_INTERN, "too many communicators");
-  c->handle = h;
-  *out = h;
-  return MPI_SUCCESS;
+  return install_comm(c, slot, out);
 }
 
 }  // namespace mpi

@@ -20,13 +20,22 @@ void emit_block(FlatType& out, std::int64_t offset, std::int64_t len) {
   out.blocks.push_back({offset, len});
 }
 
-void emit_run(FlatType& out, std::int64_t elem_size, std::int64_t count) {
+void emit_run(FlatType& out, const ElementRun& run, std::int64_t count) {
   if (count <= 0) return;
-  if (!out.elements.empty() && out.elements.back().elem_size == elem_size) {
+  if (!out.elements.empty() && out.elements.back().elem_size == run.elem_size &&
+      out.elements.back().ext32 == run.ext32) {
     out.elements.back().count += count;
     return;
   }
-  out.elements.push_back({elem_size, count});
+  out.elements.push_back({run.elem_size, count, run.ext32});
+}
+
+// Appends the blocks of one instance of `in` (its rows expanded), shifted
+// by `base`.
+void append_blocks(FlatType& out, const FlatType& in, std::int64_t base) {
+  for (std::int64_t r = 0; r < in.reps; ++r) {
+    for (const Block& b : in.blocks) emit_block(out, base + r * in.rep_stride + b.offset, b.len);
+  }
 }
 
 // Appends `n` copies of `in`, the i-th shifted by base + i * stride. A dense
@@ -35,18 +44,16 @@ void emit_run(FlatType& out, std::int64_t elem_size, std::int64_t count) {
 void append_repeated(FlatType& out, const FlatType& in, std::int64_t base, std::int64_t n,
                      std::int64_t stride) {
   if (n <= 0 || in.blocks.empty()) return;
-  if (in.blocks.size() == 1 && in.blocks[0].len == stride) {
+  if (in.reps == 1 && in.blocks.size() == 1 && in.blocks[0].len == stride) {
     emit_block(out, base + in.blocks[0].offset, n * stride);
   } else {
-    for (std::int64_t i = 0; i < n; ++i) {
-      for (const Block& b : in.blocks) emit_block(out, base + i * stride + b.offset, b.len);
-    }
+    for (std::int64_t i = 0; i < n; ++i) append_blocks(out, in, base + i * stride);
   }
   if (in.elements.size() == 1) {
-    emit_run(out, in.elements[0].elem_size, in.elements[0].count * n);
+    emit_run(out, in.elements[0], in.elements[0].count * n);
   } else {
     for (std::int64_t i = 0; i < n; ++i) {
-      for (const ElementRun& r : in.elements) emit_run(out, r.elem_size, r.count);
+      for (const ElementRun& r : in.elements) emit_run(out, r, r.count);
     }
   }
 }
@@ -103,7 +110,7 @@ TypePtr Datatype::builtin(const BuiltinSpec& spec) {
   for (std::size_t i = 0; i < spec.fields.size(); ++i) {
     std::int64_t len = spec.fields[i].elem_size * spec.fields[i].count;
     emit_block(t->builtin_flat_, spec.offsets[i], len);
-    emit_run(t->builtin_flat_, spec.fields[i].elem_size, spec.fields[i].count);
+    emit_run(t->builtin_flat_, spec.fields[i], spec.fields[i].count);
     t->size_ += len;
     tb.add(0, 0, spec.offsets[i], spec.offsets[i] + len);
   }
@@ -136,7 +143,8 @@ TypePtr Datatype::from_layout(std::int64_t count, std::int64_t stride,
     row_size = c.add(row_size, c.mul(e.blocklen, child.size()));
     std::int64_t span = c.mul(e.blocklen - 1, child.extent());
     std::int64_t lo = std::min<std::int64_t>(0, span), hi = std::max<std::int64_t>(0, span);
-    row.add(c.add(c.add(e.displacement, child.lb()), lo), c.add(c.add(e.displacement, child.ub()), hi),
+    row.add(c.add(c.add(e.displacement, child.lb()), lo),
+            c.add(c.add(e.displacement, child.ub()), hi),
             c.add(c.add(e.displacement, child.true_lb()), lo),
             c.add(c.add(e.displacement, child.true_ub()), hi));
     if (!c.ok) return nullptr;
@@ -170,8 +178,7 @@ TypePtr Datatype::hvector(std::int64_t count, std::int64_t blocklen, std::int64_
 }
 
 TypePtr Datatype::hindexed(std::span<const std::int64_t> blocklens,
-                           std::span<const std::int64_t> displs_bytes, TypePtr old,
-                           int combiner) {
+                           std::span<const std::int64_t> displs_bytes, TypePtr old, int combiner) {
   std::vector<LayoutEntry> entries;
   entries.reserve(blocklens.size());
   for (std::size_t i = 0; i < blocklens.size(); ++i) {
@@ -202,7 +209,8 @@ TypePtr Datatype::resized(TypePtr old, std::int64_t lb, std::int64_t extent) {
   auto t = std::const_pointer_cast<Datatype>(
       from_layout(1, 0, {{0, 1, std::move(old)}}, MPI_COMBINER_RESIZED));
   std::int64_t ub = 0;
-  if (t == nullptr || __builtin_add_overflow(lb, extent, &ub) || !fits(lb) || !fits(ub)) return nullptr;
+  if (t == nullptr || __builtin_add_overflow(lb, extent, &ub) || !fits(lb) || !fits(ub))
+    return nullptr;
   t->lb_ = lb;
   t->ub_ = ub;
   return t;
@@ -265,9 +273,23 @@ FlatType Datatype::flatten() const {
       append_repeated(row, c.flatten(), e.displacement, e.blocklen, c.extent());
     }
   }
-  if (count_ == 1) return row;
+  if (count_ == 1 || row.blocks.empty()) return row;
   FlatType out;
-  append_repeated(out, row, 0, count_, stride_);
+  if (row.blocks.size() == 1 && row.blocks[0].len == stride_) {
+    append_repeated(out, row, 0, count_, stride_);  // dense: one block
+    return out;
+  }
+  // The outermost repetition stays a loop: O(row), not O(count_ * row).
+  out.blocks = std::move(row.blocks);
+  out.reps = count_;
+  out.rep_stride = stride_;
+  if (row.elements.size() == 1) {
+    emit_run(out, row.elements[0], row.elements[0].count * count_);
+  } else {
+    for (std::int64_t i = 0; i < count_; ++i) {
+      for (const ElementRun& r : row.elements) emit_run(out, r, r.count);
+    }
+  }
   return out;
 }
 
@@ -275,10 +297,10 @@ void Datatype::commit() const {
   if (flat_) return;
   flat_ = std::make_unique<FlatType>(flatten());
   const auto& blocks = flat_->blocks;
-  if (blocks.empty() || (blocks.size() == 1 && blocks[0].len == extent())) {
+  if (blocks.empty() || (flat_->reps == 1 && blocks.size() == 1 && blocks[0].len == extent())) {
     layout_ = Layout::dense;
   } else {
-    layout_ = blocks.size() == 1 ? Layout::one_block : Layout::scattered;
+    layout_ = flat_->reps == 1 && blocks.size() == 1 ? Layout::one_block : Layout::scattered;
   }
   data_offset_ = blocks.empty() ? 0 : blocks[0].offset;
   elements_per_instance_ = 0;
@@ -294,12 +316,15 @@ void pack(const Datatype& type, const void* base, std::int64_t count, void* out)
     }
     return;
   }
-  const auto& blocks = type.flat().blocks;
+  const FlatType& flat = type.flat();
   const std::int64_t ext = type.extent();
   for (std::int64_t i = 0; i < count; ++i) {
-    for (const Block& b : blocks) {
-      std::memcpy(dst, src + i * ext + b.offset, b.len);
-      dst += b.len;
+    for (std::int64_t r = 0; r < flat.reps; ++r) {
+      const char* row = src + i * ext + r * flat.rep_stride;
+      for (const Block& b : flat.blocks) {
+        std::memcpy(dst, row + b.offset, b.len);
+        dst += b.len;
+      }
     }
   }
 }
@@ -314,15 +339,18 @@ void unpack(const Datatype& type, void* base, std::int64_t count, const void* in
     std::memcpy(dst + type.data_offset(), src, nbytes);
     return;
   }
-  const auto& blocks = type.flat().blocks;
+  const FlatType& flat = type.flat();
   const std::int64_t ext = type.extent();
   for (std::int64_t i = 0; i < count && nbytes > 0; ++i) {
-    for (const Block& b : blocks) {
-      std::int64_t len = std::min(b.len, nbytes);
-      std::memcpy(dst + i * ext + b.offset, src, len);
-      src += len;
-      nbytes -= len;
-      if (nbytes == 0) return;
+    for (std::int64_t r = 0; r < flat.reps; ++r) {
+      char* row = dst + i * ext + r * flat.rep_stride;
+      for (const Block& b : flat.blocks) {
+        std::int64_t len = std::min(b.len, nbytes);
+        std::memcpy(row + b.offset, src, len);
+        src += len;
+        nbytes -= len;
+        if (nbytes == 0) return;
+      }
     }
   }
 }

@@ -22,17 +22,37 @@ struct Block {
   std::int64_t len;
 };
 
+// How a primitive element looks in MPI's "external32" representation
+// (big-endian, the standard's sizes; external32.hpp), where the native one
+// differs by more than byte order.
+enum class Ext32 : std::uint8_t {
+  same_size,    // byte-reversed (1-byte elements unchanged)
+  long_4,       // C long: 4 bytes
+  ulong_4,      // C unsigned long: 4 bytes
+  wchar_2,      // wchar_t: 2 bytes
+  long_double,  // x87 long double: IEEE binary128
+};
+
 // `count` consecutive primitive elements of `elem_size` bytes (for
-// MPI_Get_elements).
+// MPI_Get_elements and external32).
 struct ElementRun {
   std::int64_t elem_size;
   std::int64_t count;
+  Ext32 ext32 = Ext32::same_size;
 };
 
-// One instance of a type, flattened.
+// One instance of a type, flattened: `reps` rows, row r at r * rep_stride
+// bytes, each row the `blocks` (offsets from the row's start). A type's
+// outermost repetition stays a loop (reps), so committing
+// MPI_Type_vector(1 << 28, 1, 2, MPI_INT) stores one block, not 2^28;
+// repetitions inside a child are expanded when the child is embedded.
+// `elements` covers the whole instance (runs of one size merge, so a
+// repeated row of one element size is one run).
 struct FlatType {
   std::vector<Block> blocks;
   std::vector<ElementRun> elements;
+  std::int64_t reps = 1;
+  std::int64_t rep_stride = 0;
 };
 
 class Datatype;
@@ -51,6 +71,17 @@ struct BuiltinSpec {
   std::vector<ElementRun> fields;       // field sizes (pair types have two)
   std::vector<std::int64_t> offsets;    // field offsets
   int id = 0;                           // handle index (MPI_CHAR = 1, ...)
+};
+
+// The constructor call that made a derived type, as
+// MPI_Type_get_envelope/contents report it (MPI_COMBINER_* and the integer,
+// address and datatype arguments in the standard's order).
+struct Envelope {
+  int combiner = 0;
+  std::vector<int> ints;
+  std::vector<std::int64_t> aints;
+  std::vector<int> type_handles;  // as the program passed them
+  std::vector<TypePtr> types;     // the objects, kept while this type lives
 };
 
 class Datatype {
@@ -91,6 +122,8 @@ class Datatype {
 
   bool committed() const { return flat_ != nullptr; }
   // Flattens (once; later calls are no-ops). Builtin types are born committed.
+  // May throw std::bad_alloc (a huge nested type); the type then stays
+  // uncommitted.
   void commit() const;
   // Valid after commit().
   const FlatType& flat() const { return *flat_; }
@@ -106,6 +139,8 @@ class Datatype {
   std::int64_t elements_per_instance() const { return elements_per_instance_; }
 
   std::string name;  // MPI_Type_set_name / get_name; predefined names preset
+  // Set by the MPI constructor that made the type (null for predefined ones).
+  std::shared_ptr<const Envelope> envelope;
 
  private:
   Datatype() = default;

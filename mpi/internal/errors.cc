@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/error_classes.hpp"
 #include "mpi/internal/state.hpp"
 
@@ -46,6 +47,7 @@ void abort_job(int errorcode) {
 
 int raise(const Comm* comm, const char* function, int code) {
   if (code == MPI_SUCCESS) return code;
+  const ErrorPathLock lock;
   State& s = state();
   ErrhandlerPtr handler;
   MPI_Comm handle = MPI_COMM_WORLD;

@@ -10,8 +10,9 @@
 // A handle of another object type never resolves, so a datatype passed as a
 // communicator is MPI_ERR_COMM.
 //
-// Threading: tables are touched only by the thread inside an MPI call (the
-// library offers at most MPI_THREAD_SERIALIZED), never by progress threads.
+// Threading: tables are touched only by the thread inside an MPI call (under
+// MPI_THREAD_MULTIPLE: the thread holding the MPI lock, api_call.hpp), never
+// by progress threads.
 
 #include <cstdint>
 #include <optional>

@@ -70,4 +70,27 @@ int internal_allgather(const Comm& comm, const void* mine, std::size_t bytes,
   return first_error;
 }
 
+int internal_bcast(const Comm& comm, int root, void* data, std::size_t bytes) {
+  const int n = comm.size();
+  const std::uint32_t ctx = comm.context(ContextKind::collective);
+  mpcpi::Engine& eng = engine();
+  if (comm.rank != root) {
+    return check(eng.recv(data, bytes, comm.world_of(root), kTagBcast, ctx, nullptr));
+  }
+  std::vector<mpcpi::Request*> reqs(n, nullptr);
+  int first_error = MPI_SUCCESS;
+  for (int r = 0; r < n; ++r) {
+    if (r == root) continue;
+    int rc = check(eng.isend(data, bytes, comm.world_of(r), kTagBcast, ctx,
+                             mpcpi::SendMode::standard, reqs[r]));
+    if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS) first_error = rc;
+  }
+  for (int r = 0; r < n; ++r) {
+    if (reqs[r] == nullptr) continue;
+    int rc = check(eng.wait(reqs[r], nullptr));
+    if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS) first_error = rc;
+  }
+  return first_error;
+}
+
 }  // namespace mpi

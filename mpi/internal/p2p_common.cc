@@ -38,7 +38,7 @@ int check_status_ptr(const MPI_Status* status) {
 void fill_status(MPI_Status* status, const Comm& c, const mpcpi::Status& es,
                  std::size_t count_bytes, int error_class) {
   if (!wants_status(status)) return;
-  status->MPI_SOURCE = es.source >= 0 ? c.rank_of_world(es.source) : MPI_ANY_SOURCE;
+  status->MPI_SOURCE = es.source >= 0 ? c.peer_rank_of_world(es.source) : MPI_ANY_SOURCE;
   status->MPI_TAG = es.tag;
   status->MPI_ERROR = error_class;
   status->count_hi_and_cancelled = es.cancelled ? 1 : 0;
@@ -61,7 +61,7 @@ int describe_failure(mpcpi::Errc err, const Comm& c, const mpcpi::Status& es, in
       return fail(MPI_ERR_TRUNCATE,
                   "message of {} bytes from rank {} (tag {}) is longer than the receive buffer "
                   "({} x {} = {} bytes)",
-                  es.message_bytes, es.source >= 0 ? c.rank_of_world(es.source) : -1, es.tag,
+                  es.message_bytes, es.source >= 0 ? c.peer_rank_of_world(es.source) : -1, es.tag,
                   count, type ? type->name : "?", count * (type ? type->size() : 0));
     case mpcpi::Errc::ready_no_match:
       return fail(MPI_ERR_OTHER,

@@ -27,7 +27,7 @@ inline bool wants_status(const MPI_Status* status) {
 
 // Engine source/tag for an MPI source/tag (wildcards translated).
 inline int engine_source(const Comm& c, int source) {
-  return source == MPI_ANY_SOURCE ? mpcpi::kAnySource : c.world_of(source);
+  return source == MPI_ANY_SOURCE ? mpcpi::kAnySource : c.peer_world_of(source);
 }
 inline int engine_tag(int tag) { return tag == MPI_ANY_TAG ? mpcpi::kAnyTag : tag; }
 

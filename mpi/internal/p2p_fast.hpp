@@ -56,7 +56,7 @@ inline bool fast_send_args(const void* buf, int count, MPI_Datatype datatype, in
                            MPI_Comm comm, FastP2p& out) {
   if (tag < 0 || tag > state().attr_tag_ub) return false;
   if (!fast_buffer(buf, count, datatype, comm, out)) return false;
-  return dest >= 0 && dest < out.comm->size();
+  return dest >= 0 && dest < out.comm->peer_size();
 }
 
 // MPI_Recv: a rank or MPI_ANY_SOURCE, a tag or MPI_ANY_TAG, a status
@@ -66,7 +66,7 @@ inline bool fast_recv_args(void* buf, int count, MPI_Datatype datatype, int sour
   if (status == nullptr) return false;
   if (tag != MPI_ANY_TAG && (tag < 0 || tag > state().attr_tag_ub)) return false;
   if (!fast_buffer(buf, count, datatype, comm, out)) return false;
-  return source == MPI_ANY_SOURCE || (source >= 0 && source < out.comm->size());
+  return source == MPI_ANY_SOURCE || (source >= 0 && source < out.comm->peer_size());
 }
 
 }  // namespace mpi

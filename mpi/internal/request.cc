@@ -4,6 +4,7 @@
 
 #include "mpi/internal/coll/nonblocking.hpp"
 #include "mpi/internal/errors.hpp"
+#include "mpi/internal/grequest.hpp"
 #include "mpi/internal/p2p_common.hpp"
 #include "mpi/internal/runtime.hpp"
 #include "mpi/internal/status_fields.hpp"
@@ -40,7 +41,7 @@ int start_request(Request& r) {
     // A send that completes inside isend leaves r.engine null: like an
     // MPI_PROC_NULL request, it then completes without the engine.
     bool done_now = false;
-    e = engine().isend(sb.data, sb.bytes, c.world_of(r.peer), r.tag, context, r.mode, r.engine,
+    e = engine().isend(sb.data, sb.bytes, c.peer_world_of(r.peer), r.tag, context, r.mode, r.engine,
                        &done_now);
   } else {
     RecvBytes rb = prepare_recv(r.buf, r.count, *r.type, r.staging);
@@ -56,6 +57,13 @@ int start_request(Request& r) {
 int finish_request(MPI_Request* handle, Request& r, const mpcpi::Status& es, mpcpi::Errc err,
                    MPI_Status* status, CommPtr& comm_out) {
   int cls;
+  if (r.kind == RequestKind::grequest) {
+    cls = err == mpcpi::Errc::success ? finish_grequest(*r.greq, status) : engine_error(err);
+    comm_out = r.comm.release();
+    requests().release(*handle);
+    *handle = MPI_REQUEST_NULL;
+    return cls;
+  }
   if (r.kind == RequestKind::coll) {
     cls = collective_result(*r.coll, err);
   } else {
@@ -70,6 +78,9 @@ int finish_request(MPI_Request* handle, Request& r, const mpcpi::Status& es, mpc
     fill_proc_null_status(status);
   } else if (r.kind == RequestKind::recv) {
     fill_status(status, *r.comm, es, es.bytes, cls);
+  } else if (r.kind == RequestKind::coll && r.coll->status && wants_status(status)) {
+    *status = *r.coll->status;  // MPI_Isendrecv: its receive's
+    status->MPI_ERROR = cls;
   } else if (wants_status(status)) {
     // Sends and collectives report only the error (and cancellation).
     set_empty_status(status);

@@ -22,9 +22,11 @@ enum class RequestKind : std::uint8_t {
   recv,
   null_proc,  // MPI_PROC_NULL peer: complete at once with an empty status
   coll,       // a nonblocking or persistent collective (coll/nonblocking.hpp)
+  grequest,   // a generalized request (grequest.hpp)
 };
 
 struct CollOp;
+struct GRequest;
 
 struct Request {
   RequestKind kind = RequestKind::send;
@@ -45,6 +47,7 @@ struct Request {
   int tag = 0;
   mpcpi::SendMode mode = mpcpi::SendMode::standard;
   std::shared_ptr<CollOp> coll;  // kind coll
+  std::shared_ptr<GRequest> greq;  // kind grequest
 };
 
 extern RequestTable<Request> g_requests;

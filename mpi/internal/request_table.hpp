@@ -5,7 +5,9 @@
 // loops stay allocation-free once the table has grown to the window size.
 //
 // Threading: like every handle table, touched only by the thread inside an
-// MPI call.
+// MPI call (holding the MPI lock under MPI_THREAD_MULTIPLE). A Request*
+// stays valid while its call waits with the lock released: chunks never
+// move.
 
 #include <cstddef>
 #include <memory>

@@ -3,8 +3,9 @@
 // tables, keyvals, context slots. (The lapi context and mpcpi engine live in
 // runtime.hpp.)
 //
-// Threading: touched only by the thread inside an MPI call; the library
-// grants at most MPI_THREAD_SERIALIZED, so calls never overlap.
+// Threading: touched only by the thread inside an MPI call; under
+// MPI_THREAD_MULTIPLE, only by the thread holding the MPI lock
+// (api_call.hpp).
 
 #include <map>
 #include <thread>
@@ -61,7 +62,9 @@ struct State {
   int attr_wtime_is_global = 0;
   int attr_universe_size = 1;
   int attr_appnum = 0;
-  int attr_lastusedcode = MPICH_ERR_LAST_CLASS;  // as MPICH reports it
+  // MPI_ERR_LASTCODE, as MPICH starts it (MPI: MPI_LASTUSEDCODE is never
+  // below MPI_ERR_LASTCODE; MPICH's baseattr2 test checks it).
+  int attr_lastusedcode = MPI_ERR_LASTCODE;
 };
 
 // A plain global (not a function-local static): every MPI call reads it,

@@ -1,7 +1,8 @@
 #pragma once
 // The hidden fields of MPI_Status in MPICH's layout: a byte count split over
 // count_lo and bits 1..31 of count_hi_and_cancelled, whose bit 0 is the
-// cancel flag (MPICH's MPIR_STATUS_SET_COUNT and friends).
+// cancel flag (MPICH's MPIR_STATUS_SET_COUNT and friends). The high part is
+// read as unsigned: a count of 2^62 or more sets the int's sign bit.
 
 #include <cstdint>
 
@@ -11,7 +12,7 @@ namespace mpi {
 
 inline MPI_Count status_count(const MPI_Status& s) {
   return static_cast<MPI_Count>(static_cast<unsigned>(s.count_lo)) +
-         (static_cast<MPI_Count>(s.count_hi_and_cancelled >> 1) << 32);
+         (static_cast<MPI_Count>(static_cast<std::uint32_t>(s.count_hi_and_cancelled) >> 1) << 32);
 }
 
 inline void set_status_count(MPI_Status& s, MPI_Count bytes) {

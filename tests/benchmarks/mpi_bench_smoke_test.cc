@@ -72,6 +72,24 @@ TEST_CASE("the 2-rank MPI benchmarks print one JSON row per size with positive n
   }
 }
 
+TEST_CASE("mpi_mt: latency and per-thread rate rows for 1 and 2 threads per rank") {
+  const auto result =
+      run_ranks("mpi_mt", 2, {"--threads", "1,2", "--iters", "20", "--window", "4", "--json"});
+  INFO("mpi_mt output:\n", result.output);
+  REQUIRE(result.status == 0);
+  const auto rows = json_rows(result.output, OtherLines::kSkipped);
+  REQUIRE(rows.size() == 4);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    CHECK(field(rows[i], "bench") == (i % 2 == 0 ? "mpi_latency_mt" : "mpi_msgrate_mt"));
+    CHECK(number(rows[i], "threads") == (i < 2 ? 1.0 : 2.0));
+    CHECK(number(rows[i], "size") == 8.0);
+    check_positive(rows[i], i % 2 == 0 ? "us" : "msgs_per_s_per_thread");
+  }
+  const LaunchResult bad = run_alone("mpi_mt", "--threads 0");
+  CHECK(bad.status == 2);
+  CHECK(bad.output.find("--threads") != std::string::npos);
+}
+
 TEST_CASE("mpi_interrupt_latency: Lapis delivers while the receiver makes no MPI call") {
   // The program sets LAPIS_MODE=interrupt itself; a generous per-message
   // timeout so a slow (sanitized, oversubscribed) run is not "no progress".

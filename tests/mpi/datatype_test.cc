@@ -81,9 +81,11 @@ TEST_CASE("vector: bounds, blocks, pack and unpack") {
   CHECK(t->size() == 24);
   CHECK(t->extent() == 40);
   CHECK(t->lb() == 0);
-  REQUIRE(t->flat().blocks.size() == 3);
-  CHECK(t->flat().blocks[1].offset == 16);
-  CHECK(t->flat().blocks[1].len == 8);
+  // One block repeated 3 times 16 bytes apart (a loop, not 3 entries).
+  REQUIRE(t->flat().blocks.size() == 1);
+  CHECK(t->flat().blocks[0].len == 8);
+  CHECK(t->flat().reps == 3);
+  CHECK(t->flat().rep_stride == 16);
   CHECK_FALSE(t->contiguous_for(1));
 
   std::array<int, 12> src{};
@@ -151,8 +153,9 @@ TEST_CASE("negative displacements and resized bounds") {
   CHECK(r->true_extent() == 4);
   // Three resized ints sit 16 bytes apart.
   TypePtr c = committed(Datatype::contiguous(3, r));
-  REQUIRE(c->flat().blocks.size() == 3);
-  CHECK(c->flat().blocks[2].offset == 32);
+  REQUIRE(c->flat().blocks.size() == 1);
+  CHECK(c->flat().reps == 3);
+  CHECK(c->flat().rep_stride == 16);
   CHECK(c->extent() == 48);
 
   TypePtr d = committed(Datatype::dup(r));
@@ -187,10 +190,14 @@ TEST_CASE("a derived type may be built from uncommitted parts") {
   TypePtr outer = committed(Datatype::contiguous(2, inner));
   CHECK_FALSE(inner->committed());
   CHECK(outer->size() == 16);
-  // inner extent is 12: blocks at 0, 8, 12, 20
-  REQUIRE(outer->flat().blocks.size() == 3);
+  // inner extent is 12: its blocks at 0 and 8 (expanded), twice 12 apart
+  REQUIRE(outer->flat().blocks.size() == 2);
   CHECK(outer->flat().blocks[1].offset == 8);
-  CHECK(outer->flat().blocks[1].len == 8);
+  CHECK(outer->flat().reps == 2);
+  CHECK(outer->flat().rep_stride == 12);
+  std::array<int, 6> src{0, 1, 2, 3, 4, 5}, packed{};
+  mpi::pack(*outer, src.data(), 1, packed.data());
+  CHECK(packed == std::array<int, 6>{0, 2, 3, 5, 0, 0});
 }
 
 TEST_CASE("empty types") {
@@ -257,4 +264,22 @@ TEST_CASE("an entry of block length 0 does not flatten its child") {
   s->commit();
   REQUIRE(s->flat().blocks.size() == 1);
   CHECK(s->flat().blocks[0].offset == 64);
+}
+
+TEST_CASE("a vector of 2^28 blocks commits to one block and a loop") {
+  TypePtr t = committed(
+      Datatype::hvector(std::int64_t{1} << 28, 1, 8, builtin(MPI_INT), MPI_COMBINER_VECTOR));
+  CHECK(t->size() == std::int64_t{1} << 30);
+  REQUIRE(t->flat().blocks.size() == 1);
+  CHECK(t->flat().reps == std::int64_t{1} << 28);
+  REQUIRE(t->flat().elements.size() == 1);
+  CHECK(t->flat().elements[0].count == std::int64_t{1} << 28);
+  CHECK(t->elements_per_instance() == std::int64_t{1} << 28);
+  CHECK_FALSE(t->contiguous_for(1));
+  // Blocks that touch collapse into one dense block as before.
+  TypePtr dense = committed(
+      Datatype::hvector(std::int64_t{1} << 28, 2, 8, builtin(MPI_INT), MPI_COMBINER_VECTOR));
+  REQUIRE(dense->flat().blocks.size() == 1);
+  CHECK(dense->flat().reps == 1);
+  CHECK(dense->contiguous_for(3));
 }

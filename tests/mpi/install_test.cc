@@ -18,27 +18,9 @@
 
 namespace {
 
-struct Run {
-  int status = -1;
-  std::string output;
-};
+using Run = lapis::testing::LaunchResult;
 
-Run sh(const std::string& command) {
-  Run r;
-  // Under --config=asan libmpi.so is instrumented while the program built by
-  // mpicc is not: let the sanitizer runtime come in through the library.
-  const char* asan = std::getenv("ASAN_OPTIONS");
-  std::string env = "export ASAN_OPTIONS='" + std::string(asan ? asan : "") +
-                    ":verify_asan_link_order=0'; ";
-  FILE* pipe = popen((env + command + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
-  int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  return r;
-}
+Run sh(const std::string& command) { return lapis::testing::run_user_command(command); }
 
 bool exists(const std::string& path) {
   struct stat st;

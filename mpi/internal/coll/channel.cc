@@ -12,7 +12,7 @@ CollChannel::CollChannel(const Comm& comm, CollTag tag, std::uint32_t seq)
       context_(comm.context(ContextKind::collective)),
       tag_(coll_tag(tag, seq)),
       rank_(comm.rank),
-      size_(comm.size()),
+      size_(comm.peer_size()),
       on_fiber_(Fiber::current() != nullptr) {}
 
 CollChannel::~CollChannel() {
@@ -27,7 +27,7 @@ int CollChannel::send(int peer, const void* data, std::size_t bytes) {
     int rc2 = wait_all();
     return rc != MPI_SUCCESS ? rc : rc2;
   }
-  return engine_error(engine_.send(data, bytes, comm_.world_of(peer), tag_, context_,
+  return engine_error(engine_.send(data, bytes, comm_.peer_world_of(peer), tag_, context_,
                                    mpcpi::SendMode::standard));
 }
 
@@ -37,7 +37,7 @@ int CollChannel::recv(int peer, void* data, std::size_t bytes) {
     int rc2 = wait_all();
     return rc != MPI_SUCCESS ? rc : rc2;
   }
-  return engine_error(engine_.recv(data, bytes, comm_.world_of(peer), tag_, context_, nullptr));
+  return engine_error(engine_.recv(data, bytes, comm_.peer_world_of(peer), tag_, context_, nullptr));
 }
 
 int CollChannel::sendrecv(int to, const void* sdata, std::size_t sbytes, int from, void* rdata,
@@ -51,7 +51,7 @@ int CollChannel::sendrecv(int to, const void* sdata, std::size_t sbytes, int fro
 int CollChannel::isend(int peer, const void* data, std::size_t bytes) {
   mpcpi::Request* req = nullptr;
   bool done = false;
-  mpcpi::Errc e = engine_.isend(data, bytes, comm_.world_of(peer), tag_, context_,
+  mpcpi::Errc e = engine_.isend(data, bytes, comm_.peer_world_of(peer), tag_, context_,
                                 mpcpi::SendMode::standard, req, &done);
   if (e != mpcpi::Errc::success) return engine_error(e);
   if (!done) pending_.push_back(req);
@@ -60,7 +60,7 @@ int CollChannel::isend(int peer, const void* data, std::size_t bytes) {
 
 int CollChannel::irecv(int peer, void* data, std::size_t bytes) {
   mpcpi::Request* req = nullptr;
-  mpcpi::Errc e = engine_.irecv(data, bytes, comm_.world_of(peer), tag_, context_, req);
+  mpcpi::Errc e = engine_.irecv(data, bytes, comm_.peer_world_of(peer), tag_, context_, req);
   if (e != mpcpi::Errc::success) return engine_error(e);
   pending_.push_back(req);
   return MPI_SUCCESS;

@@ -33,6 +33,7 @@ enum class CollTag : int {
   alltoall,
   scan,
   exscan,
+  neighbor,  // every neighbourhood collective (topology.hpp)
 };
 inline constexpr int kCollTagKinds = 16;
 // Sequence numbers are below this: tags stay below kInternalTagBase.
@@ -51,6 +52,8 @@ class CollChannel {
   CollChannel(const CollChannel&) = delete;
   CollChannel& operator=(const CollChannel&) = delete;
 
+  // On an inter-communicator peers are ranks of the remote group: size()
+  // is the remote group's size and rank() this process's local rank.
   int rank() const { return rank_; }
   int size() const { return size_; }
 

@@ -95,7 +95,8 @@ void keep_types(std::vector<std::shared_ptr<const void>>& keep, const MPI_Dataty
 }
 
 int launch_collective(Comm& comm, const char* fn, const CollCall& how,
-                      std::vector<std::shared_ptr<const void>> keep, CollBody body) {
+                      std::vector<std::shared_ptr<const void>> keep, CollBody body,
+                      const FiberOpExtras& extras) {
   if (int rc = check_request_ptr(how.request)) return raise(&comm, fn, rc);
   if (how.info != MPI_INFO_NULL && state().infos.find(how.info) == nullptr) {
     return raise(&comm, fn, fail(MPI_ERR_INFO, "info={:#x} is not an info object", how.info));
@@ -112,7 +113,8 @@ int launch_collective(Comm& comm, const char* fn, const CollCall& how,
   op->body = std::move(body);
   op->keep = std::move(keep);
   op->comm = &comm;
-  op->seq = 1 + comm.coll_seq++ % (kCollSeqLimit - 1);  // 0: blocking collectives
+  if (extras.takes_seq) op->seq = 1 + comm.coll_seq++ % (kCollSeqLimit - 1);  // 0: blocking
+  op->status = extras.status;
   r->coll = std::move(op);
   if (how.mode == CollMode::nonblocking) {
     if (int rc = begin(*r)) {

@@ -65,6 +65,7 @@ struct CollOp {
   int done_tag = 0;  // of the completion message to self
   std::string detail;  // of a failure, for the request's completion
   const Comm* comm = nullptr;
+  std::shared_ptr<MPI_Status> status;  // CollCall::status
   ~CollOp();
 };
 
@@ -74,6 +75,14 @@ struct CollCall {
   CollMode mode = CollMode::blocking;
   MPI_Request* request = nullptr;  // nonblocking and persistent: the result
   MPI_Info info = MPI_INFO_NULL;  // persistent: MPI_INFO_NULL or MPI_INFO_ENV
+};
+
+// Operations that are not collectives (MPI_Isendrecv) run on a fiber too:
+// they take no sequence number (only some ranks make them), and report the
+// status the body leaves in `status`.
+struct FiberOpExtras {
+  bool takes_seq = true;
+  std::shared_ptr<MPI_Status> status;
 };
 
 // The objects a pending collective must keep alive, by handle (null
@@ -86,7 +95,8 @@ void keep_types(std::vector<std::shared_ptr<const void>>& keep, const MPI_Dataty
 // Nonblocking or persistent: creates the request (persistent: inactive;
 // nonblocking: started). Raises its own errors.
 int launch_collective(Comm& comm, const char* fn, const CollCall& how,
-                      std::vector<std::shared_ptr<const void>> keep, CollBody body);
+                      std::vector<std::shared_ptr<const void>> keep, CollBody body,
+                      const FiberOpExtras& extras = {});
 
 // Runs `body` now (blocking) or launches it. `keep` is only evaluated when
 // the call is not blocking.

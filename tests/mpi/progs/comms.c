@@ -181,6 +181,8 @@ static void attributes(void) {
   CHECK(flag && *v >= size);
   CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &v, &flag));
   CHECK(flag && *v == 0);
+  CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &v, &flag));
+  CHECK(flag && *v >= MPI_ERR_LASTCODE);
   CHECK_OK(MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag));
   CHECK(flag);
 
@@ -213,6 +215,63 @@ static void attributes(void) {
   CHECK_OK(MPI_Comm_free_keyval(&key));
   CHECK(key == MPI_KEYVAL_INVALID);
   CHECK_OK(MPI_Comm_free_keyval(&k2));
+}
+
+/* Delete callbacks run in reverse order of setting (MPI-2.2+ requires it for
+ * MPI_COMM_SELF at MPI_Finalize; MPICH's attrself/attrend2 check it). */
+#define ORDER_KEYS 6
+static int order_keys[ORDER_KEYS], order_seen[ORDER_KEYS], order_calls;
+static int order_delete_fn(MPI_Comm c, int key, void* value, void* extra) {
+  (void)c, (void)key, (void)extra;
+  if (order_calls < ORDER_KEYS) order_seen[order_calls] = (int)(long)value;
+  ++order_calls;
+  return MPI_SUCCESS;
+}
+/* Sets keys 3,1,5,0,4,2 (then 1 again, which keeps its place) on comm. */
+static void set_in_order(MPI_Comm comm) {
+  static const int set_order[ORDER_KEYS] = {3, 1, 5, 0, 4, 2};
+  for (int i = 0; i < ORDER_KEYS; ++i) {
+    int k = set_order[i];
+    CHECK_OK(MPI_Comm_set_attr(comm, order_keys[k], (void*)(long)k));
+  }
+  order_calls = 0;
+  CHECK_OK(MPI_Comm_set_attr(comm, order_keys[1], (void*)1L));
+  CHECK(order_calls == 1 && order_seen[0] == 1); /* replacing deletes the old value */
+  order_calls = 0;
+}
+static int order_is_lifo(void) {
+  static const int lifo[ORDER_KEYS] = {2, 4, 0, 5, 1, 3};
+  if (order_calls != ORDER_KEYS) return 0;
+  for (int i = 0; i < ORDER_KEYS; ++i)
+    if (order_seen[i] != lifo[i]) return 0;
+  return 1;
+}
+static void attribute_order(void) {
+  for (int i = 0; i < ORDER_KEYS; ++i)
+    CHECK_OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, order_delete_fn, &order_keys[i], NULL));
+  MPI_Comm d, d2;
+  CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+  set_in_order(d);
+  /* A deleted key leaves the order; setting it again puts it last. */
+  CHECK_OK(MPI_Comm_delete_attr(d, order_keys[5]));
+  CHECK(order_calls == 1 && order_seen[0] == 5);
+  CHECK_OK(MPI_Comm_set_attr(d, order_keys[5], (void*)5L));
+  order_calls = 0;
+  /* The dup copies in setting order, so it deletes in the same order. */
+  CHECK_OK(MPI_Comm_dup(d, &d2));
+  CHECK_OK(MPI_Comm_free(&d));
+  static const int after_reset[ORDER_KEYS] = {5, 2, 4, 0, 1, 3};
+  CHECK(order_calls == ORDER_KEYS);
+  for (int i = 0; i < ORDER_KEYS; ++i) CHECK(order_seen[i] == after_reset[i]);
+  order_calls = 0;
+  CHECK_OK(MPI_Comm_free(&d2));
+  CHECK(order_calls == ORDER_KEYS);
+  for (int i = 0; i < ORDER_KEYS; ++i) CHECK(order_seen[i] == after_reset[i]);
+  /* MPI_COMM_SELF's go at MPI_Finalize (checked in main): keys freed first. */
+  order_calls = 0;
+  set_in_order(MPI_COMM_SELF);
+  for (int i = 0; i < ORDER_KEYS; ++i) CHECK_OK(MPI_Comm_free_keyval(&order_keys[i]));
+  CHECK(order_calls == 0);
 }
 
 static int handler_calls, handler_code;
@@ -261,6 +320,15 @@ static void names_and_misc(void) {
   CHECK(strcmp(name, "mine") == 0);
   CHECK_OK(MPI_Comm_test_inter(d, &flag));
   CHECK(!flag);
+  /* The PMPI_ handle conversions exist too (macros, as in MPICH). */
+  CHECK(PMPI_Comm_f2c(PMPI_Comm_c2f(d)) == d && PMPI_Comm_c2f(d) == MPI_Comm_c2f(d));
+  CHECK(PMPI_Message_f2c(PMPI_Message_c2f(MPI_MESSAGE_NULL)) == MPI_MESSAGE_NULL);
+  CHECK(PMPI_Type_f2c(PMPI_Type_c2f(MPI_INT)) == MPI_INT && PMPI_Op_f2c(PMPI_Op_c2f(MPI_SUM)) == MPI_SUM);
+  CHECK(PMPI_Group_f2c(PMPI_Group_c2f(MPI_GROUP_EMPTY)) == MPI_GROUP_EMPTY);
+  CHECK(PMPI_Request_f2c(PMPI_Request_c2f(MPI_REQUEST_NULL)) == MPI_REQUEST_NULL);
+  CHECK(PMPI_Errhandler_f2c(PMPI_Errhandler_c2f(MPI_ERRORS_RETURN)) == MPI_ERRORS_RETURN);
+  CHECK(PMPI_Info_f2c(PMPI_Info_c2f(MPI_INFO_NULL)) == MPI_INFO_NULL);
+  CHECK(PMPI_Win_f2c(PMPI_Win_c2f(MPI_WIN_NULL)) == MPI_WIN_NULL);
   int cmp;
   CHECK_OK(MPI_Comm_compare(MPI_COMM_SELF, d, &cmp));
   CHECK(cmp == MPI_CONGRUENT);
@@ -325,7 +393,9 @@ int main(int argc, char** argv) {
   error_handlers();
   names_and_misc();
   free_while_pending();
+  attribute_order();
   CHECK_OK(MPI_Finalize());
+  CHECK(order_is_lifo());
   printf("OK\n");
   return 0;
 }

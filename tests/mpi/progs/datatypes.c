@@ -266,6 +266,37 @@ static void dup_and_names(void) {
   CHECK(s == 16);
 }
 
+/* MPI_Status_set_elements_x / MPI_Get_elements_x round-trip counts up to
+ * 2^63 - 1 bytes (MPICH's status keeps 63 bits: count_lo and bits 1..31 of
+ * count_hi_and_cancelled), with the cancel flag left alone. */
+static void big_status_counts(void) {
+  static const MPI_Count counts[] = {0, 60, 0x7fffffff, 0x80000000LL, 0x3654321f71234567LL,
+                                     0x4000000000000000LL, 0x7654321ff1234567LL, 0x7fffffffffffffffLL};
+  for (int c = 0; c < 2; ++c) {
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i) {
+      MPI_Status st;
+      MPI_Count got = -1;
+      int flag = -1;
+      CHECK_OK(MPI_Status_set_cancelled(&st, c));
+      CHECK_OK(MPI_Status_set_elements_x(&st, MPI_BYTE, counts[i]));
+      CHECK_OK(MPI_Get_elements_x(&st, MPI_BYTE, &got));
+      CHECK(got == counts[i]);
+      CHECK_OK(MPI_Test_cancelled(&st, &flag));
+      CHECK(flag == c);
+    }
+  }
+  /* 2^62 + 3 elements of a 2-int type: the whole-instance part is in bytes. */
+  MPI_Datatype two;
+  CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &two));
+  CHECK_OK(MPI_Type_commit(&two));
+  MPI_Status st;
+  MPI_Count got = 0;
+  CHECK_OK(MPI_Status_set_elements_x(&st, two, 0x0800000000000003LL));
+  CHECK_OK(MPI_Get_elements_x(&st, two, &got));
+  CHECK(got == 0x0800000000000003LL);
+  CHECK_OK(MPI_Type_free(&two));
+}
+
 int main(int argc, char** argv) {
   CHECK_OK(MPI_Init(&argc, &argv));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -279,6 +310,7 @@ int main(int argc, char** argv) {
   bottom();
   truncation();
   dup_and_names();
+  big_status_counts();
   CHECK_OK(MPI_Finalize());
   printf("OK\n");
   return 0;

@@ -1,0 +1,181 @@
+// MPI_Comm_create_group, MPI_Comm_split_type, MPI_Comm_dup_with_info,
+// MPI_Comm_set_info / MPI_Comm_get_info.
+#include <unistd.h>
+
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "mpi.h"
+#include "mpi/internal/api_call.hpp"
+#include "mpi/internal/checks.hpp"
+#include "mpi/internal/comm_factory.hpp"
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/internal_coll.hpp"
+#include "mpi/internal/state.hpp"
+
+using namespace mpi;
+
+namespace {
+
+int lookup_info(MPI_Info handle, InfoPtr& out, const char* arg) {
+  InfoPtr* p = state().infos.find(handle);
+  if (p == nullptr) return fail(MPI_ERR_INFO, "{}={:#x} is not an info object", arg, handle);
+  out = *p;
+  return MPI_SUCCESS;
+}
+
+int check_intra(const Comm& c) {
+  if (!c.is_inter()) return MPI_SUCCESS;
+  return fail(MPI_ERR_COMM, "comm is an inter-communicator");
+}
+
+// Colour of this process for MPI_COMM_TYPE_SHARED: the lowest rank of
+// `c` on the same host (collective).
+int host_color(const Comm& c, int& color) {
+  char name[64] = {};
+  gethostname(name, sizeof name - 1);
+  std::vector<char> all;
+  if (int rc = internal_allgather(c, name, sizeof name, all)) return rc;
+  for (int r = 0; r < c.size(); ++r) {
+    if (std::memcmp(all.data() + r * sizeof name, name, sizeof name) == 0) {
+      color = r;
+      return MPI_SUCCESS;
+    }
+  }
+  color = c.rank;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  const ApiCall call("MPI_Comm_create_group");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  constexpr const char* kFn = "MPI_Comm_create_group";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS) rc = check_intra(*c);
+  if (rc == MPI_SUCCESS) rc = check_not_null(newcomm, "newcomm");
+  if (rc == MPI_SUCCESS) rc = check_send_tag(tag);
+  GroupPtr g;
+  if (rc == MPI_SUCCESS) rc = lookup_group(group, g);
+  for (int r = 0; rc == MPI_SUCCESS && r < g->size(); ++r) {
+    if (c->rank_of_world(g->world_of(r)) < 0) {
+      rc = fail(MPI_ERR_GROUP, "group rank {} (task {}) is not in the communicator", r,
+                g->world_of(r));
+    }
+  }
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  const int me = g->rank_of(state().world_rank);
+  if (me < 0) {
+    *newcomm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  // Only the group's members take part: they agree on a slot through a
+  // communicator of their own over comm's collective context (their
+  // messages name their sources, so other traffic there cannot match).
+  Comm members;
+  members.group = g;
+  members.rank = me;
+  members.slot = c->slot;
+  members.owns_slot = false;
+  std::vector<CreateEntry> all;
+  int slot = -1;
+  rc = exchange_and_agree(members, 0, 0, all, slot);
+  if (rc == MPI_SUCCESS) rc = register_comm(*c, g->members(), slot, newcomm);
+  return raise(c, kFn, rc);
+}
+
+extern "C" int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                                   MPI_Comm* newcomm) {
+  const ApiCall call("MPI_Comm_split_type");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  constexpr const char* kFn = "MPI_Comm_split_type";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  InfoPtr hints;
+  int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS) rc = check_intra(*c);
+  if (rc == MPI_SUCCESS) rc = check_not_null(newcomm, "newcomm");
+  if (rc == MPI_SUCCESS && info != MPI_INFO_NULL) rc = lookup_info(info, hints, "info");
+  if (rc == MPI_SUCCESS && split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED &&
+      split_type != MPI_COMM_TYPE_HW_GUIDED && split_type != MPI_COMM_TYPE_HW_UNGUIDED) {
+    rc = fail(MPI_ERR_ARG,
+              "split_type={} is not MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, "
+              "MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED",
+              split_type);
+  }
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  // Every type here ends in shared memory (a host) or nothing: HW_GUIDED
+  // knows only mpi_hw_resource_type=mpi_shared_memory; HW_UNGUIDED gives
+  // the host when it is smaller than comm (else there is nothing finer).
+  int color = MPI_UNDEFINED;
+  rc = host_color(*c, color);
+  if (rc == MPI_SUCCESS && split_type == MPI_UNDEFINED) color = MPI_UNDEFINED;
+  if (rc == MPI_SUCCESS && split_type == MPI_COMM_TYPE_HW_GUIDED) {
+    const std::string* v = hints ? hints->find("mpi_hw_resource_type") : nullptr;
+    if (v == nullptr || *v != "mpi_shared_memory") color = MPI_UNDEFINED;
+  }
+  if (rc == MPI_SUCCESS && split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+    int on_host = 0;
+    std::vector<char> all;
+    rc = internal_allgather(*c, &color, sizeof color, all);
+    for (int r = 0; rc == MPI_SUCCESS && r < c->size(); ++r) {
+      int other;
+      std::memcpy(&other, all.data() + r * sizeof other, sizeof other);
+      if (other == color) ++on_host;
+    }
+    if (on_host == c->size()) color = MPI_UNDEFINED;
+  }
+  if (rc == MPI_SUCCESS) rc = split_intra(*c, color, key, newcomm);
+  return raise(c, kFn, rc);
+}
+
+extern "C" int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  const ApiCall call("MPI_Comm_dup_with_info");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  constexpr const char* kFn = "MPI_Comm_dup_with_info";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  InfoPtr hints;
+  int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS) rc = check_not_null(newcomm, "newcomm");
+  if (rc == MPI_SUCCESS && info != MPI_INFO_NULL) rc = lookup_info(info, hints, "info");
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  auto copy = hints ? std::make_shared<Info>(*hints) : nullptr;
+  return raise(c, kFn, dup_comm(*c, std::move(copy), newcomm));
+}
+
+extern "C" int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  const ApiCall call("MPI_Comm_set_info");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  constexpr const char* kFn = "MPI_Comm_set_info";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  InfoPtr hints;
+  int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS) rc = lookup_info(info, hints, "info");
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  // No hint changes what Lapis does; they are kept for MPI_Comm_get_info.
+  if (!c->info) c->info = std::make_shared<Info>();
+  for (const auto& [key, value] : hints->entries) c->info->set(key, value);
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+  const ApiCall call("MPI_Comm_get_info");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  constexpr const char* kFn = "MPI_Comm_get_info";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS) rc = check_not_null(info_used, "info_used");
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  auto copy = c->info ? std::make_shared<Info>(*c->info) : std::make_shared<Info>();
+  MPI_Info h = state().infos.insert(copy);
+  if (h == MPI_INFO_NULL) return raise(c, kFn, fail(MPI_ERR_INTERN, "too many info objects"));
+  *info_used = h;
+  return MPI_SUCCESS;
+}

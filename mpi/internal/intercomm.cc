@@ -1,0 +1,191 @@
+#include "mpi/internal/intercomm.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "mpi/internal/comm_factory.hpp"
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/internal_coll.hpp"
+#include "mpi/internal/runtime.hpp"
+#include "mpi/internal/state.hpp"
+
+namespace mpi {
+namespace {
+
+// What a leader sends the other: its group's size, members and entries.
+std::vector<char> encode(const Comm& local, const std::vector<CreateEntry>& entries) {
+  const int n = local.size();
+  std::vector<char> out(sizeof(int) + n * sizeof(int) + n * sizeof(CreateEntry));
+  char* p = out.data();
+  std::memcpy(p, &n, sizeof n);
+  p += sizeof n;
+  std::memcpy(p, local.group->members().data(), n * sizeof(int));
+  p += n * sizeof(int);
+  std::memcpy(p, entries.data(), n * sizeof(CreateEntry));
+  return out;
+}
+
+int swap_with_remote(const Bridge& b, std::vector<char>& mine, std::vector<char>& theirs) {
+  mpcpi::Engine& eng = engine();
+  // Sizes first (neither side knows the other's), then the payloads.
+  std::uint64_t my_size = mine.size(), their_size = 0;
+  mpcpi::Request* rreq = nullptr;
+  if (int rc = engine_error(eng.irecv(&their_size, sizeof their_size, b.remote_leader, b.tag,
+                                      b.context, rreq))) {
+    return rc;
+  }
+  if (int rc = engine_error(eng.send(&my_size, sizeof my_size, b.remote_leader, b.tag, b.context,
+                                     mpcpi::SendMode::standard))) {
+    return rc;
+  }
+  if (int rc = engine_error(eng.wait(rreq, nullptr))) return rc;
+  theirs.assign(their_size, 0);
+  if (int rc = engine_error(eng.irecv(theirs.data(), theirs.size(), b.remote_leader, b.tag,
+                                      b.context, rreq))) {
+    return rc;
+  }
+  if (int rc = engine_error(eng.send(mine.data(), mine.size(), b.remote_leader, b.tag, b.context,
+                                     mpcpi::SendMode::standard))) {
+    return rc;
+  }
+  return engine_error(eng.wait(rreq, nullptr));
+}
+
+}  // namespace
+
+int bridged_exchange(const Comm& local, int leader, const Bridge& bridge, const CreateEntry& mine,
+                     BridgedEntries& out, int leader_rc) {
+  std::vector<char> bytes;
+  if (int rc = internal_allgather(local, &mine, sizeof mine, bytes)) return rc;
+  out.local.resize(local.size());
+  std::memcpy(out.local.data(), bytes.data(), bytes.size());
+  std::vector<char> theirs;
+  std::uint64_t their_size = 0;
+  if (local.rank == leader && leader_rc == MPI_SUCCESS) {
+    std::vector<char> payload = encode(local, out.local);
+    if (int rc = swap_with_remote(bridge, payload, theirs)) return rc;
+    their_size = theirs.size();
+  }
+  // Size 0: the leader failed (its detail is its own).
+  std::string detail = local.rank == leader ? std::string(error_detail()) : std::string();
+  if (int rc = internal_bcast(local, leader, &their_size, sizeof their_size)) return rc;
+  if (their_size == 0) {
+    if (local.rank == leader) {
+      set_error_detail(detail);
+      return leader_rc;
+    }
+    return fail(MPI_ERR_OTHER, "the local leader (rank {}) rejected its arguments", leader);
+  }
+  theirs.resize(their_size);
+  if (int rc = internal_bcast(local, leader, theirs.data(), theirs.size())) return rc;
+  int n = 0;
+  if (their_size >= sizeof n) std::memcpy(&n, theirs.data(), sizeof n);
+  if (n < 1 || their_size != sizeof(int) + n * (sizeof(int) + sizeof(CreateEntry))) {
+    return fail(MPI_ERR_INTERN, "malformed group description from the remote leader");
+  }
+  out.remote_members.resize(n);
+  out.remote.resize(n);
+  std::memcpy(out.remote_members.data(), theirs.data() + sizeof n, n * sizeof(int));
+  std::memcpy(out.remote.data(), theirs.data() + sizeof n + n * sizeof(int),
+              n * sizeof(CreateEntry));
+  return MPI_SUCCESS;
+}
+
+int agree_slot(const BridgedEntries& e, int& slot) {
+  std::uint64_t common[ContextSlots::kWords];
+  for (int w = 0; w < ContextSlots::kWords; ++w) {
+    common[w] = ~std::uint64_t{0};
+    for (const CreateEntry& x : e.local) common[w] &= x.free_slots[w];
+    for (const CreateEntry& x : e.remote) common[w] &= x.free_slots[w];
+  }
+  slot = ContextSlots::lowest(common);
+  if (slot < 0) {
+    return fail(MPI_ERR_OTHER, "no context id is free at every member of both groups");
+  }
+  return MPI_SUCCESS;
+}
+
+int bridged_agree(const Comm& local, int leader, const Bridge& bridge, CreateEntry mine,
+                  BridgedEntries& out, int& slot, int leader_rc) {
+  State& s = state();
+  for (;;) {
+    s.slots.to_words(mine.free_slots);
+    if (int rc = bridged_exchange(local, leader, bridge, mine, out, leader_rc)) return rc;
+    if (int rc = agree_slot(out, slot)) return rc;
+    const int took = s.slots.is_free(slot) ? 1 : 0;
+    if (took) s.slots.take(slot);
+    CreateEntry flag{};
+    flag.color = took;
+    BridgedEntries flags;
+    int rc = bridged_exchange(local, leader, bridge, flag, flags);
+    bool everyone = rc == MPI_SUCCESS;
+    for (const CreateEntry& f : flags.local) everyone = everyone && f.color == 1;
+    for (const CreateEntry& f : flags.remote) everyone = everyone && f.color == 1;
+    if (took && !everyone) s.slots.release(slot);
+    if (rc != MPI_SUCCESS) return rc;
+    if (everyone) return MPI_SUCCESS;
+  }
+}
+
+Bridge bridge_of(const Comm& inter) {
+  return {inter.peer_world_of(0), inter.context(ContextKind::collective), kTagBridge};
+}
+
+int register_inter(const Comm& parent, std::vector<int> local_members,
+                   std::vector<int> remote_members, int slot, MPI_Comm* out) {
+  State& s = state();
+  auto group = std::make_shared<const Group>(std::move(local_members));
+  const int rank = group->rank_of(s.world_rank);
+  CommPtr local = new_comm_object();
+  local->group = group;
+  local->rank = rank;
+  local->slot = slot;
+  local->owns_slot = false;
+  local->errhandler = return_errhandler();
+  CommPtr c = new_comm_object();
+  c->group = std::move(group);
+  c->remote_group = std::make_shared<const Group>(std::move(remote_members));
+  c->local = std::move(local);
+  c->rank = rank;
+  c->slot = slot;
+  c->errhandler = parent.errhandler;
+  return install_comm(c, slot, out);
+}
+
+int split_inter(const Comm& inter, int color, int key, MPI_Comm* out) {
+  CreateEntry mine{};
+  mine.color = color;
+  mine.key = key;
+  BridgedEntries e;
+  int slot = -1;
+  if (int rc = bridged_agree(*inter.local, 0, bridge_of(inter), mine, e, slot)) return rc;
+  *out = MPI_COMM_NULL;
+  // Colours without members on both sides leave the slot unused.
+  auto unused = [slot] { state().slots.release(slot); return MPI_SUCCESS; };
+  if (color == MPI_UNDEFINED) return unused();
+  auto members_of = [color](const std::vector<CreateEntry>& entries, const Group& g) {
+    std::vector<int> ranks;
+    for (int r = 0; r < static_cast<int>(entries.size()); ++r) {
+      if (entries[r].color == color) ranks.push_back(r);
+    }
+    std::stable_sort(ranks.begin(), ranks.end(),
+                     [&](int a, int b) { return entries[a].key < entries[b].key; });
+    std::vector<int> members;
+    for (int r : ranks) members.push_back(g.world_of(r));
+    return members;
+  };
+  std::vector<int> local = members_of(e.local, *inter.group);
+  std::vector<int> remote = members_of(e.remote, *inter.remote_group);
+  if (remote.empty()) return unused();
+  return register_inter(inter, std::move(local), std::move(remote), slot, out);
+}
+
+int dup_inter(const Comm& inter, MPI_Comm* out) {
+  BridgedEntries e;
+  int slot = -1;
+  if (int rc = bridged_agree(*inter.local, 0, bridge_of(inter), CreateEntry{}, e, slot)) return rc;
+  return register_inter(inter, inter.group->members(), inter.remote_group->members(), slot, out);
+}
+
+}  // namespace mpi

@@ -1,0 +1,71 @@
+#pragma once
+// Inter-communicators: how the two groups agree on a new communicator.
+//
+// Every member contributes a CreateEntry (its free context slots, a colour
+// and a key). Each group gathers its entries locally, the two leaders swap
+// their group's member list and entries over a "bridge" (the peer
+// communicator of MPI_Intercomm_create, or the inter-communicator itself),
+// and each leader hands what it got to its group. Everyone then sees every
+// entry of both groups and takes the lowest context slot free at all of
+// them. An inter-communicator uses one slot for both its cross-group
+// traffic and its groups' local collective traffic (Comm::local).
+
+#include <cstdint>
+#include <vector>
+
+#include "mpi.h"
+#include "mpi/internal/comm.hpp"
+#include "mpi/internal/comm_factory.hpp"
+
+namespace mpi {
+
+// The leaders' channel: the remote leader's task id, a context and tag.
+struct Bridge {
+  int remote_leader = -1;
+  std::uint32_t context = 0;
+  int tag = 0;
+};
+
+// What both groups contributed.
+struct BridgedEntries {
+  std::vector<CreateEntry> local;   // by rank of the local group
+  std::vector<CreateEntry> remote;  // by rank of the remote group
+  std::vector<int> remote_members;  // task ids, by remote rank
+};
+
+// Collective over `local` (an intra-communicator) and, through the
+// leaders, the remote group. `bridge` is significant at `leader` only.
+// `leader_rc`: the leader's check of its own arguments; when it is an error
+// the leader does not talk to the other side and its whole group fails
+// (the leader with that class, the others with MPI_ERR_OTHER) instead of
+// waiting for it.
+int bridged_exchange(const Comm& local, int leader, const Bridge& bridge, const CreateEntry& mine,
+                     BridgedEntries& out, int leader_rc = MPI_SUCCESS);
+
+// The lowest slot free at every member of both groups (MPI_ERR_OTHER when
+// none is).
+int agree_slot(const BridgedEntries& e, int& slot);
+
+// bridged_exchange with `mine`'s free slots taken now, then the lowest
+// slot free at every member proposed and confirmed (each takes it if still
+// free; all must have: comm_factory.hpp's confirm_slot), repeated until
+// confirmed. On success every member holds `slot`.
+int bridged_agree(const Comm& local, int leader, const Bridge& bridge, CreateEntry mine,
+                  BridgedEntries& out, int& slot, int leader_rc = MPI_SUCCESS);
+
+// The bridge of an existing inter-communicator (its local rank 0 is the leader).
+Bridge bridge_of(const Comm& inter);
+
+// A new inter-communicator over local and remote members (task ids) with
+// `slot`, inheriting `parent`'s error handler. Its handle goes to *out.
+int register_inter(const Comm& parent, std::vector<int> local_members,
+                   std::vector<int> remote_members, int slot, MPI_Comm* out);
+
+// MPI_Comm_split / MPI_Comm_create on an inter-communicator: members of my
+// colour on each side, ordered by key then rank; MPI_COMM_NULL when my
+// colour is MPI_UNDEFINED or the other side has no member of it.
+int split_inter(const Comm& inter, int color, int key, MPI_Comm* out);
+// MPI_Comm_dup on an inter-communicator (attributes are the caller's job).
+int dup_inter(const Comm& inter, MPI_Comm* out);
+
+}  // namespace mpi

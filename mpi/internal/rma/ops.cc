@@ -1,0 +1,215 @@
+// Origin side of Put, Get and the accumulates: picks lapi put/get for
+// contiguous transfers into registered target memory, otherwise builds an
+// Amsend request for the target (protocol.hpp).
+#include <cstring>
+
+#include "mpi/internal/builtin_types.hpp"
+#include "mpi/internal/coll/op_kernels.hpp"
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/rma/protocol.hpp"
+#include "mpi/internal/runtime.hpp"
+
+namespace mpi::rma {
+namespace {
+
+bool contiguous(const Side& s) { return s.count == 0 || s.type->contiguous_for(s.count); }
+
+std::int64_t bytes_of(const Side& s) { return s.count * s.type->size(); }
+
+// Start of the data of a contiguous side.
+template <typename P>
+P* data_start(P* addr, const Side& s) {
+  return reinterpret_cast<P*>(reinterpret_cast<std::uintptr_t>(addr) + s.type->data_offset());
+}
+
+int lapi_error(const char* what, const lapi::Status& st) {
+  return fail(MPI_ERR_OTHER, "{}: {}", what, st.message());
+}
+
+// Direct lapi put/get: both sides contiguous, target memory registered.
+int issue_direct(Window& win, const OpArgs& a, std::uint64_t target_addr) {
+  lapi::Context& ctx = lapi_context();
+  const auto world = static_cast<lapi::TaskId>(win.comm->world_of(a.target));
+  const Side& local = a.kind == Kind::put ? a.origin : a.result;
+  const auto len = static_cast<std::size_t>(bytes_of(local));
+  lapi::Status st;
+  if (a.kind == Kind::put) {
+    lapi::Counters c;
+    c.origin = &win.local_done;
+    st = ctx.put(world, len, target_addr, data_start(a.origin.addr, a.origin), c);
+  } else {
+    st = ctx.get(world, len, target_addr, const_cast<void*>(data_start(a.result.addr, a.result)),
+                 {}, &win.local_done);
+  }
+  if (!st.ok()) return lapi_error(a.kind == Kind::put ? "lapi put" : "lapi get", st);
+  ++win.local_out;
+  win.rma_out[static_cast<std::size_t>(a.target)] = 1;
+  return MPI_SUCCESS;
+}
+
+// The target layout as blocks of one instance.
+void layout_blocks(const Side& t, std::vector<WireBlock>& out) {
+  if (t.type->contiguous_for(t.count)) {
+    out.push_back({t.type->data_offset(), bytes_of(t)});
+    return;
+  }
+  // A committed type keeps its outermost repetition as a loop (FlatType):
+  // the wire names every block of one instance.
+  const FlatType& flat = t.type->flat();
+  for (std::int64_t r = 0; r < flat.reps; ++r) {
+    for (const Block& b : flat.blocks) out.push_back({r * flat.rep_stride + b.offset, b.len});
+  }
+}
+
+int issue_request(Window& win, const OpArgs& a) {
+  const Side& t = a.target_side;
+  auto p = std::make_unique<Pending>();
+  p->target = a.target;
+  p->win = win.self.lock();
+  RequestWire req;
+  req.kind = static_cast<std::uint8_t>(a.kind);
+  req.op = static_cast<std::uint8_t>(a.op);
+  req.element_id = t.type->element_id();
+  req.win_id = win.targets[static_cast<std::size_t>(a.target)].win_id;
+  req.disp = static_cast<std::uint64_t>(a.disp * win.targets[static_cast<std::size_t>(a.target)].disp_unit);
+  std::vector<WireBlock> blocks;
+  layout_blocks(t, blocks);
+  const bool one = t.type->contiguous_for(t.count);
+  req.count = one ? 1 : t.count;
+  req.extent = one ? 0 : t.type->extent();
+  req.nblocks = static_cast<std::uint32_t>(blocks.size());
+  const std::int64_t total = bytes_of(t);
+  switch (a.kind) {
+    case Kind::put:
+    case Kind::accumulate: req.payload = total; break;
+    case Kind::get: req.payload = 0; req.answer = total; break;
+    case Kind::get_accumulate: req.payload = total; req.answer = total; break;
+    case Kind::compare_and_swap: req.payload = 2 * total; req.answer = total; break;
+  }
+  const std::size_t block_bytes = blocks.size() * sizeof(WireBlock);
+  p->sent.resize(block_bytes + req.payload);
+  std::memcpy(p->sent.data(), blocks.data(), block_bytes);
+  std::byte* payload = p->sent.data() + block_bytes;
+  // MPI_NO_OP reads no operand (origin_addr may be anything): zeros go.
+  const bool no_op = a.op == static_cast<int>(OpKind::no_op) &&
+                     (a.kind == Kind::accumulate || a.kind == Kind::get_accumulate);
+  if (req.payload > 0 && !no_op) {
+    pack(*a.origin.type, a.origin.addr, a.origin.count, payload);
+    if (a.kind == Kind::compare_and_swap) std::memcpy(payload + total, a.compare, total);
+  }
+  if (req.answer > 0) {
+    p->answer_bytes = req.answer;
+    p->result_type = a.result.type;
+    if (contiguous(a.result)) {
+      p->answer_into = data_start(const_cast<void*>(a.result.addr), a.result);
+    } else {
+      p->staging.resize(req.answer);
+      p->answer_into = p->staging.data();
+      p->result_user = const_cast<void*>(a.result.addr);
+      p->result_count = a.result.count;
+    }
+  }
+  auto& seq = win.seq_out[static_cast<std::size_t>(a.target)];
+  req.seq = ++seq;
+  const void* data = p->sent.data();
+  const std::size_t len = p->sent.size();
+  req.cookie = track(std::move(p));
+  lapi::Context& ctx = lapi_context();
+  const auto world = static_cast<lapi::TaskId>(win.comm->world_of(a.target));
+  lapi::Status st = ctx.amsend(world, kRequestHandler, &req, sizeof req, data, len);
+  if (!st.ok()) return lapi_error("lapi amsend", st);
+  ++win.requests_out[static_cast<std::size_t>(a.target)];
+  return MPI_SUCCESS;
+}
+
+// MPI_Fetch_and_op (MPI_SUM, MPI_BOR on integers; MPI_REPLACE, MPI_NO_OP
+// on any 4- or 8-byte type) and MPI_Compare_and_swap on one 4- or 8-byte
+// element of registered target memory: the core's rmw, which on a node is
+// a CPU atomic on the target's memory (no target CPU, so a passive target
+// need not call MPI, in polling mode too). The target's handlers apply
+// accumulates to such elements with atomics as well (protocol.cc), so both
+// paths stay atomic with respect to each other. Taken only when no Amsend
+// request to the target is outstanding, and completed before returning, so
+// MPI's accumulate ordering holds. Returns false when it does not apply.
+bool try_rmw(Window& win, const OpArgs& a, const TargetInfo& ti, int& rc) {
+  if (a.kind != Kind::get_accumulate && a.kind != Kind::compare_and_swap) return false;
+  const Side& t = a.target_side;
+  if (!ti.registered || win.flavor == MPI_WIN_FLAVOR_DYNAMIC || t.count != 1 || !t.type->is_builtin() ||
+      win.requests_out[static_cast<std::size_t>(a.target)] != 0) {
+    return false;
+  }
+  const std::int64_t width = t.type->size();
+  if (width != 4 && width != 8) return false;
+  const std::uint64_t addr = ti.base + static_cast<std::uint64_t>(a.disp * ti.disp_unit);
+  if (addr % static_cast<std::uint64_t>(width) != 0) return false;
+  const bool integer = find_kernel(OpKind::bor, t.type->element_id()) != nullptr;
+  lapi::RmwOp op = lapi::RmwOp::compare_and_swap;
+  std::int64_t operand = 0, compare = 0;
+  auto load = [width](const void* p) {
+    std::int64_t v = 0;
+    if (width == 4) {
+      std::int32_t x;
+      std::memcpy(&x, p, 4);
+      v = x;
+    } else {
+      std::memcpy(&v, p, 8);
+    }
+    return v;
+  };
+  if (a.kind == Kind::compare_and_swap) {
+    operand = load(a.origin.addr);
+    compare = load(a.compare);
+  } else {
+    switch (static_cast<OpKind>(a.op)) {
+      case OpKind::sum:
+        if (!integer) return false;
+        op = lapi::RmwOp::fetch_and_add;
+        break;
+      case OpKind::bor:
+        op = lapi::RmwOp::fetch_and_or;
+        break;
+      case OpKind::replace: op = lapi::RmwOp::swap; break;
+      case OpKind::no_op: op = lapi::RmwOp::fetch_and_add; break;
+      default: return false;
+    }
+    if (static_cast<OpKind>(a.op) != OpKind::no_op) operand = load(a.origin.addr);
+  }
+  lapi::Context& ctx = lapi_context();
+  const auto world = static_cast<lapi::TaskId>(win.comm->world_of(a.target));
+  lapi::Counter done;
+  lapi::Status st;
+  void* result = const_cast<void*>(a.result.addr);
+  if (width == 4) {
+    std::int32_t prev = 0;
+    st = ctx.rmw32(op, world, addr, static_cast<std::int32_t>(operand), static_cast<std::int32_t>(compare),
+                   &prev, &done);
+    if (st.ok()) st = ctx.waitcntr(done, 1);
+    std::memcpy(result, &prev, 4);
+  } else {
+    std::int64_t prev = 0;
+    st = ctx.rmw64(op, world, addr, operand, compare, &prev, &done);
+    if (st.ok()) st = ctx.waitcntr(done, 1);
+    std::memcpy(result, &prev, 8);
+  }
+  rc = st.ok() ? MPI_SUCCESS : lapi_error("lapi rmw", st);
+  return true;
+}
+
+}  // namespace
+
+int issue(Window& win, const OpArgs& a) {
+  reap_answers();
+  win.ops_since_fence = true;
+  const TargetInfo& ti = win.targets[static_cast<std::size_t>(a.target)];
+  const bool moves = a.kind == Kind::put || a.kind == Kind::get;
+  const Side& local = a.kind == Kind::put ? a.origin : a.result;
+  if (moves && ti.registered && contiguous(local) && contiguous(a.target_side)) {
+    const std::uint64_t addr = ti.base + static_cast<std::uint64_t>(a.disp * ti.disp_unit) +
+                               static_cast<std::uint64_t>(a.target_side.type->data_offset());
+    return issue_direct(win, a, addr);
+  }
+  if (int rc = MPI_SUCCESS; try_rmw(win, a, ti, rc)) return rc;
+  return issue_request(win, a);
+}
+
+}  // namespace mpi::rma

@@ -1,0 +1,15 @@
+#pragma once
+// Attributes cached on datatypes (MPI_Type_create_keyval ...): kept here by
+// datatype handle, since datatype objects are immutable and shared. Keyval
+// handles come from the same counter as the communicators' keyvals.
+
+#include "mpi.h"
+
+namespace mpi {
+
+// MPI_Type_dup: runs the copy callbacks from `from` onto `to`.
+int copy_type_attributes(MPI_Datatype from, MPI_Datatype to);
+// MPI_Type_free: runs the delete callbacks and forgets the type's values.
+int delete_type_attributes(MPI_Datatype type);
+
+}  // namespace mpi

@@ -1,0 +1,63 @@
+// lapirun says where each rank of a stuck job waits before --timeout ends
+// it (gdb attaches to the ranks from outside; the ranks cooperate in
+// nothing), and with --get-stack-traces prints their backtraces.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "tests/support/launch.hpp"
+
+using lapis::testing::launch;
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("a deadlocked job: the timeout report names each rank's MPI call") {
+  const auto r = launch({3, 2, {}}, "tests/mpi/progs/deadlock");
+  INFO(r.output);
+  CHECK(r.status == 124);
+  CHECK(has(r.output, "lapirun: timeout after 2 s; where each rank waits:"));
+  CHECK(has(r.output, "lapirun: rank 0 (pid "));
+  // Every rank is named with the call it waits in (MPI_Probe for rank 1).
+  for (const char* line : {"): waiting in MPI_Recv (job running", "): waiting in MPI_Probe (job running"}) {
+    CAPTURE(line);
+    CHECK(has(r.output, line));
+  }
+  CHECK_FALSE(has(r.output, "cannot say where it waits"));
+  CHECK_FALSE(has(r.output, "#0 "));  // no backtraces unless asked
+}
+
+TEST_CASE("--get-stack-traces adds every thread's backtrace") {
+  const auto r = lapis::testing::run_shell(lapis::testing::runfile("runtime/lapirun") +
+                                           " -n 2 --timeout 2 --get-stack-traces " +
+                                           lapis::testing::runfile("tests/mpi/progs/deadlock") + " 2>&1");
+  INFO(r.output);
+  CHECK(r.status == 124);
+  CHECK(has(r.output, "waiting in MPI_Recv"));
+  CHECK(has(r.output, "lapirun:   Thread 1 "));
+  CHECK(has(r.output, "lapirun:   #0 "));
+  CHECK(has(r.output, " in main "));
+}
+
+TEST_CASE("SIGUSR1 to lapirun: the same report, and the job goes on") {
+  // Polls files for what the job printed (a condition, not a guessed delay).
+  const std::string script =
+      "out=$TEST_TMPDIR/usr1.out; " + lapis::testing::runfile("runtime/lapirun") + " -n 2 --timeout 60 " +
+      lapis::testing::runfile("tests/mpi/progs/deadlock") + " > $out 2>&1 & pid=$!; "
+      "until [ $(grep -c 'waiting$' $out) -ge 2 ]; do sleep 0.05; done; "
+      "kill -USR1 $pid; until grep -q 'waiting in MPI_Probe' $out; do sleep 0.05; done; "
+      "kill -0 $pid && echo STILL-RUNNING; kill -TERM $pid; wait $pid; echo status=$?; cat $out";
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/usr1.sh";
+  std::ofstream(path) << script << "\n";
+  const auto r = lapis::testing::run_shell("timeout 50 sh " + path + " 2>&1");
+  INFO(r.output);
+  CHECK(has(r.output, "STILL-RUNNING"));
+  CHECK(has(r.output, "waiting in MPI_Recv"));
+  CHECK(has(r.output, "status=143"));  // ended by the SIGTERM that followed, not by the report
+  CHECK_FALSE(has(r.output, "timeout after"));
+}

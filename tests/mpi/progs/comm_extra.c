@@ -1,0 +1,380 @@
+/* The rest of issue 10 section 2: MPI_Comm_create_group, split_type,
+ * dup_with_info, set_info/get_info, attributes on datatypes, window
+ * keyvals, MPI_Add_error_class/code/string, generalized requests,
+ * MPI_Pcontrol, MPI_Isendrecv(_replace), and their bad arguments. */
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static int rank, size;
+
+static void create_group(void) {
+  /* Even ranks only; the odd ones do not call. */
+  MPI_Group world, evens;
+  CHECK_OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+  int range[1][3] = {{0, size - 1, 2}};
+  CHECK_OK(MPI_Group_range_incl(world, 1, range, &evens));
+  if (rank % 2 == 0) {
+    MPI_Comm c;
+    CHECK_OK(MPI_Comm_create_group(MPI_COMM_WORLD, evens, 42, &c));
+    int n, r, sum = -1;
+    CHECK_OK(MPI_Comm_size(c, &n));
+    CHECK_OK(MPI_Comm_rank(c, &r));
+    CHECK(n == (size + 1) / 2 && r == rank / 2);
+    CHECK_OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, c));
+    int expect = 0;
+    for (int w = 0; w < size; w += 2) expect += w;
+    CHECK(sum == expect);
+    CHECK_OK(MPI_Comm_free(&c));
+  } else {
+    /* A process outside the group gets MPI_COMM_NULL at once. */
+    MPI_Comm c = MPI_COMM_WORLD;
+    CHECK_OK(MPI_Comm_create_group(MPI_COMM_WORLD, evens, 42, &c));
+    CHECK(c == MPI_COMM_NULL);
+  }
+  CHECK_OK(MPI_Group_free(&evens));
+  CHECK_OK(MPI_Group_free(&world));
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+/* MPI_Comm_idup: several outstanding, and one completing while rank 0 sits
+ * in a blocking creation the others reach only after waiting for it. */
+static void idup(void) {
+  MPI_Comm x, a, b, c;
+  MPI_Request r[2];
+  CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &x));
+  CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &a, &r[0]));
+  CHECK_OK(MPI_Comm_idup(x, &c, &r[1]));
+  if (rank == 0) {
+    CHECK_OK(MPI_Comm_dup(x, &b));
+    CHECK_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+  } else {
+    CHECK_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    CHECK_OK(MPI_Comm_dup(x, &b));
+  }
+  int n, me, result;
+  CHECK_OK(MPI_Comm_size(a, &n));
+  CHECK_OK(MPI_Comm_rank(a, &me));
+  CHECK(n == size && me == rank);
+  CHECK_OK(MPI_Comm_compare(a, MPI_COMM_WORLD, &result));
+  CHECK(result == MPI_CONGRUENT);
+  /* Same tag and peers on all four: each receive gets its own message. */
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  MPI_Comm comms[4] = {a, b, c, x};
+  MPI_Request s[4];
+  int out[4], in[4];
+  for (int i = 0; i < 4; ++i) {
+    out[i] = rank * 10 + i;
+    CHECK_OK(MPI_Isend(&out[i], 1, MPI_INT, right, 0, comms[i], &s[i]));
+  }
+  for (int i = 3; i >= 0; --i) {
+    CHECK_OK(MPI_Recv(&in[i], 1, MPI_INT, left, 0, comms[i], MPI_STATUS_IGNORE));
+    CHECK(in[i] == left * 10 + i);
+  }
+  CHECK_OK(MPI_Waitall(4, s, MPI_STATUSES_IGNORE));
+  for (int i = 0; i < 4; ++i) CHECK_OK(MPI_Comm_free(&comms[i]));
+  CHECK_CLASS(MPI_Comm_idup(MPI_COMM_WORLD, NULL, &r[0]), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Comm_idup(MPI_COMM_NULL, &a, &r[0]), MPI_ERR_COMM);
+}
+
+static void split_type(void) {
+  /* One host: SHARED is everyone, in key order. */
+  MPI_Comm c;
+  int n, r;
+  CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, -rank, MPI_INFO_NULL, &c));
+  CHECK_OK(MPI_Comm_size(c, &n));
+  CHECK_OK(MPI_Comm_rank(c, &r));
+  CHECK(n == size && r == size - 1 - rank);
+  CHECK_OK(MPI_Comm_free(&c));
+  CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &c));
+  CHECK(c == MPI_COMM_NULL);
+  /* HW_GUIDED with shared memory named: the host; with another resource: none. */
+  MPI_Info info;
+  CHECK_OK(MPI_Info_create(&info));
+  CHECK_OK(MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory"));
+  CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &c));
+  CHECK_OK(MPI_Comm_size(c, &n));
+  CHECK(n == size);
+  CHECK_OK(MPI_Comm_free(&c));
+  CHECK_OK(MPI_Info_set(info, "mpi_hw_resource_type", "L3Cache"));
+  CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &c));
+  CHECK(c == MPI_COMM_NULL);
+  /* HW_UNGUIDED: nothing finer than one host. */
+  CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c));
+  CHECK(c == MPI_COMM_NULL);
+  CHECK_OK(MPI_Info_free(&info));
+}
+
+static void infos(void) {
+  MPI_Info info, got;
+  char value[MPI_MAX_INFO_VAL];
+  int flag, nkeys;
+  CHECK_OK(MPI_Info_create(&info));
+  CHECK_OK(MPI_Info_set(info, "mpi_assert_no_any_tag", "true"));
+  MPI_Comm d;
+  CHECK_OK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &d));
+  CHECK_OK(MPI_Info_free(&info));
+  CHECK_OK(MPI_Comm_get_info(d, &got));
+  CHECK_OK(MPI_Info_get(got, "mpi_assert_no_any_tag", MPI_MAX_INFO_VAL - 1, value, &flag));
+  CHECK(flag && !strcmp(value, "true"));
+  CHECK_OK(MPI_Info_free(&got));
+  /* set_info adds; dup keeps the hints; the communicator works. */
+  CHECK_OK(MPI_Info_create(&info));
+  CHECK_OK(MPI_Info_set(info, "lapis_note", "x"));
+  CHECK_OK(MPI_Comm_set_info(d, info));
+  CHECK_OK(MPI_Info_free(&info));
+  MPI_Comm d2;
+  CHECK_OK(MPI_Comm_dup(d, &d2));
+  CHECK_OK(MPI_Comm_get_info(d2, &got));
+  CHECK_OK(MPI_Info_get_nkeys(got, &nkeys));
+  CHECK(nkeys == 2);
+  CHECK_OK(MPI_Info_free(&got));
+  int sum = 0;
+  CHECK_OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, d2));
+  CHECK(sum == size * (size - 1) / 2);
+  CHECK_OK(MPI_Comm_free(&d2));
+  CHECK_OK(MPI_Comm_free(&d));
+  /* No hints: an empty info object. */
+  CHECK_OK(MPI_Comm_get_info(MPI_COMM_WORLD, &got));
+  CHECK_OK(MPI_Info_get_nkeys(got, &nkeys));
+  CHECK(nkeys == 0);
+  CHECK_OK(MPI_Info_free(&got));
+}
+
+static int copies, deletes;
+static int copy_fn(MPI_Datatype t, int key, void* extra, void* in, void* out, int* flag) {
+  (void)t;
+  (void)key;
+  CHECK(extra == &copies);
+  ++copies;
+  *(void**)out = (char*)in + 1;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+static int delete_fn(MPI_Datatype t, int key, void* value, void* extra) {
+  (void)t;
+  (void)key;
+  (void)value;
+  (void)extra;
+  ++deletes;
+  return MPI_SUCCESS;
+}
+
+static void type_attributes(void) {
+  int key, key2;
+  static char anchor[8];
+  MPI_Datatype t, t2;
+  CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &t));
+  CHECK_OK(MPI_Type_create_keyval(copy_fn, delete_fn, &key, &copies));
+  CHECK_OK(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &key2, NULL));
+  CHECK(key != key2);
+  CHECK_OK(MPI_Type_set_attr(t, key, anchor));
+  CHECK_OK(MPI_Type_set_attr(t, key2, anchor + 4));
+  void* v = NULL;
+  int flag = 0;
+  CHECK_OK(MPI_Type_get_attr(t, key, &v, &flag));
+  CHECK(flag && v == anchor);
+  /* Dup: key's copy callback runs, key2 (null copy) is not copied. */
+  CHECK_OK(MPI_Type_dup(t, &t2));
+  CHECK(copies == 1);
+  CHECK_OK(MPI_Type_get_attr(t2, key, &v, &flag));
+  CHECK(flag && v == anchor + 1);
+  CHECK_OK(MPI_Type_get_attr(t2, key2, &v, &flag));
+  CHECK(!flag);
+  /* Replacing a value deletes the old one; delete_attr; free deletes the rest. */
+  CHECK_OK(MPI_Type_set_attr(t, key, anchor + 2));
+  CHECK(deletes == 1);
+  CHECK_OK(MPI_Type_delete_attr(t, key));
+  CHECK(deletes == 2);
+  CHECK_OK(MPI_Type_get_attr(t, key, &v, &flag));
+  CHECK(!flag);
+  CHECK_OK(MPI_Type_free(&t2));
+  CHECK(deletes == 3);
+  /* Attributes on a predefined type; a freed keyval's values still go. */
+  const int saved = key;
+  CHECK_OK(MPI_Type_set_attr(MPI_INT, key, anchor));
+  CHECK_OK(MPI_Type_free_keyval(&key));
+  CHECK(key == MPI_KEYVAL_INVALID);
+  CHECK_CLASS(MPI_Type_set_attr(MPI_INT, saved, anchor), MPI_ERR_KEYVAL);
+  CHECK_OK(MPI_Type_delete_attr(MPI_INT, saved));
+  CHECK(deletes == 4);
+  CHECK_OK(MPI_Type_free(&t));
+  CHECK_OK(MPI_Type_free_keyval(&key2));
+  /* Window keyvals exist (no windows yet). */
+  int wkey;
+  CHECK_OK(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &wkey, NULL));
+  CHECK_OK(MPI_Win_free_keyval(&wkey));
+  CHECK(wkey == MPI_KEYVAL_INVALID);
+}
+
+static void user_errors(void) {
+  int cls, code, cls2, last, flag, len, got;
+  int* attr;
+  char text[MPI_MAX_ERROR_STRING];
+  CHECK_OK(MPI_Add_error_class(&cls));
+  CHECK(cls > MPICH_ERR_LAST_CLASS);
+  CHECK_OK(MPI_Add_error_code(cls, &code));
+  CHECK(code != cls);
+  CHECK_OK(MPI_Add_error_code(MPI_ERR_ARG, &cls2));
+  CHECK_OK(MPI_Error_class(cls2, &got));
+  CHECK(got == MPI_ERR_ARG);
+  CHECK_OK(MPI_Add_error_string(code, "my own failure"));
+  CHECK_OK(MPI_Error_class(code, &got));
+  CHECK(got == cls);
+  CHECK_OK(MPI_Error_string(code, text, &len));
+  CHECK(!strcmp(text, "my own failure") && len == 14);
+  CHECK_OK(MPI_Error_string(cls, text, &len));
+  CHECK(len == 0);
+  CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &attr, &flag));
+  last = *attr;
+  CHECK(flag && last >= code && last >= cls2);
+  /* A user handler sees the program's own code. */
+  CHECK_OK(MPI_Comm_call_errhandler(MPI_COMM_WORLD, code));
+  CHECK_CLASS(code, cls);
+}
+
+static int query_calls, free_calls, cancel_calls;
+static int g_query(void* extra, MPI_Status* st) {
+  ++query_calls;
+  MPI_Status_set_elements(st, MPI_INT, *(int*)extra);
+  MPI_Status_set_cancelled(st, 0);
+  st->MPI_SOURCE = MPI_UNDEFINED;
+  st->MPI_TAG = 99;
+  return MPI_SUCCESS;
+}
+static int g_free(void* extra) {
+  (void)extra;
+  ++free_calls;
+  return MPI_SUCCESS;
+}
+static int g_cancel(void* extra, int complete) {
+  (void)extra;
+  CHECK(!complete);
+  ++cancel_calls;
+  return MPI_SUCCESS;
+}
+
+static void grequests(void) {
+  int n = 5, flag = 1, count;
+  MPI_Request r;
+  MPI_Status st;
+  CHECK_OK(MPI_Grequest_start(g_query, g_free, g_cancel, &n, &r));
+  CHECK_OK(MPI_Test(&r, &flag, MPI_STATUS_IGNORE));
+  CHECK(!flag && r != MPI_REQUEST_NULL);
+  CHECK_OK(MPI_Cancel(&r));
+  CHECK(cancel_calls == 1);
+  CHECK_OK(MPI_Grequest_complete(r));
+  CHECK_OK(MPI_Wait(&r, &st));
+  CHECK(r == MPI_REQUEST_NULL && query_calls == 1 && free_calls == 1);
+  CHECK_OK(MPI_Get_count(&st, MPI_INT, &count));
+  CHECK(count == 5 && st.MPI_TAG == 99);
+  /* Among other requests in Waitall; freed without waiting. */
+  MPI_Request rs[2];
+  int x = rank, y = -1;
+  CHECK_OK(MPI_Grequest_start(g_query, g_free, NULL, &n, &rs[0]));
+  CHECK_OK(MPI_Isendrecv(&x, 1, MPI_INT, 0, 0, &y, 1, MPI_INT, 0, 0, MPI_COMM_SELF, &rs[1]));
+  CHECK_OK(MPI_Grequest_complete(rs[0]));
+  CHECK_OK(MPI_Waitall(2, rs, MPI_STATUSES_IGNORE));
+  CHECK(y == rank && free_calls == 2);
+  CHECK_OK(MPI_Grequest_start(NULL, g_free, NULL, NULL, &r));
+  CHECK_OK(MPI_Grequest_complete(r));
+  CHECK_OK(MPI_Request_free(&r));
+  CHECK(free_calls == 3);
+}
+
+static void isendrecv(void) {
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  int out[3] = {rank, rank * 2, rank * 3}, in[3] = {-1, -1, -1};
+  MPI_Request r;
+  MPI_Status st;
+  CHECK_OK(MPI_Isendrecv(out, 3, MPI_INT, right, 7, in, 3, MPI_INT, left, 7, MPI_COMM_WORLD, &r));
+  CHECK_OK(MPI_Wait(&r, &st));
+  CHECK(in[0] == left && in[1] == left * 2 && in[2] == left * 3);
+  CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 7);
+  int count;
+  CHECK_OK(MPI_Get_count(&st, MPI_INT, &count));
+  CHECK(count == 3);
+  /* Replace, with a derived type, polled by MPI_Test, beside a nonblocking collective. */
+  MPI_Datatype every_other;
+  CHECK_OK(MPI_Type_vector(3, 1, 2, MPI_INT, &every_other));
+  CHECK_OK(MPI_Type_commit(&every_other));
+  int buf[5] = {rank, -7, rank + 10, -7, rank + 20};
+  MPI_Request b;
+  int token = rank, sum = 0;
+  CHECK_OK(MPI_Iallreduce(&token, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &b));
+  CHECK_OK(MPI_Isendrecv_replace(buf, 1, every_other, right, 8, left, 8, MPI_COMM_WORLD, &r));
+  int flag = 0;
+  while (!flag) CHECK_OK(MPI_Test(&r, &flag, &st));
+  CHECK_OK(MPI_Wait(&b, MPI_STATUS_IGNORE));
+  CHECK(buf[0] == left && buf[2] == left + 10 && buf[4] == left + 20);
+  CHECK(buf[1] == -7 && buf[3] == -7);
+  CHECK(st.MPI_SOURCE == left && sum == size * (size - 1) / 2);
+  CHECK_OK(MPI_Type_free(&every_other));
+  /* MPI_PROC_NULL on both sides. */
+  CHECK_OK(MPI_Isendrecv(out, 1, MPI_INT, MPI_PROC_NULL, 0, in, 1, MPI_INT, MPI_PROC_NULL, 0,
+                         MPI_COMM_WORLD, &r));
+  CHECK_OK(MPI_Wait(&r, &st));
+  CHECK(st.MPI_SOURCE == MPI_PROC_NULL);
+}
+
+static void bad_input(void) {
+  MPI_Comm c = MPI_COMM_NULL;
+  MPI_Group g;
+  MPI_Info info = MPI_INFO_NULL;
+  MPI_Request r = MPI_REQUEST_NULL;
+  int k = 0, x = 0, flag;
+  void* v;
+  CHECK_OK(MPI_Comm_group(MPI_COMM_WORLD, &g));
+  CHECK_CLASS(MPI_Comm_create_group(MPI_COMM_WORLD, MPI_GROUP_NULL, 0, &c), MPI_ERR_GROUP);
+  CHECK_CLASS(MPI_Comm_create_group(MPI_COMM_WORLD, g, -1, &c), MPI_ERR_TAG);
+  CHECK_CLASS(MPI_Comm_create_group(MPI_COMM_WORLD, g, 0, NULL), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &c), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, (MPI_Info)7, &c),
+              MPI_ERR_INFO);
+  CHECK_CLASS(MPI_Comm_dup_with_info(MPI_COMM_WORLD, (MPI_Info)7, &c), MPI_ERR_INFO);
+  CHECK_CLASS(MPI_Comm_set_info(MPI_COMM_WORLD, MPI_INFO_NULL), MPI_ERR_INFO);
+  CHECK_CLASS(MPI_Comm_get_info(MPI_COMM_NULL, &info), MPI_ERR_COMM);
+  CHECK(c == MPI_COMM_NULL && info == MPI_INFO_NULL);
+  CHECK_CLASS(MPI_Type_set_attr(MPI_INT, 12345, NULL), MPI_ERR_KEYVAL);
+  CHECK_CLASS(MPI_Type_get_attr(MPI_DATATYPE_NULL, 12345, &v, &flag), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Type_free_keyval(&k), MPI_ERR_KEYVAL);
+  CHECK_CLASS(MPI_Type_create_keyval(NULL, NULL, NULL, NULL), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Win_free_keyval(&k), MPI_ERR_KEYVAL);
+  CHECK_CLASS(MPI_Add_error_code(100000, &k), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Add_error_string(MPI_ERR_ARG, "no"), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Add_error_class(NULL), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Grequest_complete(MPI_REQUEST_NULL), MPI_ERR_REQUEST);
+  CHECK_CLASS(MPI_Grequest_start(NULL, NULL, NULL, NULL, NULL), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Isendrecv(&x, 1, MPI_INT, size, 0, &x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &r),
+              MPI_ERR_RANK);
+  CHECK_CLASS(MPI_Isendrecv(&x, 1, MPI_INT, 0, 0, &x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, NULL),
+              MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Isendrecv_replace(&x, -1, MPI_INT, 0, 0, 0, 0, MPI_COMM_WORLD, &r),
+              MPI_ERR_COUNT);
+  CHECK(r == MPI_REQUEST_NULL);
+  CHECK_OK(MPI_Group_free(&g));
+}
+
+int main(int argc, char** argv) {
+  CHECK_OK(MPI_Init(&argc, &argv));
+  CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  CHECK_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  CHECK_OK(MPI_Pcontrol(1));
+  CHECK_OK(MPI_Pcontrol(0, "extra", 3));
+  CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+  create_group();
+  idup();
+  split_type();
+  infos();
+  type_attributes();
+  user_errors();
+  grequests();
+  isendrecv();
+  bad_input();
+  CHECK_OK(MPI_Finalize());
+  printf("OK\n");
+  return 0;
+}

@@ -1,0 +1,584 @@
+/* Virtual topologies and neighbourhood collectives against references the
+ * program computes itself: MPI_Dims_create, Cartesian grids (coordinates,
+ * ranks, shifts at the edges periodic or not, sub-grids, more ranks than
+ * grid points), graphs, distributed graphs with weights, MPI_Topo_test and
+ * MPI_Comm_dup; every neighbourhood collective, blocking and nonblocking,
+ * on each kind of topology; bad arguments (error classes). With the
+ * argument "fatal": one bad call under MPI_ERRORS_ARE_FATAL. */
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static int rank, size;
+
+static void dims_create(void) {
+  int d2[2] = {0, 0};
+  CHECK_OK(MPI_Dims_create(6, 2, d2));
+  CHECK(d2[0] == 3 && d2[1] == 2);
+  int d3[3] = {0, 0, 0};
+  CHECK_OK(MPI_Dims_create(24, 3, d3));
+  CHECK(d3[0] == 4 && d3[1] == 3 && d3[2] == 2);
+  memset(d3, 0, sizeof d3);
+  CHECK_OK(MPI_Dims_create(16, 3, d3));
+  CHECK(d3[0] == 4 && d3[1] == 2 && d3[2] == 2);
+  int fixed[3] = {0, 3, 0};
+  CHECK_OK(MPI_Dims_create(12, 3, fixed));
+  CHECK(fixed[0] == 2 && fixed[1] == 3 && fixed[2] == 2);
+  int prime[2] = {0, 0};
+  CHECK_OK(MPI_Dims_create(7, 2, prime));
+  CHECK(prime[0] == 7 && prime[1] == 1);
+  int all_fixed[2] = {2, 3};
+  CHECK_OK(MPI_Dims_create(6, 2, all_fixed));
+  CHECK(all_fixed[0] == 2 && all_fixed[1] == 3);
+  CHECK_OK(MPI_Dims_create(1, 0, NULL));
+  CHECK_CLASS(MPI_Dims_create(5, 0, NULL), MPI_ERR_DIMS);
+}
+
+/* Rank of (row, col) in a dims[0] x dims[1] grid, -1 off a non-periodic edge. */
+static int grid_rank(const int* dims, const int* periods, int r, int c) {
+  if (r < 0 || r >= dims[0]) {
+    if (!periods[0]) return MPI_PROC_NULL;
+    r = ((r % dims[0]) + dims[0]) % dims[0];
+  }
+  if (c < 0 || c >= dims[1]) {
+    if (!periods[1]) return MPI_PROC_NULL;
+    c = ((c % dims[1]) + dims[1]) % dims[1];
+  }
+  return r * dims[1] + c;
+}
+
+static void cart(void) {
+  int dims[2] = {0, 0}, periods[2] = {1, 0};
+  CHECK_OK(MPI_Dims_create(size, 2, dims));
+  MPI_Comm grid;
+  CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &grid));
+  int status, ndims, grank;
+  CHECK_OK(MPI_Topo_test(grid, &status));
+  CHECK(status == MPI_CART);
+  CHECK_OK(MPI_Topo_test(MPI_COMM_WORLD, &status));
+  CHECK(status == MPI_UNDEFINED);
+  CHECK_OK(MPI_Cartdim_get(grid, &ndims));
+  CHECK(ndims == 2);
+  CHECK_OK(MPI_Comm_rank(grid, &grank));
+  CHECK(grank == rank);
+  int gd[2], gp[2], gc[2];
+  CHECK_OK(MPI_Cart_get(grid, 2, gd, gp, gc));
+  CHECK(gd[0] == dims[0] && gd[1] == dims[1] && gp[0] == 1 && gp[1] == 0);
+  CHECK(gc[0] == rank / dims[1] && gc[1] == rank % dims[1]);
+  for (int r = 0; r < size; ++r) {
+    int c[2], back;
+    CHECK_OK(MPI_Cart_coords(grid, r, 2, c));
+    CHECK(c[0] == r / dims[1] && c[1] == r % dims[1]);
+    CHECK_OK(MPI_Cart_rank(grid, c, &back));
+    CHECK(back == r);
+  }
+  /* Periodic dimension 0 wraps coordinates; dimension 1 does not. */
+  int wrap[2] = {-1, 0}, w;
+  CHECK_OK(MPI_Cart_rank(grid, wrap, &w));
+  CHECK(w == (dims[0] - 1) * dims[1]);
+  for (int disp = -3; disp <= 3; ++disp) {
+    for (int dir = 0; dir < 2; ++dir) {
+      int src, dst;
+      CHECK_OK(MPI_Cart_shift(grid, dir, disp, &src, &dst));
+      int r = gc[0], c = gc[1];
+      int want_dst =
+          dir == 0 ? grid_rank(dims, periods, r + disp, c) : grid_rank(dims, periods, r, c + disp);
+      int want_src =
+          dir == 0 ? grid_rank(dims, periods, r - disp, c) : grid_rank(dims, periods, r, c - disp);
+      CHECK(src == want_src && dst == want_dst);
+    }
+  }
+  /* Sub-grids: the rows (keep dimension 1) and the columns (keep 0). */
+  for (int keep = 0; keep < 2; ++keep) {
+    int remain[2] = {keep == 0, keep == 1};
+    MPI_Comm sub;
+    CHECK_OK(MPI_Cart_sub(grid, remain, &sub));
+    int ssize, srank, sd, sdims[1], sper[1], scoords[1];
+    CHECK_OK(MPI_Comm_size(sub, &ssize));
+    CHECK_OK(MPI_Comm_rank(sub, &srank));
+    CHECK(ssize == dims[keep]);
+    CHECK(srank == gc[keep]);
+    CHECK_OK(MPI_Cartdim_get(sub, &sd));
+    CHECK(sd == 1);
+    CHECK_OK(MPI_Cart_get(sub, 1, sdims, sper, scoords));
+    CHECK(sdims[0] == dims[keep] && sper[0] == periods[keep] && scoords[0] == gc[keep]);
+    /* Members: the world ranks that share my other coordinate. */
+    int sum = 0, want = 0;
+    CHECK_OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, sub));
+    for (int i = 0; i < dims[keep]; ++i) {
+      want += keep == 0 ? i * dims[1] + gc[1] : gc[0] * dims[1] + i;
+    }
+    CHECK(sum == want);
+    CHECK_OK(MPI_Comm_free(&sub));
+  }
+  /* Dropping every dimension leaves a zero-dimensional grid of one rank. */
+  int none[2] = {0, 0};
+  MPI_Comm point;
+  CHECK_OK(MPI_Cart_sub(grid, none, &point));
+  int psize;
+  CHECK_OK(MPI_Comm_size(point, &psize));
+  CHECK_OK(MPI_Cartdim_get(point, &ndims));
+  CHECK(psize == 1 && ndims == 0);
+  CHECK_OK(MPI_Comm_free(&point));
+  /* A duplicate keeps the topology. */
+  MPI_Comm dup;
+  CHECK_OK(MPI_Comm_dup(grid, &dup));
+  CHECK_OK(MPI_Topo_test(dup, &status));
+  CHECK(status == MPI_CART);
+  int dd[2], dp[2], dc[2];
+  CHECK_OK(MPI_Cart_get(dup, 2, dd, dp, dc));
+  CHECK(dd[0] == dims[0] && dp[0] == 1 && dc[1] == gc[1]);
+  CHECK_OK(MPI_Comm_free(&dup));
+  CHECK_OK(MPI_Comm_free(&grid));
+  /* A grid smaller than the communicator: the others get MPI_COMM_NULL. */
+  int small = size > 1 ? size - 1 : 1, per = 0;
+  MPI_Comm line;
+  CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 1, &small, &per, 1, &line));
+  CHECK((rank < small) == (line != MPI_COMM_NULL));
+  int newrank;
+  CHECK_OK(MPI_Cart_map(MPI_COMM_WORLD, 1, &small, &per, &newrank));
+  CHECK(newrank == (rank < small ? rank : MPI_UNDEFINED));
+  if (line != MPI_COMM_NULL) {
+    int src, dst;
+    CHECK_OK(MPI_Cart_shift(line, 0, 1, &src, &dst));
+    CHECK(src == (rank == 0 ? MPI_PROC_NULL : rank - 1));
+    CHECK(dst == (rank == small - 1 ? MPI_PROC_NULL : rank + 1));
+    CHECK_OK(MPI_Comm_free(&line));
+  }
+}
+
+/* A ring as a graph: node i linked to i-1 and i+1 (one node: a self-loop). */
+static void make_ring_graph(MPI_Comm* graph, int** index_out, int** edges_out) {
+  int* index = malloc(sizeof(int) * size);
+  int* edges = malloc(sizeof(int) * 2 * size);
+  for (int i = 0; i < size; ++i) {
+    index[i] = 2 * (i + 1);
+    edges[2 * i] = (i + size - 1) % size;
+    edges[2 * i + 1] = (i + 1) % size;
+  }
+  CHECK_OK(MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, graph));
+  *index_out = index;
+  *edges_out = edges;
+}
+
+static void graph(void) {
+  MPI_Comm g;
+  int *index, *edges;
+  make_ring_graph(&g, &index, &edges);
+  int status, nnodes, nedges, count;
+  CHECK_OK(MPI_Topo_test(g, &status));
+  CHECK(status == MPI_GRAPH);
+  CHECK_OK(MPI_Graphdims_get(g, &nnodes, &nedges));
+  CHECK(nnodes == size && nedges == 2 * size);
+  int* gi = malloc(sizeof(int) * size);
+  int* ge = malloc(sizeof(int) * 2 * size);
+  CHECK_OK(MPI_Graph_get(g, size, 2 * size, gi, ge));
+  CHECK(memcmp(gi, index, sizeof(int) * size) == 0);
+  CHECK(memcmp(ge, edges, sizeof(int) * 2 * size) == 0);
+  for (int r = 0; r < size; ++r) {
+    int nb[2];
+    CHECK_OK(MPI_Graph_neighbors_count(g, r, &count));
+    CHECK(count == 2);
+    CHECK_OK(MPI_Graph_neighbors(g, r, 2, nb));
+    CHECK(nb[0] == (r + size - 1) % size && nb[1] == (r + 1) % size);
+  }
+  int newrank;
+  CHECK_OK(MPI_Graph_map(MPI_COMM_WORLD, size, index, edges, &newrank));
+  CHECK(newrank == rank);
+  free(gi), free(ge), free(index), free(edges);
+  CHECK_OK(MPI_Comm_free(&g));
+}
+
+/* The distributed graph the tests use: rank i has edges to i+1 (weight
+ * 10*i + 1) and i+3 (weight 10*i + 3), modulo size; duplicates kept. */
+static int dist_out(int r, int k) { return (r + (k == 0 ? 1 : 3)) % size; }
+static int dist_weight(int r, int k) { return 10 * r + (k == 0 ? 1 : 3); }
+
+static void dist_graph(void) {
+  /* The same graph made two ways: each rank gives its own out-edges
+   * (adjacent form, with in-edges listed by hand), and rank 0 gives all
+   * edges (general form). */
+  int sources[2], sw[2], dests[2], dw[2];
+  for (int k = 0; k < 2; ++k) {
+    dests[k] = dist_out(rank, k);
+    dw[k] = dist_weight(rank, k);
+  }
+  sources[0] = (rank - 1 + size) % size, sw[0] = dist_weight(sources[0], 0);
+  sources[1] = ((rank - 3) % size + size) % size, sw[1] = dist_weight(sources[1], 1);
+  MPI_Comm adj, gen;
+  CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, sources, sw, 2, dests, dw,
+                                          MPI_INFO_NULL, 0, &adj));
+  int n = rank == 0 ? size : 0;
+  int* srcs = malloc(sizeof(int) * (size + 1));
+  int* degrees = malloc(sizeof(int) * (size + 1));
+  int* all_dests = malloc(sizeof(int) * (2 * size + 1));
+  int* weights = malloc(sizeof(int) * (2 * size + 1));
+  for (int r = 0; r < size; ++r) {
+    srcs[r] = r;
+    degrees[r] = 2;
+    for (int k = 0; k < 2; ++k) {
+      all_dests[2 * r + k] = dist_out(r, k);
+      weights[2 * r + k] = dist_weight(r, k);
+    }
+  }
+  CHECK_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, n, srcs, degrees, all_dests,
+                                 rank == 0 ? weights : MPI_WEIGHTS_EMPTY, MPI_INFO_NULL, 0, &gen));
+  free(srcs), free(degrees), free(all_dests), free(weights);
+  MPI_Comm both[2] = {adj, gen};
+  for (int i = 0; i < 2; ++i) {
+    int status, indeg, outdeg, weighted;
+    CHECK_OK(MPI_Topo_test(both[i], &status));
+    CHECK(status == MPI_DIST_GRAPH);
+    CHECK_OK(MPI_Dist_graph_neighbors_count(both[i], &indeg, &outdeg, &weighted));
+    CHECK(indeg == 2 && outdeg == 2 && weighted);
+    int s[2], w1[2], d[2], w2[2];
+    CHECK_OK(MPI_Dist_graph_neighbors(both[i], 2, s, w1, 2, d, w2));
+    /* The general form lists in-edges by source rank: sort both to compare. */
+    int order = (s[0] == sources[0] && w1[0] == sw[0]) ? 0 : 1;
+    CHECK(s[order] == sources[0] && w1[order] == sw[0]);
+    CHECK(s[1 - order] == sources[1] && w1[1 - order] == sw[1]);
+    CHECK(d[0] == dests[0] && w2[0] == dw[0] && d[1] == dests[1] && w2[1] == dw[1]);
+  }
+  CHECK_OK(MPI_Comm_free(&adj));
+  CHECK_OK(MPI_Comm_free(&gen));
+  /* Unweighted: a star into rank 0 (rank 0 has no out-edges, the others
+   * no in-edges). */
+  MPI_Comm u;
+  int deg = rank == 0 ? 0 : 1, peer = 0, indeg_want = rank == 0 ? size - 1 : 0;
+  int* others = malloc(sizeof(int) * size);
+  for (int r = 1; r < size; ++r) others[r - 1] = r;
+  CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, indeg_want, others, MPI_UNWEIGHTED, deg,
+                                          &peer, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &u));
+  free(others);
+  int indeg, outdeg, weighted;
+  CHECK_OK(MPI_Dist_graph_neighbors_count(u, &indeg, &outdeg, &weighted));
+  CHECK(indeg == indeg_want && outdeg == deg && !weighted);
+  /* Everyone sends its rank to rank 0. */
+  int got[8] = {0}, mine = rank;
+  CHECK_OK(MPI_Neighbor_allgather(&mine, 1, MPI_INT, got, 1, MPI_INT, u));
+  for (int r = 1; r < size && rank == 0; ++r) CHECK(got[r - 1] == r);
+  CHECK_OK(MPI_Comm_free(&u));
+}
+
+/* ---- neighbourhood collectives ------------------------------------------- */
+
+/* A topology's neighbour lists (what MPI_..._neighbors would say), and for
+ * each source the index of the sender's block that reaches me. */
+struct Hood {
+  MPI_Comm comm;
+  int nin, nout;
+  int in[8], out[8];
+  int from_block[8]; /* sender's block index received in my block i */
+};
+
+static int cart_hood(struct Hood* h, int ndims, const int* dims, const int* periods) {
+  CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, ndims, dims, periods, 0, &h->comm));
+  if (h->comm == MPI_COMM_NULL) return 0;
+  h->nin = h->nout = 2 * ndims;
+  for (int d = 0; d < ndims; ++d) {
+    CHECK_OK(MPI_Cart_shift(h->comm, d, 1, &h->in[2 * d], &h->in[2 * d + 1]));
+    h->out[2 * d] = h->in[2 * d], h->out[2 * d + 1] = h->in[2 * d + 1];
+    h->from_block[2 * d] = 2 * d + 1; /* the -1 neighbour sent it in its +1 block */
+    h->from_block[2 * d + 1] = 2 * d;
+  }
+  return 1;
+}
+
+/* Graph and dist graph: my m-th edge from s pairs with s's m-th edge to me. */
+static void match_blocks(struct Hood* h, void (*outs_of)(int r, int* out, int* n)) {
+  for (int i = 0; i < h->nin; ++i) {
+    int s = h->in[i], m = 0;
+    for (int j = 0; j < i; ++j) m += h->in[j] == s;
+    int out[8], n;
+    outs_of(s, out, &n);
+    h->from_block[i] = -1;
+    for (int j = 0; j < n; ++j) {
+      if (out[j] == rank && m-- == 0) {
+        h->from_block[i] = j;
+        break;
+      }
+    }
+    CHECK(h->from_block[i] >= 0);
+  }
+}
+
+static void ring_outs(int r, int* out, int* n) {
+  out[0] = (r + size - 1) % size, out[1] = (r + 1) % size, *n = 2;
+}
+static void dist_outs(int r, int* out, int* n) {
+  out[0] = dist_out(r, 0), out[1] = dist_out(r, 1), *n = 2;
+}
+
+static void graph_hood(struct Hood* h) {
+  int *index, *edges;
+  make_ring_graph(&h->comm, &index, &edges);
+  free(index), free(edges);
+  h->nin = h->nout = 2;
+  ring_outs(rank, h->in, &h->nin);
+  ring_outs(rank, h->out, &h->nout);
+  match_blocks(h, ring_outs);
+}
+
+static void dist_hood(struct Hood* h) {
+  int dests[2] = {dist_out(rank, 0), dist_out(rank, 1)};
+  int sources[3], nin = 0;
+  for (int r = 0; r < size; ++r) {
+    for (int k = 0; k < 2; ++k) {
+      if (dist_out(r, k) == rank) sources[nin++] = r;
+    }
+  }
+  CHECK(nin == 2);
+  CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, sources, MPI_UNWEIGHTED, 2, dests,
+                                          MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &h->comm));
+  h->nin = h->nout = 2;
+  memcpy(h->in, sources, sizeof sources[0] * 2);
+  memcpy(h->out, dests, sizeof dests);
+  match_blocks(h, dist_outs);
+}
+
+/* Elements of the block sender s sends to receiver d (v-forms). */
+static int vcount(int s, int d) { return 1 + (s + 2 * d) % 3; }
+static int value(int s, int block, int e) { return s * 1000 + block * 10 + e; }
+#define SENTINEL (-7)
+#define MAXE 3
+
+/* Checks one received block: from source `src` (MPI_PROC_NULL: untouched). */
+static void check_block(const int* got, int n, int src, int block) {
+  for (int e = 0; e < n; ++e) {
+    CHECK(got[e] == (src == MPI_PROC_NULL ? SENTINEL : value(src, block, e)));
+  }
+}
+
+/* Runs every neighbourhood collective on h; nonblocking (1): all at once;
+ * 2: as persistent requests, started together three times. */
+static void neighbor_colls(const struct Hood* h, int nonblocking) {
+  enum { kAllgather, kAllgatherv, kAlltoall, kAlltoallv, kAlltoallw, kCalls };
+  int send_ag[MAXE], recv_ag[8 * MAXE], recv_agv[8 * MAXE];
+  int send_a2a[8 * MAXE], recv_a2a[8 * MAXE];
+  int send_v[8 * MAXE], recv_v[8 * MAXE], send_w[8 * MAXE], recv_w[8 * MAXE];
+  int agv_counts[8], agv_displs[8], scounts[8], sdispls[8], rcounts[8], rdispls[8];
+  MPI_Aint sbytes[8], rbytes[8];
+  MPI_Datatype stypes[8], rtypes[8];
+  for (int e = 0; e < MAXE; ++e) send_ag[e] = value(rank, 0, e);
+  for (int i = 0; i < 8 * MAXE; ++i) {
+    recv_ag[i] = recv_agv[i] = recv_a2a[i] = recv_v[i] = recv_w[i] = SENTINEL;
+  }
+  for (int j = 0; j < h->nout; ++j) {
+    for (int e = 0; e < MAXE; ++e) send_a2a[j * MAXE + e] = value(rank, j, e);
+    /* v-forms: blocks stored last to first. */
+    int slot = h->nout - 1 - j;
+    scounts[j] = h->out[j] == MPI_PROC_NULL ? 1 : vcount(rank, h->out[j]);
+    sdispls[j] = slot * MAXE;
+    sbytes[j] = (MPI_Aint)sizeof(int) * slot * MAXE;
+    stypes[j] = MPI_INT;
+    for (int e = 0; e < MAXE; ++e)
+      send_v[slot * MAXE + e] = send_w[slot * MAXE + e] = value(rank, j, e);
+  }
+  for (int i = 0; i < h->nin; ++i) {
+    int slot = h->nin - 1 - i;
+    agv_counts[i] = 1;
+    agv_displs[i] = slot * MAXE;
+    rcounts[i] = h->in[i] == MPI_PROC_NULL ? 1 : vcount(h->in[i], rank);
+    rdispls[i] = slot * MAXE;
+    rbytes[i] = (MPI_Aint)sizeof(int) * slot * MAXE;
+    rtypes[i] = MPI_INT;
+  }
+  MPI_Request reqs[kCalls];
+  if (nonblocking == 2) { /* persistent: started three times */
+    CHECK_OK(MPI_Neighbor_allgather_init(send_ag, MAXE, MPI_INT, recv_ag, MAXE, MPI_INT, h->comm,
+                                         MPI_INFO_NULL, &reqs[0]));
+    CHECK_OK(MPI_Neighbor_allgatherv_init(send_ag, 1, MPI_INT, recv_agv, agv_counts, agv_displs,
+                                          MPI_INT, h->comm, MPI_INFO_NULL, &reqs[1]));
+    CHECK_OK(MPI_Neighbor_alltoall_init(send_a2a, MAXE, MPI_INT, recv_a2a, MAXE, MPI_INT, h->comm,
+                                        MPI_INFO_NULL, &reqs[2]));
+    CHECK_OK(MPI_Neighbor_alltoallv_init(send_v, scounts, sdispls, MPI_INT, recv_v, rcounts,
+                                         rdispls, MPI_INT, h->comm, MPI_INFO_NULL, &reqs[3]));
+    CHECK_OK(MPI_Neighbor_alltoallw_init(send_w, scounts, sbytes, stypes, recv_w, rcounts, rbytes,
+                                         rtypes, h->comm, MPI_INFO_NULL, &reqs[4]));
+    for (int round = 0; round < 3; ++round) {
+      CHECK_OK(MPI_Startall(kCalls, reqs));
+      CHECK_OK(MPI_Waitall(kCalls, reqs, MPI_STATUSES_IGNORE));
+    }
+    for (int i = 0; i < kCalls; ++i) CHECK_OK(MPI_Request_free(&reqs[i]));
+  } else if (nonblocking) {
+    CHECK_OK(
+        MPI_Ineighbor_allgather(send_ag, MAXE, MPI_INT, recv_ag, MAXE, MPI_INT, h->comm, &reqs[0]));
+    CHECK_OK(MPI_Ineighbor_allgatherv(send_ag, 1, MPI_INT, recv_agv, agv_counts, agv_displs,
+                                      MPI_INT, h->comm, &reqs[1]));
+    CHECK_OK(MPI_Ineighbor_alltoall(send_a2a, MAXE, MPI_INT, recv_a2a, MAXE, MPI_INT, h->comm,
+                                    &reqs[2]));
+    CHECK_OK(MPI_Ineighbor_alltoallv(send_v, scounts, sdispls, MPI_INT, recv_v, rcounts, rdispls,
+                                     MPI_INT, h->comm, &reqs[3]));
+    CHECK_OK(MPI_Ineighbor_alltoallw(send_w, scounts, sbytes, stypes, recv_w, rcounts, rbytes,
+                                     rtypes, h->comm, &reqs[4]));
+    CHECK_OK(MPI_Waitall(kCalls, reqs, MPI_STATUSES_IGNORE));
+  } else {
+    CHECK_OK(MPI_Neighbor_allgather(send_ag, MAXE, MPI_INT, recv_ag, MAXE, MPI_INT, h->comm));
+    CHECK_OK(MPI_Neighbor_allgatherv(send_ag, 1, MPI_INT, recv_agv, agv_counts, agv_displs, MPI_INT,
+                                     h->comm));
+    CHECK_OK(MPI_Neighbor_alltoall(send_a2a, MAXE, MPI_INT, recv_a2a, MAXE, MPI_INT, h->comm));
+    CHECK_OK(MPI_Neighbor_alltoallv(send_v, scounts, sdispls, MPI_INT, recv_v, rcounts, rdispls,
+                                    MPI_INT, h->comm));
+    CHECK_OK(MPI_Neighbor_alltoallw(send_w, scounts, sbytes, stypes, recv_w, rcounts, rbytes,
+                                    rtypes, h->comm));
+  }
+  for (int i = 0; i < h->nin; ++i) {
+    const int src = h->in[i], slot = h->nin - 1 - i;
+    check_block(recv_ag + i * MAXE, MAXE, src, 0);
+    check_block(recv_agv + slot * MAXE, 1, src, 0);
+    check_block(recv_a2a + i * MAXE, MAXE, src, h->from_block[i]);
+    check_block(recv_v + slot * MAXE, rcounts[i], src, h->from_block[i]);
+    check_block(recv_w + slot * MAXE, rcounts[i], src, h->from_block[i]);
+    /* Nothing written past the v-blocks. */
+    for (int e = rcounts[i]; e < MAXE; ++e) {
+      CHECK(recv_v[slot * MAXE + e] == SENTINEL && recv_w[slot * MAXE + e] == SENTINEL);
+    }
+  }
+}
+
+/* A strided send type: every other int of a buffer twice as long. */
+static void neighbor_derived(const struct Hood* h) {
+  MPI_Datatype strided;
+  CHECK_OK(MPI_Type_vector(MAXE, 1, 2, MPI_INT, &strided));
+  CHECK_OK(MPI_Type_create_resized(strided, 0, (MPI_Aint)sizeof(int) * 2 * MAXE, &strided));
+  CHECK_OK(MPI_Type_commit(&strided));
+  int send[8 * 2 * MAXE], recv[8 * MAXE];
+  for (int j = 0; j < h->nout; ++j) {
+    for (int e = 0; e < MAXE; ++e) {
+      send[j * 2 * MAXE + 2 * e] = value(rank, j, e);
+      send[j * 2 * MAXE + 2 * e + 1] = -1;
+    }
+  }
+  for (int i = 0; i < 8 * MAXE; ++i) recv[i] = SENTINEL;
+  CHECK_OK(MPI_Neighbor_alltoall(send, 1, strided, recv, MAXE, MPI_INT, h->comm));
+  for (int i = 0; i < h->nin; ++i) check_block(recv + i * MAXE, MAXE, h->in[i], h->from_block[i]);
+  CHECK_OK(MPI_Type_free(&strided));
+}
+
+static void neighbors(void) {
+  struct Hood hoods[5];
+  int n = 0;
+  int dims2[2] = {0, 0}, per2[2] = {1, 0};
+  CHECK_OK(MPI_Dims_create(size, 2, dims2));
+  if (cart_hood(&hoods[n], 2, dims2, per2)) ++n;
+  int ring = size, periodic = 1, line = size, open = 0;
+  if (cart_hood(&hoods[n], 1, &ring, &periodic)) ++n; /* 1 and 2 ranks: same peer twice */
+  if (cart_hood(&hoods[n], 1, &line, &open)) ++n;
+  graph_hood(&hoods[n++]);
+  dist_hood(&hoods[n++]);
+  for (int i = 0; i < n; ++i) {
+    neighbor_colls(&hoods[i], 0);
+    neighbor_colls(&hoods[i], 1);
+    neighbor_colls(&hoods[i], 2);
+    neighbor_derived(&hoods[i]);
+  }
+  for (int i = 0; i < n; ++i) CHECK_OK(MPI_Comm_free(&hoods[i].comm));
+}
+
+/* ---- bad arguments (MPI_ERRORS_RETURN on MPI_COMM_WORLD) ---------------- */
+
+static void errors(void) {
+  int dims[2] = {size + 1, 1}, periods[2] = {0, 0}, out[2], x;
+  MPI_Comm c = MPI_COMM_NULL;
+  CHECK_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c), MPI_ERR_DIMS);
+  dims[0] = 0;
+  CHECK_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c), MPI_ERR_DIMS);
+  CHECK_CLASS(MPI_Cart_create(MPI_COMM_WORLD, -1, dims, periods, 0, &c), MPI_ERR_DIMS);
+  CHECK_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 1, NULL, periods, 0, &c), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Cart_create(MPI_COMM_NULL, 1, &size, periods, 0, &c), MPI_ERR_COMM);
+  CHECK_CLASS(MPI_Cart_shift(MPI_COMM_WORLD, 0, 1, &out[0], &out[1]), MPI_ERR_TOPOLOGY);
+  CHECK_CLASS(MPI_Cartdim_get(MPI_COMM_WORLD, &x), MPI_ERR_TOPOLOGY);
+  CHECK_CLASS(MPI_Graphdims_get(MPI_COMM_WORLD, &x, &x), MPI_ERR_TOPOLOGY);
+  CHECK_CLASS(MPI_Dist_graph_neighbors_count(MPI_COMM_WORLD, &x, &x, &x), MPI_ERR_TOPOLOGY);
+  CHECK_CLASS(MPI_Topo_test(MPI_COMM_WORLD, NULL), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Dims_create(0, 1, out), MPI_ERR_ARG);
+  out[0] = 0, out[1] = -1;
+  CHECK_CLASS(MPI_Dims_create(4, 2, out), MPI_ERR_DIMS);
+  out[0] = 3, out[1] = 0;
+  CHECK_CLASS(MPI_Dims_create(10, 2, out), MPI_ERR_DIMS);
+
+  int line = size, open = 0;
+  CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 1, &line, &open, 0, &c));
+  CHECK_OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+  CHECK_CLASS(MPI_Cart_shift(c, 1, 1, &out[0], &out[1]), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Cart_coords(c, size, 1, out), MPI_ERR_RANK);
+  CHECK_CLASS(MPI_Cart_coords(c, 0, 0, out), MPI_ERR_ARG);
+  int beyond = size;
+  CHECK_CLASS(MPI_Cart_rank(c, &beyond, &x), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Graph_neighbors_count(c, 0, &x), MPI_ERR_TOPOLOGY);
+  int counts[2] = {-1, -1}, displs[2] = {0, 0}, buf[4];
+  CHECK_CLASS(MPI_Neighbor_alltoallv(buf, counts, displs, MPI_INT, buf, counts, displs, MPI_INT, c),
+              MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Neighbor_allgatherv(buf, 1, MPI_INT, buf, NULL, displs, MPI_INT, c), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Neighbor_allgather(MPI_IN_PLACE, 1, MPI_INT, buf, 1, MPI_INT, c), MPI_ERR_BUFFER);
+  CHECK_CLASS(MPI_Neighbor_alltoall(buf, -1, MPI_INT, buf, 1, MPI_INT, c), MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Neighbor_alltoall(buf, 1, MPI_DATATYPE_NULL, buf, 1, MPI_INT, c), MPI_ERR_TYPE);
+  MPI_Request req;
+  CHECK_CLASS(MPI_Ineighbor_alltoall(buf, 1, MPI_INT, buf, 1, MPI_INT, c, NULL), MPI_ERR_ARG);
+  CHECK_CLASS(
+      MPI_Neighbor_alltoall_init(buf, 1, MPI_INT, buf, 1, MPI_INT, c, (MPI_Info)MPI_INT, &req),
+      MPI_ERR_INFO);
+  CHECK_CLASS(MPI_Neighbor_allgather_init(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD,
+                                          MPI_INFO_NULL, &req),
+              MPI_ERR_TOPOLOGY);
+  CHECK_CLASS(MPI_Ineighbor_allgather(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD, &req),
+              MPI_ERR_TOPOLOGY);
+  CHECK_CLASS(MPI_Neighbor_alltoall(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD),
+              MPI_ERR_TOPOLOGY);
+  CHECK_OK(MPI_Comm_free(&c));
+
+  int index[2] = {1, 2}, edges[2] = {1, 5};
+  CHECK_CLASS(MPI_Graph_create(MPI_COMM_WORLD, 1, index, edges, 0, &c), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Graph_create(MPI_COMM_WORLD, size + 1, index, edges, 0, &c), MPI_ERR_ARG);
+  index[0] = -1;
+  CHECK_CLASS(MPI_Graph_create(MPI_COMM_WORLD, 1, index, edges, 0, &c), MPI_ERR_ARG);
+  int bad_rank = size, weight = 1, neg = -1, zero = 0;
+  CHECK_CLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &bad_rank, &weight, 0, NULL,
+                                             MPI_WEIGHTS_EMPTY, MPI_INFO_NULL, 0, &c),
+              MPI_ERR_RANK);
+  CHECK_CLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &zero, &neg, 0, NULL,
+                                             MPI_WEIGHTS_EMPTY, MPI_INFO_NULL, 0, &c),
+              MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &zero, MPI_UNWEIGHTED, 0, NULL,
+                                             MPI_WEIGHTS_EMPTY, MPI_INFO_NULL, 0, &c),
+              MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, NULL, MPI_WEIGHTS_EMPTY, 0, NULL,
+                                             MPI_WEIGHTS_EMPTY, (MPI_Info)MPI_INT, 0, &c),
+              MPI_ERR_INFO);
+  int one = 1;
+  CHECK_CLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &zero, &one, &bad_rank, MPI_UNWEIGHTED,
+                                    MPI_INFO_NULL, 0, &c),
+              MPI_ERR_RANK);
+  CHECK_CLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &zero, &neg, &zero, MPI_UNWEIGHTED,
+                                    MPI_INFO_NULL, 0, &c),
+              MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &zero, &one, &zero, MPI_WEIGHTS_EMPTY,
+                                    MPI_INFO_NULL, 0, &c),
+              MPI_ERR_ARG);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc > 1 && strcmp(argv[1], "fatal") == 0) {
+    int src, dst;
+    MPI_Cart_shift(MPI_COMM_WORLD, 0, 1, &src, &dst); /* no topology: ends the job */
+    printf("FAILED: MPI_Cart_shift returned\n");
+    MPI_Finalize();
+    return 1;
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  dims_create();
+  cart();
+  graph();
+  dist_graph();
+  neighbors();
+  errors();
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  printf("OK\n");
+  MPI_Finalize();
+  return 0;
+}

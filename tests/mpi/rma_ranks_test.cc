@@ -1,0 +1,63 @@
+// One-sided windows (tests/mpi/progs/rma.c) against serial references at 1,
+// 2, 3, 4 and 8 ranks in polling and interrupt mode: every access kind with
+// contiguous and derived types under fence and lock epochs, fetch-and-add
+// and compare-and-swap contention, a passive target that makes no MPI call
+// while the others access it, and bad arguments (error classes).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tests/mpi/run_ranks.hpp"
+
+using lapis::mpi_tests::expect_ok;
+
+namespace {
+
+void each_mode(const std::string& what, std::vector<std::string> args) {
+  for (const char* mode : {"polling", "interrupt"}) {
+    for (int ranks : lapis::mpi_tests::kRankCounts) {
+      SUBCASE((std::string(mode) + " ranks=" + std::to_string(ranks)).c_str()) {
+        expect_ok("rma", ranks, {std::string("LAPIS_MODE=") + mode}, args);
+      }
+    }
+  }
+  (void)what;
+}
+
+}  // namespace
+
+TEST_CASE("Put/Get/accumulates under fence epochs") { each_mode("fence", {"fence"}); }
+
+TEST_CASE("Put/Get/accumulates under lock epochs") { each_mode("lock", {"lock"}); }
+
+TEST_CASE("fetch-and-add and compare-and-swap contention") {
+  each_mode("contention", {"contention"});
+}
+
+TEST_CASE("passive target that makes no MPI call: Put under locks") {
+  each_mode("passive", {"passive"});
+}
+
+TEST_CASE("passive target that makes no MPI call: fetch-and-op") {
+  each_mode("passive acc", {"passive", "acc"});
+}
+
+TEST_CASE("post/start/complete/wait and request-based accesses") {
+  each_mode("pscw", {"pscw"});
+  for (int ranks : {1, 2, 3, 4}) {
+    SUBCASE(("requests ranks=" + std::to_string(ranks)).c_str()) {
+      expect_ok("rma", ranks, {}, {"requests"});
+    }
+  }
+}
+
+TEST_CASE("shared-memory and dynamic windows") {
+  each_mode("shared", {"shared"});
+  each_mode("dynamic", {"dynamic"});
+}
+
+TEST_CASE("bad arguments to windows and one-sided calls") {
+  for (int ranks : {1, 2, 3}) {
+    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("rma", ranks, {}, {"errors"}); }
+  }
+}
