@@ -11,6 +11,7 @@ packages=(
   libpmix-dev openmpi-bin libopenmpi-dev
   mpich libmpich-dev gnuplot-nox
   clang-14 libclang-rt-14-dev
+  cmake meson ninja-build pkg-config gdb
 )
 
 missing=()
