@@ -68,7 +68,6 @@ struct Tables {
   ZeroTables longs = zero_tables(kLong);
   ZeroTables shorts = zero_tables(kShort);
   std::array<std::uint32_t, 256> bytes{};  // the fallback's
-  bool hardware = has_sse42();
   Tables() {
     for (std::uint32_t n = 0; n < 256; ++n) {
       std::uint32_t c = n;
@@ -121,15 +120,12 @@ template <bool Copy>
   return c0;
 }
 
-// The raw register (no pre/post inversion) over len bytes, copying them to
-// dst when Copy.
+// The raw register over fewer than three short blocks: one dependency chain,
+// 8 bytes at a time, then 4, 2 and 1 (no byte loop: small Amsend frames
+// and their heads are checksummed on every message).
 template <bool Copy>
-[[gnu::target("sse4.2")]] std::uint32_t hw_raw(std::uint32_t crc0, unsigned char* dst,
-                                               const unsigned char* src, std::size_t len) {
-  const Tables& t = tables();
-  std::uint64_t c0 = crc0;
-  c0 = hw_triples<Copy>(c0, dst, src, len, kLong, t.longs);
-  c0 = hw_triples<Copy>(c0, dst, src, len, kShort, t.shorts);
+[[gnu::target("sse4.2")]] inline std::uint32_t hw_tail(std::uint64_t c0, unsigned char* dst,
+                                                       const unsigned char* src, std::size_t len) {
   for (; len >= 8; len -= 8, src += 8) {
     const std::uint64_t a = load64(src);
     c0 = _mm_crc32_u64(c0, a);
@@ -139,11 +135,39 @@ template <bool Copy>
     }
   }
   auto c = static_cast<std::uint32_t>(c0);
-  for (; len > 0; --len, ++src) {
+  if (len & 4) {
+    std::uint32_t a;
+    std::memcpy(&a, src, 4);
+    c = _mm_crc32_u32(c, a);
+    if constexpr (Copy) std::memcpy(dst, &a, 4), dst += 4;
+    src += 4;
+  }
+  if (len & 2) {
+    std::uint16_t a;
+    std::memcpy(&a, src, 2);
+    c = _mm_crc32_u16(c, a);
+    if constexpr (Copy) std::memcpy(dst, &a, 2), dst += 2;
+    src += 2;
+  }
+  if (len & 1) {
     c = _mm_crc32_u8(c, *src);
-    if constexpr (Copy) *dst++ = *src;
+    if constexpr (Copy) *dst = *src;
   }
   return c;
+}
+
+// The raw register (no pre/post inversion) over len bytes, copying them to
+// dst when Copy. Below three short blocks the tables are never touched.
+template <bool Copy>
+[[gnu::target("sse4.2")]] std::uint32_t hw_raw(std::uint32_t crc0, unsigned char* dst,
+                                               const unsigned char* src, std::size_t len) {
+  std::uint64_t c0 = crc0;
+  if (len >= 3 * kShort) [[unlikely]] {
+    const Tables& t = tables();
+    c0 = hw_triples<Copy>(c0, dst, src, len, kLong, t.longs);
+    c0 = hw_triples<Copy>(c0, dst, src, len, kShort, t.shorts);
+  }
+  return hw_tail<Copy>(c0, dst, src, len);
 }
 
 std::uint32_t sw_raw(std::uint32_t c, const unsigned char* src, std::size_t len) {
@@ -152,16 +176,21 @@ std::uint32_t sw_raw(std::uint32_t c, const unsigned char* src, std::size_t len)
   return c;
 }
 
+// Read once at load time: no initialisation guard on every checksum. A
+// call made before it is set (from another library's static initialiser)
+// takes the table path, which gives the same result.
+const bool kHardware = has_sse42();
+
 }  // namespace
 
 std::uint32_t crc32c_extend(std::uint32_t crc, const void* data, std::size_t len) {
   const auto* src = static_cast<const unsigned char*>(data);
-  if (tables().hardware) [[likely]] return ~hw_raw<false>(~crc, nullptr, src, len);
+  if (kHardware) [[likely]] return ~hw_raw<false>(~crc, nullptr, src, len);
   return ~sw_raw(~crc, src, len);
 }
 
 std::uint32_t crc32c_copy(void* dst, const void* src, std::size_t len, std::uint32_t crc) {
-  if (tables().hardware) [[likely]] {
+  if (kHardware) [[likely]] {
     return ~hw_raw<true>(~crc, static_cast<unsigned char*>(dst),
                          static_cast<const unsigned char*>(src), len);
   }
@@ -169,6 +198,6 @@ std::uint32_t crc32c_copy(void* dst, const void* src, std::size_t len, std::uint
   return ~sw_raw(~crc, static_cast<const unsigned char*>(src), len);
 }
 
-bool crc32c_hardware() { return tables().hardware; }
+bool crc32c_hardware() { return kHardware; }
 
 }  // namespace lapi::internal

@@ -37,7 +37,8 @@ TEST_CASE("crc32c and crc32c_copy match the reference at block boundaries and of
   std::mt19937 rng(7);
   std::vector<unsigned char> src(3 * 8192 * 2 + 3 * 256 * 2 + 64);
   for (auto& b : src) b = static_cast<unsigned char>(rng());
-  const std::vector<std::size_t> lengths = {0,    1,    7,    8,     9,     255,   256,   767,
+  const std::vector<std::size_t> lengths = {0,    1,    2,    3,     4,     5,     6,     7,     8,     9,
+                                            10,   11,   12,   13,    14,    15,    255,   256,   767,
                                             768,  769,  1000, 3 * 8192 - 1, 3 * 8192, 3 * 8192 + 1,
                                             3 * 8192 + 3 * 256 + 13, 2 * 3 * 8192 + 5};
   for (std::size_t offset : {0u, 1u, 3u}) {
