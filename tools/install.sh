@@ -2,7 +2,8 @@
 # Installs Lapis MPI under a prefix:
 #   PREFIX/include   mpi.h, lapis_pmpi.h (its PMPI_ names), lapi.h, mpif.h, mpi.mod, mpi_f08.mod
 #   PREFIX/lib       libmpi.so.12 (MPICH's soname and ABI) with libmpich.so.12
-#                    and libmpi.so linked to it, libmpifort.so, liblapi.so,
+#                    and libmpi.so linked to it, libmpifort.so.12 with
+#                    libmpichfort.so.12 and libmpifort.so, liblapi.so,
 #                    pkgconfig/{mpi,lapis-mpi,lapi}.pc
 #   PREFIX/bin       mpicc, mpicxx, mpic++, mpifort, mpif90, mpif77, mpirun,
 #                    mpiexec, lapirun, lapis_info
@@ -66,7 +67,11 @@ if [ -f "$bin/mpi/shared/liblapi.so" ] && [ -f "$srcdir/lapi/lapi.h" ]; then
 fi
 # Fortran (when built): the glue library, mpif.h and the mpi module.
 if [ -f "$bin/mpi/shared/libmpifort.so" ] && [ -f "$bin/mpi/fortran/include/mpif.h" ]; then
-  install -m 0755 "$bin/mpi/shared/libmpifort.so" "$prefix/lib/libmpifort.so"
+  # MPICH's Fortran soname, and Debian's name for it (mpifort.mpich links
+  # libmpichfort.so.12); libmpifort.so is what `-lmpifort` links against.
+  install -m 0755 "$bin/mpi/shared/libmpifort.so" "$prefix/lib/libmpifort.so.12"
+  ln -sf libmpifort.so.12 "$prefix/lib/libmpichfort.so.12"
+  ln -sf libmpifort.so.12 "$prefix/lib/libmpifort.so"
   install -m 0644 "$bin/mpi/fortran/include/mpif.h" "$prefix/include/mpif.h"
   install -m 0644 "$bin/mpi/fortran/include/mpi.mod" "$prefix/include/mpi.mod"
   install -m 0644 "$bin/mpi/fortran/include/mpi_f08.mod" "$prefix/include/mpi_f08.mod"

@@ -5,15 +5,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The common blocks of mpif.h and the Fortran modules, defined in libmpi
- * (mpi/internal/fortran_commons.c). */
-extern MPI_Fint lapis_mpif_bottom_;
-extern MPI_Fint lapis_mpif_in_place_;
+#include "mpi/internal/fortran_commons.h"
 
 void *lapis_f_buffer(void *fortran_address) {
-  if (fortran_address == (void *)&lapis_mpif_bottom_) return MPI_BOTTOM;
-  if (fortran_address == (void *)&lapis_mpif_in_place_) return MPI_IN_PLACE;
+  if (fortran_address == (void *)&mpipriv1_[0]) return MPI_BOTTOM;
+  if (fortran_address == (void *)&mpipriv1_[1]) return MPI_IN_PLACE;
   return fortran_address;
+}
+
+int lapis_f_keyval(MPI_Fint keyval) {
+  switch (keyval - 1) {
+    case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
+    case MPI_UNIVERSE_SIZE: case MPI_LASTUSEDCODE: case MPI_APPNUM: case MPI_WIN_BASE:
+    case MPI_WIN_SIZE: case MPI_WIN_DISP_UNIT: case MPI_WIN_CREATE_FLAVOR: case MPI_WIN_MODEL:
+      return keyval - 1;
+    default:
+      return keyval;
+  }
 }
 
 MPI_Status *lapis_f_status_in(MPI_Fint *fstatus, MPI_Status *scratch) {
@@ -65,8 +73,11 @@ MPI_Aint lapis_f_attr_value(int keyval, void *c_value) {
   switch (keyval) {
     case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
     case MPI_UNIVERSE_SIZE: case MPI_APPNUM: case MPI_LASTUSEDCODE:
+    case MPI_WIN_DISP_UNIT: case MPI_WIN_CREATE_FLAVOR: case MPI_WIN_MODEL:
       return c_value == NULL ? 0 : *(int *)c_value;
-    default:
+    case MPI_WIN_SIZE:
+      return c_value == NULL ? 0 : *(MPI_Aint *)c_value;
+    default: /* MPI_WIN_BASE is the address itself, as user attributes */
       return (MPI_Aint)(intptr_t)c_value;
   }
 }

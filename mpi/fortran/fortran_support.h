@@ -15,6 +15,10 @@
  * variables in common blocks, recognised by their address. */
 void *lapis_f_buffer(void *fortran_address);
 
+/* A Fortran attribute key as C knows it: a predefined key's Fortran value
+ * is its C value + 1 (MPICH's convention, gen_fortran.py FORTRAN_KEYVALS). */
+int lapis_f_keyval(MPI_Fint keyval);
+
 /* MPI_Status* for a Fortran status argument: `scratch` (filled from the
  * Fortran array) or MPI_STATUS_IGNORE for MPI_STATUS_IGNORE. */
 MPI_Status *lapis_f_status_in(MPI_Fint *fstatus, MPI_Status *scratch);

@@ -133,7 +133,7 @@ def main(api, constants_path, header, out):
             o.append(f'  INTEGER{kind}, PARAMETER :: {name} = {value}')
     for name, dims, block in SPECIAL:
         decl = 'TYPE(MPI_Status)' if 'STATUS' in name else 'INTEGER'
-        dims = '(1)' if name == 'MPI_STATUSES_IGNORE' else ''
+        dims = '(1)' if name in ('MPI_STATUSES_IGNORE', 'MPI_ERRCODES_IGNORE') else ''
         o += [f'  {decl} :: {name}{dims}', f'  COMMON /{block}/ {name}']
     o.append(f'  EXTERNAL :: {", ".join(PROCEDURES)}')
     # Handles compare with == and /= (MPI 3.1, 17.2.4).

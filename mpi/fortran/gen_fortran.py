@@ -55,6 +55,7 @@ def read_api(path):
 # argument's name, {p} its kind parameter).
 KINDS = {
     'int': ('MPI_Fint *', '*{n}', '', ''),
+    'keyval': ('MPI_Fint *', 'lapis_f_keyval(*{n})', '', ''),
     'handle': ('MPI_Fint *', '*{n}', '', ''),
     'int*': ('MPI_Fint *', '{n}', '', ''),
     'handle*': ('MPI_Fint *', '{n}', '', ''),
@@ -116,7 +117,7 @@ def glue_function(f):
         ctype, call, pre, after = KINDS[a.kind]
         fields = {'n': a.name, 'p': a.param}
         if a.kind.startswith('attr_out'):
-            fields['key'] = '*' + f.args[i - 1].name
+            fields['key'] = calls[f.args[i - 1].name]  # the key as C knows it
             fields['flag'] = f.args[i + 1].name
         params.append(ctype + a.name)
         if a.kind.startswith('string'):
@@ -187,8 +188,17 @@ def write_constants_program(header, out):
                 '  return 0;\n}\n')
 
 
+# Predefined attribute keys: in Fortran their value is C's + 1 (MPICH's
+# mpif.h and modules; the odd C value marks a predefined key, the even one
+# tells the library the caller is Fortran). lapis_f_keyval maps them back.
+FORTRAN_KEYVALS = ('MPI_TAG_UB', 'MPI_HOST', 'MPI_IO', 'MPI_WTIME_IS_GLOBAL', 'MPI_UNIVERSE_SIZE',
+                   'MPI_LASTUSEDCODE', 'MPI_APPNUM', 'MPI_WIN_BASE', 'MPI_WIN_SIZE',
+                   'MPI_WIN_DISP_UNIT', 'MPI_WIN_CREATE_FLAVOR', 'MPI_WIN_MODEL')
+
+
 def read_constants(path, functions):
-    """(name, value) pairs, without names Fortran cannot tell apart."""
+    """(name, value) pairs as Fortran sees them, without names Fortran cannot
+    tell apart."""
     taken = {f.name.upper() for f in functions}
     constants = []
     with open(path) as f:
@@ -197,7 +207,7 @@ def read_constants(path, functions):
             if name.upper() in taken:
                 continue
             taken.add(name.upper())
-            constants.append((name, int(value)))
+            constants.append((name, int(value) + (name in FORTRAN_KEYVALS)))
     return constants
 
 
@@ -207,6 +217,7 @@ FORTRAN_RESULT = {'double': 'DOUBLE PRECISION', 'aint': 'INTEGER(KIND=MPI_ADDRES
 # Declarations of dummy arguments in the `mpi` module's interfaces.
 FORTRAN_DECL = {
     'int': 'INTEGER, INTENT(IN) :: {n}', 'handle': 'INTEGER, INTENT(IN) :: {n}',
+    'keyval': 'INTEGER, INTENT(IN) :: {n}',
     'int*': 'INTEGER :: {n}', 'handle*': 'INTEGER :: {n}', 'index*': 'INTEGER :: {n}',
     'int[]': 'INTEGER :: {n}(*)', 'handle[]': 'INTEGER :: {n}(*)', 'indices': 'INTEGER :: {n}(*)',
     'ranges[]': 'INTEGER :: {n}(3, *)',
@@ -227,11 +238,16 @@ FORTRAN_DECL = {
     'attr_in': 'INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: {n}',
     'attr_out': 'INTEGER(KIND=MPI_ADDRESS_KIND) :: {n}', 'attr_out_int': 'INTEGER :: {n}',
 }
-# Common blocks holding the values recognised by address (fortran_support.c).
-SPECIAL = [('MPI_BOTTOM', '', 'lapis_mpif_bottom'),
-           ('MPI_IN_PLACE', '', 'lapis_mpif_in_place'),
-           ('MPI_STATUS_IGNORE', '(MPI_STATUS_SIZE)', 'lapis_mpif_status_ignore'),
-           ('MPI_STATUSES_IGNORE', '(MPI_STATUS_SIZE,1)', 'lapis_mpif_statuses_ignore')]
+# Common blocks holding the values recognised by address (fortran_support.c),
+# in MPICH's blocks and order (its mpif.h: /MPIPRIV1/ and /MPIPRIV2/), so a
+# program compiled against MPICH's mpif.h or `mpi` module names the same
+# storage (mpi/internal/fortran_commons.c defines it). Several COMMON
+# statements naming one block extend it in order.
+SPECIAL = [('MPI_BOTTOM', '', 'mpipriv1'),
+           ('MPI_IN_PLACE', '', 'mpipriv1'),
+           ('MPI_STATUS_IGNORE', '(MPI_STATUS_SIZE)', 'mpipriv1'),
+           ('MPI_STATUSES_IGNORE', '(MPI_STATUS_SIZE,1)', 'mpipriv2'),
+           ('MPI_ERRCODES_IGNORE', '(1)', 'mpipriv2')]
 # Predefined procedures a program passes as arguments (fortran_support.c).
 PROCEDURES = ('MPI_COMM_NULL_COPY_FN', 'MPI_COMM_DUP_FN', 'MPI_COMM_NULL_DELETE_FN',
               'MPI_NULL_COPY_FN', 'MPI_DUP_FN', 'MPI_NULL_DELETE_FN')

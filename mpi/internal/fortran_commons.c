@@ -9,12 +9,15 @@
  * common blocks itself, and the library must then use the program's copies
  * (through the GOT). gfortran aligns common blocks to 16 bytes. */
 #include "mpi.h"
+#include "mpi/internal/fortran_commons.h"
 
 #define COMMON_BLOCK __attribute__((aligned(16)))
-COMMON_BLOCK MPI_Fint lapis_mpif_bottom_;
-COMMON_BLOCK MPI_Fint lapis_mpif_in_place_;
-COMMON_BLOCK MPI_Fint lapis_mpif_status_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
-COMMON_BLOCK MPI_Fint lapis_mpif_statuses_ignore_[sizeof(MPI_Status) / sizeof(MPI_Fint)];
+/* MPICH's names and layout (its mpif.h), so that programs built against
+ * MPICH's Fortran headers name this storage too:
+ *   /MPIPRIV1/ MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE(MPI_STATUS_SIZE)
+ *   /MPIPRIV2/ MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1), MPI_ERRCODES_IGNORE(1) */
+COMMON_BLOCK MPI_Fint mpipriv1_[LAPIS_MPIPRIV1_INTS];
+COMMON_BLOCK MPI_Fint mpipriv2_[LAPIS_MPIPRIV2_INTS];
 
-MPI_Fint *MPI_F_STATUS_IGNORE = lapis_mpif_status_ignore_;
-MPI_Fint *MPI_F_STATUSES_IGNORE = lapis_mpif_statuses_ignore_;
+MPI_Fint *MPI_F_STATUS_IGNORE = mpipriv1_ + 2;
+MPI_Fint *MPI_F_STATUSES_IGNORE = mpipriv2_;

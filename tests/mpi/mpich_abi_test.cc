@@ -76,6 +76,44 @@ TEST_CASE("a program built by mpicc.mpich runs on Lapis' library") {
   CHECK(by_hand.output.find(library) != std::string::npos);
 }
 
+TEST_CASE("Fortran programs built by mpifort.mpich run on Lapis' libraries") {
+  if (sh("command -v mpifort.mpich").status != 0) {
+    MESSAGE("SKIPPED: mpifort.mpich is not installed (tools/setup.sh installs libmpich-dev)");
+    return;
+  }
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  REQUIRE(tmp != nullptr);
+  const std::string prefix = std::string(tmp) + "/fortran_prefix";
+  LaunchResult install =
+      sh("bash " + runfile("tools/install.sh") + " --from " + runfile("") + " " + prefix);
+  INFO(install.output);
+  REQUIRE(install.status == 0);
+  // mpif.h (MPI_IN_PLACE, MPI_BOTTOM, MPI_STATUS_IGNORE by address in
+  // MPICH's common blocks) and the `mpi` module, both MPICH's.
+  for (const char* source : {"fortran_fixed.f", "fortran_module.f90"}) {
+    CAPTURE(source);
+    const std::string exe = std::string(tmp) + "/" + source + ".exe";
+    LaunchResult build = sh("cd " + std::string(tmp) + " && mpifort.mpich -fallow-argument-mismatch " +
+                            runfile(std::string("tests/mpi/progs/") + source) + " -o " + exe);
+    INFO(build.output);
+    REQUIRE(build.status == 0);
+    // Linked against MPICH's Fortran library; Lapis' is found under that name.
+    CHECK(sh("readelf -d " + exe).output.find("[libmpichfort.so.12]") != std::string::npos);
+    LaunchResult libs = sh("LD_LIBRARY_PATH=" + prefix + "/lib ldd " + exe);
+    INFO(libs.output);
+    CHECK(libs.output.find("libmpichfort.so.12 => " + prefix + "/lib/") != std::string::npos);
+    for (int ranks : {2, 3}) {
+      CAPTURE(ranks);
+      LaunchResult run =
+          sh(prefix + "/bin/mpirun -n " + std::to_string(ranks) + " --timeout 60 " + exe);
+      INFO(run.output);
+      CHECK(run.status == 0);
+      CHECK(count(run.output, "OK\n") == ranks);
+      CHECK(run.output.find("FAILED") == std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("the MPI benchmarks built by mpicc.mpich run on Lapis' library") {
   if (sh("command -v mpicc.mpich").status != 0) {
     MESSAGE("SKIPPED: mpicc.mpich is not installed (tools/setup.sh installs libmpich-dev)");
