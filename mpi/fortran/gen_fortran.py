@@ -196,6 +196,13 @@ FORTRAN_KEYVALS = ('MPI_TAG_UB', 'MPI_HOST', 'MPI_IO', 'MPI_WTIME_IS_GLOBAL', 'M
                    'MPI_WIN_DISP_UNIT', 'MPI_WIN_CREATE_FLAVOR', 'MPI_WIN_MODEL')
 
 
+# String lengths: Fortran's are one less than C's (no terminating NUL;
+# MPI 3.1 section 17.2.5, and MPICH's values).
+FORTRAN_STRING_LENGTHS = ('MPI_MAX_PROCESSOR_NAME', 'MPI_MAX_ERROR_STRING', 'MPI_MAX_OBJECT_NAME',
+                          'MPI_MAX_INFO_KEY', 'MPI_MAX_INFO_VAL', 'MPI_MAX_PORT_NAME',
+                          'MPI_MAX_LIBRARY_VERSION_STRING', 'MPI_MAX_DATAREP_STRING')
+
+
 def read_constants(path, functions):
     """(name, value) pairs as Fortran sees them, without names Fortran cannot
     tell apart."""
@@ -207,7 +214,8 @@ def read_constants(path, functions):
             if name.upper() in taken:
                 continue
             taken.add(name.upper())
-            constants.append((name, int(value) + (name in FORTRAN_KEYVALS)))
+            constants.append((name, int(value) + (name in FORTRAN_KEYVALS)
+                              - (name in FORTRAN_STRING_LENGTHS)))
     return constants
 
 
