@@ -8,9 +8,20 @@
 #include <cstring>
 #include <stdexcept>
 #include <utility>
+#include <cstdlib>
+
+#include "runtime/internal/tcp.hpp"
 
 namespace lapis::runtime::internal {
 namespace {
+
+UniqueFd connect_tcp_endpoint(const std::string& spec) {
+  try {
+    return connect_tcp(spec);
+  } catch (const std::runtime_error& e) {
+    throw BootstrapError(std::string("lapirun rendezvous: ") + e.what());
+  }
+}
 
 UniqueFd connect_unix(const std::string& path) {
   UnixAddress address;
@@ -46,11 +57,19 @@ LapirunBootstrap::LapirunBootstrap(std::string socket_path, int rank, int size, 
     throw BootstrapError("lapirun rendezvous: invalid rank " + std::to_string(rank) + " of size " +
                          std::to_string(size));
   }
-  socket_ = connect_unix(socket_path_);
+  const bool tcp = std::string_view(socket_path_).starts_with(kTcpPrefix);
+  socket_ = tcp ? connect_tcp_endpoint(socket_path_) : connect_unix(socket_path_);
+  if (tcp) network_interface_ = interface_of_socket(socket_.get());
+  // Hello: the job size, then the job's secret (a TCP launcher refuses a connection without it).
   const std::uint32_t size32 = static_cast<std::uint32_t>(size);
+  std::vector<std::byte> hello(sizeof size32);
+  std::memcpy(hello.data(), &size32, sizeof size32);
+  if (const char* secret = std::getenv(kJobSecretVariable); secret != nullptr) {
+    const auto bytes = std::as_bytes(std::span(secret, std::strlen(secret)));
+    hello.insert(hello.end(), bytes.begin(), bytes.end());
+  }
   std::lock_guard lock(mutex_);
-  call(MsgType::kHello, static_cast<std::uint32_t>(rank),
-       std::as_bytes(std::span(&size32, 1)), MsgType::kWelcome, "hello");
+  call(MsgType::kHello, static_cast<std::uint32_t>(rank), hello, MsgType::kWelcome, "hello");
 }
 
 std::vector<std::vector<std::byte>> LapirunBootstrap::allgather(std::span<const std::byte> mine) {
