@@ -30,7 +30,7 @@ Outcome run_on_host0(const TestHosts& hosts, const std::vector<std::string>& arg
   argv.push_back(lapirun_path());
   argv.insert(argv.end(), args.begin(), args.end());
   Command::EnvChanges all = {{"LAPIS_LAUNCH_AGENT", TestHosts::agent_path()},
-                             {"LAPIS_TEST_HOSTS", hosts.hosts_variable()},
+                             {"TEST_HOSTS_MAP", hosts.hosts_variable()},
                              {"LAPIS_RENDEZVOUS_ADDR", hosts.address(0)}};
   all.insert(all.end(), env.begin(), env.end());  // later entries win
   return run(Command(argv, all, timeout));
@@ -166,7 +166,7 @@ TEST_CASE("a rank with the wrong job secret is refused with a clear message") {
   std::vector<std::string> argv = hosts.enter(0);
   argv.insert(argv.end(), {lapirun_path(), "-H", host_list(hosts, 1), probe_path(), "check", "2", "lapirun"});
   const Outcome outcome = run(Command(argv, {{"LAPIS_LAUNCH_AGENT", agent},
-                                             {"LAPIS_TEST_HOSTS", hosts.hosts_variable()},
+                                             {"TEST_HOSTS_MAP", hosts.hosts_variable()},
                                              {"LAPIS_RENDEZVOUS_ADDR", hosts.address(0)}}));
   INFO(describe(outcome));
   CHECK(outcome.status != 0);

@@ -1,14 +1,14 @@
 #!/bin/sh
 # Launch agent for the test hosts of tests/support/test_hosts.hpp, used as LAPIS_LAUNCH_AGENT:
 #   test_host_agent.sh HOST COMMAND...
-# enters HOST's network and UTS namespaces (found in LAPIS_TEST_HOSTS=name=pid,...) and execs
+# enters HOST's network, UTS and mount namespaces (found in TEST_HOSTS_MAP=name=pid,...) and execs
 # COMMAND there, so this very process becomes the rank: killing it ends the rank.
 host=$1
 shift
 pid=
 old_ifs=$IFS
 IFS=,
-for entry in $LAPIS_TEST_HOSTS; do
+for entry in $TEST_HOSTS_MAP; do
   case $entry in "$host="*) pid=${entry#*=} ;; esac
 done
 IFS=$old_ifs
@@ -16,4 +16,4 @@ if [ -z "$pid" ]; then
   echo "test_host_agent: no test host named '$host'" >&2
   exit 255
 fi
-exec nsenter -t "$pid" -n -u -- "$@"
+exec nsenter -t "$pid" -n -u -m -- "$@"

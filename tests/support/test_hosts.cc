@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -82,8 +83,13 @@ pid_t TestHosts::start_holder(const std::string& hostname) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the test: its namespaces go with it
     if (::getppid() != parent) ::_exit(1);
     int error = 0;
-    if (::unshare(CLONE_NEWNET | CLONE_NEWUTS) != 0 ||
-        ::sethostname(hostname.c_str(), hostname.size()) != 0) {
+    // A mount namespace too, only to mount a sysfs of this network namespace on /sys: UCX finds
+    // network devices in /sys/class/net, which otherwise lists the machine's. Everything else
+    // (/tmp, /dev/shm) stays shared, as on one machine.
+    if (::unshare(CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWNS) != 0 ||
+        ::sethostname(hostname.c_str(), hostname.size()) != 0 ||
+        ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount("sysfs", "/sys", "sysfs", 0, nullptr) != 0) {
       error = errno;
     }
     (void)!::write(ready[1], &error, sizeof error);
@@ -134,7 +140,7 @@ std::vector<pid_t> TestHosts::processes_inside() const {
 }
 
 std::vector<std::string> TestHosts::enter(int i) const {
-  return {"nsenter", "-t", std::to_string(holder(i)), "-n", "-u", "--"};
+  return {"nsenter", "-t", std::to_string(holder(i)), "-n", "-u", "-m", "--"};
 }
 
 std::string TestHosts::agent_path() { return runfile("tests/support/test_host_agent.sh"); }

@@ -35,10 +35,11 @@ class TestHosts {
   std::string address(int i) const { return "198.18.0." + std::to_string(i + 1); }
   pid_t holder(int i) const { return holders_[static_cast<std::size_t>(i)]; }
 
-  // argv prefix that runs a command on host i: nsenter into its network and UTS namespaces.
+  // argv prefix that runs a command on host i: nsenter into its network, UTS and mount
+  // namespaces (the last only has its own /sys).
   std::vector<std::string> enter(int i) const;
   // The launch agent for lapirun (tests/support/test_host_agent.sh) and the variable it reads:
-  // LAPIS_TEST_HOSTS=name=pid,name=pid,...
+  // TEST_HOSTS_MAP=name=pid,name=pid,...
   static std::string agent_path();
   std::string hosts_variable() const;
 
