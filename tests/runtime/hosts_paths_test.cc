@@ -88,5 +88,8 @@ TEST_CASE("MPI point-to-point across 2 hosts x 2 ranks") {
   INFO(describe(outcome));
   CHECK(outcome.status == 0);
   CHECK(!contains(outcome.out, "FAILED"));
+  std::size_t oks = 0;  // p2p prints OK once per rank
+  for (auto at = outcome.out.find("OK\n"); at != std::string::npos; at = outcome.out.find("OK\n", at + 1)) ++oks;
+  CHECK(oks == 4);
   check_paths(hosts, outcome.err);
 }
