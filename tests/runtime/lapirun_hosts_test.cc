@@ -4,7 +4,9 @@
 #include <doctest/doctest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <chrono>
 #include <fstream>
@@ -71,6 +73,32 @@ TEST_CASE("the fixture's hosts have their own names and addresses, and vanish af
     }
   }
   for (pid_t pid : holders) CHECK(process_gone(pid, 10));
+}
+
+TEST_CASE("the hosts vanish when the process that made them is killed") {
+  int pipe_fds[2];
+  REQUIRE(::pipe(pipe_fds) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {  // makes hosts, reports their holders, and waits to be SIGKILLed
+    ::close(pipe_fds[0]);
+    TestHosts hosts(2);
+    pid_t holders[3] = {hosts.available() ? 1 : 0, hosts.available() ? hosts.holder(0) : 0,
+                        hosts.available() ? hosts.holder(1) : 0};
+    (void)!::write(pipe_fds[1], holders, sizeof holders);
+    for (;;) ::pause();
+  }
+  ::close(pipe_fds[1]);
+  pid_t holders[3] = {};
+  const bool got = ::read(pipe_fds[0], holders, sizeof holders) == static_cast<ssize_t>(sizeof holders);
+  ::close(pipe_fds[0]);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  REQUIRE(got);
+  TestHosts probe(0);
+  if (holders[0] == 0 && probe.skip_if_unavailable("cleanup after SIGKILL")) return;
+  CHECK(process_gone(holders[1], 10));
+  CHECK(process_gone(holders[2], 10));
 }
 
 TEST_CASE("-H host:2,host:2 runs 2 ranks on each host through the agent, over a TCP rendezvous") {

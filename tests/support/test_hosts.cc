@@ -101,7 +101,7 @@ pid_t TestHosts::start_holder(const std::string& hostname) {
   const ssize_t got = pid > 0 ? ::read(ready[0], &error, sizeof error) : -1;
   ::close(ready[0]);
   if (pid < 0 || got != sizeof error || error != 0) {
-    why_not_ = std::string("cannot make a network and UTS namespace (unshare: ") +
+    why_not_ = std::string("cannot make a network, UTS and mount namespace (unshare: ") +
                std::strerror(error > 0 ? error : errno) + "; root needed)";
     if (pid > 0) {
       ::kill(pid, SIGKILL);
