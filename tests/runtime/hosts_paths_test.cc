@@ -3,6 +3,7 @@
 // rank's LAPIS_VERBOSE=1 path line says; and the programs pass.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,7 @@ TEST_CASE("core programs across 2 hosts x 2 ranks: shm within a host, ucx betwee
     CHECK(outcome.status == 0);
     check_paths(hosts, outcome.err);
   }
-  CHECK(hosts.processes_inside().empty());
+  CHECK(hosts.left_after(10).empty());
 }
 
 // UCX counts every namespace on one kernel as one node (its node id is the boot id), so by
@@ -92,4 +93,29 @@ TEST_CASE("MPI point-to-point across 2 hosts x 2 ranks") {
   for (auto at = outcome.out.find("OK\n"); at != std::string::npos; at = outcome.out.find("OK\n", at + 1)) ++oks;
   CHECK(oks == 4);
   check_paths(hosts, outcome.err);
+}
+
+// Open MPI's mpirun starts its daemons through the agent (as rsh) and the ranks find each other
+// through PMIx; Lapis picks the same paths. Under PMIx the core keeps UCX's device choice, so
+// the test names the hosts' link.
+TEST_CASE("MPI p2p across 2 hosts x 2 ranks under Open MPI's mpirun (PMIx) with an rsh agent") {
+  if (run(Command({"sh", "-c", "command -v mpirun.openmpi"})).status != 0) {
+    MESSAGE("mpirun.openmpi is not installed: skipped");
+    std::fprintf(stderr, "\n*** TEST HOSTS: SKIPPED mpirun.openmpi across hosts: not installed ***\n\n");
+    return;
+  }
+  TestHosts hosts(2);
+  if (hosts.skip_if_unavailable("mpirun.openmpi across hosts")) return;
+  std::vector<std::string> argv = hosts.enter(0);
+  argv.insert(argv.end(), {"mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "-n", "4", "-H",
+                           hosts.name(0) + ":2," + hosts.name(1) + ":2", "--mca", "plm_rsh_agent",
+                           TestHosts::agent_path(), "--mca", "oob_tcp_if_include", "lapis0", "-x",
+                           "LAPIS_VERBOSE=1", "-x", "UCX_NET_DEVICES=lapis0", runfile("tests/mpi/progs/p2p")});
+  const Outcome outcome = run(Command(argv,
+                                      {{"TEST_HOSTS_MAP", hosts.hosts_variable()}, {"TEST_HOSTS_SHELL", "1"}},
+                                      120));
+  INFO(describe(outcome));
+  CHECK(outcome.status == 0);
+  check_paths(hosts, outcome.err + outcome.out);
+  CHECK(hosts.left_after(10).empty());
 }

@@ -16,4 +16,9 @@ if [ -z "$pid" ]; then
   echo "test_host_agent: no test host named '$host'" >&2
   exit 255
 fi
+# TEST_HOSTS_SHELL=1: like rsh/ssh, the words are one command for a shell (Open MPI's mpirun
+# sends such commands to start its daemons).
+if [ "${TEST_HOSTS_SHELL:-}" = 1 ]; then
+  exec nsenter -t "$pid" -n -u -m -- sh -c "$*"
+fi
 exec nsenter -t "$pid" -n -u -m -- "$@"

@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <poll.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <random>
 
@@ -137,6 +140,23 @@ std::vector<pid_t> TestHosts::processes_inside() const {
     if (!ns.empty() && std::find(ours.begin(), ours.end(), ns) != ours.end()) found.push_back(pid);
   }
   return found;
+}
+
+std::vector<pid_t> TestHosts::left_after(double seconds) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  std::vector<pid_t> left = processes_inside();
+  while (!left.empty() && std::chrono::steady_clock::now() < deadline) {
+    // Wait for the first one to end (a pidfd becomes readable then), at most until the deadline.
+    const int fd = static_cast<int>(::syscall(SYS_pidfd_open, left.front(), 0));
+    if (fd >= 0) {
+      pollfd p{fd, POLLIN, 0};
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      (void)::poll(&p, 1, static_cast<int>(std::max<long long>(ms.count(), 0)));
+      ::close(fd);
+    }
+    left = processes_inside();
+  }
+  return left;
 }
 
 std::vector<std::string> TestHosts::enter(int i) const {

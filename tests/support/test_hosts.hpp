@@ -46,6 +46,9 @@ class TestHosts {
   // Processes inside any test host's namespace other than the holders (a finished job must
   // leave none).
   std::vector<pid_t> processes_inside() const;
+  // processes_inside(), once it is empty or after `seconds` (processes killed a moment ago take a
+  // little while to go): what is still there.
+  std::vector<pid_t> left_after(double seconds) const;
 
   // Whether the test should skip: prints a loud line either way (so a CI log shows whether the
   // multi-host tests ran) and fails instead of skipping under LAPIS_REQUIRE_TEST_HOSTS=1.
