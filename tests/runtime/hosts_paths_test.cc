@@ -17,10 +17,16 @@ using lapis::testing::TestHosts;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// Every host of `hosts` with 2 ranks ("-H h0:2,h1:2,...").
+std::string two_each(const TestHosts& hosts) {
+  std::string list;
+  for (int i = 0; i < hosts.size(); ++i) list += (i ? "," : "") + hosts.name(i) + ":2";
+  return list;
+}
+
 Outcome run_across(const TestHosts& hosts, const std::string& program, const std::vector<std::string>& x = {}) {
   std::vector<std::string> argv = hosts.enter(0);
-  argv.insert(argv.end(), {lapirun_path(), "--timeout", "240", "-H", hosts.name(0) + ":2," + hosts.name(1) + ":2",
-                           "-x", "LAPIS_VERBOSE=1"});
+  argv.insert(argv.end(), {lapirun_path(), "--timeout", "240", "-H", two_each(hosts), "-x", "LAPIS_VERBOSE=1"});
   for (const std::string& setting : x) argv.insert(argv.end(), {"-x", setting});
   argv.push_back(runfile(program));
   return run(Command(argv,
@@ -30,16 +36,18 @@ Outcome run_across(const TestHosts& hosts, const std::string& program, const std
                      300));
 }
 
-// Rank r's line: "lapis[r] on HOST: paths: 0=... 1=... 2=... 3=..." (printed once per context).
+// Rank r's line: "lapis[r] on HOST: paths: 0=... 1=... 2=... 3=..." (printed once per context);
+// ranks 2h and 2h+1 are on host h.
 void check_paths(const TestHosts& hosts, const std::string& err) {
-  for (int rank = 0; rank < 4; ++rank) {
+  const int ranks = 2 * hosts.size();
+  for (int rank = 0; rank < ranks; ++rank) {
     const int host = rank / 2;
     std::string expected = "lapis[" + std::to_string(rank) + "] on " + hosts.name(host) + ": paths:";
     const auto at = err.find(expected);
     REQUIRE_MESSAGE(at != std::string::npos, "no path line from rank " << rank);
     const std::string line = err.substr(at, err.find('\n', at) - at);
     CAPTURE(line);
-    for (int peer = 0; peer < 4; ++peer) {
+    for (int peer = 0; peer < ranks; ++peer) {
       const std::string p = " " + std::to_string(peer) + "=";
       if (peer == rank) CHECK(contains(line, p + "self"));
       else if (peer / 2 == host) CHECK(contains(line, p + "shm"));
@@ -82,16 +90,28 @@ TEST_CASE("with UCX_TLS=tcp,self UCX joins the hosts over TCP on lapis0") {
   }
 }
 
-TEST_CASE("MPI point-to-point across 2 hosts x 2 ranks") {
-  TestHosts hosts(2);
-  if (hosts.skip_if_unavailable("MPI p2p across hosts")) return;
-  const Outcome outcome = run_across(hosts, "tests/mpi/progs/p2p");
+TEST_CASE("MPI point-to-point across 2 and 3 hosts x 2 ranks") {
+  for (int nhosts : {2, 3}) {
+    CAPTURE(nhosts);
+    TestHosts hosts(nhosts);
+    if (hosts.skip_if_unavailable("MPI p2p across hosts")) return;
+    const Outcome outcome = run_across(hosts, "tests/mpi/progs/p2p");
+    INFO(describe(outcome));
+    CHECK(outcome.status == 0);
+    CHECK(!contains(outcome.out, "FAILED"));
+    std::size_t oks = 0;  // p2p prints OK once per rank
+    for (auto at = outcome.out.find("OK\n"); at != std::string::npos; at = outcome.out.find("OK\n", at + 1)) ++oks;
+    CHECK(oks == static_cast<std::size_t>(2 * nhosts));
+    check_paths(hosts, outcome.err);
+  }
+}
+
+TEST_CASE("core amsend across 3 hosts x 2 ranks") {
+  TestHosts hosts(3);
+  if (hosts.skip_if_unavailable("core across 3 hosts")) return;
+  const Outcome outcome = run_across(hosts, "tests/core/amsend_ranks");
   INFO(describe(outcome));
   CHECK(outcome.status == 0);
-  CHECK(!contains(outcome.out, "FAILED"));
-  std::size_t oks = 0;  // p2p prints OK once per rank
-  for (auto at = outcome.out.find("OK\n"); at != std::string::npos; at = outcome.out.find("OK\n", at + 1)) ++oks;
-  CHECK(oks == 4);
   check_paths(hosts, outcome.err);
 }
 
