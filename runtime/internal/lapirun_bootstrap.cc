@@ -1,12 +1,16 @@
 #include "runtime/internal/lapirun_bootstrap.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <sys/un.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 #include <cstdlib>
 
@@ -43,6 +47,24 @@ UniqueFd connect_unix(const std::string& path) {
   return fd;
 }
 
+// A rank on another host was started through an agent (ssh) that may not take it down when
+// the launcher ends the job or dies. The launcher closes its end of the rendezvous connection
+// only then (or after a protocol error from this rank), so the peer's hang-up ends this process.
+// A detached thread on a duplicate of the socket watches for it (POLLRDHUP reads no data). Only
+// for jobs across hosts: on one host the launcher's kill and PR_SET_PDEATHSIG suffice.
+void watch_launcher(int socket_fd) {
+  const int fd = ::fcntl(socket_fd, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) return;
+  std::thread([fd] {
+    pollfd p{fd, POLLRDHUP, 0};
+    while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+    }
+    static const char message[] = "lapirun rendezvous: the launcher closed the connection; ending this rank\n";
+    (void)!::write(STDERR_FILENO, message, sizeof message - 1);
+    ::_exit(1);
+  }).detach();
+}
+
 std::string seconds_text(int ms) {
   char text[32];
   std::snprintf(text, sizeof(text), "%g", ms / 1000.0);
@@ -70,6 +92,7 @@ LapirunBootstrap::LapirunBootstrap(std::string socket_path, int rank, int size, 
   }
   std::lock_guard lock(mutex_);
   call(MsgType::kHello, static_cast<std::uint32_t>(rank), hello, MsgType::kWelcome, "hello");
+  if (tcp) watch_launcher(socket_.get());  // after the welcome: a refused hello reports itself
 }
 
 std::vector<std::vector<std::byte>> LapirunBootstrap::allgather(std::span<const std::byte> mine) {

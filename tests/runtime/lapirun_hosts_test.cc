@@ -155,6 +155,18 @@ TEST_CASE("a remote rank's exit status decides, and every rank on every host is 
   check_nothing_left(hosts);
 }
 
+TEST_CASE("a remote rank whose agent dies without it (as with ssh) ends when the launcher goes") {
+  TestHosts hosts(2);
+  if (hosts.skip_if_unavailable("detached agent")) return;
+  // Rank 0 exits 7 after a barrier; the others wait forever. Killing rank 1's agent leaves the
+  // rank itself running: only the closed rendezvous connection can end it.
+  const Outcome outcome = run_on_host0(hosts, {"-H", host_list(hosts, 1), probe_path(), "exit", "0", "7"},
+                                       {{"TEST_HOSTS_DETACH", "1"}});
+  INFO(describe(outcome));
+  CHECK(outcome.status == 7);
+  check_nothing_left(hosts);
+}
+
 TEST_CASE("--timeout ends ranks on every host") {
   TestHosts hosts(2);
   if (hosts.skip_if_unavailable("--timeout")) return;

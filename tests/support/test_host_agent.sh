@@ -16,6 +16,13 @@ if [ -z "$pid" ]; then
   echo "test_host_agent: no test host named '$host'" >&2
   exit 255
 fi
+# TEST_HOSTS_DETACH=1: like ssh, the rank is not this process, not in its process group, and
+# outlives it when the launcher kills it.
+if [ "${TEST_HOSTS_DETACH:-}" = 1 ]; then
+  setsid nsenter -t "$pid" -n -u -m -- "$@" &
+  wait $!
+  exit $?
+fi
 # TEST_HOSTS_SHELL=1: like rsh/ssh, the words are one command for a shell (Open MPI's mpirun
 # sends such commands to start its daemons).
 if [ "${TEST_HOSTS_SHELL:-}" = 1 ]; then
