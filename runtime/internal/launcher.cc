@@ -261,7 +261,12 @@ class Launcher {
     int local_index = 0;  // binding places this host's ranks only
     for (int rank = 0; rank < options_.nranks; ++rank) {
       const bool remote = plan_.remote[static_cast<std::size_t>(rank)];
-      if (options_.report_bindings && !remote) report(describe_binding(topology, bind, local_index));
+      if (options_.report_bindings && !remote) {
+        // Placed as this host's local_index-th rank, reported under its job rank.
+        std::string line = describe_binding(topology, bind, local_index);
+        line.replace(0, line.find(' ', 5), "rank " + std::to_string(rank));
+        report(line);
+      }
       try {
         SpawnedRank spawned;
         if (remote) {

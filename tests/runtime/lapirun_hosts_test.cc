@@ -136,9 +136,13 @@ TEST_CASE("--hostfile with comments and both formats, and -ppn") {
   CHECK(slots.status == 0);
   CHECK(contains(slots.out, "rank 0 of 4 on " + hosts.name(0)));
   CHECK(contains(slots.out, "rank 3 of 4 on " + hosts.name(1)));
-  const Outcome ppn = run_on_host0(hosts, {"--hostfile", file, "-ppn", "2", "-n", "3", probe_path(), "where"});
+  const Outcome ppn = run_on_host0(hosts, {"--hostfile", file, "-ppn", "2", "-n", "3", "--report-bindings",
+                                           "--bind-to", "none", probe_path(), "where"});
   INFO(describe(ppn));
   CHECK(ppn.status == 0);
+  // Only this host's ranks are placed (and reported) here.
+  CHECK(contains(ppn.err, "lapirun: rank 1 not bound"));
+  CHECK_FALSE(contains(ppn.err, "lapirun: rank 2 "));
   CHECK(contains(ppn.out, "rank 1 of 3 on " + hosts.name(0)));
   CHECK(contains(ppn.out, "rank 2 of 3 on " + hosts.name(1)));
   std::remove(file.c_str());
