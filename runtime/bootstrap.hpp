@@ -32,6 +32,9 @@ class Bootstrap {
   virtual std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> mine) = 0;
   virtual void barrier() = 0;
   virtual std::string_view kind() const = 0;  // "lapirun", "pmix", "singleton"
+  // A job across hosts under lapirun: the network interface this process reaches the launcher
+  // by (the core keeps UCX's network traffic to it). Empty on one host.
+  virtual std::string network_interface() const { return {}; }
 
   // This process takes part in the job from enter_job() until the matching leave_job() (calls
   // nest: a process may run several contexts). A launcher that sees the process end in between

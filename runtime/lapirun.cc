@@ -1,6 +1,10 @@
 // lapirun: starts the ranks of a Lapis job on this host and hosts their rendezvous.
 // See runtime/launcher_options.hpp for the command line and internal/launcher.hpp for the rules.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <cstdlib>
 #include <exception>
 #include <string>
@@ -9,6 +13,7 @@
 #include <vector>
 
 #include "runtime/internal/launcher.hpp"
+#include "runtime/hosts.hpp"
 #include "runtime/launcher_options.hpp"
 #include "runtime/version.hpp"
 
@@ -19,6 +24,24 @@ constexpr int kUsageStatus = 2;
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "lapirun: %s\n%s", message.c_str(), lapis::runtime::launcher_usage().c_str());
   return kUsageStatus;
+}
+
+std::string hostfile_error;  // why read_hostfile() returned nothing
+
+std::vector<lapis::runtime::HostSlots> read_hostfile(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) {
+    hostfile_error = "cannot read hostfile '" + path + "': " + std::strerror(errno);
+    return {};
+  }
+  std::stringstream contents;
+  contents << file.rdbuf();
+  auto parsed = lapis::runtime::parse_hostfile(contents.str(), path);
+  if (const auto* error = std::get_if<lapis::runtime::HostError>(&parsed)) {
+    hostfile_error = error->message;
+    return {};
+  }
+  return std::get<std::vector<lapis::runtime::HostSlots>>(std::move(parsed));
 }
 
 }  // namespace
@@ -38,14 +61,23 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (const auto* error = std::get_if<UsageError>(&parsed)) return usage_error(error->message);
-  const auto& options = std::get<LauncherOptions>(parsed);
+  LauncherOptions options = std::get<LauncherOptions>(parsed);
+  std::vector<std::string> places;  // host of each rank; empty: this host
+  if (!options.hosts.empty() || !options.hostfile.empty()) {
+    auto hosts = options.hostfile.empty() ? options.hosts : read_hostfile(options.hostfile);
+    if (hosts.empty()) return usage_error(hostfile_error);
+    auto placed = place_ranks(hosts, options.nranks, options.ranks_per_host);
+    if (const auto* error = std::get_if<HostError>(&placed)) return usage_error(error->message);
+    places = std::get<std::vector<std::string>>(std::move(placed));
+    options.nranks = static_cast<int>(places.size());
+  }
 
   const char* path_env = std::getenv("PATH");
   const auto program = resolve_program(options.command.front(), path_env ? path_env : "/usr/bin:/bin");
   if (const auto* error = std::get_if<UsageError>(&program)) return usage_error(error->message);
 
   try {
-    return internal::run_launcher(options, std::get<std::string>(program));
+    return internal::run_launcher(options, std::get<std::string>(program), places);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lapirun: %s\n", e.what());
     return 1;

@@ -106,7 +106,10 @@ ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
     const bool known = name == "-n" || name == "-np" || name == "--np" || name == "-c" ||
                        name == "--timeout" || name == "-x" || name == "--bind-to" ||
                        name == "-bind-to" || name == "--map-by" || name == "-map-by" ||
-                       name == "--output-filename" || name == "-output-filename";
+                       name == "--output-filename" || name == "-output-filename" || name == "-H" ||
+                       name == "--host" || name == "-host" || name == "--hostfile" || name == "-hostfile" ||
+                       name == "--machinefile" || name == "-machinefile" || name == "-f" || name == "-ppn" ||
+                       name == "--ppn" || name == "--npernode" || name == "-npernode";
     if (!known) return UsageError{"unknown option '" + std::string(arg) + "'"};
     const auto value = take_value(inline_value);
     if (!value) return UsageError{"option " + std::string(name) + " needs a value"};
@@ -125,6 +128,18 @@ ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
     } else if (name == "--output-filename" || name == "-output-filename") {
       if (value->empty()) return UsageError{"invalid --output-filename '': expected a directory"};
       options.output_dir = std::string(*value);
+    } else if (name == "-H" || name == "--host" || name == "-host") {
+      auto hosts = parse_host_list(*value);
+      if (const auto* error = std::get_if<HostError>(&hosts)) return UsageError{error->message};
+      for (auto& host : std::get<std::vector<HostSlots>>(hosts)) options.hosts.push_back(std::move(host));
+    } else if (name == "--hostfile" || name == "-hostfile" || name == "--machinefile" || name == "-machinefile" ||
+               name == "-f") {
+      if (value->empty()) return UsageError{"invalid --hostfile '': expected a file"};
+      options.hostfile = std::string(*value);
+    } else if (name == "-ppn" || name == "--ppn" || name == "--npernode" || name == "-npernode") {
+      const auto n = parse_rank_count(*value);
+      if (!n) return UsageError{"invalid -ppn '" + std::string(*value) + "': expected a positive integer"};
+      options.ranks_per_host = *n;
     } else if (name == "--timeout") {
       options.timeout_seconds = parse_seconds(*value);
       if (!options.timeout_seconds) {
@@ -145,7 +160,12 @@ ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
     }
   }
   options.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
-  if (!have_nranks) return UsageError{"missing -n N (the number of ranks)"};
+  if (!options.hosts.empty() && !options.hostfile.empty()) {
+    return UsageError{"-H and --hostfile exclude each other: name the hosts once"};
+  }
+  const bool have_hosts = !options.hosts.empty() || !options.hostfile.empty();
+  if (options.ranks_per_host > 0 && !have_hosts) return UsageError{"-ppn needs hosts (-H or --hostfile)"};
+  if (!have_nranks && !have_hosts) return UsageError{"missing -n N (the number of ranks)"};
   if (options.command.empty()) return UsageError{"missing the program to run"};
   if (!options.timeout_seconds && timeout_env && !timeout_env->empty()) {
     options.timeout_seconds = parse_seconds(*timeout_env);
@@ -159,7 +179,16 @@ ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
 std::string launcher_usage(std::string_view program_name) {
   const std::string p(program_name);
   return "usage: " + p + " -n N [options] [--] program [args...]\n"
-         "  -n, -np, -c N        start N ranks on this host\n"
+         "  -n, -np, -c N        start N ranks (on this host unless hosts are given)\n"
+         "  -H, --host H1[:N],H2[:N],...\n"
+         "                       run on these hosts, N ranks (slots) each, default 1; hosts are filled\n"
+         "                       in order; -n may be left out to fill them all\n"
+         "  --hostfile FILE      the hosts, one a line: 'host', 'host slots=N' or 'host:N' (# comments)\n"
+         "  -ppn N               N ranks on each host (slots ignored)\n"
+         "                       Ranks on other hosts start through $LAPIS_LAUNCH_AGENT (default ssh)\n"
+         "                       as 'AGENT HOST env LAPIS_...=... program args'; the rendezvous then\n"
+         "                       listens on TCP at $LAPIS_RENDEZVOUS_ADDR (default: the address that\n"
+         "                       reaches the first other host) and checks a per-job secret\n"
          "  --timeout S          kill all ranks after S seconds and exit 124 (default: $LAPIS_TIMEOUT,\n"
          "                       else none), first saying where each rank waits (gdb; SIGUSR1 to\n"
          "                       lapirun says it at any time)\n"

@@ -1,7 +1,8 @@
 #pragma once
 // Command line of `lapirun` (and of the mpirun/mpiexec wrappers built on it):
 //   lapirun -n N [--timeout S] [-x VAR[=VAL]]... [--tag-output] [--bind-to core|hwthread|none]
-//           [--map-by core|slot] [--report-bindings] [--] prog [args...]
+//           [--map-by core|slot] [--report-bindings] [-H host[:N],... | --hostfile FILE] [-ppn N]
+//           [--] prog [args...]
 // Parsing is pure (no environment access, no I/O) so it can be unit tested.
 #include <optional>
 #include <span>
@@ -9,6 +10,8 @@
 #include <string_view>
 #include <variant>
 #include <vector>
+
+#include "runtime/hosts.hpp"
 
 namespace lapis::runtime {
 
@@ -31,6 +34,9 @@ struct LauncherOptions {
   bool report_bindings = false;           // say on stderr where each rank is bound
   bool get_stack_traces = false;          // on --timeout: every rank's backtraces too
   std::string output_dir;                 // --output-filename: rank N writes DIR/1/rank.N/{stdout,stderr}
+  std::vector<HostSlots> hosts;           // -H/--host (all of them, in order); empty: this host only
+  std::string hostfile;                   // --hostfile FILE (read by the launcher, not the parser)
+  int ranks_per_host = 0;                 // -ppn N; 0: fill each host's slots
   std::vector<std::string> command;       // program (as written) followed by its arguments; never empty
 };
 
@@ -44,7 +50,7 @@ using ParsedCommandLine = std::variant<LauncherOptions, HelpRequested, VersionRe
 
 // `args` excludes argv[0]. `timeout_env` is the value of LAPIS_TIMEOUT, used when --timeout is absent.
 // Options: -n/-np/--np/-c N, --timeout S, -x VAR[=VAL], --tag-output, --bind-to, --map-by,
-// --report-bindings, --output-filename DIR, -h/--help, -V/--version, "--" ends options; --oversubscribe and
+// --report-bindings, --output-filename DIR, -H/--host LIST, --hostfile FILE, -ppn N, -h/--help, -V/--version, "--" ends options; --oversubscribe and
 // --allow-run-as-root are accepted for scripts written for Open MPI (they change nothing here).
 // Long options also accept --opt=value, and the single-dash spellings of Open MPI and MPICH
 // (-bind-to, -map-by, -report-bindings). The first non-option argument starts the command.

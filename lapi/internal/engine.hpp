@@ -54,6 +54,10 @@ class Context::Impl {
   Status start();
   Status shutdown();
 
+  // ---- path_report.cc
+  // LAPIS_VERBOSE=1: one line on stderr naming the path to each peer (self, shm, ucx).
+  void report_paths() const;
+
   // ---- am_send.cc
   Status amsend(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
                 const void* data, std::size_t data_len, const Counters& counters);

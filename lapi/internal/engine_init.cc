@@ -139,9 +139,13 @@ Status Context::Impl::start() {
   // listen on every interface and accept anyone's connections; loopback still carries a job
   // whose shared memory is unusable. A UCX_NET_DEVICES the user set wins. (Jobs across hosts,
   // under PMIx, keep UCX's choice.)
+  // A lapirun job across hosts: only the interface that reaches the launcher (so UCX neither
+  // listens elsewhere nor sends between hosts over loopback).
   const std::string_view boot_kind = boot->kind();
+  const std::string net_if = boot->network_interface();
   if ((boot_kind == "lapirun" || boot_kind == "singleton") && std::getenv("UCX_NET_DEVICES") == nullptr) {
-    if (ucs_status_t st = ucp_config_modify(ucp_config, "NET_DEVICES", "lo"); st != UCS_OK) {
+    if (ucs_status_t st = ucp_config_modify(ucp_config, "NET_DEVICES", net_if.empty() ? "lo" : net_if.c_str());
+        st != UCS_OK) {
       ucp_config_release(ucp_config);
       return fail(Errc::transport, "init: restricting UCX to loopback: {}", ucs_status_string(st));
     }
@@ -286,6 +290,7 @@ Status Context::Impl::start() {
   fence_wanted_.assign(ntasks_, 0);
   fence_acked_.assign(ntasks_, 0);
 
+  if (const char* verbose = std::getenv("LAPIS_VERBOSE"); verbose != nullptr && *verbose == '1') report_paths();
   apply_policy(config_.policy);
   if (config_.mode == ProgressMode::interrupt) start_progress_thread();
   // Everyone has its handlers registered (and its peers' inboxes mapped)

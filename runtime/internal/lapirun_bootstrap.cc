@@ -1,16 +1,31 @@
 #include "runtime/internal/lapirun_bootstrap.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <sys/un.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 #include <utility>
+#include <cstdlib>
+
+#include "runtime/internal/tcp.hpp"
 
 namespace lapis::runtime::internal {
 namespace {
+
+UniqueFd connect_tcp_endpoint(const std::string& spec) {
+  try {
+    return connect_tcp(spec);
+  } catch (const std::runtime_error& e) {
+    throw BootstrapError(std::string("lapirun rendezvous: ") + e.what());
+  }
+}
 
 UniqueFd connect_unix(const std::string& path) {
   UnixAddress address;
@@ -32,6 +47,24 @@ UniqueFd connect_unix(const std::string& path) {
   return fd;
 }
 
+// A rank on another host was started through an agent (ssh) that may not take it down when
+// the launcher ends the job or dies. The launcher closes its end of the rendezvous connection
+// only then (or after a protocol error from this rank), so the peer's hang-up ends this process.
+// A detached thread on a duplicate of the socket watches for it (POLLRDHUP reads no data). Only
+// for jobs across hosts: on one host the launcher's kill and PR_SET_PDEATHSIG suffice.
+void watch_launcher(int socket_fd) {
+  const int fd = ::fcntl(socket_fd, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) return;
+  std::thread([fd] {
+    pollfd p{fd, POLLRDHUP, 0};
+    while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+    }
+    static const char message[] = "lapirun rendezvous: the launcher closed the connection; ending this rank\n";
+    (void)!::write(STDERR_FILENO, message, sizeof message - 1);
+    ::_exit(1);
+  }).detach();
+}
+
 std::string seconds_text(int ms) {
   char text[32];
   std::snprintf(text, sizeof(text), "%g", ms / 1000.0);
@@ -46,11 +79,20 @@ LapirunBootstrap::LapirunBootstrap(std::string socket_path, int rank, int size, 
     throw BootstrapError("lapirun rendezvous: invalid rank " + std::to_string(rank) + " of size " +
                          std::to_string(size));
   }
-  socket_ = connect_unix(socket_path_);
+  const bool tcp = std::string_view(socket_path_).starts_with(kTcpPrefix);
+  socket_ = tcp ? connect_tcp_endpoint(socket_path_) : connect_unix(socket_path_);
+  if (tcp) network_interface_ = interface_of_socket(socket_.get());
+  // Hello: the job size, then the job's secret (a TCP launcher refuses a connection without it).
   const std::uint32_t size32 = static_cast<std::uint32_t>(size);
+  std::vector<std::byte> hello(sizeof size32);
+  std::memcpy(hello.data(), &size32, sizeof size32);
+  if (const char* secret = std::getenv(kJobSecretVariable); secret != nullptr) {
+    const auto bytes = std::as_bytes(std::span(secret, std::strlen(secret)));
+    hello.insert(hello.end(), bytes.begin(), bytes.end());
+  }
   std::lock_guard lock(mutex_);
-  call(MsgType::kHello, static_cast<std::uint32_t>(rank),
-       std::as_bytes(std::span(&size32, 1)), MsgType::kWelcome, "hello");
+  call(MsgType::kHello, static_cast<std::uint32_t>(rank), hello, MsgType::kWelcome, "hello");
+  if (tcp) watch_launcher(socket_.get());  // after the welcome: a refused hello reports itself
 }
 
 std::vector<std::vector<std::byte>> LapirunBootstrap::allgather(std::span<const std::byte> mine) {

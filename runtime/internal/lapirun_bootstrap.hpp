@@ -25,6 +25,7 @@ class LapirunBootstrap final : public Bootstrap {
   std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> mine) override;
   void barrier() override;
   std::string_view kind() const override { return "lapirun"; }
+  std::string network_interface() const override { return network_interface_; }
   void enter_job(std::string_view leave_call) override;
   void leave_job() override;
 
@@ -45,6 +46,7 @@ class LapirunBootstrap final : public Bootstrap {
   const int rank_;
   const int size_;
   const int timeout_ms_;
+  std::string network_interface_;  // TCP rendezvous: the interface that reaches the launcher
   std::mutex mutex_;  // guards everything below: one collective on the socket at a time
   UniqueFd socket_;
   std::uint32_t next_seq_ = 0;

@@ -15,7 +15,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <algorithm>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -23,8 +25,10 @@
 #include "runtime/internal/fd.hpp"
 #include "runtime/internal/hang_report.hpp"
 #include "runtime/internal/output_forwarder.hpp"
+#include "runtime/internal/remote_command.hpp"
 #include "runtime/internal/rendezvous_server.hpp"
 #include "runtime/internal/spawn.hpp"
+#include "runtime/internal/tcp.hpp"
 #include "runtime/shm_names.hpp"
 
 namespace lapis::runtime::internal {
@@ -125,13 +129,60 @@ class SignalChannel {
   UniqueFd fd_;
 };
 
+// Where the ranks run: which are on other hosts, and (then) where the rendezvous listens.
+struct HostPlan {
+  std::vector<std::string> places;       // host of each rank; empty: all on this host
+  std::vector<bool> remote;              // by rank
+  std::optional<std::string> tcp_address;  // set iff some rank is remote
+  std::vector<std::string> agent;        // the launch agent's words, first one resolved
+};
+
+HostPlan make_host_plan(const std::vector<std::string>& places, int nranks) {
+  HostPlan plan;
+  plan.places = places;
+  plan.remote.assign(static_cast<std::size_t>(nranks), false);
+  char own[256] = {};
+  (void)::gethostname(own, sizeof own - 1);
+  std::optional<std::string> first_remote;
+  for (std::size_t rank = 0; rank < places.size() && rank < plan.remote.size(); ++rank) {
+    plan.remote[rank] = !is_local_host(places[rank], own);
+    if (plan.remote[rank] && !first_remote) first_remote = places[rank];
+  }
+  if (!first_remote) return plan;
+  const char* address = std::getenv("LAPIS_RENDEZVOUS_ADDR");
+  plan.tcp_address = address != nullptr && *address != '\0' ? std::string(address) : local_address_towards(*first_remote);
+  const char* agent = std::getenv("LAPIS_LAUNCH_AGENT");
+  plan.agent = split_agent(agent != nullptr ? agent : "");
+  const char* path_env = std::getenv("PATH");
+  const auto resolved = resolve_program(plan.agent.front(), path_env ? path_env : "/usr/bin:/bin");
+  if (const auto* error = std::get_if<UsageError>(&resolved)) {
+    throw std::runtime_error("launch agent (LAPIS_LAUNCH_AGENT): " + error->message);
+  }
+  plan.agent.front() = std::get<std::string>(resolved);
+  return plan;
+}
+
+// The agent's remote shell does not start in our directory: name the program absolutely (the
+// hosts are expected to share the file system, as with Open MPI's and MPICH's launchers).
+std::string absolute_path(const std::string& path) {
+  if (path.starts_with('/')) return path;
+  char cwd[4096];
+  if (::getcwd(cwd, sizeof cwd) == nullptr) return path;
+  return std::string(cwd) + "/" + path;
+}
+
 // The rendezvous socket: a name in Linux's abstract socket namespace, so there is no file to
 // leave behind whatever happens to the launcher (SIGKILL before every rank joined included).
 // The name is unguessable and the server refuses connections from other users (SO_PEERCRED);
 // it stops listening once every rank has joined.
 class RendezvousEndpoint {
  public:
-  explicit RendezvousEndpoint(const std::string& job_id) {
+  // With a TCP address (jobs across hosts): a TCP socket on that address only.
+  RendezvousEndpoint(const std::string& job_id, const std::optional<std::string>& tcp_address) {
+    if (tcp_address) {
+      listener_ = listen_tcp(*tcp_address, name_);
+      return;
+    }
     name_ = "@lapirun-" + job_id;
     const UnixAddress address = unix_address(name_);
     listener_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -159,12 +210,14 @@ struct RankState {
 
 class Launcher {
  public:
-  Launcher(const LauncherOptions& options, const std::string& program_path)
+  Launcher(const LauncherOptions& options, const std::string& program_path, const std::vector<std::string>& places)
       : options_(options),
         program_path_(program_path),
         job_id_(make_job_id()),
-        endpoint_(job_id_),
-        server_(endpoint_.take_listener(), options.nranks) {}
+        plan_(make_host_plan(places, options.nranks)),
+        secret_(plan_.tcp_address ? make_job_secret() : std::string()),
+        endpoint_(job_id_, plan_.tcp_address),
+        server_(endpoint_.take_listener(), options.nranks, secret_) {}
   // Only reached with ranks still running if run() threw: leave no orphans behind.
   ~Launcher() {
     if (running_ > 0) signal_all_groups(SIGKILL);
@@ -193,17 +246,42 @@ class Launcher {
     command.program_path = program_path_;
     command.argv = options_.command;
     command.env = build_rank_environment(options_.env, endpoint_.name(), job_id_);
+    if (!secret_.empty()) command.env.push_back(std::string(kJobSecretVariable) + "=" + secret_);
     command.exec_sigmask = signals_.original_mask();
     command.sigpipe_ignored = signals_.sigpipe_was_ignored();
     command.capture_output = options_.tag_output && options_.output_dir.empty();
     command.output_dir = options_.output_dir;
     ranks_.resize(static_cast<std::size_t>(options_.nranks));
     const CpuTopology topology = read_topology();
-    const BindTo bind = resolve_binding(options_.bind_to, options_.nranks, topology);
+    const int local_ranks =
+        static_cast<int>(std::count(plan_.remote.begin(), plan_.remote.end(), false));
+    const BindTo bind = resolve_binding(options_.bind_to, local_ranks, topology);
+    std::set<std::string> x_names;
+    for (const EnvSetting& setting : options_.env) x_names.insert(setting.name);
+    int local_index = 0;  // binding places this host's ranks only
     for (int rank = 0; rank < options_.nranks; ++rank) {
-      if (options_.report_bindings) report(describe_binding(topology, bind, rank));
+      const bool remote = plan_.remote[static_cast<std::size_t>(rank)];
+      if (options_.report_bindings && !remote) {
+        // Placed as this host's local_index-th rank, reported under its job rank.
+        std::string line = describe_binding(topology, bind, local_index);
+        line.replace(0, line.find(' ', 5), "rank " + std::to_string(rank));
+        report(line);
+      }
       try {
-        SpawnedRank spawned = spawn_rank(command, rank, options_.nranks, cpus_for_rank(topology, bind, rank));
+        SpawnedRank spawned;
+        if (remote) {
+          // The agent process stands for the rank here: its end is the rank's end, and
+          // signalling it must end the rank (ssh: the remote side hangs up).
+          RankCommand agent = command;
+          agent.program_path = plan_.agent.front();
+          agent.argv = remote_rank_argv(plan_.agent, plan_.places[static_cast<std::size_t>(rank)],
+                                        remote_rank_env(command.env, x_names, rank, options_.nranks),
+                                        absolute_path(program_path_), {options_.command.begin() + 1, options_.command.end()});
+          agent.stdin_for_rank0 = false;
+          spawned = spawn_rank(agent, rank, options_.nranks);
+        } else {
+          spawned = spawn_rank(command, rank, options_.nranks, cpus_for_rank(topology, bind, local_index++));
+        }
         ranks_[static_cast<std::size_t>(rank)] = {spawned.pid, true};
         ++running_;
         if (command.capture_output) {
@@ -355,6 +433,8 @@ class Launcher {
   const std::string& program_path_;
   SignalChannel signals_;  // first: blocks the signals before any child exists
   const std::string job_id_;
+  const HostPlan plan_;
+  const std::string secret_;  // jobs across hosts: every rendezvous connection proves it
   RendezvousEndpoint endpoint_;
   RendezvousServer server_;
   OutputForwarder forwarder_;
@@ -370,8 +450,9 @@ class Launcher {
 
 }  // namespace
 
-int run_launcher(const LauncherOptions& options, const std::string& program_path) {
-  Launcher launcher(options, program_path);
+int run_launcher(const LauncherOptions& options, const std::string& program_path,
+                 const std::vector<std::string>& places) {
+  Launcher launcher(options, program_path, places);
   return launcher.run();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 #include <string>
+#include <vector>
 
 #include "runtime/launcher_options.hpp"
 
@@ -10,6 +11,9 @@ namespace lapis::runtime::internal {
 // SIGTERM every rank's process group, SIGKILL after a grace period). Returns lapirun's exit
 // status (0, the first failing rank's status, 128+signal, 124 on timeout). Reports go to stderr.
 // Throws std::runtime_error if the job cannot be set up at all.
-int run_launcher(const LauncherOptions& options, const std::string& program_path);
+// `places`: the host of each rank (from -H/--hostfile); empty, or every name local: this host.
+// Ranks on other hosts start through the launch agent, and the rendezvous then listens on TCP.
+int run_launcher(const LauncherOptions& options, const std::string& program_path,
+                 const std::vector<std::string>& places = {});
 
 }  // namespace lapis::runtime::internal

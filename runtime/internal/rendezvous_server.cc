@@ -7,6 +7,9 @@
 #include <cerrno>
 #include <cstring>
 #include <utility>
+#include <cstdio>
+
+#include "runtime/internal/tcp.hpp"
 
 namespace lapis::runtime::internal {
 namespace {
@@ -19,9 +22,10 @@ std::string describe(MsgType type, std::uint32_t seq) {
 
 }  // namespace
 
-RendezvousServer::RendezvousServer(UniqueFd listener, int size)
+RendezvousServer::RendezvousServer(UniqueFd listener, int size, std::string secret)
     : listener_(std::move(listener)),
       size_(size),
+      secret_(std::move(secret)),
       by_rank_(static_cast<std::size_t>(size), nullptr),
       rank_seen_(static_cast<std::size_t>(size), false),
       leave_call_(static_cast<std::size_t>(size)) {
@@ -77,9 +81,13 @@ void RendezvousServer::accept_connections() {
     }
     UniqueFd accepted(fd);
     // Only this user's processes may take part (the socket name is not a secret from root).
+    // Over TCP the per-job secret in the hello takes that role.
     ucred peer{};
     socklen_t len = sizeof peer;
-    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.uid != ::geteuid()) continue;
+    if (secret_.empty() &&
+        (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.uid != ::geteuid())) {
+      continue;
+    }
     auto conn = std::make_unique<Connection>();
     conn->fd = std::move(accepted);
     connections_.push_back(std::move(conn));
@@ -176,8 +184,13 @@ void RendezvousServer::handle_hello(Connection& conn, const FrameHeader& header,
   std::string problem;
   if (conn.rank >= 0) {
     problem = "rank " + std::to_string(conn.rank) + " said hello twice";
-  } else if (payload.size() != sizeof(their_size)) {
+  } else if (payload.size() < sizeof(their_size)) {
     problem = "malformed hello";
+  } else if (!secret_.empty() && !same_secret(to_string(payload.subspan(sizeof(their_size))), secret_)) {
+    // Anyone on the network may connect: say why, but nothing about the job.
+    problem = "refused: wrong or missing job secret (LAPIS_JOB_SECRET)";
+    std::fprintf(stderr, "lapirun: refused a rendezvous connection claiming rank %d: wrong or missing job secret\n",
+                 rank);
   } else if (std::memcpy(&their_size, payload.data(), sizeof(their_size));
              their_size != static_cast<std::uint32_t>(size_) || rank < 0 || rank >= size_) {
     problem = "hello from rank " + std::to_string(rank) + " of size " + std::to_string(their_size) +

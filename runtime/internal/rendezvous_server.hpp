@@ -27,8 +27,10 @@ namespace lapis::runtime::internal {
 
 class RendezvousServer {
  public:
-  // `listener`: a bound, listening Unix stream socket. `size`: number of ranks in the job.
-  RendezvousServer(UniqueFd listener, int size);
+  // `listener`: a bound, listening stream socket. `size`: number of ranks in the job.
+  // `secret` empty: a Unix socket, whose peers must be this user (SO_PEERCRED). Otherwise a TCP
+  // socket: every hello must carry `secret`, or the connection is refused with an Error reply.
+  RendezvousServer(UniqueFd listener, int size, std::string secret = {});
   ~RendezvousServer();
   RendezvousServer(const RendezvousServer&) = delete;
   RendezvousServer& operator=(const RendezvousServer&) = delete;
@@ -91,6 +93,7 @@ class RendezvousServer {
 
   UniqueFd listener_;
   const int size_;
+  const std::string secret_;
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<Connection*> by_rank_;       // live connection of each rank that said hello
   std::vector<bool> rank_seen_;            // a hello was accepted for this rank at some point

@@ -1,7 +1,9 @@
 #pragma once
-// The lapirun rendezvous protocol: framed messages over a Unix stream socket between each rank
-// (client) and the launcher (server). Both ends are on one host and built from this header, so
-// integers travel in native byte order.
+// The lapirun rendezvous protocol: framed messages over a Unix stream socket (one host) or TCP
+// (a job across hosts) between each rank (client) and the launcher (server). Both ends are built
+// from this header, so integers travel in native byte order: hosts of one job must share it.
+// Hello's payload is the u32 size followed by the job's secret (LAPIS_JOB_SECRET), which a TCP
+// launcher requires.
 //
 //   client                                   server
 //   Hello{seq=rank, payload=u32 size}   ->

@@ -73,7 +73,10 @@ void check_launcher(const std::vector<std::string>& fields) {
   if (const auto* error = std::get_if<lapis::runtime::UsageError>(&parsed)) {
     require(!error->message.empty() && error->message.find('\n') == std::string::npos);
   } else if (const auto* options = std::get_if<lapis::runtime::LauncherOptions>(&parsed)) {
-    require(options->nranks >= 1 && options->nranks <= (1 << 16));
+    // With hosts (-H/--hostfile) -n may be left out: 0 means "fill every place".
+    const bool hosts = !options->hosts.empty() || !options->hostfile.empty();
+    require((options->nranks >= 1 || (hosts && options->nranks == 0)) && options->nranks <= (1 << 16));
+    for (const auto& h : options->hosts) require(!h.name.empty() && h.slots >= 1);
     require(!options->command.empty());
     require(!options->timeout_seconds || *options->timeout_seconds > 0);
     for (const auto& e : options->env) require(!e.name.empty());

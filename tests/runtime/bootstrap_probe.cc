@@ -23,6 +23,7 @@
 //   sleep                    wait forever
 //   env VAR...               print VAR=value (or "VAR unset") for each VAR
 //   output                   write lines in pieces, with a barrier between the pieces
+//   where                    barrier, print "rank R of N on HOSTNAME", barrier, exit 0
 #include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -285,6 +286,16 @@ int main(int argc, char** argv) {
     if (mode == "sleep") wait_forever();
     if (mode == "env") return run_env(argc, argv);
     if (mode == "output") return run_output();
+    if (mode == "where") {
+      Bootstrap& boot = process_bootstrap();
+      boot.barrier();
+      char host[256] = {};
+      ::gethostname(host, sizeof host - 1);
+      std::printf("rank %d of %d on %s\n", boot.rank(), boot.size(), host);
+      std::fflush(stdout);
+      boot.barrier();
+      return 0;
+    }
   } catch (const std::exception& e) {
     fail(std::string("exception: ") + e.what());
   }

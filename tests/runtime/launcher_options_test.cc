@@ -186,3 +186,20 @@ TEST_CASE("resolve_program") {
   CHECK(contains(error_of(resolve_program(plain, "")), "not executable"));
   CHECK(contains(error_of(resolve_program("not_executable", dir)), "not executable"));
 }
+
+TEST_CASE("hosts: -H (repeatable, both spellings), --hostfile, -ppn; -n optional with hosts") {
+  const auto h = parse_ok({"-H", "a:2", "--host", "b", "-ppn", "3", "prog"});
+  CHECK(h.nranks == 0);
+  CHECK(h.hosts == std::vector<lapis::runtime::HostSlots>{{"a", 2}, {"b", 1}});
+  CHECK(h.ranks_per_host == 3);
+  const auto f = parse_ok({"-n", "4", "--hostfile=hosts.txt", "prog"});
+  CHECK(f.nranks == 4);
+  CHECK(f.hostfile == "hosts.txt");
+  CHECK(parse_ok({"-machinefile", "m", "prog"}).hostfile == "m");
+  CHECK(parse_error({"-H", "a:0", "prog"}) ==
+        "invalid host list 'a:0': invalid slot count in 'a:0': expected host:N with N from 1 to 65536");
+  CHECK(parse_error({"-H", "a", "--hostfile", "f", "prog"}) == "-H and --hostfile exclude each other: name the hosts once");
+  CHECK(parse_error({"-n", "2", "-ppn", "2", "prog"}) == "-ppn needs hosts (-H or --hostfile)");
+  CHECK(parse_error({"-H", "a", "-ppn", "0", "prog"}) == "invalid -ppn '0': expected a positive integer");
+  CHECK(parse_error({"prog"}) == "missing -n N (the number of ranks)");
+}

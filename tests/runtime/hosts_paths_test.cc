@@ -1,0 +1,141 @@
+// The core and MPI across 2 test hosts x 2 ranks: ranks on one host reach each other through
+// shared memory, ranks on the other host through UCX (over TCP on the hosts' link), as each
+// rank's LAPIS_VERBOSE=1 path line says; and the programs pass.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tests/runtime/subprocess.hpp"
+#include "tests/support/test_hosts.hpp"
+
+namespace {
+
+using namespace lapis::runtime::testing;
+using lapis::testing::TestHosts;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Every host of `hosts` with 2 ranks ("-H h0:2,h1:2,...").
+std::string two_each(const TestHosts& hosts) {
+  std::string list;
+  for (int i = 0; i < hosts.size(); ++i) list += (i ? "," : "") + hosts.name(i) + ":2";
+  return list;
+}
+
+Outcome run_across(const TestHosts& hosts, const std::string& program, const std::vector<std::string>& x = {}) {
+  std::vector<std::string> argv = hosts.enter(0);
+  argv.insert(argv.end(), {lapirun_path(), "--timeout", "240", "-H", two_each(hosts), "-x", "LAPIS_VERBOSE=1"});
+  for (const std::string& setting : x) argv.insert(argv.end(), {"-x", setting});
+  argv.push_back(runfile(program));
+  return run(Command(argv,
+                     {{"LAPIS_LAUNCH_AGENT", TestHosts::agent_path()},
+                      {"TEST_HOSTS_MAP", hosts.hosts_variable()},
+                      {"LAPIS_RENDEZVOUS_ADDR", hosts.address(0)}},
+                     300));
+}
+
+// Rank r's line: "lapis[r] on HOST: paths: 0=... 1=... 2=... 3=..." (printed once per context);
+// ranks 2h and 2h+1 are on host h.
+void check_paths(const TestHosts& hosts, const std::string& err) {
+  const int ranks = 2 * hosts.size();
+  for (int rank = 0; rank < ranks; ++rank) {
+    const int host = rank / 2;
+    std::string expected = "lapis[" + std::to_string(rank) + "] on " + hosts.name(host) + ": paths:";
+    const auto at = err.find(expected);
+    REQUIRE_MESSAGE(at != std::string::npos, "no path line from rank " << rank);
+    const std::string line = err.substr(at, err.find('\n', at) - at);
+    CAPTURE(line);
+    for (int peer = 0; peer < ranks; ++peer) {
+      const std::string p = " " + std::to_string(peer) + "=";
+      if (peer == rank) CHECK(contains(line, p + "self"));
+      else if (peer / 2 == host) CHECK(contains(line, p + "shm"));
+      else CHECK(contains(line, p + "ucx"));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("core programs across 2 hosts x 2 ranks: shm within a host, ucx between") {
+  TestHosts hosts(2);
+  if (hosts.skip_if_unavailable("core across hosts")) return;
+  for (const char* program : {"tests/core/amsend_ranks", "tests/core/rma_ranks", "tests/core/fence_ranks"}) {
+    CAPTURE(program);
+    const Outcome outcome = run_across(hosts, program);
+    INFO(describe(outcome));
+    CHECK(outcome.status == 0);
+    check_paths(hosts, outcome.err);
+  }
+  CHECK(hosts.left_after(10).empty());
+}
+
+// UCX counts every namespace on one kernel as one node (its node id is the boot id), so by
+// default it joins the hosts through its own shared memory. Without that, it uses TCP, on the
+// one interface that reaches the launcher (lapis0), and the programs still pass.
+TEST_CASE("with UCX_TLS=tcp,self UCX joins the hosts over TCP on lapis0") {
+  TestHosts hosts(2);
+  if (hosts.skip_if_unavailable("core over TCP across hosts")) return;
+  for (const char* program : {"tests/core/amsend_ranks", "tests/core/rma_ranks"}) {
+    CAPTURE(program);
+    const Outcome outcome = run_across(hosts, program, {"UCX_TLS=tcp,self", "UCX_LOG_LEVEL=info"});
+    INFO(describe(outcome));
+    CHECK(outcome.status == 0);
+    check_paths(hosts, outcome.err);
+    // UCX logs to stdout.
+    CHECK(contains(outcome.out, "tcp/lapis0"));
+    CHECK_FALSE(contains(outcome.out, "tcp/lo"));
+    CHECK_FALSE(contains(outcome.err, "is not a Lapis variable"));
+  }
+}
+
+TEST_CASE("MPI point-to-point across 2 and 3 hosts x 2 ranks") {
+  for (int nhosts : {2, 3}) {
+    CAPTURE(nhosts);
+    TestHosts hosts(nhosts);
+    if (hosts.skip_if_unavailable("MPI p2p across hosts")) return;
+    const Outcome outcome = run_across(hosts, "tests/mpi/progs/p2p");
+    INFO(describe(outcome));
+    CHECK(outcome.status == 0);
+    CHECK(!contains(outcome.out, "FAILED"));
+    std::size_t oks = 0;  // p2p prints OK once per rank
+    for (auto at = outcome.out.find("OK\n"); at != std::string::npos; at = outcome.out.find("OK\n", at + 1)) ++oks;
+    CHECK(oks == static_cast<std::size_t>(2 * nhosts));
+    check_paths(hosts, outcome.err);
+  }
+}
+
+TEST_CASE("core amsend across 3 hosts x 2 ranks") {
+  TestHosts hosts(3);
+  if (hosts.skip_if_unavailable("core across 3 hosts")) return;
+  const Outcome outcome = run_across(hosts, "tests/core/amsend_ranks");
+  INFO(describe(outcome));
+  CHECK(outcome.status == 0);
+  check_paths(hosts, outcome.err);
+}
+
+// Open MPI's mpirun starts its daemons through the agent (as rsh) and the ranks find each other
+// through PMIx; Lapis picks the same paths. Under PMIx the core keeps UCX's device choice, so
+// the test names the hosts' link.
+TEST_CASE("MPI p2p across 2 hosts x 2 ranks under Open MPI's mpirun (PMIx) with an rsh agent") {
+  if (run(Command({"sh", "-c", "command -v mpirun.openmpi"})).status != 0) {
+    MESSAGE("mpirun.openmpi is not installed: skipped");
+    std::fprintf(stderr, "\n*** TEST HOSTS: SKIPPED mpirun.openmpi across hosts: not installed ***\n\n");
+    return;
+  }
+  TestHosts hosts(2);
+  if (hosts.skip_if_unavailable("mpirun.openmpi across hosts")) return;
+  std::vector<std::string> argv = hosts.enter(0);
+  argv.insert(argv.end(), {"mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "-n", "4", "-H",
+                           hosts.name(0) + ":2," + hosts.name(1) + ":2", "--mca", "plm_rsh_agent",
+                           TestHosts::agent_path(), "--mca", "oob_tcp_if_include", "lapis0", "-x",
+                           "LAPIS_VERBOSE=1", "-x", "UCX_NET_DEVICES=lapis0", runfile("tests/mpi/progs/p2p")});
+  const Outcome outcome = run(Command(argv,
+                                      {{"TEST_HOSTS_MAP", hosts.hosts_variable()}, {"TEST_HOSTS_SHELL", "1"}},
+                                      120));
+  INFO(describe(outcome));
+  CHECK(outcome.status == 0);
+  check_paths(hosts, outcome.err + outcome.out);
+  CHECK(hosts.left_after(10).empty());
+}
