@@ -30,22 +30,32 @@ int count(const std::string& text, const std::string& needle) {
   return n;
 }
 
-}  // namespace
-
-TEST_CASE("a program built by mpicc.mpich runs on Lapis' library") {
-  if (sh("command -v mpicc.mpich").status != 0) {
-    MESSAGE("SKIPPED: mpicc.mpich is not installed (tools/setup.sh installs libmpich-dev)");
-    return;
+// Lapis installed from the runfiles under TEST_TMPDIR/NAME, for programs
+// built by MPICH's `wrapper`; empty (with a message) when that wrapper is
+// missing.
+std::string install_for(const std::string& wrapper, const std::string& name) {
+  if (sh("command -v " + wrapper).status != 0) {
+    MESSAGE("SKIPPED: " << wrapper << " is not installed (tools/setup.sh installs libmpich-dev)");
+    return "";
   }
   const char* tmp = std::getenv("TEST_TMPDIR");
   REQUIRE(tmp != nullptr);
-  const std::string prefix = std::string(tmp) + "/prefix";
+  const std::string prefix = std::string(tmp) + "/" + name;
   LaunchResult install =
       sh("bash " + runfile("tools/install.sh") + " --from " + runfile("") + " " + prefix);
   INFO(install.output);
   REQUIRE(install.status == 0);
+  return prefix;
+}
 
-  const std::string exe = std::string(tmp) + "/mpich_abi";
+}  // namespace
+
+TEST_CASE("a program built by mpicc.mpich runs on Lapis' library") {
+  const std::string prefix = install_for("mpicc.mpich", "prefix");
+  if (prefix.empty()) return;
+  const std::string tmp = std::getenv("TEST_TMPDIR");
+
+  const std::string exe = tmp + "/mpich_abi";
   LaunchResult build = sh("mpicc.mpich -std=c11 -O1 -I" + runfile("tests/mpi/progs") + " " +
                           runfile("tests/mpi/progs/mpich_abi.c") + " -o " + exe);
   INFO(build.output);
@@ -77,17 +87,9 @@ TEST_CASE("a program built by mpicc.mpich runs on Lapis' library") {
 }
 
 TEST_CASE("Fortran programs built by mpifort.mpich run on Lapis' libraries") {
-  if (sh("command -v mpifort.mpich").status != 0) {
-    MESSAGE("SKIPPED: mpifort.mpich is not installed (tools/setup.sh installs libmpich-dev)");
-    return;
-  }
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  REQUIRE(tmp != nullptr);
-  const std::string prefix = std::string(tmp) + "/fortran_prefix";
-  LaunchResult install =
-      sh("bash " + runfile("tools/install.sh") + " --from " + runfile("") + " " + prefix);
-  INFO(install.output);
-  REQUIRE(install.status == 0);
+  const std::string prefix = install_for("mpifort.mpich", "fortran_prefix");
+  if (prefix.empty()) return;
+  const std::string tmp = std::getenv("TEST_TMPDIR");
   // mpif.h (MPI_IN_PLACE, MPI_BOTTOM, MPI_STATUS_IGNORE by address in
   // MPICH's common blocks), the `mpi` module and the `mpi_f08` module (its
   // MPI_*_f08ts entry points, its MPIR_F08_* objects, its handle operators),
@@ -95,12 +97,12 @@ TEST_CASE("Fortran programs built by mpifort.mpich run on Lapis' libraries") {
   // shorter than MPI_MAX_OBJECT_NAME, which MPICH's interface refuses.
   for (const char* source : {"fortran_fixed.f", "fortran_module.f90", "fortran_f08.f90"}) {
     CAPTURE(source);
-    const std::string copy = std::string(tmp) + "/mpich_" + source;
+    const std::string copy = tmp + "/mpich_" + source;
     const std::string drop = std::string(source) == "fortran_f08.f90" ? "/short/d" : "";
     REQUIRE(sh("sed '" + drop + "' " + runfile(std::string("tests/mpi/progs/") + source) + " > " +
                copy).status == 0);
     const std::string exe = copy + ".exe";
-    LaunchResult build = sh("cd " + std::string(tmp) + " && mpifort.mpich -fallow-argument-mismatch " +
+    LaunchResult build = sh("cd " + tmp + " && mpifort.mpich -fallow-argument-mismatch " +
                             copy + " -o " + exe);
     INFO(build.output);
     REQUIRE(build.status == 0);
@@ -122,21 +124,13 @@ TEST_CASE("Fortran programs built by mpifort.mpich run on Lapis' libraries") {
 }
 
 TEST_CASE("the MPI benchmarks built by mpicc.mpich run on Lapis' library") {
-  if (sh("command -v mpicc.mpich").status != 0) {
-    MESSAGE("SKIPPED: mpicc.mpich is not installed (tools/setup.sh installs libmpich-dev)");
-    return;
-  }
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  REQUIRE(tmp != nullptr);
-  const std::string prefix = std::string(tmp) + "/bench_prefix";
-  LaunchResult install =
-      sh("bash " + runfile("tools/install.sh") + " --from " + runfile("") + " " + prefix);
-  INFO(install.output);
-  REQUIRE(install.status == 0);
+  const std::string prefix = install_for("mpicc.mpich", "bench_prefix");
+  if (prefix.empty()) return;
+  const std::string tmp = std::getenv("TEST_TMPDIR");
   const std::string dir = runfile("benchmarks/mpi");
   for (const char* bench : {"mpi_latency", "mpi_bw"}) {
     CAPTURE(bench);
-    const std::string exe = std::string(tmp) + "/" + bench;
+    const std::string exe = tmp + "/" + bench;
     LaunchResult build = sh("mpicc.mpich -std=gnu11 -O2 -I" + dir + " " + dir + "/" + bench +
                             ".c " + dir + "/bench_util.c -o " + exe);
     INFO(build.output);
