@@ -158,7 +158,16 @@ Errc Engine::Impl::wait_done(Request* r, Status* status) {
   return r->status.error;
 }
 
+WaitNote Engine::Impl::note_wait(WaitKind kind, int peer, int tag, std::uint32_t context) {
+  EngineLock lock(*this);
+  return WaitNote(kind, peer, tag, context, posted_.size(), arrived_.size());
+}
+
 void Engine::Impl::block_until_done(Request* r) {
+  if (r->done()) return;
+  const WaitNote note = note_wait(r->kind == Request::Kind::recv ? WaitKind::recv : WaitKind::send,
+                                  r->kind == Request::Kind::recv ? r->source : static_cast<int>(r->dest),
+                                  r->tag, r->context);
   if (waits_poll()) {
     // Polled: the counters variant finds completions only by polling, a
     // progress hook must keep running while this waits, and an idle hook

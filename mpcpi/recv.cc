@@ -322,6 +322,7 @@ Errc Engine::Impl::probe(int source, int tag, std::uint32_t context, Status* sta
       v.erase(std::find(v.begin(), v.end(), key));
     }
   } unregister{this, {source, context}};
+  const WaitNote note = note_wait(WaitKind::probe, source, tag, context);
   while (true) {
     arrivals_.set(0);
     bool found = false;

@@ -37,6 +37,7 @@
 #include "mpcpi/internal/bsend_pool.hpp"
 #include "mpcpi/internal/handle_table.hpp"
 #include "mpcpi/internal/match_queues.hpp"
+#include "mpcpi/internal/wait_state.hpp"
 #include "mpcpi/internal/request.hpp"
 #include "mpcpi/internal/wire.hpp"
 #include "mpcpi/mpcpi.hpp"
@@ -364,6 +365,8 @@ class Engine::Impl {
   void release_request(Request* r);  // application thread
   void poll_landed();
   void block_until_done(Request* r);
+  // Records a wait that blocks, for lapirun's hang report (wait_state.hpp).
+  WaitNote note_wait(WaitKind kind, int peer, int tag, std::uint32_t context);
   // Waits for a request the caller owns (blocking send/recv) without
   // releasing it; returns its error.
   Errc wait_done(Request* r, Status* status);

@@ -44,7 +44,8 @@ GdbRun start_gdb(pid_t target) {
     const int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
     ::execlp("gdb", "gdb", "-p", pid.c_str(), "-batch", "-nx", "-ex", "set width 0", "-ex",
-             "set pagination off", "-ex", "thread apply all bt", static_cast<char*>(nullptr));
+             "set pagination off", "-ex", "x/8dw &lapis_wait_state", "-ex", "thread apply all bt",
+             static_cast<char*>(nullptr));
     static const char kNoGdb[] = "lapis-no-gdb\n";
     (void)!::write(STDOUT_FILENO, kNoGdb, sizeof kNoGdb - 1);
     ::_exit(127);
@@ -147,6 +148,28 @@ std::vector<std::string> waiting_calls(const std::string& backtraces) {
   return calls;
 }
 
+std::string wait_details(const std::string& gdb_output) {
+  // "0x7f..<lapis_wait_state>:\t1279348823\t1\t1\t0" and "<lapis_wait_state+16>: ...":
+  // mpcpi's WaitNote words (mpcpi/internal/wait_state.hpp).
+  static const std::regex words(R"(<lapis_wait_state(?:\+\d+)?>:\s*(.*))");
+  std::vector<long> w;
+  std::istringstream in(gdb_output);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, words)) continue;
+    std::istringstream values(m[1].str());
+    for (long v; values >> v;) w.push_back(v);
+  }
+  constexpr long kMagic = 0x4c415057;
+  if (w.size() < 7 || w[0] != kMagic || w[1] < 1 || w[1] > 3) return "";
+  const auto who = [](long peer) { return peer == -1 ? std::string("any") : std::to_string(peer); };
+  const auto tag = [](long t) { return t == -1 ? std::string("any") : std::to_string(t); };
+  static const char* const kWhat[] = {"", "receive from ", "send to ", "probe for "};
+  return std::string(kWhat[w[1]]) + who(w[2]) + ", tag " + tag(w[3]) + ", context " +
+         std::to_string(w[4]) + "; " + std::to_string(w[5]) + " receives posted, " +
+         std::to_string(w[6]) + " unexpected messages";
+}
+
 std::vector<std::string> describe_ranks(const std::vector<RankProcess>& ranks,
                                         const HangReportOptions& options) {
   std::vector<GdbRun> runs;
@@ -169,7 +192,9 @@ std::vector<std::string> describe_ranks(const std::vector<RankProcess>& ranks,
     } else {
       std::string all;
       for (const std::string& c : calls) all += (all.empty() ? "" : ", ") + c;
-      lines.push_back(who + ": waiting in " + all + when);
+      const std::string details = wait_details(text);
+      lines.push_back(who + ": waiting in " + all + (details.empty() ? "" : " (" + details + ")") +
+                      when);
     }
     if (options.full_stacks) {
       std::istringstream in(text);

@@ -23,7 +23,8 @@ struct HangReportOptions {
   int gdb_timeout_seconds = 20;  // gdb gets this long in all before it is killed
 };
 
-// One line per rank ("rank 0: waiting in MPI_Recv (job running 5.0 s)"),
+// One line per rank ("rank 0: waiting in MPI_Recv (receive from 1, tag 0,
+// context 0; ...) (job running 5.0 s)"),
 // followed by its backtraces with full_stacks. Blocks until gdb is done
 // (bounded by gdb_timeout_seconds). Without gdb, or when gdb cannot attach,
 // the lines say so.
@@ -34,5 +35,11 @@ std::vector<std::string> describe_ranks(const std::vector<RankProcess>& ranks,
 // (exposed for tests): one entry per thread that is inside a library call,
 // e.g. "MPI_Recv" or "MPI_Recv [thread 3]"; empty if none is.
 std::vector<std::string> waiting_calls(const std::string& backtraces);
+
+// What an MPI rank's blocking wait is for, from gdb's dump of mpcpi's
+// lapis_wait_state words (exposed for tests): "receive from 1, tag 0,
+// context 0; 2 receives posted, 1 unexpected messages", or empty when the
+// rank is not blocked in mpcpi (or is no MPI program).
+std::string wait_details(const std::string& gdb_output);
 
 }  // namespace lapis::runtime::internal

@@ -24,10 +24,14 @@ TEST_CASE("a deadlocked job: the timeout report names each rank's MPI call") {
   CHECK(has(r.output, "lapirun: timeout after 2 s; where each rank waits:"));
   CHECK(has(r.output, "lapirun: rank 0 (pid "));
   // Every rank is named with the call it waits in (MPI_Probe for rank 1).
-  for (const char* line : {"): waiting in MPI_Recv (job running", "): waiting in MPI_Probe (job running"}) {
+  for (const char* line : {"): waiting in MPI_Recv (", "): waiting in MPI_Probe ("}) {
     CAPTURE(line);
     CHECK(has(r.output, line));
   }
+  // What each waits for: rank 0 receives from rank 1, rank 1 probes for tag 42.
+  CHECK(has(r.output, "waiting in MPI_Recv (receive from 1, tag 7, context "));
+  CHECK(has(r.output, "waiting in MPI_Probe (probe for any, tag 42, context "));
+  CHECK(has(r.output, " receives posted, "));
   CHECK_FALSE(has(r.output, "cannot say where it waits"));
   CHECK_FALSE(has(r.output, "#0 "));  // no backtraces unless asked
 }

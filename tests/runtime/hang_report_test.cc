@@ -38,3 +38,19 @@ TEST_CASE("LAPI programs, frames with arguments, and nothing to find") {
   CHECK(waiting_calls("").empty());
   CHECK(waiting_calls("ptrace: Operation not permitted.\n").empty());
 }
+
+TEST_CASE("what a blocked MPI rank waits for, from gdb's dump of lapis_wait_state") {
+  using lapis::runtime::internal::wait_details;
+  const std::string recv =
+      "0x7f12a4c0e0c0 <lapis_wait_state>:\t1279348823\t1\t2\t7\n"
+      "0x7f12a4c0e0d0 <lapis_wait_state+16>:\t0\t1\t3\t0\n";
+  CHECK(wait_details(recv) == "receive from 2, tag 7, context 0; 1 receives posted, 3 unexpected messages");
+  const std::string probe =
+      "0x55d0 <lapis_wait_state>:\t1279348823\t3\t-1\t42\n0x55e0 <lapis_wait_state+16>:\t4\t0\t0\t0\n";
+  CHECK(wait_details(probe) == "probe for any, tag 42, context 4; 0 receives posted, 0 unexpected messages");
+  // Not blocked any more, never written, no such symbol (not an MPI program).
+  CHECK(wait_details("0x1 <lapis_wait_state>:\t1279348823\t0\t2\t7\n0x2 <lapis_wait_state+16>:\t0\t1\t3\t0\n")
+            .empty());
+  CHECK(wait_details("0x1 <lapis_wait_state>:\t0\t0\t0\t0\n0x2 <lapis_wait_state+16>:\t0\t0\t0\t0\n").empty());
+  CHECK(wait_details("No symbol \"lapis_wait_state\" in current context.\n").empty());
+}
