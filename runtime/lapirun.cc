@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "runtime/foreign_mpi.hpp"
 #include "runtime/internal/launcher.hpp"
 #include "runtime/hosts.hpp"
 #include "runtime/launcher_options.hpp"
@@ -75,6 +76,10 @@ int main(int argc, char** argv) {
   const char* path_env = std::getenv("PATH");
   const auto program = resolve_program(options.command.front(), path_env ? path_env : "/usr/bin:/bin");
   if (const auto* error = std::get_if<UsageError>(&program)) return usage_error(error->message);
+  if (const auto foreign = foreign_mpi(std::get<std::string>(program))) {
+    std::fprintf(stderr, "lapirun: %s\n", foreign->c_str());
+    return kUsageStatus;
+  }
 
   try {
     return internal::run_launcher(options, std::get<std::string>(program), places);
