@@ -107,6 +107,7 @@ int probe(const ProbeCall& call, int source, int tag, MPI_Comm comm, int* flag,
 
 extern "C" int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   const ApiCall call("MPI_Probe");
+  const KeepStatusError keep_error(status);
   if (call.overlaps()) [[unlikely]] return call.refuse();
   return probe({"MPI_Probe", /*waits=*/true, /*matches=*/false}, source, tag, comm, nullptr,
                nullptr, status);
@@ -114,6 +115,7 @@ extern "C" int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
 
 extern "C" int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   const ApiCall call("MPI_Iprobe");
+  const KeepStatusError keep_error(status);
   if (call.overlaps()) [[unlikely]] return call.refuse();
   return probe({"MPI_Iprobe", /*waits=*/false, /*matches=*/false}, source, tag, comm, flag,
                nullptr, status);
@@ -122,6 +124,7 @@ extern "C" int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Sta
 extern "C" int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
                            MPI_Status* status) {
   const ApiCall call("MPI_Improbe");
+  const KeepStatusError keep_error(status);
   if (call.overlaps()) [[unlikely]] return call.refuse();
   return probe({"MPI_Improbe", /*waits=*/false, /*matches=*/true}, source, tag, comm, flag,
                message, status);
@@ -130,6 +133,7 @@ extern "C" int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Me
 extern "C" int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message,
                           MPI_Status* status) {
   const ApiCall call("MPI_Mprobe");
+  const KeepStatusError keep_error(status);
   if (call.overlaps()) [[unlikely]] return call.refuse();
   return probe({"MPI_Mprobe", /*waits=*/true, /*matches=*/true}, source, tag, comm, nullptr,
                message, status);
@@ -213,6 +217,7 @@ extern "C" int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Messa
 extern "C" int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
                          MPI_Status* status) {
   const ApiCall call("MPI_Mrecv");
+  const KeepStatusError keep_error(status);
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Mrecv";
   if (int rc = check_running(kFn)) return rc;

@@ -50,6 +50,7 @@ struct DirectRecv {
 extern "C" int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                         MPI_Comm comm, MPI_Status* status) {
   const ApiCall call("MPI_Recv");
+  const KeepStatusError keep_error(status);
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Recv";
   FastP2p f;
@@ -144,6 +145,7 @@ extern "C" int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sen
                             int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                             int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   const ApiCall call("MPI_Sendrecv");
+  const KeepStatusError keep_error(status);
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Sendrecv";
   if (int rc = check_running(kFn)) return rc;
@@ -164,6 +166,7 @@ extern "C" int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype,
                                     int sendtag, int source, int recvtag, MPI_Comm comm,
                                     MPI_Status* status) {
   const ApiCall call("MPI_Sendrecv_replace");
+  const KeepStatusError keep_error(status);
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Sendrecv_replace";
   if (int rc = check_running(kFn)) return rc;

@@ -22,6 +22,7 @@ bool is_live(MPI_Request h) {
 
 extern "C" int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   const ApiCall call("MPI_Test");
+  const KeepStatusError keep_error(status);
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Test";
   if (int rc = check_running(kFn)) return rc;
@@ -75,6 +76,7 @@ extern "C" int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status 
 extern "C" int MPI_Testany(int count, MPI_Request reqs[], int* index, int* flag,
                            MPI_Status* status) {
   const ApiCall call("MPI_Testany");
+  const KeepStatusError keep_error(status);
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Testany";
   if (int rc = check_running(kFn)) return rc;
@@ -148,6 +150,7 @@ extern "C" int MPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int 
 
 extern "C" int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   const ApiCall call("MPI_Request_get_status");
+  const KeepStatusError keep_error(status);
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Request_get_status";
   if (int rc = check_running(kFn)) return rc;

@@ -58,6 +58,7 @@ Pending collect(int count, const MPI_Request reqs[]) {
 
 extern "C" int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   const ApiCall call("MPI_Wait");
+  const KeepStatusError keep_error(status);
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Wait";
   if (int rc = check_running(kFn)) return rc;
@@ -96,6 +97,7 @@ extern "C" int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 
 extern "C" int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
   const ApiCall call("MPI_Waitany");
+  const KeepStatusError keep_error(status);
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Waitany";
   if (int rc = check_running(kFn)) return rc;

@@ -25,6 +25,26 @@ inline bool wants_status(const MPI_Status* status) {
   return status != MPI_STATUS_IGNORE && status != nullptr;
 }
 
+// Single-completion calls leave status.MPI_ERROR as the caller set it (MPI
+// 3.1 section 3.2.5: only the multiple-completion calls set it, and only
+// when they return MPI_ERR_IN_STATUS); the shared status fillers write it,
+// so these calls put the caller's value back on the way out.
+class KeepStatusError {
+ public:
+  explicit KeepStatusError(MPI_Status* status)
+      : status_(status != nullptr && wants_status(status) ? status : nullptr),
+        saved_(status_ != nullptr ? status_->MPI_ERROR : 0) {}
+  ~KeepStatusError() {
+    if (status_ != nullptr) status_->MPI_ERROR = saved_;
+  }
+  KeepStatusError(const KeepStatusError&) = delete;
+  KeepStatusError& operator=(const KeepStatusError&) = delete;
+
+ private:
+  MPI_Status* status_;
+  int saved_;
+};
+
 // Engine source/tag for an MPI source/tag (wildcards translated).
 inline int engine_source(const Comm& c, int source) {
   return source == MPI_ANY_SOURCE ? mpcpi::kAnySource : c.peer_world_of(source);

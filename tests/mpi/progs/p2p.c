@@ -412,6 +412,35 @@ static void sendrecv(void) {
   CHECK(st.MPI_SOURCE == MPI_PROC_NULL);
 }
 
+/* Single-completion calls leave status.MPI_ERROR alone (MPI 3.1 3.2.5). */
+static void status_error_untouched(void) {
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  int out = rank, in = -1, flag = 0;
+  MPI_Status st;
+  MPI_Request r;
+  st.MPI_ERROR = 12345;
+  CHECK_OK(MPI_Sendrecv(&out, 1, MPI_INT, right, 61, &in, 1, MPI_INT, left, 61, MPI_COMM_WORLD, &st));
+  CHECK(in == left && st.MPI_ERROR == 12345);
+  CHECK_OK(MPI_Irecv(&in, 1, MPI_INT, left, 62, MPI_COMM_WORLD, &r));
+  CHECK_OK(MPI_Send(&out, 1, MPI_INT, right, 62, MPI_COMM_WORLD));
+  CHECK_OK(MPI_Wait(&r, &st));
+  CHECK(st.MPI_ERROR == 12345);
+  MPI_Request r2;
+  CHECK_OK(MPI_Isend(&out, 1, MPI_INT, right, 63, MPI_COMM_WORLD, &r));
+  CHECK_OK(MPI_Probe(left, 63, MPI_COMM_WORLD, &st));
+  CHECK(st.MPI_ERROR == 12345 && st.MPI_SOURCE == left);
+  CHECK_OK(MPI_Recv(&in, 1, MPI_INT, left, 63, MPI_COMM_WORLD, &st));
+  CHECK(st.MPI_ERROR == 12345 && st.MPI_TAG == 63);
+  CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  CHECK_OK(MPI_Irecv(&in, 1, MPI_INT, left, 64, MPI_COMM_WORLD, &r2));
+  CHECK_OK(MPI_Isend(&out, 1, MPI_INT, right, 64, MPI_COMM_WORLD, &r));
+  do {
+    CHECK_OK(MPI_Test(&r2, &flag, &st));
+  } while (!flag);
+  CHECK(st.MPI_ERROR == 12345);
+  CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+}
+
 int main(int argc, char** argv) {
   CHECK_OK(MPI_Init(&argc, &argv));
   CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -429,6 +458,7 @@ int main(int argc, char** argv) {
   persistent();
   cancel_and_free();
   sendrecv();
+  status_error_untouched();
   CHECK_OK(MPI_Finalize());
   printf("OK\n");
   return 0;
