@@ -16,9 +16,7 @@ extern "C" int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
   if (int rc = check_running(kFn)) return rc;
   int rc = check_not_null(baseptr, "baseptr");
   if (rc == MPI_SUCCESS && size < 0) rc = fail(MPI_ERR_SIZE, "size={} is negative", size);
-  if (rc == MPI_SUCCESS && info != MPI_INFO_NULL && info != MPI_INFO_ENV) {
-    rc = fail(MPI_ERR_INFO, "info={:#x} is not an info object", info);
-  }
+  if (rc == MPI_SUCCESS) rc = check_info_arg(info);
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
   void* p = nullptr;
   // A zero-byte request still yields a unique pointer MPI_Free_mem accepts.

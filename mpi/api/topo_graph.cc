@@ -66,13 +66,6 @@ int check_adjacent(const Comm& c, int degree, const int* ranks, const int* weigh
   return MPI_SUCCESS;
 }
 
-int check_info(MPI_Info info) {
-  if (info != MPI_INFO_NULL && state().infos.find(info) == nullptr) {
-    return fail(MPI_ERR_INFO, "info={:#x} is not an info object", info);
-  }
-  return MPI_SUCCESS;
-}
-
 // A dist graph communicator over all of comm_old's ranks.
 int create_dist_graph(Comm& c, std::shared_ptr<Topology> topo, MPI_Comm* out) {
   topo->kind = TopoKind::dist_graph;
@@ -231,7 +224,7 @@ extern "C" int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, c
   if (rc == MPI_SUCCESS && (sourceweights == MPI_UNWEIGHTED) != (destweights == MPI_UNWEIGHTED)) {
     rc = fail(MPI_ERR_ARG, "sourceweights and destweights must both be MPI_UNWEIGHTED or neither");
   }
-  if (rc == MPI_SUCCESS) rc = check_info(info);
+  if (rc == MPI_SUCCESS) rc = check_info_arg(info);
   if (rc == MPI_SUCCESS) rc = check_not_null(comm_dist_graph, "comm_dist_graph");
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
   auto topo = std::make_shared<Topology>();
@@ -295,7 +288,7 @@ extern "C" int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources
       }
     }
   }
-  if (rc == MPI_SUCCESS) rc = check_info(info);
+  if (rc == MPI_SUCCESS) rc = check_info_arg(info);
   if (rc == MPI_SUCCESS) rc = check_not_null(comm_dist_graph, "comm_dist_graph");
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
   // Weighted unless every rank passed MPI_UNWEIGHTED (MPI_WEIGHTS_EMPTY

@@ -25,9 +25,7 @@ int check_create(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Win* win) {
   if (rc == MPI_SUCCESS && disp_unit <= 0) {
     rc = fail(MPI_ERR_DISP, "disp_unit={} is not positive", disp_unit);
   }
-  if (rc == MPI_SUCCESS && info != MPI_INFO_NULL && state().infos.find(info) == nullptr) {
-    rc = fail(MPI_ERR_INFO, "info={:#x} is not an info object", info);
-  }
+  if (rc == MPI_SUCCESS) rc = check_info_arg(info);
   return rc;
 }
 

@@ -148,6 +148,11 @@ int check_recv_tag(int tag, const char* arg) {
   return fail(MPI_ERR_TAG, "{}={} is outside 0..MPI_TAG_UB ({}) and not MPI_ANY_TAG", arg, tag, ub);
 }
 
+int check_info_arg(MPI_Info info) {
+  if (info == MPI_INFO_NULL || state().infos.find(info) != nullptr) return MPI_SUCCESS;
+  return fail(MPI_ERR_INFO, "info={:#x} is not an info object", info);
+}
+
 int check_not_null(const void* p, const char* arg) {
   if (p != nullptr) return MPI_SUCCESS;
   return fail(MPI_ERR_ARG, "{} is NULL", arg);

@@ -37,5 +37,8 @@ int check_recv_tag(int tag, const char* arg = "tag");
 int commit_type(const Datatype& type);
 // MPI_ERR_ARG when p is null.
 int check_not_null(const void* p, const char* arg);
+// An info argument that is only hints: MPI_INFO_NULL or a live info object
+// (unknown keys in it are ignored, as the standard asks).
+int check_info_arg(MPI_Info info);
 
 }  // namespace mpi

@@ -133,6 +133,16 @@ static void bad_arguments(void) {
   /* More than the machine has: refused at once (UCX would fill /dev/shm). */
   CHECK_CLASS(MPI_Alloc_mem((MPI_Aint)1 << 50, MPI_INFO_NULL, &v), MPI_ERR_NO_MEM);
   CHECK_CLASS(MPI_Free_mem(buf), MPI_ERR_BASE);
+  /* Info is only hints: unknown keys are ignored; a handle that is no info is refused. */
+  MPI_Info hints;
+  CHECK_OK(MPI_Info_create(&hints));
+  CHECK_OK(MPI_Info_set(hints, "no_such_hint", "1"));
+  void* p = NULL;
+  CHECK_OK(MPI_Alloc_mem(64, hints, &p));
+  CHECK(p != NULL);
+  CHECK_OK(MPI_Free_mem(p));
+  CHECK_OK(MPI_Info_free(&hints));
+  CHECK_CLASS(MPI_Alloc_mem(64, (MPI_Info)MPI_COMM_WORLD, &p), MPI_ERR_INFO);
 }
 
 static void strings_and_classes(void) {
