@@ -20,20 +20,22 @@ quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
 log_dir=$(mktemp -d)
+started=$SECONDS
+stage() { echo "=== [$(((SECONDS - started) / 60))m$(((SECONDS - started) % 60))s] $*"; }
 trap 'rm -rf "$log_dir"' EXIT
 
 # Bazel's own summary lines ("//pkg:target  PASSED in 1.2s") are the truth.
 run_build() {  # name, bazel args...: a build error counts as a failure below
   local name=$1
   shift
-  echo "=== $name: bazel build $*"
+  stage "$name: bazel build $*"
   bazel build "$@" 2>&1 | tee "$log_dir/$name.log" | grep -E '^ERROR' || true
 }
 
 run_suite() {  # name, bazel args...
   local name=$1
   shift
-  echo "=== $name: bazel test $*"
+  stage "$name: bazel test $*"
   bazel test "$@" 2>&1 | tee "$log_dir/$name.log" | grep -E '^//|Executed|ERROR' || true
 }
 
@@ -61,7 +63,7 @@ if [ $quick -eq 0 ]; then
   run_suite tsan --config=tsan //tests/core/... //tests/runtime/... //tests/mpcpi/... "${tsan_mpi_tests[@]}"
   # Each libFuzzer harness for 20 s on its corpus (clang, own output base);
   # one "//tests/fuzz:NAME  PASSED|FAILED" line each, counted below.
-  echo "=== fuzz: tools/fuzz.sh --seconds 20"
+  stage "fuzz: tools/fuzz.sh --seconds 20"
   bash tools/fuzz.sh --seconds 20 2>&1 | tee "$log_dir/fuzz.log" | grep -E '^//|ERROR' || true
 fi
 
@@ -80,5 +82,6 @@ failed=$(cat "$log_dir"/*.log | grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOU
 # A build error leaves no per-target line: count it as a failure.
 build_errors=$(cat "$log_dir"/*.log | grep -cE '^ERROR: .*(failed|Build did NOT complete)')
 [ "$build_errors" -gt 0 ] && failed=$((failed + 1))
+stage "done"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

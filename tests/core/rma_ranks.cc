@@ -169,10 +169,11 @@ TEST_CASE("fence covers amsend and put; gfence quiesces everyone") {
   Window w = make_window(ctx, 4096, true, user);
   // Every task puts its id into slot `me` of every other task's window, then
   // gfence: afterwards all slots are filled everywhere, without counters.
-  for (lapi::TaskId t = 0; t < n; ++t) {
-    const unsigned char id = static_cast<unsigned char>(me + 1);
-    LAPI_OK(ctx.put(t, 1, w.bases[t] + me, &id));
-  }
+  // Without an origin counter the source must stay valid until the fence: a
+  // put may still be queued (over TCP, behind the endpoint's wireup) when
+  // put() returns.
+  const unsigned char id = static_cast<unsigned char>(me + 1);
+  for (lapi::TaskId t = 0; t < n; ++t) LAPI_OK(ctx.put(t, 1, w.bases[t] + me, &id));
   LAPI_OK(ctx.gfence());
   const auto* slots = static_cast<const unsigned char*>(w.base);
   for (lapi::TaskId t = 0; t < n; ++t) CHECK(slots[t] == t + 1);
