@@ -10,6 +10,7 @@
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/internal_coll.hpp"
 #include "mpi/internal/rma/window.hpp"
+#include "mpi/internal/runtime.hpp"
 
 using namespace mpi;
 using mpi::rma::Held;
@@ -37,6 +38,17 @@ bool any_lock(const Window& w) {
     if (h != Held::none) return true;
   }
   return false;
+}
+
+// A flush with nothing outstanding, or MPI_Win_sync, is how programs poll
+// their own window (OpenCoarrays' event wait spins on MPI_Win_sync and a
+// flush to itself while others accumulate into it): accumulates run in
+// this rank's handlers, so such a call must drive progress, or in polling
+// mode the origin's unlock waits for ever. A flush that waits drives it
+// already (waitcntr).
+void progress_if_idle(const Window& w, int target) {
+  const auto t = static_cast<std::size_t>(target);
+  if (w.rma_out[t] == 0 && w.local_out == 0 && w.requests_out[t] == 0) (void)engine().progress();
 }
 
 // Opens the window call: MPI running and a real window.
@@ -187,7 +199,10 @@ int flush_one(const char* fn, int rank, MPI_Win win) {
   if (rc == MPI_SUCCESS && !w->lock_all && w->held[static_cast<std::size_t>(rank)] == Held::none) {
     rc = fail(MPI_ERR_RMA_SYNC, "no passive-target epoch to rank {} is open on win", rank);
   }
-  if (rc == MPI_SUCCESS) rc = rma::flush_target(*w, rank);
+  if (rc == MPI_SUCCESS) {
+    progress_if_idle(*w, rank);
+    rc = rma::flush_target(*w, rank);
+  }
   return raise_win(w, fn, rc);
 }
 
@@ -197,6 +212,7 @@ int flush_every(const char* fn, MPI_Win win) {
   if (!any_lock(*w)) {
     return raise_win(w, fn, fail(MPI_ERR_RMA_SYNC, "no passive-target epoch is open on win"));
   }
+  (void)engine().progress();  // as progress_if_idle, for any target
   return raise_win(w, fn, rma::flush_all(*w));
 }
 
@@ -236,6 +252,7 @@ extern "C" int MPI_Win_sync(MPI_Win win) {
   // window's lock orders this thread's accesses after those the target-side
   // handlers made (they run under it, maybe on lapi's threads); the fence
   // orders them against other processes' stores.
+  (void)engine().progress();
   { std::lock_guard lock(w->acc_lock); }
   std::atomic_thread_fence(std::memory_order_seq_cst);
   return MPI_SUCCESS;

@@ -42,6 +42,15 @@ TEST_CASE("passive target that makes no MPI call: fetch-and-op") {
   each_mode("passive acc", {"passive", "acc"});
 }
 
+// Regression: MPI_Win_sync and an idle flush made no progress, so in
+// polling mode accumulates into a rank that polls its window that way
+// (OpenCoarrays' EVENT WAIT) never ran and their origins hung in unlock.
+TEST_CASE("a target polling its window with MPI_Win_sync or an idle flush") {
+  for (const char* how : {"sync", "flush", "flush_all"}) {
+    SUBCASE(how) { each_mode(how, {"poll", how}); }
+  }
+}
+
 TEST_CASE("post/start/complete/wait and request-based accesses") {
   each_mode("pscw", {"pscw"});
   for (int ranks : {1, 2, 3, 4}) {

@@ -7,6 +7,11 @@
  *                    every old value seen once) and a compare-and-swap lock
  *   rma passive      the target does not call MPI while the others access
  *                    its window (Put under locks; with "acc": accumulates)
+ *   rma poll sync|flush|flush_all
+ *                    rank 0 polls its own window with MPI_Win_sync (or a
+ *                    flush to itself, or flush_all) in a lock_all(NOCHECK)
+ *                    epoch while the others accumulate into it under
+ *                    exclusive locks (OpenCoarrays' event post/wait)
  *   rma shared       MPI_Win_allocate_shared + MPI_Win_shared_query
  *   rma dynamic      MPI_Win_create_dynamic + attach/detach
  *   rma pscw         post/start/complete/wait and MPI_Win_test round a ring
@@ -359,6 +364,51 @@ static void passive(int with_accumulates) {
   CHECK_OK(MPI_Win_free(&win));
 }
 
+/* OpenCoarrays' events: EVENT POST is lock(exclusive) + MPI_Accumulate +
+ * unlock at the waiting image; EVENT WAIT spins on its own window memory
+ * calling MPI_Win_sync and MPI_Win_flush to itself, then takes the count
+ * back with MPI_Fetch_and_op. The accumulates run in rank 0's handlers, so
+ * its polling calls must make progress. */
+static void poll_own_window(const char* how) {
+  enum { ROUNDS = 20 };
+  int* base = NULL;
+  MPI_Win win;
+  CHECK_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  *base = 0;
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  const int want = (size - 1) * ROUNDS;
+  if (rank == 0) {
+    CHECK_OK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
+    for (;;) {
+      if (strcmp(how, "sync") == 0) {
+        CHECK_OK(MPI_Win_sync(win));
+      } else if (strcmp(how, "flush") == 0) {
+        CHECK_OK(MPI_Win_flush(0, win));
+      } else {
+        CHECK_OK(MPI_Win_flush_all(win));
+      }
+      if (__atomic_load_n(base, __ATOMIC_ACQUIRE) >= want) break;
+    }
+    CHECK_OK(MPI_Win_unlock_all(win));
+    const int take = -want;
+    int old = -1;
+    CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    CHECK_OK(MPI_Fetch_and_op(&take, &old, MPI_INT, 0, 0, MPI_SUM, win));
+    CHECK_OK(MPI_Win_unlock(0, win));
+    CHECK(old == want);
+  } else {
+    const int one = 1;
+    for (int i = 0; i < ROUNDS; ++i) {
+      CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+      CHECK_OK(MPI_Accumulate(&one, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win));
+      CHECK_OK(MPI_Win_unlock(0, win));
+    }
+  }
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) CHECK(*base == 0);
+  CHECK_OK(MPI_Win_free(&win));
+}
+
 /* Post/start/complete/wait around a ring: each rank exposes its window to
  * its left neighbour and accesses its right one, round after round. */
 static void pscw(void) {
@@ -654,6 +704,8 @@ int main(int argc, char** argv) {
     contention();
   } else if (strcmp(what, "passive") == 0) {
     passive(argc > 2 && strcmp(argv[2], "acc") == 0);
+  } else if (strcmp(what, "poll") == 0) {
+    poll_own_window(argc > 2 ? argv[2] : "sync");
   } else if (strcmp(what, "shared") == 0) {
     shared();
   } else if (strcmp(what, "dynamic") == 0) {
