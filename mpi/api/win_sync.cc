@@ -114,10 +114,11 @@ extern "C" int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
   if (rc == MPI_SUCCESS) rc = passive_may_start(*w);
   if (rc != MPI_SUCCESS) return raise_win(w, kFn, rc);
   const Held kind = lock_type == MPI_LOCK_EXCLUSIVE ? Held::exclusive : Held::shared;
-  if (assert & MPI_MODE_NOCHECK) {
+  const auto t = static_cast<std::size_t>(rank);
+  w->nocheck[t] = (assert & MPI_MODE_NOCHECK) != 0;
+  if (w->nocheck[t]) {
     // The program promises no conflicting lock: no lock word traffic.
-    w->held[static_cast<std::size_t>(rank)] = kind;
-    w->nocheck_lock = true;
+    w->held[t] = kind;
     return MPI_SUCCESS;
   }
   return raise_win(w, kFn, rma::acquire_lock(*w, rank, kind));
@@ -136,7 +137,7 @@ extern "C" int MPI_Win_unlock(int rank, MPI_Win win) {
   }
   if (rc != MPI_SUCCESS) return raise_win(w, kFn, rc);
   rc = rma::flush_target(*w, rank);
-  if (w->nocheck_lock) {
+  if (w->nocheck[static_cast<std::size_t>(rank)]) {
     w->held[static_cast<std::size_t>(rank)] = Held::none;
   } else {
     const int released = rma::release_lock(*w, rank);
@@ -155,9 +156,10 @@ extern "C" int MPI_Win_lock_all(int assert, MPI_Win win) {
   if (rc == MPI_SUCCESS && any_lock(*w)) rc = fail(MPI_ERR_RMA_SYNC, "win is already locked");
   if (rc == MPI_SUCCESS) rc = passive_may_start(*w);
   if (rc != MPI_SUCCESS) return raise_win(w, kFn, rc);
-  w->nocheck_lock = (assert & MPI_MODE_NOCHECK) != 0;
+  const bool nocheck = (assert & MPI_MODE_NOCHECK) != 0;
   for (int r = 0; r < w->size_of_group(); ++r) {
-    if (w->nocheck_lock) {
+    w->nocheck[static_cast<std::size_t>(r)] = nocheck;
+    if (nocheck) {
       w->held[static_cast<std::size_t>(r)] = Held::shared;
     } else if (int e = rma::acquire_lock(*w, r, Held::shared)) {
       return raise_win(w, kFn, e);
@@ -176,7 +178,7 @@ extern "C" int MPI_Win_unlock_all(MPI_Win win) {
   if (!w->lock_all) return raise_win(w, kFn, fail(MPI_ERR_RMA_SYNC, "win is not locked by MPI_Win_lock_all"));
   int rc = rma::flush_all(*w);
   for (int r = 0; r < w->size_of_group(); ++r) {
-    if (w->nocheck_lock) {
+    if (w->nocheck[static_cast<std::size_t>(r)]) {
       w->held[static_cast<std::size_t>(r)] = Held::none;
       continue;
     }

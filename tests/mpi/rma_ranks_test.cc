@@ -51,6 +51,11 @@ TEST_CASE("a target polling its window with MPI_Win_sync or an idle flush") {
   }
 }
 
+// Regression: one window-wide "NOCHECK" flag outlived its epoch (or
+// covered a checked lock open beside it), so a checked lock's unlock left
+// the lock word taken and the next exclusive lock waited for ever.
+TEST_CASE("checked locks after and beside MPI_MODE_NOCHECK ones") { each_mode("nocheck", {"nocheck"}); }
+
 TEST_CASE("post/start/complete/wait and request-based accesses") {
   each_mode("pscw", {"pscw"});
   for (int ranks : {1, 2, 3, 4}) {

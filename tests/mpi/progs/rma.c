@@ -12,6 +12,9 @@
  *                    flush to itself, or flush_all) in a lock_all(NOCHECK)
  *                    epoch while the others accumulate into it under
  *                    exclusive locks (OpenCoarrays' event post/wait)
+ *   rma nocheck      locks asserted MPI_MODE_NOCHECK mixed with checked
+ *                    ones: a checked lock taken after (or beside) a NOCHECK
+ *                    one is released, so a later exclusive lock gets in
  *   rma shared       MPI_Win_allocate_shared + MPI_Win_shared_query
  *   rma dynamic      MPI_Win_create_dynamic + attach/detach
  *   rma pscw         post/start/complete/wait and MPI_Win_test round a ring
@@ -409,6 +412,43 @@ static void poll_own_window(const char* how) {
   CHECK_OK(MPI_Win_free(&win));
 }
 
+/* OpenCoarrays again: EVENT WAIT opens lock_all(MPI_MODE_NOCHECK), closes
+ * it, then takes a checked shared lock on itself; EVENT POST takes an
+ * exclusive lock there. Each unlock must release what its own lock took,
+ * whatever assertion an earlier or concurrent epoch carried. */
+static void nocheck(void) {
+  int* base = NULL;
+  MPI_Win win;
+  CHECK_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  *base = -1;
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_OK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
+  CHECK_OK(MPI_Win_unlock_all(win));
+  int old = 0;
+  CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win));
+  CHECK_OK(MPI_Fetch_and_op(NULL, &old, MPI_INT, rank, 0, MPI_NO_OP, win));
+  CHECK_OK(MPI_Win_unlock(rank, win));
+  CHECK(old == -1);
+  if (size > 1) {
+    /* a NOCHECK lock on one target open beside a checked one on another */
+    CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, MPI_MODE_NOCHECK, win));
+    CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win));
+    CHECK_OK(MPI_Win_unlock(rank, win));
+    CHECK_OK(MPI_Win_unlock(right, win));
+  }
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  /* a lock word left taken would keep these out for ever */
+  CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win));
+  CHECK_OK(MPI_Put(&rank, 1, MPI_INT, right, 0, 1, MPI_INT, win));
+  CHECK_OK(MPI_Win_unlock(right, win));
+  CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win));
+  CHECK_OK(MPI_Win_unlock(rank, win));
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK(*base == left);
+  CHECK_OK(MPI_Win_free(&win));
+}
+
 /* Post/start/complete/wait around a ring: each rank exposes its window to
  * its left neighbour and accesses its right one, round after round. */
 static void pscw(void) {
@@ -706,6 +746,8 @@ int main(int argc, char** argv) {
     passive(argc > 2 && strcmp(argv[2], "acc") == 0);
   } else if (strcmp(what, "poll") == 0) {
     poll_own_window(argc > 2 ? argv[2] : "sync");
+  } else if (strcmp(what, "nocheck") == 0) {
+    nocheck();
   } else if (strcmp(what, "shared") == 0) {
     shared();
   } else if (strcmp(what, "dynamic") == 0) {
