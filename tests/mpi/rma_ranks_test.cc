@@ -56,6 +56,10 @@ TEST_CASE("a target polling its window with MPI_Win_sync or an idle flush") {
 // the lock word taken and the next exclusive lock waited for ever.
 TEST_CASE("checked locks after and beside MPI_MODE_NOCHECK ones") { each_mode("nocheck", {"nocheck"}); }
 
+// Regression: MPI_SUM on MPI_CHAR was refused (MPI_ERR_OP), which ended the
+// OSU accumulate benchmarks at once; MPICH and Open MPI take it.
+TEST_CASE("accumulates of MPI_CHAR") { each_mode("char", {"char"}); }
+
 TEST_CASE("post/start/complete/wait and request-based accesses") {
   each_mode("pscw", {"pscw"});
   for (int ranks : {1, 2, 3, 4}) {

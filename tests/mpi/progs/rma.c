@@ -15,6 +15,9 @@
  *   rma nocheck      locks asserted MPI_MODE_NOCHECK mixed with checked
  *                    ones: a checked lock taken after (or beside) a NOCHECK
  *                    one is released, so a later exclusive lock gets in
+ *   rma char         MPI_Accumulate / Get_accumulate / Fetch_and_op of
+ *                    MPI_CHAR with MPI_SUM (the OSU benchmarks' pattern;
+ *                    MPICH and Open MPI reduce MPI_CHAR as an integer)
  *   rma shared       MPI_Win_allocate_shared + MPI_Win_shared_query
  *   rma dynamic      MPI_Win_create_dynamic + attach/detach
  *   rma pscw         post/start/complete/wait and MPI_Win_test round a ring
@@ -449,6 +452,34 @@ static void nocheck(void) {
   CHECK_OK(MPI_Win_free(&win));
 }
 
+/* Every rank adds its rank + 1 into rank 0's bytes with MPI_CHAR and
+ * MPI_SUM, three ways, under a shared lock. */
+static void chars(void) {
+  enum { N = 16 };
+  char* base = NULL;
+  MPI_Win win;
+  CHECK_OK(MPI_Win_allocate(N, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  memset(base, 0, N);
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  char add[N], old[N];
+  memset(add, (char)(rank + 1), N);
+  CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+  CHECK_OK(MPI_Accumulate(add, 8, MPI_CHAR, 0, 0, 8, MPI_CHAR, MPI_SUM, win));
+  CHECK_OK(MPI_Get_accumulate(add, 4, MPI_CHAR, old, 4, MPI_CHAR, 0, 8, 4, MPI_CHAR, MPI_SUM, win));
+  CHECK_OK(MPI_Fetch_and_op(add, old + 4, MPI_CHAR, 0, 12, MPI_SUM, win));
+  CHECK_OK(MPI_Win_unlock(0, win));
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) {
+    const char total = (char)(size * (size + 1) / 2);
+    for (int i = 0; i < 13; ++i) CHECK(base[i] == total);
+    for (int i = 13; i < N; ++i) CHECK(base[i] == 0);
+  }
+  char in[2] = {3, 4}, inout[2] = {5, 6};
+  CHECK_OK(MPI_Reduce_local(in, inout, 2, MPI_CHAR, MPI_SUM));
+  CHECK(inout[0] == 8 && inout[1] == 10);
+  CHECK_OK(MPI_Win_free(&win));
+}
+
 /* Post/start/complete/wait around a ring: each rank exposes its window to
  * its left neighbour and accesses its right one, round after round. */
 static void pscw(void) {
@@ -748,6 +779,8 @@ int main(int argc, char** argv) {
     poll_own_window(argc > 2 ? argv[2] : "sync");
   } else if (strcmp(what, "nocheck") == 0) {
     nocheck();
+  } else if (strcmp(what, "char") == 0) {
+    chars();
   } else if (strcmp(what, "shared") == 0) {
     shared();
   } else if (strcmp(what, "dynamic") == 0) {
