@@ -10,6 +10,7 @@
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/internal_coll.hpp"
 #include "mpi/internal/rma/window.hpp"
+#include "mpi/internal/runtime.hpp"
 
 using namespace mpi;
 using mpi::rma::Held;
@@ -37,6 +38,17 @@ bool any_lock(const Window& w) {
     if (h != Held::none) return true;
   }
   return false;
+}
+
+// A flush with nothing outstanding, or MPI_Win_sync, is how programs poll
+// their own window (OpenCoarrays' event wait spins on MPI_Win_sync and a
+// flush to itself while others accumulate into it): accumulates run in
+// this rank's handlers, so such a call must drive progress, or in polling
+// mode the origin's unlock waits for ever. A flush that waits drives it
+// already (waitcntr).
+void progress_if_idle(const Window& w, int target) {
+  const auto t = static_cast<std::size_t>(target);
+  if (w.rma_out[t] == 0 && w.local_out == 0 && w.requests_out[t] == 0) (void)engine().progress();
 }
 
 // Opens the window call: MPI running and a real window.
@@ -102,10 +114,11 @@ extern "C" int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
   if (rc == MPI_SUCCESS) rc = passive_may_start(*w);
   if (rc != MPI_SUCCESS) return raise_win(w, kFn, rc);
   const Held kind = lock_type == MPI_LOCK_EXCLUSIVE ? Held::exclusive : Held::shared;
-  if (assert & MPI_MODE_NOCHECK) {
+  const auto t = static_cast<std::size_t>(rank);
+  w->nocheck[t] = (assert & MPI_MODE_NOCHECK) != 0;
+  if (w->nocheck[t]) {
     // The program promises no conflicting lock: no lock word traffic.
-    w->held[static_cast<std::size_t>(rank)] = kind;
-    w->nocheck_lock = true;
+    w->held[t] = kind;
     return MPI_SUCCESS;
   }
   return raise_win(w, kFn, rma::acquire_lock(*w, rank, kind));
@@ -124,7 +137,7 @@ extern "C" int MPI_Win_unlock(int rank, MPI_Win win) {
   }
   if (rc != MPI_SUCCESS) return raise_win(w, kFn, rc);
   rc = rma::flush_target(*w, rank);
-  if (w->nocheck_lock) {
+  if (w->nocheck[static_cast<std::size_t>(rank)]) {
     w->held[static_cast<std::size_t>(rank)] = Held::none;
   } else {
     const int released = rma::release_lock(*w, rank);
@@ -143,9 +156,10 @@ extern "C" int MPI_Win_lock_all(int assert, MPI_Win win) {
   if (rc == MPI_SUCCESS && any_lock(*w)) rc = fail(MPI_ERR_RMA_SYNC, "win is already locked");
   if (rc == MPI_SUCCESS) rc = passive_may_start(*w);
   if (rc != MPI_SUCCESS) return raise_win(w, kFn, rc);
-  w->nocheck_lock = (assert & MPI_MODE_NOCHECK) != 0;
+  const bool nocheck = (assert & MPI_MODE_NOCHECK) != 0;
   for (int r = 0; r < w->size_of_group(); ++r) {
-    if (w->nocheck_lock) {
+    w->nocheck[static_cast<std::size_t>(r)] = nocheck;
+    if (nocheck) {
       w->held[static_cast<std::size_t>(r)] = Held::shared;
     } else if (int e = rma::acquire_lock(*w, r, Held::shared)) {
       return raise_win(w, kFn, e);
@@ -164,7 +178,7 @@ extern "C" int MPI_Win_unlock_all(MPI_Win win) {
   if (!w->lock_all) return raise_win(w, kFn, fail(MPI_ERR_RMA_SYNC, "win is not locked by MPI_Win_lock_all"));
   int rc = rma::flush_all(*w);
   for (int r = 0; r < w->size_of_group(); ++r) {
-    if (w->nocheck_lock) {
+    if (w->nocheck[static_cast<std::size_t>(r)]) {
       w->held[static_cast<std::size_t>(r)] = Held::none;
       continue;
     }
@@ -187,7 +201,10 @@ int flush_one(const char* fn, int rank, MPI_Win win) {
   if (rc == MPI_SUCCESS && !w->lock_all && w->held[static_cast<std::size_t>(rank)] == Held::none) {
     rc = fail(MPI_ERR_RMA_SYNC, "no passive-target epoch to rank {} is open on win", rank);
   }
-  if (rc == MPI_SUCCESS) rc = rma::flush_target(*w, rank);
+  if (rc == MPI_SUCCESS) {
+    progress_if_idle(*w, rank);
+    rc = rma::flush_target(*w, rank);
+  }
   return raise_win(w, fn, rc);
 }
 
@@ -197,6 +214,7 @@ int flush_every(const char* fn, MPI_Win win) {
   if (!any_lock(*w)) {
     return raise_win(w, fn, fail(MPI_ERR_RMA_SYNC, "no passive-target epoch is open on win"));
   }
+  (void)engine().progress();  // as progress_if_idle, for any target
   return raise_win(w, fn, rma::flush_all(*w));
 }
 
@@ -236,6 +254,7 @@ extern "C" int MPI_Win_sync(MPI_Win win) {
   // window's lock orders this thread's accesses after those the target-side
   // handlers made (they run under it, maybe on lapi's threads); the fence
   // orders them against other processes' stores.
+  (void)engine().progress();
   { std::lock_guard lock(w->acc_lock); }
   std::atomic_thread_fence(std::memory_order_seq_cst);
   return MPI_SUCCESS;

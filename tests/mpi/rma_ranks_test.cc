@@ -42,6 +42,24 @@ TEST_CASE("passive target that makes no MPI call: fetch-and-op") {
   each_mode("passive acc", {"passive", "acc"});
 }
 
+// Regression: MPI_Win_sync and an idle flush made no progress, so in
+// polling mode accumulates into a rank that polls its window that way
+// (OpenCoarrays' EVENT WAIT) never ran and their origins hung in unlock.
+TEST_CASE("a target polling its window with MPI_Win_sync or an idle flush") {
+  for (const char* how : {"sync", "flush", "flush_all"}) {
+    SUBCASE(how) { each_mode(how, {"poll", how}); }
+  }
+}
+
+// Regression: one window-wide "NOCHECK" flag outlived its epoch (or
+// covered a checked lock open beside it), so a checked lock's unlock left
+// the lock word taken and the next exclusive lock waited for ever.
+TEST_CASE("checked locks after and beside MPI_MODE_NOCHECK ones") { each_mode("nocheck", {"nocheck"}); }
+
+// Regression: MPI_SUM on MPI_CHAR was refused (MPI_ERR_OP), which ended the
+// OSU accumulate benchmarks at once; MPICH and Open MPI take it.
+TEST_CASE("accumulates of MPI_CHAR") { each_mode("char", {"char"}); }
+
 TEST_CASE("post/start/complete/wait and request-based accesses") {
   each_mode("pscw", {"pscw"});
   for (int ranks : {1, 2, 3, 4}) {

@@ -219,6 +219,7 @@ int create_window(const CommPtr& comm, void* base, MPI_Aint size, int disp_unit,
   win->next_seq.assign(n, 1);
   win->early.resize(n);
   win->held.assign(n, Held::none);
+  win->nocheck.assign(n, 0);
   win->in_access.assign(n, 0);
   win->id = register_window(win);
 

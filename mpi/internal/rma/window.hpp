@@ -103,8 +103,11 @@ struct Window {
   std::vector<int> exposure_group;
   bool exposure = false;
   std::vector<mpcpi::Request*> complete_notes;
-  bool nocheck_lock = false;  // the open passive epoch was asserted MPI_MODE_NOCHECK
   std::vector<Held> held;     // per target
+  // Per target: its open lock was asserted MPI_MODE_NOCHECK, so no lock
+  // word was taken and its unlock releases none. Per target because a
+  // NOCHECK lock on one target may be open beside a checked one on another.
+  std::vector<char> nocheck;
 
   ErrhandlerPtr errhandler;
   std::string name;

@@ -31,7 +31,7 @@ static void ops(void) {
   CHECK_CLASS(MPI_Op_free(&copy), MPI_ERR_OP); /* already freed */
   int a[4] = {1, 2, 3, 4}, b[4] = {0};
   char c[2] = {0};
-  CHECK_CLASS(MPI_Reduce_local(c, c, 2, MPI_CHAR, MPI_SUM), MPI_ERR_OP);
+  CHECK_CLASS(MPI_Reduce_local(c, c, 2, MPI_BYTE, MPI_SUM), MPI_ERR_OP);
   CHECK_CLASS(MPI_Reduce_local(a, b, 4, MPI_INT, MPI_MINLOC), MPI_ERR_OP);
   CHECK_CLASS(MPI_Reduce_local(a, b, 2, MPI_FLOAT, MPI_BAND), MPI_ERR_OP);
   CHECK_CLASS(MPI_Reduce_local(a, b, 2, MPI_C_DOUBLE_COMPLEX, MPI_MAX), MPI_ERR_OP);
@@ -93,7 +93,7 @@ static void world_checks(void) {
   counts[0] = 1;
   /* Ops and types. */
   CHECK_CLASS(MPI_Allreduce(a, b, 1, MPI_INT, MPI_OP_NULL, w), MPI_ERR_OP);
-  CHECK_CLASS(MPI_Allreduce(a, b, 1, MPI_CHAR, MPI_SUM, w), MPI_ERR_OP);
+  CHECK_CLASS(MPI_Allreduce(a, b, 1, MPI_BYTE, MPI_SUM, w), MPI_ERR_OP);
   CHECK_CLASS(MPI_Reduce(a, b, 1, MPI_INT, MPI_MAXLOC, 0, w), MPI_ERR_OP);
   CHECK_CLASS(MPI_Scan(a, b, 1, MPI_DOUBLE, MPI_BXOR, w), MPI_ERR_OP);
   CHECK_CLASS(MPI_Exscan(a, b, 1, MPI_2INT, MPI_SUM, w), MPI_ERR_OP);
@@ -163,7 +163,7 @@ static void fatal(const char* what) {
   int a[4] = {0}, b[4] = {0};
   char c[4] = {0}, d[4] = {0};
   if (strcmp(what, "op") == 0) {
-    MPI_Allreduce(c, d, 4, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(c, d, 4, MPI_BYTE, MPI_SUM, MPI_COMM_WORLD);
   } else if (strcmp(what, "root") == 0) {
     MPI_Bcast(a, 4, MPI_INT, size, MPI_COMM_WORLD);
   } else if (strcmp(what, "buffer") == 0) {

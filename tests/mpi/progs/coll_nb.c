@@ -357,7 +357,7 @@ static void test_errors(void) {
   CHECK_CLASS(MPI_Ibarrier(comm, NULL), MPI_ERR_ARG);
   CHECK_CLASS(MPI_Ibcast(&x, 1, MPI_INT, size, comm, &q), MPI_ERR_ROOT);
   CHECK_CLASS(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_OP_NULL, comm, &q), MPI_ERR_OP);
-  CHECK_CLASS(MPI_Iallreduce(&x, &y, 1, MPI_CHAR, MPI_SUM, comm, &q), MPI_ERR_OP);
+  CHECK_CLASS(MPI_Iallreduce(&x, &y, 1, MPI_BYTE, MPI_SUM, comm, &q), MPI_ERR_OP);
   CHECK_CLASS(MPI_Igather(&x, -1, MPI_INT, &y, 1, MPI_INT, 0, comm, &q), MPI_ERR_COUNT);
   CHECK_CLASS(MPI_Ialltoall(&x, 1, MPI_INT, &y, 1, MPI_DATATYPE_NULL, comm, &q), MPI_ERR_TYPE);
   CHECK_CLASS(MPI_Iscan(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL, &q), MPI_ERR_COMM);

@@ -386,7 +386,7 @@ void inter_errors(MPI_Comm inter, int color_) {
   CHECK_CLASS(MPI_Iscan(&x, &y, 1, MPI_INT, MPI_SUM, inter, &q), MPI_ERR_COMM);
   CHECK(q == MPI_REQUEST_NULL);
   CHECK_CLASS(MPI_Gather(&x, 1, MPI_INT, &y, -1, MPI_INT, MPI_ROOT, inter), MPI_ERR_COUNT);
-  CHECK_CLASS(MPI_Allreduce(&x, &y, 1, MPI_CHAR, MPI_SUM, inter), MPI_ERR_OP);
+  CHECK_CLASS(MPI_Allreduce(&x, &y, 1, MPI_BYTE, MPI_SUM, inter), MPI_ERR_OP);
   CHECK_CLASS(MPI_Send(&x, 1, MPI_INT, rsize, 0, inter), MPI_ERR_RANK);
   CHECK_CLASS(MPI_Recv(&x, 1, MPI_INT, rsize, 0, inter, MPI_STATUS_IGNORE), MPI_ERR_RANK);
   CHECK_CLASS(MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &c), MPI_ERR_COMM);

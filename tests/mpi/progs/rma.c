@@ -7,6 +7,17 @@
  *                    every old value seen once) and a compare-and-swap lock
  *   rma passive      the target does not call MPI while the others access
  *                    its window (Put under locks; with "acc": accumulates)
+ *   rma poll sync|flush|flush_all
+ *                    rank 0 polls its own window with MPI_Win_sync (or a
+ *                    flush to itself, or flush_all) in a lock_all(NOCHECK)
+ *                    epoch while the others accumulate into it under
+ *                    exclusive locks (OpenCoarrays' event post/wait)
+ *   rma nocheck      locks asserted MPI_MODE_NOCHECK mixed with checked
+ *                    ones: a checked lock taken after (or beside) a NOCHECK
+ *                    one is released, so a later exclusive lock gets in
+ *   rma char         MPI_Accumulate / Get_accumulate / Fetch_and_op of
+ *                    MPI_CHAR with MPI_SUM (the OSU benchmarks' pattern;
+ *                    MPICH and Open MPI reduce MPI_CHAR as an integer)
  *   rma shared       MPI_Win_allocate_shared + MPI_Win_shared_query
  *   rma dynamic      MPI_Win_create_dynamic + attach/detach
  *   rma pscw         post/start/complete/wait and MPI_Win_test round a ring
@@ -359,6 +370,116 @@ static void passive(int with_accumulates) {
   CHECK_OK(MPI_Win_free(&win));
 }
 
+/* OpenCoarrays' events: EVENT POST is lock(exclusive) + MPI_Accumulate +
+ * unlock at the waiting image; EVENT WAIT spins on its own window memory
+ * calling MPI_Win_sync and MPI_Win_flush to itself, then takes the count
+ * back with MPI_Fetch_and_op. The accumulates run in rank 0's handlers, so
+ * its polling calls must make progress. */
+static void poll_own_window(const char* how) {
+  enum { ROUNDS = 20 };
+  int* base = NULL;
+  MPI_Win win;
+  CHECK_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  *base = 0;
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  const int want = (size - 1) * ROUNDS;
+  if (rank == 0) {
+    CHECK_OK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
+    for (;;) {
+      if (strcmp(how, "sync") == 0) {
+        CHECK_OK(MPI_Win_sync(win));
+      } else if (strcmp(how, "flush") == 0) {
+        CHECK_OK(MPI_Win_flush(0, win));
+      } else {
+        CHECK_OK(MPI_Win_flush_all(win));
+      }
+      if (__atomic_load_n(base, __ATOMIC_ACQUIRE) >= want) break;
+    }
+    CHECK_OK(MPI_Win_unlock_all(win));
+    const int take = -want;
+    int old = -1;
+    CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    CHECK_OK(MPI_Fetch_and_op(&take, &old, MPI_INT, 0, 0, MPI_SUM, win));
+    CHECK_OK(MPI_Win_unlock(0, win));
+    CHECK(old == want);
+  } else {
+    const int one = 1;
+    for (int i = 0; i < ROUNDS; ++i) {
+      CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+      CHECK_OK(MPI_Accumulate(&one, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win));
+      CHECK_OK(MPI_Win_unlock(0, win));
+    }
+  }
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) CHECK(*base == 0);
+  CHECK_OK(MPI_Win_free(&win));
+}
+
+/* OpenCoarrays again: EVENT WAIT opens lock_all(MPI_MODE_NOCHECK), closes
+ * it, then takes a checked shared lock on itself; EVENT POST takes an
+ * exclusive lock there. Each unlock must release what its own lock took,
+ * whatever assertion an earlier or concurrent epoch carried. */
+static void nocheck(void) {
+  int* base = NULL;
+  MPI_Win win;
+  CHECK_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  *base = -1;
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_OK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
+  CHECK_OK(MPI_Win_unlock_all(win));
+  int old = 0;
+  CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win));
+  CHECK_OK(MPI_Fetch_and_op(NULL, &old, MPI_INT, rank, 0, MPI_NO_OP, win));
+  CHECK_OK(MPI_Win_unlock(rank, win));
+  CHECK(old == -1);
+  if (size > 1) {
+    /* a NOCHECK lock on one target open beside a checked one on another */
+    CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, MPI_MODE_NOCHECK, win));
+    CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win));
+    CHECK_OK(MPI_Win_unlock(rank, win));
+    CHECK_OK(MPI_Win_unlock(right, win));
+  }
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  /* a lock word left taken would keep these out for ever */
+  CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win));
+  CHECK_OK(MPI_Put(&rank, 1, MPI_INT, right, 0, 1, MPI_INT, win));
+  CHECK_OK(MPI_Win_unlock(right, win));
+  CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win));
+  CHECK_OK(MPI_Win_unlock(rank, win));
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK(*base == left);
+  CHECK_OK(MPI_Win_free(&win));
+}
+
+/* Every rank adds its rank + 1 into rank 0's bytes with MPI_CHAR and
+ * MPI_SUM, three ways, under a shared lock. */
+static void chars(void) {
+  enum { N = 16 };
+  char* base = NULL;
+  MPI_Win win;
+  CHECK_OK(MPI_Win_allocate(N, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  memset(base, 0, N);
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  char add[N], old[N];
+  memset(add, (char)(rank + 1), N);
+  CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+  CHECK_OK(MPI_Accumulate(add, 8, MPI_CHAR, 0, 0, 8, MPI_CHAR, MPI_SUM, win));
+  CHECK_OK(MPI_Get_accumulate(add, 4, MPI_CHAR, old, 4, MPI_CHAR, 0, 8, 4, MPI_CHAR, MPI_SUM, win));
+  CHECK_OK(MPI_Fetch_and_op(add, old + 4, MPI_CHAR, 0, 12, MPI_SUM, win));
+  CHECK_OK(MPI_Win_unlock(0, win));
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) {
+    const char total = (char)(size * (size + 1) / 2);
+    for (int i = 0; i < 13; ++i) CHECK(base[i] == total);
+    for (int i = 13; i < N; ++i) CHECK(base[i] == 0);
+  }
+  char in[2] = {3, 4}, inout[2] = {5, 6};
+  CHECK_OK(MPI_Reduce_local(in, inout, 2, MPI_CHAR, MPI_SUM));
+  CHECK(inout[0] == 8 && inout[1] == 10);
+  CHECK_OK(MPI_Win_free(&win));
+}
+
 /* Post/start/complete/wait around a ring: each rank exposes its window to
  * its left neighbour and accesses its right one, round after round. */
 static void pscw(void) {
@@ -654,6 +775,12 @@ int main(int argc, char** argv) {
     contention();
   } else if (strcmp(what, "passive") == 0) {
     passive(argc > 2 && strcmp(argv[2], "acc") == 0);
+  } else if (strcmp(what, "poll") == 0) {
+    poll_own_window(argc > 2 ? argv[2] : "sync");
+  } else if (strcmp(what, "nocheck") == 0) {
+    nocheck();
+  } else if (strcmp(what, "char") == 0) {
+    chars();
   } else if (strcmp(what, "shared") == 0) {
     shared();
   } else if (strcmp(what, "dynamic") == 0) {
