@@ -40,8 +40,6 @@ inline void expect_ok(const std::string& program, int ranks, std::vector<std::st
 // 8-rank jobs dominate the suite's time: there 1, 3 and 4 keep self, odd and
 // power-of-two paths (the default build runs them all).
 inline const std::vector<int> kRankCounts =
-    lapis::testing::kAddressSanitizer || lapis::testing::kThreadSanitizer
-        ? std::vector<int>{1, 3, 4}
-        : std::vector<int>{1, 2, 3, 4, 8};
+    lapis::testing::kSanitized ? std::vector<int>{1, 3, 4} : std::vector<int>{1, 2, 3, 4, 8};
 
 }  // namespace lapis::mpi_tests

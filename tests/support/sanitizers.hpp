@@ -34,4 +34,8 @@ inline constexpr bool kThreadSanitizer = true;
 inline constexpr bool kThreadSanitizer = false;
 #endif
 
+// Either of them: every rank runs several times slower, so the suites that
+// start many jobs run fewer rank counts (the default build runs them all).
+inline constexpr bool kSanitized = kAddressSanitizer || kThreadSanitizer;
+
 }  // namespace lapis::testing
