@@ -22,6 +22,20 @@ class ObjectRef {
   T* operator->() const { return ptr_; }
   explicit operator bool() const { return ptr_ != nullptr; }
 
+  // As constructing from (object, predefined), into an empty ref: no
+  // shared_ptr move-assignment on the predefined path (MPI_Isend/Irecv).
+  void assign(const std::shared_ptr<T>& object, bool predefined) {
+    ptr_ = object.get();
+    if (!predefined) owner_ = object;
+  }
+
+  // Empty again; drops a user object's reference (none to drop for a
+  // predefined one, the common case: no shared_ptr traffic).
+  void reset() {
+    ptr_ = nullptr;
+    if (owner_) owner_.reset();
+  }
+
   // A shared_ptr that keeps the object alive at least as long as this ref
   // does: owning for user objects, non-owning for predefined ones.
   std::shared_ptr<T> share() const {

@@ -46,8 +46,8 @@ int post_request(const char* function, const PostArgs& a, bool persistent, MPI_R
   }
   r->kind = a.peer == MPI_PROC_NULL ? RequestKind::null_proc : a.kind;
   r->persistent = persistent;
-  r->comm = {*f.comm_slot, state().comms.is_predefined(a.comm)};
-  r->type = {*f.type_slot, state().types.is_predefined(a.datatype)};
+  r->comm.assign(*f.comm_slot, state().comms.is_predefined(a.comm));
+  r->type.assign(*f.type_slot, state().types.is_predefined(a.datatype));
   r->buf = a.buf;
   r->count = a.count;
   r->peer = a.peer;

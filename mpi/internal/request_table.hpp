@@ -50,13 +50,13 @@ class RequestTable {
     return s.live ? &s.value : nullptr;
   }
 
-  // Resets the request to its default state and recycles its slot.
+  // Resets the request to its default state (T::reset) and recycles its slot.
   bool release(int handle) {
     const int index = handle_index(HandleKind::request, handle);
     if (index <= 0 || index >= next_ || !slot(index).live) return false;
     Slot& s = slot(index);
     s.live = false;
-    s.value = T{};
+    s.value.reset();
     free_.push_back(index);
     return true;
   }
