@@ -311,6 +311,42 @@ static void dist_graph(void) {
   CHECK_OK(MPI_Comm_free(&u));
 }
 
+/* MPI_Dist_graph_neighbors_count's `weighted`: false only when
+ * MPI_UNWEIGHTED was given; a graph without edges made with weights, with
+ * MPI_WEIGHTS_EMPTY or with NULL is weighted (MPI 3.1 7.5.5; MPICH's
+ * test/mpi/topo/distgraph1.c expects the same). */
+static int weighted_flag(MPI_Comm c) {
+  int indeg = -1, outdeg = -1, weighted = -1;
+  CHECK_OK(MPI_Dist_graph_neighbors_count(c, &indeg, &outdeg, &weighted));
+  CHECK(indeg == 0 && outdeg == 0);
+  MPI_Comm_free(&c);
+  return weighted;
+}
+
+static void weighted_flags(void) {
+  int w[1] = {7}, none[1] = {0};
+  MPI_Comm c;
+  const int* kinds[3] = {w, MPI_WEIGHTS_EMPTY, NULL};
+  for (int k = 0; k < 3; ++k) {
+    CHECK_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, 0, none, none, none, kinds[k], MPI_INFO_NULL,
+                                   0, &c));
+    if (weighted_flag(c) != 1) {
+      fprintf(stderr, "FAILED rank %d: no-edge MPI_Dist_graph_create with weights kind %d is "
+              "not weighted\n", rank, k);
+      exit(3);
+    }
+    CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, none, kinds[k], 0, none, kinds[k],
+                                            MPI_INFO_NULL, 0, &c));
+    CHECK(weighted_flag(c) == 1);
+  }
+  CHECK_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, 0, NULL, NULL, NULL, MPI_UNWEIGHTED,
+                                 MPI_INFO_NULL, 0, &c));
+  CHECK(weighted_flag(c) == 0);
+  CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, NULL, MPI_UNWEIGHTED, 0, NULL,
+                                          MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c));
+  CHECK(weighted_flag(c) == 0);
+}
+
 /* ---- neighbourhood collectives ------------------------------------------- */
 
 /* A topology's neighbour lists (what MPI_..._neighbors would say), and for
@@ -624,6 +660,7 @@ int main(int argc, char** argv) {
   cart();
   graph();
   dist_graph();
+  weighted_flags();
   neighbors();
   errors();
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
