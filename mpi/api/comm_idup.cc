@@ -71,6 +71,36 @@ int agree_slot_nonblocking(const Comm& c, std::uint32_t seq, int& slot) {
   }
 }
 
+// MPI_Comm_idup and MPI_Comm_idup_with_info after their own checks: `info`
+// becomes the new communicator's hints.
+int start_idup(const char* fn, Comm* c, MPI_Comm comm, std::shared_ptr<Info> info,
+               MPI_Comm* newcomm, MPI_Request* request) {
+  if (c->is_inter()) {
+    // Inter-communicators: the blocking dup, then a request that is
+    // already complete (their agreement is not written for a fiber yet).
+    if (int rc2 = check_not_null(request, "request")) return raise(c, fn, rc2);
+    if (int rc2 = dup_comm(*c, std::move(info), newcomm)) return raise(c, fn, rc2);
+    return MPI_Grequest_start(nullptr, nullptr, nullptr, nullptr, request) == MPI_SUCCESS
+               ? MPI_Grequest_complete(*request)
+               : MPI_ERR_INTERN;
+  }
+  return launch_collective(*c, fn, {CollMode::nonblocking, request, MPI_INFO_NULL},
+                           keep_objects(comm, {}), [c, newcomm, info](std::uint32_t seq) {
+    int slot = -1;
+    int rc = agree_slot_nonblocking(*c, seq, slot);
+    MPI_Comm h = MPI_COMM_NULL;
+    if (rc == MPI_SUCCESS) rc = register_comm(*c, c->group->members(), slot, &h);
+    if (rc == MPI_SUCCESS) {
+      CommPtr* created = state().comms.find(h);
+      (*created)->info = info;
+      (*created)->topo = c->topo;  // a duplicate keeps the topology, as in dup_comm
+      rc = copy_attributes(*c, **created);
+    }
+    *newcomm = h;
+    return rc;
+  });
+}
+
 }  // namespace
 
 extern "C" int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
@@ -82,27 +112,22 @@ extern "C" int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* requ
   int rc = lookup_comm(comm, c);
   if (rc == MPI_SUCCESS) rc = check_not_null(newcomm, "newcomm");
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  if (c->is_inter()) {
-    // Inter-communicators: the blocking dup, then a request that is
-    // already complete (their agreement is not written for a fiber yet).
-    if (int rc2 = check_not_null(request, "request")) return raise(c, kFn, rc2);
-    if (int rc2 = dup_comm(*c, c->info, newcomm)) return raise(c, kFn, rc2);
-    return MPI_Grequest_start(nullptr, nullptr, nullptr, nullptr, request) == MPI_SUCCESS
-               ? MPI_Grequest_complete(*request)
-               : MPI_ERR_INTERN;
-  }
-  return launch_collective(*c, kFn, {CollMode::nonblocking, request, MPI_INFO_NULL},
-                           keep_objects(comm, {}), [c, newcomm](std::uint32_t seq) {
-    int slot = -1;
-    int rc = agree_slot_nonblocking(*c, seq, slot);
-    MPI_Comm h = MPI_COMM_NULL;
-    if (rc == MPI_SUCCESS) rc = register_comm(*c, c->group->members(), slot, &h);
-    if (rc == MPI_SUCCESS) {
-      CommPtr* created = state().comms.find(h);
-      (*created)->info = c->info;
-      rc = copy_attributes(*c, **created);
-    }
-    *newcomm = h;
-    return rc;
-  });
+  return start_idup(kFn, c, comm, c->info, newcomm, request);
+}
+
+extern "C" int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
+                                       MPI_Request* request) {
+  const ApiCall call("MPI_Comm_idup_with_info");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  constexpr const char* kFn = "MPI_Comm_idup_with_info";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  InfoPtr hints;
+  int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS) rc = check_not_null(newcomm, "newcomm");
+  if (rc == MPI_SUCCESS && info != MPI_INFO_NULL) rc = lookup_info(info, hints, "info");
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  // Copied now: the program may free or change `info` once the call returns.
+  auto copy = hints ? std::make_shared<Info>(*hints) : nullptr;
+  return start_idup(kFn, c, comm, std::move(copy), newcomm, request);
 }
