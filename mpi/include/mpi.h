@@ -815,8 +815,8 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                         MPI_Comm *newcomm);
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
-/* Nonblocking: completes through the request; *newcomm is set then.
- * (On an inter-communicator it is the blocking dup, already complete.) */
+/* Nonblocking, on intra- and inter-communicators: completes through the
+ * request; *newcomm is set then. */
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 /* MPI 4.0: MPI_Comm_idup with `info` as the new communicator's hints. */
 int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
