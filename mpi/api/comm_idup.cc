@@ -1,10 +1,14 @@
-// MPI_Comm_idup: MPI_Comm_dup as a nonblocking collective. The agreement on
-// a context slot runs on a fiber (coll/nonblocking.hpp) with the blocking
-// creations' two steps (comm_factory.hpp, confirm_slot): every member
-// contributes its free slots, all pick the lowest common one, each takes it
-// at once if it is still free here, and a second exchange tells whether
-// every member got it (otherwise those that took it give it back and the
-// round repeats).
+// MPI_Comm_idup / MPI_Comm_idup_with_info: MPI_Comm_dup as a nonblocking
+// collective. The agreement on a context slot runs on a fiber
+// (coll/nonblocking.hpp) with the blocking creations' two steps
+// (comm_factory.hpp, confirm_slot): every member contributes its free
+// slots, all pick the lowest common one, each takes it at once if it is
+// still free here, and a second exchange tells whether every member got it
+// (otherwise those that took it give it back and the round repeats). On an
+// inter-communicator "every member" is both groups: each group combines its
+// words, the leaders swap theirs, and each leader hands the result to its
+// group (intercomm.hpp's bridged exchange, written for the fiber), so the
+// call returns at once there too.
 #include <cstring>
 #include <vector>
 
@@ -16,11 +20,14 @@
 #include "mpi/internal/coll/nonblocking.hpp"
 #include "mpi/internal/comm_factory.hpp"
 #include "mpi/internal/errors.hpp"
+#include "mpi/internal/intercomm.hpp"
 #include "mpi/internal/state.hpp"
 
 using namespace mpi;
 
 namespace {
+
+constexpr int kWords = ContextSlots::kWords;
 
 // Every rank's `bytes` at `mine`, by rank, through the fiber-aware channel.
 int gather_all(CollChannel& ch, const void* mine, std::size_t bytes, std::vector<char>& all) {
@@ -34,41 +41,86 @@ int gather_all(CollChannel& ch, const void* mine, std::size_t bytes, std::vector
   return allgather_bytes(ch, all.data(), offsets, algo);
 }
 
+// words &= every member's words, over the members of an intra-communicator.
+int and_over(const Comm& c, std::uint32_t seq, std::uint64_t (&words)[kWords]) {
+  CollChannel ch(c, CollTag::allgather, seq);
+  std::vector<char> all;
+  if (int rc = gather_all(ch, words, sizeof words, all)) return rc;
+  for (int r = 0; r < c.size(); ++r) {
+    for (int w = 0; w < kWords; ++w) {
+      std::uint64_t x;
+      std::memcpy(&x, all.data() + r * sizeof words + w * sizeof x, sizeof x);
+      words[w] &= x;
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+// words &= every member's words, over both groups of `c` when it is an
+// inter-communicator: the local group's AND, swapped between the leaders
+// (local rank 0 with remote rank 0), then sent by each leader to its group.
+int and_across(const Comm& c, std::uint32_t seq, std::uint64_t (&words)[kWords]) {
+  if (!c.is_inter()) return and_over(c, seq, words);
+  const Comm& local = *c.local;
+  if (int rc = and_over(local, seq, words)) return rc;
+  CollChannel group(local, CollTag::bcast, seq);
+  if (local.rank != 0) return group.recv(0, words, sizeof words);
+  CollChannel cross(c, CollTag::allgather, seq);
+  std::uint64_t theirs[kWords];
+  if (int rc = cross.sendrecv(0, words, sizeof words, 0, theirs, sizeof theirs)) return rc;
+  for (int w = 0; w < kWords; ++w) words[w] &= theirs[w];
+  for (int r = 1; r < local.size(); ++r) {
+    if (int rc = group.isend(r, words, sizeof words)) return rc;
+  }
+  return group.wait_all();
+}
+
 int agree_slot_nonblocking(const Comm& c, std::uint32_t seq, int& slot) {
   State& s = state();
-  CollChannel ch(c, CollTag::allgather, seq);
   for (;;) {
-    std::uint64_t words[ContextSlots::kWords];
-    s.slots.to_words(words);
-    std::vector<char> all;
-    if (int rc = gather_all(ch, words, sizeof words, all)) return rc;
-    std::uint64_t common[ContextSlots::kWords];
-    for (int w = 0; w < ContextSlots::kWords; ++w) {
-      common[w] = ~std::uint64_t{0};
-      for (int r = 0; r < c.size(); ++r) {
-        std::uint64_t x;
-        std::memcpy(&x, all.data() + r * sizeof words + w * sizeof x, sizeof x);
-        common[w] &= x;
-      }
-    }
+    std::uint64_t common[kWords];
+    s.slots.to_words(common);
+    if (int rc = and_across(c, seq, common)) return rc;
     slot = ContextSlots::lowest(common);
     if (slot < 0) return fail(MPI_ERR_OTHER, "no context id is free at every member");
-    const int took = s.slots.is_free(slot) ? 1 : 0;
+    const bool took = s.slots.is_free(slot);
     if (took) s.slots.take(slot);
-    std::vector<char> flags;
-    if (int rc = gather_all(ch, &took, sizeof took, flags)) {
+    // Whether every member took it: the AND of one flag word each.
+    std::uint64_t everyone[kWords] = {};
+    everyone[0] = took ? 1 : 0;
+    for (int w = 1; w < kWords; ++w) everyone[w] = ~std::uint64_t{0};
+    if (int rc = and_across(c, seq, everyone)) {
       if (took) s.slots.release(slot);
       return rc;
     }
-    bool everyone = true;
-    for (int r = 0; r < c.size(); ++r) {
-      int f;
-      std::memcpy(&f, flags.data() + r * sizeof f, sizeof f);
-      everyone = everyone && f == 1;
-    }
-    if (everyone) return MPI_SUCCESS;
+    if (everyone[0] == 1) return MPI_SUCCESS;
     if (took) s.slots.release(slot);
   }
+}
+
+// MPI_Comm_idup and MPI_Comm_idup_with_info after their own checks: `info`
+// becomes the new communicator's hints.
+int start_idup(const char* fn, Comm* c, MPI_Comm comm, std::shared_ptr<Info> info,
+               MPI_Comm* newcomm, MPI_Request* request) {
+  return launch_collective(*c, fn, {CollMode::nonblocking, request, MPI_INFO_NULL},
+                           keep_objects(comm, {}), [c, newcomm, info](std::uint32_t seq) {
+    int slot = -1;
+    int rc = agree_slot_nonblocking(*c, seq, slot);
+    MPI_Comm h = MPI_COMM_NULL;
+    if (rc == MPI_SUCCESS) {
+      rc = c->is_inter() ? register_inter(*c, c->group->members(),
+                                          c->remote_group->members(), slot, &h)
+                         : register_comm(*c, c->group->members(), slot, &h);
+    }
+    if (rc == MPI_SUCCESS) {
+      CommPtr* created = state().comms.find(h);
+      (*created)->info = info;
+      (*created)->topo = c->topo;  // a duplicate keeps the topology, as in dup_comm
+      rc = copy_attributes(*c, **created);
+    }
+    *newcomm = h;
+    return rc;
+  });
 }
 
 }  // namespace
@@ -82,27 +134,22 @@ extern "C" int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* requ
   int rc = lookup_comm(comm, c);
   if (rc == MPI_SUCCESS) rc = check_not_null(newcomm, "newcomm");
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  if (c->is_inter()) {
-    // Inter-communicators: the blocking dup, then a request that is
-    // already complete (their agreement is not written for a fiber yet).
-    if (int rc2 = check_not_null(request, "request")) return raise(c, kFn, rc2);
-    if (int rc2 = dup_comm(*c, c->info, newcomm)) return raise(c, kFn, rc2);
-    return MPI_Grequest_start(nullptr, nullptr, nullptr, nullptr, request) == MPI_SUCCESS
-               ? MPI_Grequest_complete(*request)
-               : MPI_ERR_INTERN;
-  }
-  return launch_collective(*c, kFn, {CollMode::nonblocking, request, MPI_INFO_NULL},
-                           keep_objects(comm, {}), [c, newcomm](std::uint32_t seq) {
-    int slot = -1;
-    int rc = agree_slot_nonblocking(*c, seq, slot);
-    MPI_Comm h = MPI_COMM_NULL;
-    if (rc == MPI_SUCCESS) rc = register_comm(*c, c->group->members(), slot, &h);
-    if (rc == MPI_SUCCESS) {
-      CommPtr* created = state().comms.find(h);
-      (*created)->info = c->info;
-      rc = copy_attributes(*c, **created);
-    }
-    *newcomm = h;
-    return rc;
-  });
+  return start_idup(kFn, c, comm, c->info, newcomm, request);
+}
+
+extern "C" int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
+                                       MPI_Request* request) {
+  const ApiCall call("MPI_Comm_idup_with_info");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  constexpr const char* kFn = "MPI_Comm_idup_with_info";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  InfoPtr hints;
+  int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS) rc = check_not_null(newcomm, "newcomm");
+  if (rc == MPI_SUCCESS && info != MPI_INFO_NULL) rc = lookup_info(info, hints, "info");
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  // Copied now: the program may free or change `info` once the call returns.
+  auto copy = hints ? std::make_shared<Info>(*hints) : nullptr;
+  return start_idup(kFn, c, comm, std::move(copy), newcomm, request);
 }

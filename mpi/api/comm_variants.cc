@@ -18,13 +18,6 @@ using namespace mpi;
 
 namespace {
 
-int lookup_info(MPI_Info handle, InfoPtr& out, const char* arg) {
-  InfoPtr* p = state().infos.find(handle);
-  if (p == nullptr) return fail(MPI_ERR_INFO, "{}={:#x} is not an info object", arg, handle);
-  out = *p;
-  return MPI_SUCCESS;
-}
-
 int check_intra(const Comm& c) {
   if (!c.is_inter()) return MPI_SUCCESS;
   return fail(MPI_ERR_COMM, "comm is an inter-communicator");

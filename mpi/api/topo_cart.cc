@@ -233,10 +233,93 @@ extern "C" int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const in
   return MPI_SUCCESS;
 }
 
-// Balanced factors: nnodes / (product of the fixed dims) is split into
-// prime factors, the largest first, each given to the free dimension with
-// the smallest product so far; the free dimensions are then sorted into
-// non-increasing order (MPI 3.1 section 7.5.2).
+namespace {
+
+// The most balanced split of `n` into `k` factors (MPI 3.1 7.5.2: "as
+// close to each other as possible"): the smallest spread (largest minus
+// smallest); among equally spread ones the lexicographically largest when
+// read from the smallest factor up. That is MPICH's answer for every n up to
+// 6000 in 2 to 5 dims (checked against MPICH 4.0's MPI_Dims_create); a
+// largest-prime-first greedy is not balanced (72 in 2 dims: 12 x 6, not 9 x 8).
+class BalancedSplit {
+ public:
+  // Non-increasing; k >= 1, n >= 1.
+  static std::vector<int> of(int n, int k) {
+    BalancedSplit s;
+    for (int d = 1; static_cast<long long>(d) * d <= n; ++d) {
+      if (n % d != 0) continue;
+      s.divisors_.push_back(d);
+      if (d != n / d) s.divisors_.push_back(n / d);
+    }
+    std::sort(s.divisors_.begin(), s.divisors_.end());
+    // Beyond the number of prime factors every extra dim is a 1: search
+    // that many slots only (depth stays <= 31), counting the 1s as the
+    // smallest factor.
+    int primes = 0;
+    for (int m = n, p = 2; m > 1; p = (static_cast<long long>(p) * p > m) ? m : p + 1) {
+      while (m % p == 0) m /= p, ++primes;
+    }
+    const int slots = std::max(1, std::min(k, primes));
+    s.floor_one_ = slots < k;
+    s.search(n, slots, 1);
+    std::vector<int> dims(static_cast<std::size_t>(k), 1);
+    std::copy(s.best_.rbegin(), s.best_.rend(), dims.begin());
+    return dims;
+  }
+
+ private:
+  // trial_ holds the factors chosen so far, non-decreasing; `left` slots
+  // remain for `q`, each factor at least `lo`.
+  void search(int q, int left, int lo) {
+    if (left == 1) {
+      if (q >= lo) consider(q);
+      return;
+    }
+    for (int d : divisors_) {
+      if (d < lo || q % d != 0) continue;
+      if (pow_exceeds(d, left, q)) break;  // the rest would be >= d: too large
+      const int smallest = floor_one_ ? 1 : (trial_.empty() ? d : trial_.front());
+      if (found_ && d - smallest > best_spread_) break;  // d is a lower bound on the largest
+      trial_.push_back(d);
+      search(q / d, left - 1, d);
+      trial_.pop_back();
+    }
+  }
+
+  void consider(int last) {
+    trial_.push_back(last);
+    const int smallest = floor_one_ ? 1 : trial_.front();
+    const int spread = last - smallest;
+    if (!found_ || spread < best_spread_ ||
+        (spread == best_spread_ &&
+         std::lexicographical_compare(best_.begin(), best_.end(), trial_.begin(), trial_.end()))) {
+      found_ = true;
+      best_spread_ = spread;
+      best_ = trial_;
+    }
+    trial_.pop_back();
+  }
+
+  static bool pow_exceeds(long long d, int e, long long limit) {
+    long long v = 1;
+    for (int i = 0; i < e; ++i) {
+      v *= d;
+      if (v > limit) return true;
+    }
+    return false;
+  }
+
+  std::vector<int> divisors_;  // of n, ascending
+  std::vector<int> trial_, best_;
+  int best_spread_ = 0;
+  bool found_ = false;
+  bool floor_one_ = false;  // more dims than prime factors: the smallest is a 1
+};
+
+}  // namespace
+
+// Fixed dims (> 0) stay; nnodes / their product is split over the free
+// (zero) dims by BalancedSplit, placed in order (non-increasing).
 extern "C" int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
   const ApiCall call("MPI_Dims_create");
   if (call.overlaps()) [[unlikely]]
@@ -244,6 +327,8 @@ extern "C" int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
   constexpr const char* kFn = "MPI_Dims_create";
   if (int rc = check_running(kFn)) return rc;
   int rc = MPI_SUCCESS;
+  // 0 is a multiple of any product, but no grid of positive dims has 0
+  // nodes: refused rather than left undefined.
   if (nnodes <= 0) rc = fail(MPI_ERR_ARG, "nnodes={} is not positive", nnodes);
   if (rc == MPI_SUCCESS && ndims < 0) rc = fail(MPI_ERR_DIMS, "ndims={} is negative", ndims);
   if (rc == MPI_SUCCESS && ndims > 0) rc = check_not_null(dims, "dims");
@@ -263,27 +348,14 @@ extern "C" int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
     rc = fail(MPI_ERR_DIMS, "nnodes={} is not a multiple of the fixed dims' product {}", nnodes,
               fixed);
   }
-  int rest = rc == MPI_SUCCESS ? static_cast<int>(nnodes / fixed) : 1;
+  const int rest = rc == MPI_SUCCESS ? static_cast<int>(nnodes / fixed) : 1;
   if (rc == MPI_SUCCESS && free_dims.empty() && rest != 1) {
     rc = fail(MPI_ERR_DIMS, "the fixed dims' product {} is not nnodes={}", fixed, nnodes);
   }
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
   if (free_dims.empty()) return MPI_SUCCESS;
-  std::vector<int> primes;
-  for (int p = 2; static_cast<long long>(p) * p <= rest; ++p) {
-    while (rest % p == 0) {
-      primes.push_back(p);
-      rest /= p;
-    }
-  }
-  if (rest > 1) primes.push_back(rest);
-  std::vector<long long> sizes(free_dims.size(), 1);
-  for (auto it = primes.rbegin(); it != primes.rend(); ++it) {
-    *std::min_element(sizes.begin(), sizes.end()) *= *it;
-  }
-  std::sort(sizes.begin(), sizes.end(), std::greater<>());
-  for (std::size_t i = 0; i < free_dims.size(); ++i)
-    dims[free_dims[i]] = static_cast<int>(sizes[i]);
+  const std::vector<int> sizes = BalancedSplit::of(rest, static_cast<int>(free_dims.size()));
+  for (std::size_t i = 0; i < free_dims.size(); ++i) dims[free_dims[i]] = sizes[i];
   return MPI_SUCCESS;
 }
 

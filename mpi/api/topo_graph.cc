@@ -291,9 +291,11 @@ extern "C" int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources
   if (rc == MPI_SUCCESS) rc = check_info_arg(info);
   if (rc == MPI_SUCCESS) rc = check_not_null(comm_dist_graph, "comm_dist_graph");
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  // Weighted unless every rank passed MPI_UNWEIGHTED (MPI_WEIGHTS_EMPTY
-  // with no edges does not decide).
-  const int my_kind = weights == MPI_UNWEIGHTED ? 0 : (mine.empty() ? 1 : 2);
+  // Weighted unless MPI_UNWEIGHTED was given (MPI 3.1 7.5.5): weights,
+  // MPI_WEIGHTS_EMPTY or any array with no edges all make a weighted graph.
+  // The standard makes MPI_UNWEIGHTED all-or-none; should only some ranks
+  // pass it, every rank still sees the same answer (unweighted).
+  const int my_kind = weights == MPI_UNWEIGHTED ? 0 : 1;
   int header[2] = {static_cast<int>(mine.size()), my_kind};
   std::vector<char> bytes;
   rc = internal_allgather(*c, header, sizeof header, bytes);
@@ -301,10 +303,10 @@ extern "C" int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources
   std::vector<int> headers(2 * c->size());
   std::memcpy(headers.data(), bytes.data(), bytes.size());
   int most = 0;
-  bool weighted = false;
+  bool weighted = true;
   for (int r = 0; r < c->size(); ++r) {
     most = std::max(most, headers[2 * r]);
-    weighted = weighted || headers[2 * r + 1] == 2;
+    weighted = weighted && headers[2 * r + 1] == 1;
   }
   mine.resize(std::max<std::size_t>(most, 1));
   rc = internal_allgather(*c, mine.data(), mine.size() * sizeof(Edge), bytes);

@@ -55,6 +55,15 @@ int create(const char* fn, void* base, MPI_Aint size, int disp_unit, MPI_Info in
   return MPI_SUCCESS;
 }
 
+const char* flavor_name(int flavor) {
+  switch (flavor) {
+    case MPI_WIN_FLAVOR_CREATE: return "MPI_Win_create (MPI_WIN_FLAVOR_CREATE)";
+    case MPI_WIN_FLAVOR_ALLOCATE: return "MPI_Win_allocate (MPI_WIN_FLAVOR_ALLOCATE)";
+    case MPI_WIN_FLAVOR_DYNAMIC: return "MPI_Win_create_dynamic (MPI_WIN_FLAVOR_DYNAMIC)";
+    default: return "MPI_Win_allocate_shared (MPI_WIN_FLAVOR_SHARED)";
+  }
+}
+
 }  // namespace
 
 extern "C" int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info,
@@ -103,8 +112,14 @@ extern "C" int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* 
   int rc = check_not_null(size, "size");
   if (rc == MPI_SUCCESS) rc = check_not_null(disp_unit, "disp_unit");
   if (rc == MPI_SUCCESS) rc = check_not_null(baseptr, "baseptr");
+  // MPI 3.1 and 4.0 define the query for shared windows only (MPI 4.1 lets
+  // created and allocated windows answer too, with size 0 where the memory
+  // is not shared); Lapis follows 3.1/4.0.
   if (rc == MPI_SUCCESS && w->flavor != MPI_WIN_FLAVOR_SHARED) {
-    rc = fail(MPI_ERR_RMA_FLAVOR, "win was not made by MPI_Win_allocate_shared");
+    rc = fail(MPI_ERR_RMA_FLAVOR,
+              "win is a {} window; MPI_Win_shared_query needs one made by "
+              "MPI_Win_allocate_shared (MPI_WIN_FLAVOR_SHARED)",
+              flavor_name(w->flavor));
   }
   const int n = w->size_of_group();
   if (rc == MPI_SUCCESS && rank != MPI_PROC_NULL && (rank < 0 || rank >= n)) {

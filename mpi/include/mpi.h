@@ -815,9 +815,16 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                         MPI_Comm *newcomm);
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
-/* Nonblocking: completes through the request; *newcomm is set then.
- * (On an inter-communicator it is the blocking dup, already complete.) */
+/* Nonblocking, on intra- and inter-communicators: completes through the
+ * request; *newcomm is set then. */
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+/* MPI 4.0: MPI_Comm_idup with `info` as the new communicator's hints. */
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                            MPI_Request *request);
+/* Collective: finishes what the library still has in flight on *comm (freed
+ * sends and nonblocking collectives), waits for every member, then frees it
+ * (*comm = MPI_COMM_NULL). Not MPI_COMM_WORLD / MPI_COMM_SELF. */
+int MPI_Comm_disconnect(MPI_Comm *comm);
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
 int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
 
@@ -1007,6 +1014,14 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
                            MPI_Datatype *newtype);
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+/* The predefined type of gfortran's SELECTED_REAL_KIND(p, r) /
+ * SELECTED_INT_KIND(r) (MPI_REAL4/8/16, MPI_COMPLEX8/16/32,
+ * MPI_INTEGER1/2/4/8); p or r may be MPI_UNDEFINED. The handle is the named
+ * type itself: MPI_Type_get_envelope says MPI_COMBINER_NAMED (not
+ * MPI_COMBINER_F90_*), and MPI_Type_free refuses it. */
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
 int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
                       void *outbuf, MPI_Aint outsize, MPI_Aint *position);
 int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,

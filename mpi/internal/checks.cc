@@ -153,6 +153,13 @@ int check_info_arg(MPI_Info info) {
   return fail(MPI_ERR_INFO, "info={:#x} is not an info object", info);
 }
 
+int lookup_info(MPI_Info handle, InfoPtr& out, const char* arg) {
+  InfoPtr* p = state().infos.find(handle);
+  if (p == nullptr) return fail(MPI_ERR_INFO, "{}={:#x} is not an info object", arg, handle);
+  out = *p;
+  return MPI_SUCCESS;
+}
+
 int check_not_null(const void* p, const char* arg) {
   if (p != nullptr) return MPI_SUCCESS;
   return fail(MPI_ERR_ARG, "{} is NULL", arg);

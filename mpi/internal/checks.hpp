@@ -8,6 +8,7 @@
 #include "mpi.h"
 #include "mpi/internal/comm.hpp"
 #include "mpi/internal/datatype.hpp"
+#include "mpi/internal/info.hpp"
 
 namespace mpi {
 
@@ -40,5 +41,8 @@ int check_not_null(const void* p, const char* arg);
 // An info argument that is only hints: MPI_INFO_NULL or a live info object
 // (unknown keys in it are ignored, as the standard asks).
 int check_info_arg(MPI_Info info);
+// The info object behind `handle` (shared: the caller copies it if it keeps
+// the hints); MPI_ERR_INFO naming `arg` when there is none.
+int lookup_info(MPI_Info handle, InfoPtr& out, const char* arg);
 
 }  // namespace mpi

@@ -188,4 +188,22 @@ int dup_inter(const Comm& inter, MPI_Comm* out) {
   return register_inter(inter, inter.group->members(), inter.remote_group->members(), slot, out);
 }
 
+int inter_internal_barrier(const Comm& inter) {
+  if (int rc = internal_barrier(*inter.local)) return rc;
+  if (inter.rank == 0) {
+    const Bridge b = bridge_of(inter);
+    mpcpi::Engine& eng = engine();
+    mpcpi::Request* rreq = nullptr;
+    if (int rc = engine_error(eng.irecv(nullptr, 0, b.remote_leader, b.tag, b.context, rreq))) {
+      return rc;
+    }
+    if (int rc = engine_error(
+            eng.send(nullptr, 0, b.remote_leader, b.tag, b.context, mpcpi::SendMode::standard))) {
+      return rc;
+    }
+    if (int rc = engine_error(eng.wait(rreq, nullptr))) return rc;
+  }
+  return internal_barrier(*inter.local);
+}
+
 }  // namespace mpi

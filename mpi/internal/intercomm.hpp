@@ -68,4 +68,8 @@ int split_inter(const Comm& inter, int color, int key, MPI_Comm* out);
 // MPI_Comm_dup on an inter-communicator (attributes are the caller's job).
 int dup_inter(const Comm& inter, MPI_Comm* out);
 
+// Returns once every member of both groups has called it (a barrier in
+// each group around an empty message between the leaders).
+int inter_internal_barrier(const Comm& inter);
+
 }  // namespace mpi

@@ -189,6 +189,28 @@ void poll_detached() {
   }
 }
 
+void drain_detached_on(const Comm& comm) {
+  // Taken out first: a wait may give up the MPI lock, and another thread's
+  // poll_detached() then reorders g_detached.
+  std::vector<Request> mine;
+  for (std::size_t i = 0; i < g_detached.size();) {
+    if (g_detached[i].comm.get() != &comm) {
+      ++i;
+      continue;
+    }
+    mine.push_back(std::move(g_detached[i]));
+    g_detached[i] = std::move(g_detached.back());
+    g_detached.pop_back();
+  }
+  for (Request& r : mine) {
+    mpcpi::Status es;
+    (void)engine().wait(r.engine, &es);
+    if (r.kind == RequestKind::recv && r.unpack && !es.cancelled) {
+      unpack(*r.type, r.buf, r.count, r.staging.data.get(), static_cast<std::int64_t>(es.bytes));
+    }
+  }
+}
+
 void drain_detached() {
   for (Request& r : g_detached) {
     mpcpi::Status es;

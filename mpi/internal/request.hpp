@@ -105,5 +105,7 @@ void detach_request(Request&& r);
 void poll_detached();
 // Waits for all detached requests (MPI_Finalize).
 void drain_detached();
+// Waits for the detached requests on `comm` (MPI_Comm_disconnect).
+void drain_detached_on(const Comm& comm);
 
 }  // namespace mpi

@@ -84,7 +84,10 @@ bool standard_allows(MPI_Op o, MPI_Datatype t) {
   if (o == MPI_MAX || o == MPI_MIN) return in_any(t, {&kCInteger, &kMultiLanguage, &kFloating});
   if (o == MPI_SUM || o == MPI_PROD)
     return in_any(t, {&kCInteger, &kMultiLanguage, &kFloating, &kComplex});
-  if (o == MPI_LAND || o == MPI_LOR || o == MPI_LXOR) return in_any(t, {&kCInteger, &kLogical});
+  // Second extension: the logical ops on the multi-language integers
+  // (MPI_AINT, MPI_OFFSET, MPI_COUNT), which MPICH 4.0 takes too.
+  if (o == MPI_LAND || o == MPI_LOR || o == MPI_LXOR)
+    return in_any(t, {&kCInteger, &kMultiLanguage, &kLogical});
   if (o == MPI_BAND || o == MPI_BOR || o == MPI_BXOR)
     return in_any(t, {&kCInteger, &kMultiLanguage, &kByte});
   if (o == MPI_MINLOC || o == MPI_MAXLOC) return kPairs.count(t) != 0;
@@ -117,9 +120,9 @@ TEST_CASE("every predefined op against every predefined type follows the standar
   // 7 floating, 10 complex, 3 logical, 1 byte, 9 pairs, 6 others (wide and
   // Fortran characters, packed, 16-bit float, REAL*16, COMPLEX*32).
   REQUIRE(mpi::builtin_type_handles().size() == 63);
-  // MAX/MIN 2 x 34, SUM/PROD 2 x 44, LAND.. 3 x 27, BAND.. 3 x 28, MINLOC/MAXLOC
+  // MAX/MIN 2 x 34, SUM/PROD 2 x 44, LAND.. 3 x 30, BAND.. 3 x 28, MINLOC/MAXLOC
   // 2 x 9, REPLACE/NO_OP 2 x 63
-  CHECK(accepted == 68 + 88 + 81 + 84 + 18 + 126);
+  CHECK(accepted == 68 + 88 + 90 + 84 + 18 + 126);
 }
 
 TEST_CASE("derived types made of one predefined type take its ops; mixed ones do not") {
@@ -214,6 +217,22 @@ TEST_CASE("logical ops give 0 or 1 and treat any non-zero as true; bitwise ops o
   z = y;
   reduce(MPI_BXOR, MPI_BYTE, x, z);
   CHECK(z == std::vector<unsigned char>{0xcc, 0x33});
+}
+
+TEST_CASE("logical ops on MPI_AINT, MPI_OFFSET and MPI_COUNT, as on any C integer") {
+  const std::vector<MPI_Aint> a = {0, 5, 0, -1, 1L << 40}, b = {0, 0, 9, 2, 0};
+  for (MPI_Datatype t : {MPI_AINT, MPI_OFFSET, MPI_COUNT}) {
+    INFO(builtin(t)->name);
+    auto r = b;
+    reduce(MPI_LAND, t, a, r);
+    CHECK(r == std::vector<MPI_Aint>{0, 0, 0, 1, 0});
+    r = b;
+    reduce(MPI_LOR, t, a, r);
+    CHECK(r == std::vector<MPI_Aint>{0, 1, 1, 1, 1});
+    r = b;
+    reduce(MPI_LXOR, t, a, r);
+    CHECK(r == std::vector<MPI_Aint>{0, 1, 1, 0, 1});
+  }
 }
 
 TEST_CASE("MINLOC and MAXLOC on every pair type; ties keep the smaller index") {

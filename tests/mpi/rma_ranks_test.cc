@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tests/mpi/run_ranks.hpp"
+#include "tests/support/launch.hpp"
 
 using lapis::mpi_tests::expect_ok;
 
@@ -77,5 +78,27 @@ TEST_CASE("shared-memory and dynamic windows") {
 TEST_CASE("bad arguments to windows and one-sided calls") {
   for (int ranks : {1, 2, 3}) {
     SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("rma", ranks, {}, {"errors"}); }
+  }
+}
+
+// MPI 3.1 and 4.0 allow MPI_Win_shared_query on MPI_Win_allocate_shared
+// windows only (4.1 relaxes it): the other flavors get MPI_ERR_RMA_FLAVOR,
+// and the message says which flavor the window has and what the call needs.
+TEST_CASE("MPI_Win_shared_query on windows that are not shared") {
+  for (int ranks : {1, 2, 3}) {
+    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("win_flavors", ranks); }
+  }
+  SUBCASE("fatal message") {
+    lapis::testing::LaunchOptions options;
+    options.ranks = 2;
+    options.timeout_s = 60;
+    auto r = lapis::testing::launch(options, "tests/mpi/progs/win_flavors", {"fatal"});
+    INFO(r.output);
+    CHECK(r.status != 0);
+    CHECK(r.status != 124);
+    CHECK(r.output.find("MPI_Win_shared_query: MPI_ERR_RMA_FLAVOR") != std::string::npos);
+    CHECK(r.output.find("MPI_WIN_FLAVOR_ALLOCATE") != std::string::npos);
+    CHECK(r.output.find("MPI_Win_allocate_shared") != std::string::npos);
+    CHECK(r.output.find("FAILED") == std::string::npos);
   }
 }

@@ -159,4 +159,17 @@ void drain_collectives() {
   }
 }
 
+void drain_collectives_on(const Comm& comm) {
+  auto pending = [&comm] {
+    for (const auto& op : g_running) {
+      if (op->comm == &comm) return true;
+    }
+    return false;
+  };
+  while (pending()) {
+    progress_collectives();
+    (void)engine().progress();
+  }
+}
+
 }  // namespace mpi

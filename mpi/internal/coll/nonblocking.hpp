@@ -118,5 +118,8 @@ int start_collective(Request& r);
 void progress_collectives();
 // MPI_Finalize: runs outstanding collectives (freed requests) to the end.
 void drain_collectives();
+// MPI_Comm_disconnect: runs those on `comm` to the end (the others progress
+// meanwhile).
+void drain_collectives_on(const Comm& comm);
 
 }  // namespace mpi

@@ -11,9 +11,12 @@ namespace mpi {
 namespace {
 
 // The standard's type classes (MPI 3.1, section 5.9.2), which decide which
-// ops a predefined type takes. One extension: MPI_CHAR counts as a C
+// ops a predefined type takes. Two extensions: MPI_CHAR counts as a C
 // integer, as in MPICH and Open MPI, which both reduce it (programs rely on
-// it: the OSU one-sided benchmarks accumulate MPI_CHAR with MPI_SUM).
+// it: the OSU one-sided benchmarks accumulate MPI_CHAR with MPI_SUM); and
+// the logical ops take the multi-language integers (MPI_AINT, MPI_OFFSET,
+// MPI_COUNT) like any C integer, as MPICH 4.0 does (the standard's table
+// leaves them out of MPI_LAND/LOR/LXOR only).
 enum class TypeClass : std::uint8_t {
   none,        // MPI_WCHAR, MPI_CHARACTER, MPI_PACKED: only REPLACE / NO_OP
   c_integer,   // MPI_INT, MPI_UNSIGNED_LONG, MPI_INT8_T, MPI_SIGNED_CHAR, MPI_CHAR ...
@@ -72,7 +75,7 @@ bool op_takes(OpKind op, TypeClass c) {
     case OpKind::sum: case OpKind::prod:
       return c == C::c_integer || c == C::multi_lang || c == C::floating || c == C::complex;
     case OpKind::land: case OpKind::lor: case OpKind::lxor:
-      return c == C::c_integer || c == C::logical;
+      return c == C::c_integer || c == C::multi_lang || c == C::logical;
     case OpKind::band: case OpKind::bor: case OpKind::bxor:
       return c == C::c_integer || c == C::multi_lang || c == C::byte;
     case OpKind::minloc: case OpKind::maxloc:

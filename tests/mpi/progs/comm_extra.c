@@ -79,6 +79,67 @@ static void idup(void) {
   CHECK_CLASS(MPI_Comm_idup(MPI_COMM_NULL, &a, &r[0]), MPI_ERR_COMM);
 }
 
+/* MPI_Comm_idup_with_info (MPI 4.0): the duplicate gets the given hints,
+ * not the parent's, copied at the call (the info may be freed at once). */
+static void idup_with_info(void) {
+  MPI_Info info, got;
+  MPI_Comm parent, d;
+  MPI_Request r;
+  char value[MPI_MAX_INFO_VAL];
+  int flag, nkeys, result;
+  CHECK_OK(MPI_Info_create(&info));
+  CHECK_OK(MPI_Info_set(info, "lapis_note", "parent"));
+  CHECK_OK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &parent));
+  CHECK_OK(MPI_Info_set(info, "lapis_note", "child"));
+  CHECK_OK(MPI_Info_set(info, "mpi_assert_no_any_tag", "true"));
+  CHECK_OK(MPI_Comm_idup_with_info(parent, info, &d, &r));
+  CHECK_OK(MPI_Info_free(&info));
+  CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  CHECK_OK(MPI_Comm_compare(d, MPI_COMM_WORLD, &result));
+  CHECK(result == MPI_CONGRUENT);
+  CHECK_OK(MPI_Comm_get_info(d, &got));
+  CHECK_OK(MPI_Info_get_nkeys(got, &nkeys));
+  CHECK_OK(MPI_Info_get(got, "lapis_note", MPI_MAX_INFO_VAL - 1, value, &flag));
+  CHECK(nkeys == 2 && flag && !strcmp(value, "child"));
+  CHECK_OK(MPI_Info_free(&got));
+  int sum = 0;
+  CHECK_OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, d));
+  CHECK(sum == size * (size - 1) / 2);
+  CHECK_OK(MPI_Comm_free(&d));
+  CHECK_OK(MPI_Comm_free(&parent));
+  CHECK_CLASS(MPI_Comm_idup_with_info(MPI_COMM_WORLD, (MPI_Info)7, &d, &r), MPI_ERR_INFO);
+  CHECK_CLASS(MPI_Comm_idup_with_info(MPI_COMM_NULL, MPI_INFO_ENV, &d, &r), MPI_ERR_COMM);
+}
+
+/* MPI_Comm_disconnect: work still in flight on the communicator (a send
+ * whose request was freed, a freed nonblocking barrier) finishes, then the
+ * communicator is freed and the handle set to MPI_COMM_NULL. */
+static void disconnect(void) {
+  enum { N = 1 << 16 }; /* above the eager limit: a rendezvous send */
+  MPI_Comm d;
+  CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  int* out = malloc(N * sizeof(int));
+  int* in = malloc(N * sizeof(int));
+  for (int i = 0; i < N; ++i) out[i] = rank + i;
+  MPI_Request s, b;
+  CHECK_OK(MPI_Isend(out, N, MPI_INT, right, 5, d, &s));
+  CHECK_OK(MPI_Request_free(&s));
+  CHECK_OK(MPI_Recv(in, N, MPI_INT, left, 5, d, MPI_STATUS_IGNORE));
+  for (int i = 0; i < N; i += 997) CHECK(in[i] == left + i);
+  CHECK_OK(MPI_Ibarrier(d, &b));
+  CHECK_OK(MPI_Request_free(&b));
+  CHECK_OK(MPI_Comm_disconnect(&d));
+  CHECK(d == MPI_COMM_NULL);
+  free(out);
+  free(in);
+  MPI_Comm world = MPI_COMM_WORLD, null = MPI_COMM_NULL;
+  CHECK_CLASS(MPI_Comm_disconnect(&world), MPI_ERR_COMM);
+  CHECK(world == MPI_COMM_WORLD);
+  CHECK_CLASS(MPI_Comm_disconnect(&null), MPI_ERR_COMM);
+  CHECK_CLASS(MPI_Comm_disconnect(NULL), MPI_ERR_ARG);
+}
+
 static void split_type(void) {
   /* One host: SHARED is everyone, in key order. */
   MPI_Comm c;
@@ -367,6 +428,8 @@ int main(int argc, char** argv) {
   CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
   create_group();
   idup();
+  idup_with_info();
+  disconnect();
   split_type();
   infos();
   type_attributes();

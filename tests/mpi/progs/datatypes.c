@@ -297,6 +297,69 @@ static void big_status_counts(void) {
   CHECK_OK(MPI_Type_free(&two));
 }
 
+/* MPI_Type_create_f90_real/complex/integer: the named type of gfortran's
+ * SELECTED_REAL_KIND(p, r) / SELECTED_INT_KIND(r); either p or r may be
+ * MPI_UNDEFINED, not both; a precision or range no kind has is
+ * MPI_ERR_ARG. The types are predefined: MPI_Type_free refuses them. */
+static void f90_types(void) {
+  CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  static const struct {
+    int p, r;
+    MPI_Datatype real, complex;
+  } reals[] = {
+      {6, 37, MPI_REAL4, MPI_COMPLEX8},
+      {1, MPI_UNDEFINED, MPI_REAL4, MPI_COMPLEX8},
+      {MPI_UNDEFINED, 37, MPI_REAL4, MPI_COMPLEX8},
+      {7, MPI_UNDEFINED, MPI_REAL8, MPI_COMPLEX16},
+      {MPI_UNDEFINED, 38, MPI_REAL8, MPI_COMPLEX16},
+      {15, 307, MPI_REAL8, MPI_COMPLEX16},
+      {16, MPI_UNDEFINED, MPI_REAL16, MPI_COMPLEX32},
+      {MPI_UNDEFINED, 308, MPI_REAL16, MPI_COMPLEX32},
+      {33, 4931, MPI_REAL16, MPI_COMPLEX32},
+  };
+  for (size_t i = 0; i < sizeof reals / sizeof reals[0]; ++i) {
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    CHECK_OK(MPI_Type_create_f90_real(reals[i].p, reals[i].r, &t));
+    CHECK(t == reals[i].real);
+    CHECK_OK(MPI_Type_create_f90_complex(reals[i].p, reals[i].r, &t));
+    CHECK(t == reals[i].complex);
+  }
+  static const struct {
+    int r;
+    MPI_Datatype type;
+    int bytes;
+  } ints[] = {{0, MPI_INTEGER1, 1}, {2, MPI_INTEGER1, 1}, {3, MPI_INTEGER2, 2},
+              {4, MPI_INTEGER2, 2}, {5, MPI_INTEGER4, 4}, {9, MPI_INTEGER4, 4},
+              {10, MPI_INTEGER8, 8}, {18, MPI_INTEGER8, 8}};
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; ++i) {
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int bytes = 0;
+    CHECK_OK(MPI_Type_create_f90_integer(ints[i].r, &t));
+    CHECK(t == ints[i].type);
+    CHECK_OK(MPI_Type_size(t, &bytes));
+    CHECK(bytes == ints[i].bytes);
+  }
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  CHECK_CLASS(MPI_Type_create_f90_real(34, MPI_UNDEFINED, &t), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Type_create_f90_real(MPI_UNDEFINED, 4932, &t), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Type_create_f90_real(MPI_UNDEFINED, MPI_UNDEFINED, &t), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Type_create_f90_complex(40, 40, &t), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Type_create_f90_real(6, 37, NULL), MPI_ERR_ARG);
+  /* INTEGER(16) has no MPI type here (MPI_INTEGER16 is MPI_DATATYPE_NULL). */
+  CHECK_CLASS(MPI_Type_create_f90_integer(19, &t), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Type_create_f90_integer(MPI_UNDEFINED, &t), MPI_ERR_ARG);
+  CHECK(t == MPI_DATATYPE_NULL);
+  CHECK_OK(MPI_Type_create_f90_real(15, MPI_UNDEFINED, &t));
+  CHECK_CLASS(MPI_Type_free(&t), MPI_ERR_TYPE);
+  CHECK(t == MPI_REAL8);
+  /* Moved like any type: a REAL*8 pair round the ring. */
+  double out[2] = {rank + 0.5, -rank - 0.25}, in[2] = {0, 0};
+  CHECK_OK(MPI_Sendrecv(out, 2, t, right, 8, in, 2, t, left, 8, MPI_COMM_WORLD,
+                        MPI_STATUS_IGNORE));
+  CHECK(in[0] == left + 0.5 && in[1] == -left - 0.25);
+  CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
 int main(int argc, char** argv) {
   CHECK_OK(MPI_Init(&argc, &argv));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -311,6 +374,7 @@ int main(int argc, char** argv) {
   truncation();
   dup_and_names();
   big_status_counts();
+  f90_types();
   CHECK_OK(MPI_Finalize());
   printf("OK\n");
   return 0;

@@ -6,9 +6,11 @@
  * datatype, a non-commutative op), nonblocking forms, bad arguments.
  * Needs 2 ranks or more. Argument: a fatal case ("fatal_root",
  * "fatal_leader") or nothing. */
+#define _POSIX_C_SOURCE 200809L /* alarm() under -std=c11 */
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -250,6 +252,65 @@ static void dup_split_create(MPI_Comm inter) {
   CHECK_OK(MPI_Group_free(&lg));
 }
 
+/* MPI_Comm_idup on an inter-communicator does not block: group A starts
+ * it, then A's leader sends to B's leader, which receives before B starts
+ * its own. An idup that waited for the other group would deadlock here
+ * (the alarm ends the job instead of the launcher's timeout). Then
+ * MPI_Comm_idup_with_info and MPI_Comm_disconnect on inter-communicators. */
+static void idup_nonblocking(MPI_Comm inter) {
+  MPI_Comm d, e;
+  MPI_Request r;
+  int token = 4242, got = 0, result = -1, n = -1;
+  alarm(60);
+  if (color == 0) {
+    CHECK_OK(MPI_Comm_idup(inter, &d, &r));
+    if (lrank == 0) CHECK_OK(MPI_Send(&token, 1, MPI_INT, 0, 9, inter));
+  } else {
+    if (lrank == 0) {
+      CHECK_OK(MPI_Recv(&got, 1, MPI_INT, 0, 9, inter, MPI_STATUS_IGNORE));
+      CHECK(got == token);
+    }
+    CHECK_OK(MPI_Comm_idup(inter, &d, &r));
+  }
+  CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  alarm(0);
+  CHECK_OK(MPI_Comm_compare(d, inter, &result));
+  CHECK(result == MPI_CONGRUENT);
+  CHECK_OK(MPI_Comm_remote_size(d, &n));
+  CHECK(n == rsize);
+  int mine = wrank, theirs = -1;
+  if (lrank == 0) {
+    CHECK_OK(MPI_Sendrecv(&mine, 1, MPI_INT, 0, 2, &theirs, 1, MPI_INT, 0, 2, d,
+                          MPI_STATUS_IGNORE));
+    CHECK(theirs == rworld[0]);
+  }
+  /* with info: the duplicate carries the hint */
+  MPI_Info info, used;
+  char value[MPI_MAX_INFO_VAL];
+  int flag = 0;
+  CHECK_OK(MPI_Info_create(&info));
+  CHECK_OK(MPI_Info_set(info, "lapis_note", "inter"));
+  CHECK_OK(MPI_Comm_idup_with_info(d, info, &e, &r));
+  CHECK_OK(MPI_Info_free(&info));
+  CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  CHECK_OK(MPI_Comm_get_info(e, &used));
+  CHECK_OK(MPI_Info_get(used, "lapis_note", MPI_MAX_INFO_VAL - 1, value, &flag));
+  CHECK(flag && !strcmp(value, "inter"));
+  CHECK_OK(MPI_Info_free(&used));
+  /* disconnect: a freed send to the remote leader still arrives */
+  MPI_Request s;
+  if (lrank == 0) {
+    CHECK_OK(MPI_Isend(&mine, 1, MPI_INT, 0, 3, e, &s));
+    CHECK_OK(MPI_Request_free(&s));
+    CHECK_OK(MPI_Recv(&theirs, 1, MPI_INT, 0, 3, e, MPI_STATUS_IGNORE));
+    CHECK(theirs == rworld[0]);
+  }
+  CHECK_OK(MPI_Comm_disconnect(&e));
+  CHECK(e == MPI_COMM_NULL);
+  CHECK_OK(MPI_Comm_disconnect(&d));
+  CHECK(d == MPI_COMM_NULL);
+}
+
 /* intercomm_coll.c */
 void inter_colls(MPI_Comm inter, int color_, const int* lworld_, const int* rworld_);
 void inter_errors(MPI_Comm inter, int color_);
@@ -269,6 +330,7 @@ int main(int argc, char** argv) {
   p2p(inter);
   merge(inter);
   dup_split_create(inter);
+  idup_nonblocking(inter);
   inter_colls(inter, color, lworld, rworld);
   inter_errors(inter, color);
   CHECK_OK(MPI_Comm_free(&inter));

@@ -13,6 +13,47 @@
 
 static int rank, size;
 
+/* The most balanced factorisation (smallest largest-minus-smallest; of
+ * equally spread ones the largest smallest dim, then the next ...), in
+ * non-increasing order. Expected values are what MPICH 4.0 answers (its
+ * test/mpi/topo/dims5.c checks the same rule); a largest-prime-first greedy
+ * gets 72 in 2 dims wrong (12 x 6). */
+static void balanced_dims(void) {
+  static const struct {
+    int nnodes, ndims, want[5];
+  } cases[] = {
+      {12, 2, {4, 3}},          {16, 3, {4, 2, 2}},     {30, 3, {5, 3, 2}},
+      {64, 3, {4, 4, 4}},       {7, 2, {7, 1}},         {36, 2, {6, 6}},
+      {72, 2, {9, 8}},          {180, 2, {15, 12}},     {360, 3, {10, 6, 6}},
+      {3696, 3, {22, 14, 12}},  {5040, 3, {21, 16, 15}}, {20, 4, {5, 2, 2, 1}},
+      {168, 4, {7, 4, 3, 2}},   {6000, 5, {8, 6, 5, 5, 5}}, {1, 3, {1, 1, 1}},
+      {432, 3, {9, 8, 6}},         {1800, 4, {9, 8, 5, 5}},
+      {1000000000, 3, {1000, 1000, 1000}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    int d[5] = {0, 0, 0, 0, 0};
+    CHECK_OK(MPI_Dims_create(cases[i].nnodes, cases[i].ndims, d));
+    for (int k = 0; k < cases[i].ndims; ++k) {
+      if (d[k] != cases[i].want[k]) {
+        fprintf(stderr, "FAILED MPI_Dims_create(%d, %d): dims[%d]=%d, want %d\n",
+                cases[i].nnodes, cases[i].ndims, k, d[k], cases[i].want[k]);
+        exit(3);
+      }
+    }
+  }
+  /* Fixed dims stay; the free ones share the rest, non-increasing. */
+  int f1[3] = {0, 2, 0};
+  CHECK_OK(MPI_Dims_create(144, 3, f1));
+  CHECK(f1[0] == 9 && f1[1] == 2 && f1[2] == 8);
+  int f2[4] = {0, 0, 5, 0};
+  CHECK_OK(MPI_Dims_create(360, 4, f2));
+  CHECK(f2[0] == 6 && f2[1] == 4 && f2[2] == 5 && f2[3] == 3);
+  /* More dims than prime factors: the rest are 1. */
+  int many[12] = {0};
+  CHECK_OK(MPI_Dims_create(1024, 12, many));
+  for (int k = 0; k < 12; ++k) CHECK(many[k] == (k < 10 ? 2 : 1));
+}
+
 static void dims_create(void) {
   int d2[2] = {0, 0};
   CHECK_OK(MPI_Dims_create(6, 2, d2));
@@ -34,6 +75,14 @@ static void dims_create(void) {
   CHECK(all_fixed[0] == 2 && all_fixed[1] == 3);
   CHECK_OK(MPI_Dims_create(1, 0, NULL));
   CHECK_CLASS(MPI_Dims_create(5, 0, NULL), MPI_ERR_DIMS);
+  /* No grid of positive dims has 0 nodes: an error, dims left alone (MPICH
+   * 4.0 loops for ever on it with a free dim). */
+  int zero_fixed[2] = {2, 0};
+  CHECK_CLASS(MPI_Dims_create(0, 2, zero_fixed), MPI_ERR_ARG);
+  CHECK(zero_fixed[0] == 2 && zero_fixed[1] == 0);
+  int indivisible[2] = {0, 3};
+  CHECK_CLASS(MPI_Dims_create(7, 2, indivisible), MPI_ERR_DIMS);
+  balanced_dims();
 }
 
 /* Rank of (row, col) in a dims[0] x dims[1] grid, -1 off a non-periodic edge. */
@@ -260,6 +309,42 @@ static void dist_graph(void) {
   CHECK_OK(MPI_Neighbor_allgather(&mine, 1, MPI_INT, got, 1, MPI_INT, u));
   for (int r = 1; r < size && rank == 0; ++r) CHECK(got[r - 1] == r);
   CHECK_OK(MPI_Comm_free(&u));
+}
+
+/* MPI_Dist_graph_neighbors_count's `weighted`: false only when
+ * MPI_UNWEIGHTED was given; a graph without edges made with weights, with
+ * MPI_WEIGHTS_EMPTY or with NULL is weighted (MPI 3.1 7.5.5; MPICH's
+ * test/mpi/topo/distgraph1.c expects the same). */
+static int weighted_flag(MPI_Comm c) {
+  int indeg = -1, outdeg = -1, weighted = -1;
+  CHECK_OK(MPI_Dist_graph_neighbors_count(c, &indeg, &outdeg, &weighted));
+  CHECK(indeg == 0 && outdeg == 0);
+  MPI_Comm_free(&c);
+  return weighted;
+}
+
+static void weighted_flags(void) {
+  int w[1] = {7}, none[1] = {0};
+  MPI_Comm c;
+  const int* kinds[3] = {w, MPI_WEIGHTS_EMPTY, NULL};
+  for (int k = 0; k < 3; ++k) {
+    CHECK_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, 0, none, none, none, kinds[k], MPI_INFO_NULL,
+                                   0, &c));
+    if (weighted_flag(c) != 1) {
+      fprintf(stderr, "FAILED rank %d: no-edge MPI_Dist_graph_create with weights kind %d is "
+              "not weighted\n", rank, k);
+      exit(3);
+    }
+    CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, none, kinds[k], 0, none, kinds[k],
+                                            MPI_INFO_NULL, 0, &c));
+    CHECK(weighted_flag(c) == 1);
+  }
+  CHECK_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, 0, NULL, NULL, NULL, MPI_UNWEIGHTED,
+                                 MPI_INFO_NULL, 0, &c));
+  CHECK(weighted_flag(c) == 0);
+  CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, NULL, MPI_UNWEIGHTED, 0, NULL,
+                                          MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c));
+  CHECK(weighted_flag(c) == 0);
 }
 
 /* ---- neighbourhood collectives ------------------------------------------- */
@@ -575,6 +660,7 @@ int main(int argc, char** argv) {
   cart();
   graph();
   dist_graph();
+  weighted_flags();
   neighbors();
   errors();
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));

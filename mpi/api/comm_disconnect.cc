@@ -1,0 +1,44 @@
+// MPI_Comm_disconnect (MPI 3.1 10.5.4): "waits for all pending
+// communication on comm to complete internally, deallocates the
+// communicator object, and sets the handle to MPI_COMM_NULL". The program
+// must already have completed and matched its own operations; what the
+// library still has in flight on the communicator is finished here: sends
+// and receives whose requests were freed (MPI_Request_free) and freed
+// nonblocking collectives. A barrier over every member (both groups of an
+// inter-communicator) then makes sure no member still works on it. There is
+// no dynamic process management in Lapis, so the communicators are the
+// ones Lapis made; each is freed like MPI_Comm_free.
+#include "mpi.h"
+#include "mpi/internal/api_call.hpp"
+#include "mpi/internal/attributes.hpp"
+#include "mpi/internal/checks.hpp"
+#include "mpi/internal/coll/nonblocking.hpp"
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/intercomm.hpp"
+#include "mpi/internal/internal_coll.hpp"
+#include "mpi/internal/request.hpp"
+#include "mpi/internal/state.hpp"
+
+using namespace mpi;
+
+extern "C" int MPI_Comm_disconnect(MPI_Comm* comm) {
+  const ApiCall call("MPI_Comm_disconnect");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  constexpr const char* kFn = "MPI_Comm_disconnect";
+  if (int rc = check_running(kFn)) return rc;
+  CommPtr c;
+  int rc = check_not_null(comm, "comm");
+  if (rc == MPI_SUCCESS) rc = lookup_comm(*comm, c);
+  if (rc == MPI_SUCCESS && state().comms.is_predefined(*comm)) {
+    rc = fail(MPI_ERR_COMM, "{} cannot be disconnected", c->name);
+  }
+  if (rc != MPI_SUCCESS) return raise(c.get(), kFn, rc);
+  drain_collectives_on(*c);
+  drain_detached_on(*c);
+  rc = c->is_inter() ? inter_internal_barrier(*c) : internal_barrier(*c);
+  if (rc != MPI_SUCCESS) return raise(c.get(), kFn, rc);
+  rc = delete_all_attributes(*c);
+  state().comms.erase(*comm);
+  *comm = MPI_COMM_NULL;
+  return raise(c.get(), kFn, rc);
+}
