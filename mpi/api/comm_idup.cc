@@ -144,12 +144,7 @@ extern "C" int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* n
   constexpr const char* kFn = "MPI_Comm_idup_with_info";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
-  InfoPtr hints;
-  int rc = lookup_comm(comm, c);
-  if (rc == MPI_SUCCESS) rc = check_not_null(newcomm, "newcomm");
-  if (rc == MPI_SUCCESS && info != MPI_INFO_NULL) rc = lookup_info(info, hints, "info");
-  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  // Copied now: the program may free or change `info` once the call returns.
-  auto copy = hints ? std::make_shared<Info>(*hints) : nullptr;
-  return start_idup(kFn, c, comm, std::move(copy), newcomm, request);
+  std::shared_ptr<Info> hints;
+  if (int rc = check_dup_with_info(comm, info, newcomm, c, hints)) return raise(c, kFn, rc);
+  return start_idup(kFn, c, comm, std::move(hints), newcomm, request);
 }

@@ -132,13 +132,19 @@ extern "C" int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* ne
   constexpr const char* kFn = "MPI_Comm_dup_with_info";
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
-  InfoPtr hints;
+  std::shared_ptr<Info> hints;
+  if (int rc = check_dup_with_info(comm, info, newcomm, c, hints)) return raise(c, kFn, rc);
+  return raise(c, kFn, dup_comm(*c, std::move(hints), newcomm));
+}
+
+int mpi::check_dup_with_info(MPI_Comm comm, MPI_Info info, const MPI_Comm* newcomm, Comm*& c,
+                             std::shared_ptr<Info>& hints) {
+  InfoPtr found;
   int rc = lookup_comm(comm, c);
   if (rc == MPI_SUCCESS) rc = check_not_null(newcomm, "newcomm");
-  if (rc == MPI_SUCCESS && info != MPI_INFO_NULL) rc = lookup_info(info, hints, "info");
-  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  auto copy = hints ? std::make_shared<Info>(*hints) : nullptr;
-  return raise(c, kFn, dup_comm(*c, std::move(copy), newcomm));
+  if (rc == MPI_SUCCESS && info != MPI_INFO_NULL) rc = lookup_info(info, found, "info");
+  if (rc == MPI_SUCCESS && found) hints = std::make_shared<Info>(*found);
+  return rc;
 }
 
 extern "C" int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {

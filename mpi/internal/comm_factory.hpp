@@ -47,6 +47,12 @@ int register_comm(const Comm& parent, std::vector<int> members, int slot, MPI_Co
 // MPI_Comm_dup (intra or inter) with attributes copied and `info` as the
 // new communicator's hints.
 int dup_comm(const Comm& parent, std::shared_ptr<Info> info, MPI_Comm* newcomm);
+// The arguments of MPI_Comm_dup_with_info / MPI_Comm_idup_with_info: `c`
+// is the communicator once found (null before), `hints` a copy of `info`
+// (null for MPI_INFO_NULL), copied now because the program may free or
+// change `info` once the call returns. Returns an MPI class.
+int check_dup_with_info(MPI_Comm comm, MPI_Info info, const MPI_Comm* newcomm, Comm*& c,
+                        std::shared_ptr<Info>& hints);
 
 // MPI_Comm_split on an intra-communicator (collective over `parent`):
 // MPI_COMM_NULL for MPI_UNDEFINED. Returns an MPI class, detail recorded.
