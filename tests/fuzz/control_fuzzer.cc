@@ -28,36 +28,14 @@
 #include "lapi/internal/crc32c.hpp"
 #include "lapi/internal/wire.hpp"
 #include "lapi/testing.hpp"
+#include "tests/fuzz/fuzz_input.hpp"
 
 namespace {
 
 using lapi::internal::Proto;
 
-void require(bool ok) {
-  if (!ok) std::abort();
-}
-
-class Input {
- public:
-  Input(const std::uint8_t* data, std::size_t size) : p_(data), end_(data + size) {}
-  bool empty() const { return p_ == end_; }
-  std::uint8_t byte() { return p_ == end_ ? 0 : *p_++; }
-  std::uint64_t u64(int bytes = 8) {
-    std::uint64_t v = 0;
-    for (int i = 0; i < bytes; ++i) v |= std::uint64_t{byte()} << (8 * i);
-    return v;
-  }
-  std::vector<std::uint8_t> bytes(std::size_t n) {
-    n = std::min<std::size_t>(n, static_cast<std::size_t>(end_ - p_));
-    std::vector<std::uint8_t> out(p_, p_ + n);
-    p_ += n;
-    return out;
-  }
-
- private:
-  const std::uint8_t* p_;
-  const std::uint8_t* end_;
-};
+using lapis::fuzz::Input;
+using lapis::fuzz::require;
 
 constexpr std::size_t kWindow = 4096;
 constexpr std::size_t kGuard = 4096;

@@ -23,12 +23,11 @@
 #include <vector>
 
 #include "mpi.h"
+#include "tests/fuzz/fuzz_input.hpp"
 
 namespace {
 
-void require(bool ok) {
-  if (!ok) std::abort();
-}
+using lapis::fuzz::require;
 
 class Input {
  public:

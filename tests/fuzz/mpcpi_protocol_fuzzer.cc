@@ -24,35 +24,12 @@
 
 #include "lapi/context.hpp"
 #include "mpcpi/mpcpi.hpp"
+#include "tests/fuzz/fuzz_input.hpp"
 
 namespace {
 
-void require(bool ok) {
-  if (!ok) std::abort();
-}
-
-class Input {
- public:
-  Input(const std::uint8_t* data, std::size_t size) : p_(data), end_(data + size) {}
-  bool empty() const { return p_ == end_; }
-  std::uint8_t byte() { return p_ == end_ ? 0 : *p_++; }
-  std::uint32_t u32() {
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= std::uint32_t{byte()} << (8 * i);
-    return v;
-  }
-  // Up to `max` bytes of the input as a message body.
-  std::vector<std::uint8_t> bytes(std::size_t n) {
-    n = std::min<std::size_t>(n, static_cast<std::size_t>(end_ - p_));
-    std::vector<std::uint8_t> out(p_, p_ + n);
-    p_ += n;
-    return out;
-  }
-
- private:
-  const std::uint8_t* p_;
-  const std::uint8_t* end_;
-};
+using lapis::fuzz::Input;
+using lapis::fuzz::require;
 
 lapi::Context& context() {
   static std::unique_ptr<lapi::Context> ctx = [] {
