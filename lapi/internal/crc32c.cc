@@ -120,20 +120,41 @@ template <bool Copy>
   return c0;
 }
 
-// The raw register over fewer than three short blocks: one dependency chain,
-// 8 bytes at a time, then 4, 2 and 1 (no byte loop: small Amsend frames
-// and their heads are checksummed on every message).
+// One 8-byte word at src + at into the register (and to dst + at when Copy).
 template <bool Copy>
-[[gnu::target("sse4.2")]] inline std::uint32_t hw_tail(std::uint64_t c0, unsigned char* dst,
-                                                       const unsigned char* src, std::size_t len) {
-  for (; len >= 8; len -= 8, src += 8) {
-    const std::uint64_t a = load64(src);
-    c0 = _mm_crc32_u64(c0, a);
-    if constexpr (Copy) {
-      store64(dst, a);
-      dst += 8;
-    }
+[[gnu::target("sse4.2"), gnu::always_inline]] inline std::uint64_t hw_word(
+    std::uint64_t c0, unsigned char* dst, const unsigned char* src, std::size_t at) {
+  const std::uint64_t a = load64(src + at);
+  if constexpr (Copy) store64(dst + at, a);
+  return _mm_crc32_u64(c0, a);
+}
+
+// The raw register over fewer than three short blocks: one dependency chain,
+// 64 bytes per loop turn, the last words by a jump into straight-line code,
+// then 4, 2 and 1 bytes. Small Amsend frames and their heads are
+// checksummed on every message: a 40-byte head costs five CRC32
+// instructions and about as many others.
+template <bool Copy>
+[[gnu::target("sse4.2"), gnu::always_inline]] inline std::uint32_t hw_tail(
+    std::uint64_t c0, unsigned char* dst, const unsigned char* src, std::size_t len) {
+  for (; len >= 64; len -= 64, src += 64) {
+#pragma GCC unroll 8
+    for (std::size_t at = 0; at < 64; at += 8) c0 = hw_word<Copy>(c0, dst, src, at);
+    if constexpr (Copy) dst += 64;
   }
+  const std::size_t words = len & ~std::size_t{7};
+  switch (words >> 3) {
+    case 7: c0 = hw_word<Copy>(c0, dst, src, words - 56); [[fallthrough]];
+    case 6: c0 = hw_word<Copy>(c0, dst, src, words - 48); [[fallthrough]];
+    case 5: c0 = hw_word<Copy>(c0, dst, src, words - 40); [[fallthrough]];
+    case 4: c0 = hw_word<Copy>(c0, dst, src, words - 32); [[fallthrough]];
+    case 3: c0 = hw_word<Copy>(c0, dst, src, words - 24); [[fallthrough]];
+    case 2: c0 = hw_word<Copy>(c0, dst, src, words - 16); [[fallthrough]];
+    case 1: c0 = hw_word<Copy>(c0, dst, src, words - 8); [[fallthrough]];
+    default: break;
+  }
+  src += words;
+  if constexpr (Copy) dst += words;
   auto c = static_cast<std::uint32_t>(c0);
   if (len & 4) {
     std::uint32_t a;
@@ -156,21 +177,36 @@ template <bool Copy>
   return c;
 }
 
+// Whole blocks of `len` bytes (a multiple of 3 * kShort), out of line so
+// that the small-message path below needs no stack frame.
+template <bool Copy>
+[[gnu::target("sse4.2"), gnu::noinline]] std::uint64_t hw_blocks(std::uint64_t c0,
+                                                                 unsigned char* dst,
+                                                                 const unsigned char* src,
+                                                                 std::size_t len) {
+  const Tables& t = tables();
+  c0 = hw_triples<Copy>(c0, dst, src, len, kLong, t.longs);
+  return hw_triples<Copy>(c0, dst, src, len, kShort, t.shorts);
+}
+
 // The raw register (no pre/post inversion) over len bytes, copying them to
 // dst when Copy. Below three short blocks the tables are never touched.
 template <bool Copy>
-[[gnu::target("sse4.2")]] std::uint32_t hw_raw(std::uint32_t crc0, unsigned char* dst,
-                                               const unsigned char* src, std::size_t len) {
+[[gnu::target("sse4.2"), gnu::always_inline]] inline std::uint32_t hw_raw(
+    std::uint32_t crc0, unsigned char* dst, const unsigned char* src, std::size_t len) {
   std::uint64_t c0 = crc0;
   if (len >= 3 * kShort) [[unlikely]] {
-    const Tables& t = tables();
-    c0 = hw_triples<Copy>(c0, dst, src, len, kLong, t.longs);
-    c0 = hw_triples<Copy>(c0, dst, src, len, kShort, t.shorts);
+    const std::size_t blocks = len - len % (3 * kLong) % (3 * kShort);
+    c0 = hw_blocks<Copy>(c0, dst, src, blocks);
+    src += blocks;
+    if constexpr (Copy) dst += blocks;
+    len -= blocks;
   }
   return hw_tail<Copy>(c0, dst, src, len);
 }
 
-std::uint32_t sw_raw(std::uint32_t c, const unsigned char* src, std::size_t len) {
+// Out of line: compiled for any x86-64 even where its callers are not.
+[[gnu::noinline]] std::uint32_t sw_raw(std::uint32_t c, const unsigned char* src, std::size_t len) {
   const auto& bytes = tables().bytes;
   for (; len > 0; --len, ++src) c = bytes[(c ^ *src) & 0xff] ^ (c >> 8);
   return c;
@@ -181,21 +217,54 @@ std::uint32_t sw_raw(std::uint32_t c, const unsigned char* src, std::size_t len)
 // takes the table path, which gives the same result.
 const bool kHardware = has_sse42();
 
-}  // namespace
-
-std::uint32_t crc32c_extend(std::uint32_t crc, const void* data, std::size_t len) {
-  const auto* src = static_cast<const unsigned char*>(data);
-  if (kHardware) [[likely]] return ~hw_raw<false>(~crc, nullptr, src, len);
-  return ~sw_raw(~crc, src, len);
+// Any length, on any CPU: out of line, so that the entry points' common
+// case below (a small frame's words, with SSE4.2) is a leaf function with
+// no stack frame.
+template <bool Copy>
+[[gnu::target("sse4.2"), gnu::noinline]] std::uint32_t raw_any(std::uint32_t c, unsigned char* dst,
+                                                               const unsigned char* src,
+                                                               std::size_t len) {
+  if (!kHardware) {
+    if constexpr (Copy) {
+      if (len) std::memcpy(dst, src, len);
+    }
+    return sw_raw(c, src, len);
+  }
+  return hw_raw<Copy>(c, dst, src, len);
 }
 
-std::uint32_t crc32c_copy(void* dst, const void* src, std::size_t len, std::uint32_t crc) {
-  if (kHardware) [[likely]] {
-    return ~hw_raw<true>(~crc, static_cast<unsigned char*>(dst),
-                         static_cast<const unsigned char*>(src), len);
+constexpr std::size_t kSmall = 3 * kShort;  // below: hw_tail alone
+
+}  // namespace
+
+// The entry points are compiled for SSE4.2 themselves; each tests kHardware
+// before it runs an SSE4.2 instruction, and raw_any takes the table loop,
+// compiled for any x86-64, on a CPU without it.
+
+[[gnu::target("sse4.2")]] std::uint32_t crc32c_extend(std::uint32_t crc, const void* data,
+                                                      std::size_t len) {
+  const auto* src = static_cast<const unsigned char*>(data);
+  if (len < kSmall && kHardware) [[likely]] return ~hw_tail<false>(~crc, nullptr, src, len);
+  return ~raw_any<false>(~crc, nullptr, src, len);
+}
+
+[[gnu::target("sse4.2")]] std::uint32_t crc32c_extend2(std::uint32_t crc, const void* a,
+                                                       std::size_t a_len, const void* b,
+                                                       std::size_t b_len) {
+  const auto* pa = static_cast<const unsigned char*>(a);
+  const auto* pb = static_cast<const unsigned char*>(b);
+  if ((a_len | b_len) < kSmall && kHardware) [[likely]] {
+    return ~hw_tail<false>(hw_tail<false>(~crc, nullptr, pa, a_len), nullptr, pb, b_len);
   }
-  if (len) std::memcpy(dst, src, len);
-  return ~sw_raw(~crc, static_cast<const unsigned char*>(src), len);
+  return ~raw_any<false>(raw_any<false>(~crc, nullptr, pa, a_len), nullptr, pb, b_len);
+}
+
+[[gnu::target("sse4.2")]] std::uint32_t crc32c_copy(void* dst, const void* src, std::size_t len,
+                                                    std::uint32_t crc) {
+  auto* to = static_cast<unsigned char*>(dst);
+  const auto* from = static_cast<const unsigned char*>(src);
+  if (len < kSmall && kHardware) [[likely]] return ~hw_tail<true>(~crc, to, from, len);
+  return ~raw_any<true>(~crc, to, from, len);
 }
 
 bool crc32c_hardware() { return kHardware; }

@@ -20,6 +20,11 @@ namespace lapi::internal {
 // standard one: crc32c_extend(0, "123456789", 9) == 0xe3069283.
 std::uint32_t crc32c_extend(std::uint32_t crc, const void* data, std::size_t len);
 
+// crc32c_extend(crc32c_extend(crc, a, a_len), b, b_len) in one call (a
+// frame's head around its checksum words).
+std::uint32_t crc32c_extend2(std::uint32_t crc, const void* a, std::size_t a_len, const void* b,
+                             std::size_t b_len);
+
 // memcpy(dst, src, len) (no overlap) returning crc32c_extend(crc, src, len).
 std::uint32_t crc32c_copy(void* dst, const void* src, std::size_t len, std::uint32_t crc);
 

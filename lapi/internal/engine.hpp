@@ -281,6 +281,12 @@ class Context::Impl {
                             const void* org_addr, ucp_rkey_h rkey, const Counters& counters);
   void post_held_put_locked(std::uint64_t token);
   void on_put_verify_locked(const internal::PutVerifyWire& msg);
+  // A Put's counter update (or a checked Put's intact verify) from `src`:
+  // its target counter moves and its completion cookie is acked. False
+  // (refused: a fault message names the cookie) for unknown flags or an
+  // unregistered counter.
+  bool count_remote_locked(TaskId src, std::uint16_t flags, std::uint64_t counter,
+                           std::uint64_t cookie);
   void on_put_verdict_locked(const internal::ChecksumAckWire& msg);
   Status get_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
                             ucp_rkey_h rkey, RemoteCounter tgt_cntr, Counter* org_cntr);

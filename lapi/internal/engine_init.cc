@@ -126,6 +126,10 @@ Status Context::Impl::start() {
   ntasks_ = static_cast<std::uint32_t>(boot->size());
   integrity_.on = config_.checksum == Checksum::crc32c;
   integrity_.injector = FaultInjector(integrity_.on ? config_.fault_corrupt : FaultCorrupt{});
+  if (integrity_.on) {
+    integrity_.replay.resize(ntasks_);  // each ring allocates its memory on first use
+    integrity_.verified.resize(ntasks_);
+  }
   // From here on peers may wait for this task; shutdown() leaves again.
   boot->enter_job(config_.leave_call);
   entered_job_ = true;

@@ -31,8 +31,10 @@
 //     the target, which can read it, copies the damaged data again itself.
 //   * Put: the origin checksums its buffer, holds its origin counter, and
 //     after the Put is flushed asks the target to check the range
-//     (put_verify); on a mismatch it puts again. Target and completion
-//     counters move only after the verdict.
+//     (put_verify); on a mismatch it puts again. The target moves its
+//     counter (and acks the completion counter) as soon as it finds the
+//     range intact, as the counter update of an unchecked Put would; the
+//     origin counter moves when the verdict comes back.
 //   * Get: the origin asks the target for the range's CRC (get_check) after
 //     the data arrived, and gets again on a mismatch.
 //   * Rmw: instead of a UCX atomic (carried out with no Lapis code at the
@@ -85,6 +87,8 @@ struct VerifiedBatch {
 class FaultInjector {
  public:
   explicit FaultInjector(FaultCorrupt f = {}) : config_(f) {}
+  // Whether LAPIS_FAULT_CORRUPT names any path (the hot paths ask first).
+  bool armed() const { return config_.paths != 0; }
   // Whether to damage this transfer on `path` (a CorruptPath bit), the
   // `attempt`-th transmission of its data: first transmissions only, except
   // with N = 1, which damages every transmission (so that the operation
@@ -146,7 +150,8 @@ struct HeldPut {
   Counter* origin;
   std::uint64_t target_counter;
   Counter* completion;
-  void* rkey;  // ucp_rkey_h
+  std::uint64_t cookie;  // completion's cookie, registered once for every attempt (0: none)
+  void* rkey;            // ucp_rkey_h
 };
 
 // The origin of a Get, until its data checks.
@@ -185,8 +190,8 @@ struct Integrity {
   bool on = false;  // LAPIS_CHECKSUM=crc32c
   FaultInjector injector;
   IntegrityStats stats;
-  std::vector<ReplayRing> replay;  // per target, allocated on first use
-  std::vector<VerifiedBatch> verified;  // per origin: intact replay frames not yet reported
+  std::vector<ReplayRing> replay;  // per target (sized at start; each ring allocates on first use)
+  std::vector<VerifiedBatch> verified;  // per origin (sized at start): intact replay frames not yet reported
   std::uint64_t next_token = 1;    // held records; never reused
   std::unordered_map<std::uint64_t, HeldSend> held_sends;
   std::unordered_map<std::uint64_t, PendingLanding> pending_landings;

@@ -48,10 +48,7 @@ std::uint16_t attempt_after(std::uint16_t attempt) { return static_cast<std::uin
 
 // ---------------------------------------------------------------- origin
 
-ReplayRing& Context::Impl::replay_for(TaskId tgt) {
-  if (integrity_.replay.size() != ntasks_) integrity_.replay.resize(ntasks_);
-  return integrity_.replay[tgt];
-}
+ReplayRing& Context::Impl::replay_for(TaskId tgt) { return integrity_.replay[tgt]; }
 
 void Context::Impl::seal_ring_frame_locked(TaskId tgt, std::uint16_t flags, std::byte* frame,
                                            std::size_t head_len, std::size_t uhdr_len,
@@ -303,14 +300,18 @@ std::optional<ucs_status_t> Context::Impl::check_frame_locked(
   if (held) accepting_held_ = sum.record;
   // Fault injection: damage the user's bytes of a first transmission (of
   // a rendezvous frame, its user header: the data is checked once pulled).
-  auto* user = const_cast<std::byte*>(bytes) + sum_off + sizeof sum;
-  const std::uint32_t path = rndv ? kCorruptRndv : shm_.owns(bytes) ? kCorruptShm : kCorruptEager;
-  if ((rndv ? uhdr_len : length + uhdr_len) != 0 && integrity_.injector.due(path, sum.attempt)) {
-    integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
-    if (length && !rndv) {
-      integrity_.injector.flip(data, length);
-    } else {
-      integrity_.injector.flip(user, uhdr_len);
+  if (integrity_.injector.armed()) [[unlikely]] {
+    auto* user = const_cast<std::byte*>(bytes) + sum_off + sizeof sum;
+    const std::uint32_t path = rndv             ? kCorruptRndv
+                               : shm_.owns(bytes) ? kCorruptShm
+                                                  : kCorruptEager;
+    if ((rndv ? uhdr_len : length + uhdr_len) != 0 && integrity_.injector.due(path, sum.attempt)) {
+      integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
+      if (length && !rndv) {
+        integrity_.injector.flip(data, length);
+      } else {
+        integrity_.injector.flip(user, uhdr_len);
+      }
     }
   }
   const bool intact = head_crc(bytes, sum_off, uhdr_len) == sum.head_crc &&
@@ -446,7 +447,6 @@ bool Context::Impl::check_split_locked(TaskId src, void* buffer, std::uint64_t a
 }
 
 void Context::Impl::note_verified_locked(TaskId src, std::uint64_t seq) {
-  if (integrity_.verified.size() != ntasks_) integrity_.verified.resize(ntasks_);
   VerifiedBatch& batch = integrity_.verified[src];
   batch.seq[batch.count++] = seq;
   if (batch.count < kVerifiedBatch) return;

@@ -1,7 +1,8 @@
 // LAPIS_CHECKSUM=crc32c for Put and Get (the scheme is in integrity.hpp).
 //   Put: CRC of the origin's buffer → put → flush → put_verify; the target
-//        checks its memory and answers put_verdict; on a mismatch the
-//        origin puts again. Counters move after an intact verdict.
+//        checks its memory, moves its counter if intact and answers
+//        put_verdict; on a mismatch the origin puts again. The origin
+//        counter moves after an intact verdict.
 //   Get: get → get_check; the target answers with the CRC of its range;
 //        the origin compares it with what landed and gets again on a
 //        mismatch.
@@ -39,7 +40,10 @@ void on_put_flushed(void* request, ucs_status_t status, void* user_data) {
       if (h.completion) h.completion->set_error(static_cast<int>(Errc::transport));
       e.integrity_.held_puts.erase(it);
     } else {
-      const PutVerifyWire msg{e.me_, h.attempt, 0, op->token, h.tgt_addr, h.len, h.crc, 0};
+      PutVerifyWire msg{e.me_, h.attempt, 0, op->token, h.tgt_addr, h.len, h.crc, 0,
+                        h.target_counter, h.cookie};
+      if (h.target_counter) msg.flags |= kHasTargetCounter;
+      if (h.cookie) msg.flags |= kHasCompletion;
       e.send_control_locked(h.tgt, Proto::put_verify, &msg, sizeof msg);
     }
   }
@@ -83,8 +87,10 @@ Status Context::Impl::put_checked_locked(TaskId tgt, std::size_t len, std::uint6
                                          const Counters& counters) {
   const std::uint64_t token = integrity_.next_token++;
   const std::uint32_t crc = len ? crc32c_extend(0, org_addr, len) : 0;
+  const std::uint64_t cookie = counters.completion ? completions_.insert(counters.completion) : 0;
   integrity_.held_puts.emplace(token, HeldPut{tgt, org_addr, len, tgt_addr, crc, 0, counters.origin,
-                                              counters.target.handle, counters.completion, rkey});
+                                              counters.target.handle, counters.completion, cookie,
+                                              rkey});
   post_held_put_locked(token);
   return Errc::success;
 }
@@ -122,6 +128,10 @@ void Context::Impl::on_put_verify_locked(const PutVerifyWire& msg) {
     }
     if ((msg.len ? crc32c_extend(0, p, msg.len) : 0u) == msg.crc) [[likely]] {
       if (msg.attempt != 0) integrity_.stats.repaired.fetch_add(1, std::memory_order_relaxed);
+      // The data is in place and intact: what the unchecked Put's counter
+      // update would do, without waiting for the origin to hear the verdict
+      // (a refused counter is reported to the origin as it would be there).
+      if (msg.flags != 0) (void)count_remote_locked(msg.src, msg.flags, msg.counter, msg.cookie);
     } else {
       count_mismatch(msg.src, "put data", msg.attempt);
       if (msg.attempt + 1 >= kMaxAttempts) integrity_.stats.failures.fetch_add(1, std::memory_order_relaxed);
@@ -151,6 +161,8 @@ void Context::Impl::on_put_verdict_locked(const ChecksumAckWire& msg) {
   integrity_.held_puts.erase(it);
   if (code != Errc::success) {
     if (done.origin) done.origin->set_error(msg.code);
+    // The target moved no counter: no ack will name the cookie.
+    if (done.cookie) (void)completions_.take(done.cookie);
     if (done.completion) done.completion->set_error(msg.code);
     report_integrity_failure_locked(
         done.tgt, code,
@@ -160,15 +172,6 @@ void Context::Impl::on_put_verdict_locked(const ChecksumAckWire& msg) {
     return;
   }
   if (done.origin) bump(*done.origin);
-  if (done.target_counter || done.completion) {
-    CounterUpdateWire update{me_, 0, 0, done.target_counter, 0};
-    if (done.target_counter) update.flags |= kHasTargetCounter;
-    if (done.completion) {
-      update.flags |= kHasCompletion;
-      update.cookie = completions_.insert(done.completion);
-    }
-    send_control_locked(done.tgt, Proto::counter_update, &update, sizeof update);
-  }
 }
 
 // ---------------------------------------------------------------- Get

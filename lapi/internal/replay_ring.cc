@@ -20,7 +20,7 @@ std::byte* ReplayRing::reserve(std::size_t len) {
     const bool bytes_taken = e.at + kReplayBytes < end;
     const bool entry_taken = oldest_ + kReplayEntries <= next_seq_;
     if (!bytes_taken && !entry_taken) break;
-    if (unsettled(oldest_)) {
+    if (!e.settled) {
       const std::byte* from = bytes_.data() + e.at % kReplayBytes;
       spill_.emplace(oldest_, Spilled{std::vector<std::byte>(from, from + e.len), e.head_len, e.kind});
     }
@@ -31,15 +31,15 @@ std::byte* ReplayRing::reserve(std::size_t len) {
 
 void ReplayRing::commit(std::uint64_t seq, std::size_t len, std::size_t head_len, Kind kind) {
   entries_[seq % kReplayEntries] = Entry{seq, write_at_, static_cast<std::uint32_t>(len),
-                                         static_cast<std::uint32_t>(head_len), kind};
+                                         static_cast<std::uint32_t>(head_len), kind, false};
   write_at_ += len;
   next_seq_ = seq + 1;
-  settled_.push_back(false);
 }
 
 std::optional<ReplayRing::Frame> ReplayRing::find(std::uint64_t seq) {
-  if (seq >= oldest_ && seq < next_seq_) {
+  if (in_ring(seq)) {
     const Entry& e = entries_[seq % kReplayEntries];
+    if (e.settled) return std::nullopt;
     return Frame{bytes_.data() + e.at % kReplayBytes, e.len, e.head_len, e.kind};
   }
   auto it = spill_.find(seq);
@@ -49,13 +49,16 @@ std::optional<ReplayRing::Frame> ReplayRing::find(std::uint64_t seq) {
 }
 
 void ReplayRing::settled(std::uint64_t seq) {
-  if (seq >= next_seq_ || !unsettled(seq)) return;
-  settled_[seq - first_unsettled_] = true;
-  spill_.erase(seq);
-  while (!settled_.empty() && settled_.front()) {
-    settled_.pop_front();
-    ++first_unsettled_;
+  if (in_ring(seq)) {
+    entries_[seq % kReplayEntries].settled = true;
+  } else if (!spill_.empty()) {
+    spill_.erase(seq);
   }
+}
+
+bool ReplayRing::awaits(std::uint64_t seq) const {
+  if (in_ring(seq)) return !entries_[seq % kReplayEntries].settled;
+  return spill_.count(seq) != 0;
 }
 
 }  // namespace lapi::internal

@@ -7,7 +7,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <optional>
 #include <vector>
@@ -41,9 +40,10 @@ class ReplayRing {
   // The target found frame `seq` intact (or gave up on it): it will not be
   // asked for again.
   void settled(std::uint64_t seq);
-  // Frames kept outside the ring, and the oldest the target has not settled.
+  // Whether the target may still ask for frame `seq`.
+  bool awaits(std::uint64_t seq) const;
+  // Frames kept outside the ring.
   std::size_t spilled() const { return spill_.size(); }
-  std::uint64_t first_unsettled() const { return first_unsettled_; }
 
  private:
   struct Entry {
@@ -52,22 +52,21 @@ class ReplayRing {
     std::uint32_t len = 0;
     std::uint32_t head_len = 0;
     Kind kind = Kind::packed;
+    bool settled = false;
   };
   struct Spilled {
     std::vector<std::byte> bytes;
     std::uint32_t head_len;
     Kind kind;
   };
-  bool unsettled(std::uint64_t seq) const {
-    return seq >= first_unsettled_ && !settled_[seq - first_unsettled_];
-  }
+  bool in_ring(std::uint64_t seq) const { return seq >= oldest_ && seq < next_seq_; }
   std::vector<std::byte> bytes_;
   std::vector<Entry> entries_;
   std::uint64_t write_at_ = 0;  // absolute position of the next frame
   std::uint64_t next_seq_ = 1;
-  std::uint64_t oldest_ = 1;           // oldest frame still in the ring
-  std::uint64_t first_unsettled_ = 1;  // settled_[i]: frame first_unsettled_ + i
-  std::deque<bool> settled_;
+  std::uint64_t oldest_ = 1;  // oldest frame still in the ring
+  // Unsettled frames moved out of the ring (settled ones are simply
+  // overwritten: a flag in their entry, so that settling costs no lookup).
   std::map<std::uint64_t, Spilled> spill_;
 };
 

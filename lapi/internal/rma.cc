@@ -247,21 +247,27 @@ Status Context::Impl::rmw_self(RmwOp op, std::uint64_t tgt_addr, std::int64_t op
 }
 
 void Context::Impl::on_counter_update_locked(const CounterUpdateWire& msg) {
-  if (msg.flags & ~(kHasTargetCounter | kHasCompletion)) {
-    refuse_locked(msg.src, Errc::hdr_len, 0, fmt::format("counter update with flags {:#x}", msg.flags));
-    return;
+  (void)count_remote_locked(msg.src, msg.flags, msg.counter, msg.cookie);
+}
+
+bool Context::Impl::count_remote_locked(TaskId src, std::uint16_t flags, std::uint64_t counter_handle,
+                                        std::uint64_t cookie_word) {
+  if (flags & ~(kHasTargetCounter | kHasCompletion)) {
+    refuse_locked(src, Errc::hdr_len, 0, fmt::format("counter update with flags {:#x}", flags));
+    return false;
   }
-  const std::uint64_t cookie = (msg.flags & kHasCompletion) ? msg.cookie : 0;
+  const std::uint64_t cookie = (flags & kHasCompletion) ? cookie_word : 0;
   Counter* counter = nullptr;
-  if (msg.flags & kHasTargetCounter) {
-    if (msg.counter != last_counter_hit_ && !counter_registered_locked(msg.counter)) {
-      refuse_locked(msg.src, Errc::no_cntr_reg, cookie,
-                    fmt::format("target counter {:#x} is not registered", msg.counter));
-      return;
+  if (flags & kHasTargetCounter) {
+    if (counter_handle != last_counter_hit_ && !counter_registered_locked(counter_handle)) {
+      refuse_locked(src, Errc::no_cntr_reg, cookie,
+                    fmt::format("target counter {:#x} is not registered", counter_handle));
+      return false;
     }
-    counter = reinterpret_cast<Counter*>(msg.counter);
+    counter = reinterpret_cast<Counter*>(counter_handle);
   }
-  finish_job_locked(CompletionJob{nullptr, nullptr, nullptr, counter, msg.src, cookie});
+  finish_job_locked(CompletionJob{nullptr, nullptr, nullptr, counter, src, cookie});
+  return true;
 }
 
 }  // namespace lapi

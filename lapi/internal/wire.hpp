@@ -231,12 +231,14 @@ struct ChecksumAckWire {
 struct PutVerifyWire {
   std::uint32_t src;
   std::uint16_t attempt;
-  std::uint16_t reserved;
+  std::uint16_t flags;    // kHasTargetCounter, kHasCompletion: what the target does when intact
   std::uint64_t token;    // the origin's record, echoed in the verdict
   std::uint64_t addr;     // the Put's target range
   std::uint64_t len;
   std::uint32_t crc;
-  std::uint32_t reserved2;
+  std::uint32_t reserved;
+  std::uint64_t counter;  // target counter handle (with kHasTargetCounter)
+  std::uint64_t cookie;   // completion cookie (with kHasCompletion)
 };
 
 struct GetCheckWire {

@@ -37,10 +37,12 @@ TEST_CASE("crc32c and crc32c_copy match the reference at block boundaries and of
   std::mt19937 rng(7);
   std::vector<unsigned char> src(3 * 8192 * 2 + 3 * 256 * 2 + 64);
   for (auto& b : src) b = static_cast<unsigned char>(rng());
-  const std::vector<std::size_t> lengths = {0,    1,    2,    3,     4,     5,     6,     7,     8,     9,
-                                            10,   11,   12,   13,    14,    15,    255,   256,   767,
-                                            768,  769,  1000, 3 * 8192 - 1, 3 * 8192, 3 * 8192 + 1,
-                                            3 * 8192 + 3 * 256 + 13, 2 * 3 * 8192 + 5};
+  // Every length up to 130 (each word count and tail of the small path, and
+  // its 64-byte loop), then around the block sizes.
+  std::vector<std::size_t> lengths = {255,          256,      767,          768,
+                                      769,          1000,     3 * 8192 - 1, 3 * 8192,
+                                      3 * 8192 + 1, 3 * 8192 + 3 * 256 + 13, 2 * 3 * 8192 + 5};
+  for (std::size_t len = 0; len <= 130; ++len) lengths.push_back(len);
   for (std::size_t offset : {0u, 1u, 3u}) {
     for (std::size_t len : lengths) {
       CAPTURE(offset);
@@ -56,6 +58,7 @@ TEST_CASE("crc32c and crc32c_copy match the reference at block boundaries and of
       // Continuing a CRC over a split gives the CRC of the whole.
       const std::size_t half = len / 3;
       CHECK(crc32c_extend(crc32c_extend(0, p, half), p + half, len - half) == want);
+      CHECK(crc32c_extend2(0, p, half, p + half, len - half) == want);
     }
   }
 }

@@ -309,9 +309,13 @@ TEST_CASE("damaged on every attempt: each operation fails with data_corrupt, non
   LAPI_OK(ctx.register_memory(window.data(), window.size()));
   const auto bases = exchange(ctx, reinterpret_cast<std::uint64_t>(window.data()));
   std::vector<unsigned char> out(100, 7), in(100, 0);
-  lapi::Counter put_done, get_done;
-  LAPI_OK(ctx.put(right, out.size(), bases[right], out.data(), {{}, &put_done, nullptr}));
+  lapi::Counter put_done, put_completion, get_done;
+  // The target counter must not move (s.landed below), the completion
+  // counter fails like the origin's.
+  LAPI_OK(ctx.put(right, out.size(), bases[right], out.data(),
+                  {lapi::RemoteCounter{s.counters[right]}, &put_done, &put_completion}));
   expect_corrupt(put_done);
+  expect_corrupt(put_completion);
   LAPI_OK(ctx.get(right, in.size(), bases[right], in.data(), {}, &get_done));
   expect_corrupt(get_done);
   std::int64_t old = -1;
@@ -323,7 +327,7 @@ TEST_CASE("damaged on every attempt: each operation fails with data_corrupt, non
   LAPI_OK(ctx.gfence());
   // Nothing was reported landed here; every failure was counted where the
   // data landed: three Amsends, a Put and an Rmw from the left, this
-  // task's Get. The Rmw was never applied.
+  // task's Get. The Rmw was never applied, the Put's target counter never moved.
   CHECK(s.landed.get() == 0);
   std::int64_t word = -1;
   std::memcpy(&word, window.data() + kRmwWord, sizeof word);
