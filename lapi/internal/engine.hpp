@@ -250,7 +250,7 @@ class Context::Impl {
                                    std::size_t data_off);
   void on_checksum_ack_locked(const internal::ChecksumAckWire& msg);
   // Target: replay frame `seq` from `src` arrived intact (reported in batches).
-  void note_verified_locked(TaskId src, std::uint64_t seq);
+  void note_verified_locked(TaskId src, std::uint64_t seq, std::size_t frame_len);
   // Origin: the target's batch; those frames leave the replay ring's care.
   void on_checksum_verified_locked(const internal::ChecksumVerifiedWire& msg);
   // Target. Checks a checksummed frame as it arrived (rendezvous: its head

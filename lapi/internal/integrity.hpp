@@ -17,8 +17,9 @@
 //     same CRC-while-copying pass) and sends the copy again. Its origin
 //     counter moves at once as without checksums, so small-message latency
 //     pays only the CRC and the copy, no acknowledgement of its own: the
-//     target reports the frames it found intact in batches of
-//     kVerifiedBatch (checksum_verified). A frame the ring would overwrite
+//     target reports the frames it found intact, as runs of sequence
+//     numbers, every kVerifiedFrames frames or kVerifiedBytes bytes
+//     (checksum_verified). A frame the ring would overwrite
 //     before its batch came back (a target far behind, UCX holding the
 //     traffic) is first moved out of the ring, so every NACK finds its frame.
 //   * Rendezvous Amsends (UCX pulls the data into the landing buffer after
@@ -77,10 +78,12 @@ inline constexpr std::uint16_t kMaxAttempts = 4;  // a transfer and three retran
 
 // The last frames sent to one target, overwritten oldest first.
 // Target side of checksum_verified: the replay frames from one origin found
-// intact, sent back kVerifiedBatch at a time.
+// intact and not yet reported.
 struct VerifiedBatch {
-  std::uint32_t count = 0;
-  std::array<std::uint64_t, kVerifiedBatch> seq{};
+  std::uint32_t runs = 0;    // in use
+  std::uint32_t frames = 0;  // in them
+  std::size_t bytes = 0;     // their frames' bytes (about what they take in the ring)
+  std::array<VerifiedRun, kVerifiedRuns> run{};
 };
 
 // Where LAPIS_FAULT_CORRUPT damages data: one transfer in `every` per path.

@@ -318,7 +318,7 @@ std::optional<ucs_status_t> Context::Impl::check_frame_locked(
                       (rndv || crc32c_extend(0, data, length) == sum.data_crc);
   if (intact) [[likely]] {
     if (sum.attempt != 0) integrity_.stats.repaired.fetch_add(1, std::memory_order_relaxed);
-    if (!held) note_verified_locked(src, sum.record);
+    if (!held) note_verified_locked(src, sum.record, sum_off + sizeof sum + uhdr_len + length);
     // A rendezvous' data is checked (and counted) on its own once pulled:
     // this is its first transmission even when the head was sent again.
     check = DataCheck{held, 0, sum.data_crc, sum.split_crc, sum.record};
@@ -446,24 +446,41 @@ bool Context::Impl::check_split_locked(TaskId src, void* buffer, std::uint64_t a
   }
 }
 
-void Context::Impl::note_verified_locked(TaskId src, std::uint64_t seq) {
+void Context::Impl::note_verified_locked(TaskId src, std::uint64_t seq, std::size_t frame_len) {
   VerifiedBatch& batch = integrity_.verified[src];
-  batch.seq[batch.count++] = seq;
-  if (batch.count < kVerifiedBatch) return;
-  ChecksumVerifiedWire msg{me_, batch.count, {}};
-  std::copy(batch.seq.begin(), batch.seq.end(), msg.seq);
-  batch.count = 0;
+  VerifiedRun* last = batch.runs ? &batch.run[batch.runs - 1] : nullptr;
+  if (last && seq == last->first + last->count) {
+    ++last->count;
+  } else {
+    batch.run[batch.runs++] = VerifiedRun{seq, 1};
+  }
+  ++batch.frames;
+  batch.bytes += frame_len;
+  if (batch.runs < kVerifiedRuns && batch.frames < kVerifiedFrames && batch.bytes < kVerifiedBytes) {
+    return;
+  }
+  ChecksumVerifiedWire msg{me_, batch.runs, {}};
+  std::copy(batch.run.begin(), batch.run.begin() + batch.runs, msg.runs);
+  batch = VerifiedBatch{};
   send_control_locked(src, Proto::checksum_verified, &msg, sizeof msg);
 }
 
 void Context::Impl::on_checksum_verified_locked(const ChecksumVerifiedWire& msg) {
-  if (msg.src >= ntasks_ || msg.count > kVerifiedBatch) [[unlikely]] {
+  const auto bad_run = [](const VerifiedRun& r) {
+    return r.count == 0 || r.count > kVerifiedFrames;
+  };
+  if (msg.src >= ntasks_ || msg.count > kVerifiedRuns ||
+      std::any_of(msg.runs, msg.runs + msg.count, bad_run)) [[unlikely]] {
     refuse_locked(msg.src, Errc::hdr_len, 0,
-                  fmt::format("checksum_verified from task {} with {} entries", msg.src, msg.count));
+                  fmt::format("checksum_verified from task {} with {} runs (at most {} of 1 to {} "
+                              "frames)",
+                              msg.src, msg.count, kVerifiedRuns, kVerifiedFrames));
     return;
   }
   ReplayRing& ring = replay_for(msg.src);
-  for (std::uint32_t i = 0; i < msg.count; ++i) ring.settled(msg.seq[i]);
+  for (std::uint32_t i = 0; i < msg.count; ++i) {
+    for (std::uint64_t k = 0; k < msg.runs[i].count; ++k) ring.settled(msg.runs[i].first + k);
+  }
 }
 
 }  // namespace lapi

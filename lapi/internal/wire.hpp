@@ -204,13 +204,22 @@ struct ChecksumNackWire {
 
 inline constexpr std::uint8_t kNackGaveUp = 2;
 
-// Replay frames the target found intact, reported in batches (the origin
-// may then let its replay ring overwrite them).
-inline constexpr std::size_t kVerifiedBatch = 16;
+// Replay frames the target found intact, reported as runs of consecutive
+// sequence numbers (the origin may then let its replay ring overwrite
+// them). Frames arrive mostly in order, so one report covers many: each
+// report is a UCX message, and UCX traffic makes the receiver progress
+// UCX on every poll for a while, which slows its shared-memory rings.
+inline constexpr std::size_t kVerifiedRuns = 16;        // per report
+inline constexpr std::uint32_t kVerifiedFrames = 1024;  // per report at most
+inline constexpr std::size_t kVerifiedBytes = 256 * 1024;  // a quarter of a replay ring
+struct VerifiedRun {
+  std::uint64_t first;
+  std::uint64_t count;  // 1..kVerifiedFrames
+};
 struct ChecksumVerifiedWire {
   std::uint32_t src;
-  std::uint32_t count;  // of seq[] in use
-  std::uint64_t seq[kVerifiedBatch];
+  std::uint32_t count;  // of runs[] in use
+  VerifiedRun runs[kVerifiedRuns];
 };
 
 struct ChecksumResendWire {
