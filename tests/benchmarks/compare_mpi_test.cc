@@ -38,7 +38,8 @@ TEST_CASE("compare_mpi --quick runs every step from the binaries it names") {
   std::set<std::string> benches;
   for (const auto& row : rows) benches.insert(field(row, "bench"));
   for (const char* bench : {"latency_mode", "mpi_latency", "mpi_bw", "mpi_bibw", "mpi_msgrate",
-                            "mpi_interrupt_latency", "paper", "mpi_flood"}) {
+                            "mpi_interrupt_latency", "paper", "mpi_flood", "mpi_rma_latency",
+                            "mpi_rma_bw"}) {
     CHECK_MESSAGE(benches.count(bench) == 1, "no row for ", bench);
   }
   for (const auto& row : rows) {
@@ -49,6 +50,12 @@ TEST_CASE("compare_mpi --quick runs every step from the binaries it names") {
     } else if (bench == "mpi_latency") {
       check_positive(row, "lapis_us");
       check_positive(row, "ucx_us");
+    } else if (bench == "mpi_rma_latency" && field(row, "sync") == "flush" &&
+               (field(row, "op") == "put" || field(row, "op") == "get")) {
+      check_positive(row, "lapis_us");
+      check_positive(row, "lapis-core_us");  // the core's own Put/Get beside MPI's
+    } else if (bench == "mpi_rma_bw") {
+      check_positive(row, "lapis_MBps");
     } else if (bench == "mpi_flood") {
       CHECK(field(row, "lapis_ok") == "1");
       CHECK(field(row, "lapis_lost") == "0");

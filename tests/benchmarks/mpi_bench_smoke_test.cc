@@ -72,6 +72,48 @@ TEST_CASE("the 2-rank MPI benchmarks print one JSON row per size with positive n
   }
 }
 
+TEST_CASE("mpi_rma_latency and mpi_rma_bw: one row per operation, synchronisation and size") {
+  SUBCASE("latency: five operations with flush (passive target) and with fence") {
+    const auto result = run_ranks("mpi_rma_latency", 2,
+                                  {"--sizes", "8,1K", "--iters", "5", "--warmup", "1", "--json"});
+    INFO(result.output);
+    REQUIRE(result.status == 0);
+    std::multiset<std::string> seen;
+    for (const auto& row : json_rows(result.output, OtherLines::kSkipped)) {
+      CHECK(field(row, "bench") == "mpi_rma_latency");
+      check_positive(row, "us");
+      seen.insert(field(row, "sync") + " " + field(row, "op") + " " + field(row, "size"));
+    }
+    // Put, Get and Accumulate at both sizes, the atomics at 8 bytes, each twice.
+    for (const char* sync : {"flush", "fence"}) {
+      for (const char* op : {"put", "get", "accumulate"}) {
+        for (const char* size : {"8", "1024"}) {
+          CHECK_MESSAGE(seen.count(std::string(sync) + " " + op + " " + size) == 1, sync, " ", op,
+                        " ", size);
+        }
+      }
+      for (const char* op : {"fetch_and_op", "compare_and_swap"}) {
+        CHECK(seen.count(std::string(sync) + " " + op + " 8") == 1);
+      }
+    }
+    CHECK(seen.size() == 16);
+  }
+  SUBCASE("bandwidth: Put and Get windows") {
+    const auto result = run_ranks("mpi_rma_bw", 2,
+                                  {"--sizes", "8,256K", "--iters", "3", "--window", "4", "--json"});
+    INFO(result.output);
+    REQUIRE(result.status == 0);
+    const auto rows = json_rows(result.output, OtherLines::kSkipped);
+    REQUIRE(rows.size() == 4);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      CHECK(field(rows[i], "bench") == "mpi_rma_bw");
+      CHECK(field(rows[i], "op") == (i < 2 ? "put" : "get"));
+      CHECK(number(rows[i], "size") == (i % 2 == 0 ? 8.0 : 262144.0));
+      check_positive(rows[i], "MBps");
+    }
+  }
+}
+
 TEST_CASE("mpi_mt: latency and per-thread rate rows for 1 and 2 threads per rank") {
   const auto result =
       run_ranks("mpi_mt", 2, {"--threads", "1,2", "--iters", "20", "--window", "4", "--json"});
