@@ -241,6 +241,14 @@ Status Context::prefetch_key(TaskId tgt, std::uint64_t addr, std::size_t len) {
   return impl_->remote_key(tgt, addr, len, rkey);
 }
 
+Status Context::map_remote(TaskId tgt, std::uint64_t addr, std::size_t len, void*& local) {
+  local = nullptr;
+  if (Status s = check_live(*impl_, "map_remote"); !s.ok()) return s;
+  if (tgt >= num_tasks()) return fail(Errc::tgt, "map_remote: tgt={} is not a task", tgt);
+  if (addr == 0) return fail(Errc::tgt_addr_null, "map_remote: addr is null");
+  return impl_->map_remote(tgt, addr, len, local);
+}
+
 Status Context::gfence() {
   if (Status s = check_live(*impl_, "gfence"); !s.ok()) return s;
   if (Status s = impl_->fence(); !s.ok()) return s;

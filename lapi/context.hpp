@@ -153,6 +153,17 @@ class Context {
   // should be in the library (e.g. a collective that creates a window).
   // Errc::not_registered when tgt registered nothing covering the range.
   Status prefetch_key(TaskId tgt, std::uint64_t addr, std::size_t len);
+  // A pointer in this process to tgt's registered [addr, addr+len), when the
+  // transport maps it here (tgt on this host, memory from alloc_registered;
+  // tgt == self: addr itself): loads and stores through it are Put and Get
+  // without a library call, complete once they retire (plain coherent
+  // memory; order them as for any memory shared between threads). Valid
+  // until tgt deregisters or frees the range. Errc::not_registered when tgt
+  // registered nothing covering the range, Errc::no_connectivity when it is
+  // not mapped here (another host, memory registered from elsewhere, or
+  // LAPIS_CHECKSUM on: every byte moved must then be checked). Fetches the
+  // key like prefetch_key when it is not cached.
+  Status map_remote(TaskId tgt, std::uint64_t addr, std::size_t len, void*& local);
   // Collective fence + barrier.
   Status gfence();
   Status barrier();

@@ -155,6 +155,7 @@ class Context::Impl {
   // Looks up (fetching once from the target if needed) the rkey covering the
   // remote range. Blocks with progress on a miss.
   Status remote_key(TaskId tgt, std::uint64_t addr, std::size_t len, ucp_rkey_h& out);
+  Status map_remote(TaskId tgt, std::uint64_t addr, std::size_t len, void*& local);
   void on_rkey_request_locked(const internal::RkeyRequestWire& req);
   void on_rkey_invalidate_locked(const internal::RkeyInvalidateWire& msg);
   void on_rkey_dropped_locked(const internal::RkeyInvalidateWire& msg);
@@ -362,6 +363,15 @@ class Context::Impl {
     ucp_rkey_h rkey = nullptr;
   };
   std::vector<std::map<std::uint64_t, RemoteRegion>> remote_regions_;
+  // Per target: the region the last Put/Get/Rmw found, looked at before
+  // the map (an access pattern mostly stays in one window). Cleared
+  // whenever that peer's map loses an entry.
+  struct RkeyHit {
+    std::uint64_t base = 0;
+    std::uint64_t len = 0;
+    ucp_rkey_h rkey = nullptr;
+  };
+  std::vector<RkeyHit> rkey_hit_;
   struct RkeyWait {
     bool done = false;
     Errc code = Errc::success;

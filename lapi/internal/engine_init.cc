@@ -289,6 +289,7 @@ Status Context::Impl::start() {
     }
   }
   remote_regions_.resize(ntasks_);
+  rkey_hit_.assign(ntasks_, RkeyHit{});
   sent_to_.assign(ntasks_, 0);
   landed_from_.assign(ntasks_, 0);
   fence_wanted_.assign(ntasks_, 0);
@@ -331,6 +332,7 @@ Status Context::Impl::shutdown() {
     for (auto& [base, r] : peer) ucp_rkey_destroy(r.rkey);
   }
   remote_regions_.clear();
+  rkey_hit_.clear();
   for (ucp_ep_h ep : eps_) {
     ucp_request_param_t p{};
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;

@@ -132,6 +132,7 @@ void Context::Impl::on_rkey_invalidate_locked(const RkeyInvalidateWire& msg) {
   if (auto it = peer.find(msg.base); it != peer.end()) {
     ucp_rkey_destroy(it->second.rkey);
     peer.erase(it);
+    rkey_hit_[msg.src] = RkeyHit{};
   }
   const RkeyInvalidateWire ack{me_, 0, msg.base, msg.token};
   send_control_locked(msg.src, Proto::rkey_dropped, &ack, sizeof ack);
@@ -186,8 +187,44 @@ void Context::Impl::on_rkey_reply_bytes_locked(const RkeyReplyWire& reply, const
   if (old != peer.end()) {
     ucp_rkey_destroy(old->second.rkey);
     peer.erase(old);
+    rkey_hit_[reply.src] = RkeyHit{};
   }
   peer.emplace(reply.base, RemoteRegion{reply.len, rkey});
+}
+
+Status Context::Impl::map_remote(TaskId tgt, std::uint64_t addr, std::size_t len, void*& local) {
+  // The range first (a bad one is the caller's error whatever the transport).
+  ucp_rkey_h rkey = nullptr;
+  if (tgt == me_) {
+    Guard guard(lock_);
+    if (covering(regions_, addr, len) == regions_.end()) {
+      return fail(Errc::not_registered, "map_remote: [{:#x}, +{}) is not registered here", addr,
+                  len);
+    }
+  } else if (Status s = remote_key(tgt, addr, len, rkey); !s.ok()) {
+    return s;
+  }
+  if (integrity_.on) {
+    return fail(Errc::no_connectivity,
+                "map_remote: LAPIS_CHECKSUM={} checks every byte moved, so no direct access",
+                to_string(config_.checksum));
+  }
+  if (tgt == me_) {
+    local = reinterpret_cast<void*>(addr);
+    return Errc::success;
+  }
+  void* p = nullptr;
+  ucs_status_t st;
+  {
+    Guard guard(lock_);
+    st = ucp_rkey_ptr(rkey, addr, &p);
+  }
+  if (st != UCS_OK) {
+    return fail(Errc::no_connectivity, "map_remote: task {}'s [{:#x}, +{}) is not mapped here ({})",
+                tgt, addr, len, ucs_status_string(st));
+  }
+  local = p;
+  return Errc::success;
 }
 
 Status Context::Impl::remote_key(TaskId tgt, std::uint64_t addr, std::size_t len,
@@ -195,9 +232,15 @@ Status Context::Impl::remote_key(TaskId tgt, std::uint64_t addr, std::size_t len
   std::uint64_t token;
   {
     Guard guard(lock_);
+    RkeyHit& hit = rkey_hit_[tgt];
+    if (hit.rkey != nullptr && addr - hit.base <= hit.len && len <= hit.len - (addr - hit.base)) {
+      out = hit.rkey;
+      return Errc::success;
+    }
     auto& peer = remote_regions_[tgt];
     auto it = covering(peer, addr, len);
     if (it != peer.end()) [[likely]] {
+      hit = RkeyHit{it->first, it->second.len, it->second.rkey};
       out = it->second.rkey;
       return Errc::success;
     }

@@ -57,7 +57,9 @@ int target(Access& a, int rank, MPI_Aint disp, int count, MPI_Datatype type) {
   }
   if (disp < 0) return fail(MPI_ERR_DISP, "target_disp={} is negative", disp);
   const rma::TargetInfo& t = w.targets[static_cast<std::size_t>(rank)];
-  if (disp > std::numeric_limits<std::int64_t>::max() / 4 / t.disp_unit) {
+  std::int64_t off = 0;  // no division on every access: a checked multiply
+  if (__builtin_mul_overflow(static_cast<std::int64_t>(disp), static_cast<std::int64_t>(t.disp_unit), &off) ||
+      off > std::numeric_limits<std::int64_t>::max() / 4) {
     return fail(MPI_ERR_DISP, "target_disp={} times disp_unit={} overflows", disp, t.disp_unit);
   }
   o.target = rank;
@@ -65,7 +67,6 @@ int target(Access& a, int rank, MPI_Aint disp, int count, MPI_Datatype type) {
   const rma::Side& s = o.target_side;
   // A dynamic window's displacements are addresses: its target checks them.
   if (count == 0 || s.type->size() == 0 || w.flavor == MPI_WIN_FLAVOR_DYNAMIC) return MPI_SUCCESS;
-  const std::int64_t off = disp * t.disp_unit;
   const std::int64_t span = (count - 1) * s.type->extent();
   const std::int64_t lo = off + s.type->true_lb() + std::min<std::int64_t>(0, span);
   const std::int64_t hi = off + s.type->true_ub() + std::max<std::int64_t>(0, span);

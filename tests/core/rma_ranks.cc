@@ -2,7 +2,11 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <cstring>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "tests/core/rank_context.hpp"
@@ -222,4 +226,49 @@ TEST_CASE("flush_rma completes Puts at one target; prefetch_key learns a region'
       LAPI_OK(ctx.deregister_memory(w.base));
     }
   }
+}
+
+TEST_CASE("map_remote: stores reach a same-host task's transport memory; elsewhere it says why") {
+  lapi::Context& ctx = rank_context();
+  const lapi::TaskId me = ctx.task_id();
+  const std::uint32_t n = ctx.num_tasks();
+  const lapi::TaskId right = (me + 1) % n, left = (me + n - 1) % n;
+  char host[256] = {};
+  (void)gethostname(host, sizeof host - 1);
+  const auto hosts = exchange(ctx, std::hash<std::string>{}(host));
+  constexpr std::size_t kLen = 4096;
+  std::vector<unsigned char> unused;
+  Window w = make_window(ctx, kLen, true, unused);
+  std::int64_t checksum = 0;
+  LAPI_OK(ctx.qenv(lapi::Query::checksum, checksum));  // checked transfers only: no direct access
+  void* p = nullptr;
+  const lapi::Status s = ctx.map_remote(right, w.bases[right], kLen, p);
+  if (hosts[right] == hosts[me] && checksum == 0) {
+    REQUIRE_MESSAGE(s.ok(), s.message());
+    auto* out = static_cast<unsigned char*>(p);
+    for (std::size_t i = 0; i < kLen; ++i) out[i] = pattern(me, i);
+  } else {
+    CHECK(s.code() == lapi::Errc::no_connectivity);
+    CHECK(p == nullptr);
+    std::vector<unsigned char> src(kLen);
+    for (std::size_t i = 0; i < kLen; ++i) src[i] = pattern(me, i);
+    LAPI_OK(ctx.put(right, kLen, w.bases[right], src.data()));
+    LAPI_OK(ctx.flush_rma(right));
+  }
+  LAPI_OK(ctx.barrier());
+  const auto* got = static_cast<const unsigned char*>(w.base);
+  bool same = true;
+  for (std::size_t i = 0; i < kLen; ++i) same = same && got[i] == pattern(left, i);
+  CHECK(same);
+  if (checksum == 0) {
+    void* mine = nullptr;
+    LAPI_OK(ctx.map_remote(me, w.bases[me], kLen, mine));  // this task's own: itself
+    CHECK(mine == w.base);
+  }
+  // Past the region, another task, a null address: errors that say so.
+  CHECK(ctx.map_remote(right, w.bases[right], 2 * kLen * 1024, p).code() == lapi::Errc::not_registered);
+  CHECK(ctx.map_remote(n, w.bases[right], 8, p).code() == lapi::Errc::tgt);
+  CHECK(ctx.map_remote(right, 0, 8, p).code() == lapi::Errc::tgt_addr_null);
+  LAPI_OK(ctx.barrier());
+  LAPI_OK(ctx.free_registered(w.base));
 }

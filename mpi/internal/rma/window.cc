@@ -242,6 +242,15 @@ int create_window(const CommPtr& comm, void* base, MPI_Aint size, int disp_unit,
       return lapi_error("fetching a lock word's key", st);
     }
   }
+  win->mapped.assign(n, nullptr);
+  for (std::size_t r = 0; r < n && flavor != MPI_WIN_FLAVOR_DYNAMIC; ++r) {
+    const TargetInfo& t = win->targets[r];
+    const auto w = static_cast<lapi::TaskId>(comm->world_of(static_cast<int>(r)));
+    void* p = nullptr;
+    if (t.registered && t.size > 0 && ctx.map_remote(w, t.base, t.size, p).ok()) {
+      win->mapped[r] = static_cast<std::byte*>(p);
+    }
+  }
   if (int rc = internal_barrier(*win->comm)) return rc;
   win->handle = table().insert(win);
   *out = win->handle;

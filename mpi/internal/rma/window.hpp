@@ -68,6 +68,10 @@ struct Window {
   bool allocated_here = false;   // base came from alloc_registered (MPI_Win_allocate)
   std::uint64_t* lock_word = nullptr;  // alloc_registered, 8 bytes
   std::vector<TargetInfo> targets;     // by communicator rank
+  // By rank: its window memory mapped into this process (lapi map_remote:
+  // same host, memory from MPI_Win_allocate), where contiguous Put and Get
+  // are a memcpy; null where they go through the core.
+  std::vector<std::byte*> mapped;
 
   // Target side: Amsend requests on this window run under it, in each
   // origin's issue order: next_seq[origin] is the next to run, `early`
@@ -170,7 +174,9 @@ int release_lock(Window& win, int target);
 struct Side {
   const void* addr = nullptr;  // origin / result buffer
   std::int64_t count = 0;
-  TypePtr type;
+  // Valid for the call that names it (no reference count on every access:
+  // what outlives the call takes its own, see Pending::result_type).
+  const Datatype* type = nullptr;
   MPI_Datatype handle = MPI_DATATYPE_NULL;
 };
 enum class Kind : std::uint8_t { put, get, accumulate, get_accumulate, compare_and_swap };
