@@ -40,15 +40,17 @@ bool any_lock(const Window& w) {
   return false;
 }
 
-// A flush with nothing outstanding, or MPI_Win_sync, is how programs poll
+// A flush with nothing outstanding (not even a copy into mapped window
+// memory since the last flush), or MPI_Win_sync, is how programs poll
 // their own window (OpenCoarrays' event wait spins on MPI_Win_sync and a
 // flush to itself while others accumulate into it): accumulates run in
 // this rank's handlers, so such a call must drive progress, or in polling
 // mode the origin's unlock waits for ever. A flush that waits drives it
 // already (waitcntr).
-void progress_if_idle(const Window& w, int target) {
+void progress_if_idle(Window& w, int target) {
   const auto t = static_cast<std::size_t>(target);
-  if (w.rma_out[t] == 0 && w.local_out == 0 && w.requests_out[t] == 0) (void)engine().progress();
+  if (w.rma_out[t] != 0 || w.local_out != 0 || w.requests_out[t] != 0) return;
+  if (w.mapped_out[t] == 0 || rma::mapped_call_due(w)) (void)engine().progress();
 }
 
 // Opens the window call: MPI running and a real window.

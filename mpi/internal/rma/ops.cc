@@ -139,6 +139,21 @@ int issue_request(Window& win, const OpArgs& a) {
   return MPI_SUCCESS;
 }
 
+// One read-modify-write on window memory mapped here; returns the old value.
+template <typename W>
+W rmw_mapped(W* p, lapi::RmwOp op, W operand, W compare) {
+  switch (op) {
+    case lapi::RmwOp::fetch_and_add: return __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST);
+    case lapi::RmwOp::fetch_and_or: return __atomic_fetch_or(p, operand, __ATOMIC_SEQ_CST);
+    case lapi::RmwOp::swap: return __atomic_exchange_n(p, operand, __ATOMIC_SEQ_CST);
+    case lapi::RmwOp::compare_and_swap:
+      (void)__atomic_compare_exchange_n(p, &compare, operand, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST);
+      return compare;  // the old value either way
+  }
+  return 0;
+}
+
 // MPI_Fetch_and_op (MPI_SUM, MPI_BOR on integers; MPI_REPLACE, MPI_NO_OP
 // on any 4- or 8-byte type) and MPI_Compare_and_swap on one 4- or 8-byte
 // element of registered target memory: the core's rmw, which on a node is
@@ -191,11 +206,27 @@ bool try_rmw(Window& win, const OpArgs& a, const TargetInfo& ti, int& rc) {
     }
     if (static_cast<OpKind>(a.op) != OpKind::no_op) operand = load(a.origin.addr);
   }
+  void* result = const_cast<void*>(a.result.addr);
+  if (std::byte* mapped = win.mapped[static_cast<std::size_t>(a.target)]) {
+    // The same CPU atomic the core would run, without the call.
+    std::byte* at = mapped + (addr - ti.base);
+    if (width == 4) {
+      const auto prev = rmw_mapped(reinterpret_cast<std::int32_t*>(at), op,
+                                   static_cast<std::int32_t>(operand),
+                                   static_cast<std::int32_t>(compare));
+      std::memcpy(result, &prev, 4);
+    } else {
+      const auto prev = rmw_mapped(reinterpret_cast<std::int64_t*>(at), op, operand, compare);
+      std::memcpy(result, &prev, 8);
+    }
+    rc = MPI_SUCCESS;
+    if (mapped_call_due(win)) (void)engine().progress();
+    return true;
+  }
   lapi::Context& ctx = lapi_context();
   const auto world = static_cast<lapi::TaskId>(win.comm->world_of(a.target));
   lapi::Counter done;
   lapi::Status st;
-  void* result = const_cast<void*>(a.result.addr);
   if (width == 4) {
     std::int32_t prev = 0;
     st = ctx.rmw32(op, world, addr, static_cast<std::int32_t>(operand), static_cast<std::int32_t>(compare),
@@ -225,6 +256,7 @@ int issue(Window& win, const OpArgs& a) {
                                static_cast<std::uint64_t>(a.target_side.type->data_offset());
     if (std::byte* mapped = win.mapped[static_cast<std::size_t>(a.target)]) {
       copy_mapped(a, mapped + (addr - ti.base));
+      win.mapped_out[static_cast<std::size_t>(a.target)] = 1;
       return MPI_SUCCESS;
     }
     return issue_direct(win, a, addr);

@@ -243,6 +243,7 @@ int create_window(const CommPtr& comm, void* base, MPI_Aint size, int disp_unit,
     }
   }
   win->mapped.assign(n, nullptr);
+  win->mapped_out.assign(n, 0);
   for (std::size_t r = 0; r < n && flavor != MPI_WIN_FLAVOR_DYNAMIC; ++r) {
     const TargetInfo& t = win->targets[r];
     const auto w = static_cast<lapi::TaskId>(comm->world_of(static_cast<int>(r)));
@@ -277,8 +278,11 @@ int free_window(MPI_Win handle) {
   return MPI_SUCCESS;
 }
 
+bool mapped_call_due(Window& win) { return (++win.mapped_calls & (kMappedProgressEvery - 1)) == 0; }
+
 int flush_target(Window& win, int target) {
   const auto t = static_cast<std::size_t>(target);
+  win.mapped_out[t] = 0;
   if (win.rma_out[t]) {
     win.rma_out[t] = 0;
     if (lapi::Status st = lapi_context().flush_rma(world(win, target)); !st.ok()) {

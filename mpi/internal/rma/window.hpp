@@ -51,6 +51,12 @@ struct TargetInfo {
 };
 
 inline constexpr std::uint64_t kLockExclusive = std::uint64_t{1} << 62;
+inline constexpr std::uint32_t kMappedProgressEvery = 16;  // a power of two
+
+// Counts one access or flush that made no library call; true when this one
+// should drive progress (see Window::mapped_calls).
+struct Window;
+bool mapped_call_due(Window& win);
 
 // A lock this rank holds on one target (passive target).
 enum class Held : std::uint8_t { none, shared, exclusive };
@@ -72,6 +78,13 @@ struct Window {
   // same host, memory from MPI_Win_allocate), where contiguous Put and Get
   // are a memcpy; null where they go through the core.
   std::vector<std::byte*> mapped;
+  // By rank: set by a copy through `mapped`, cleared by the flush after it
+  // (such a flush completes something: it need not drive progress).
+  std::vector<std::uint8_t> mapped_out;
+  // Accesses through `mapped` make no library call: one in
+  // kMappedProgressEvery drives progress anyway, so that a rank that spins
+  // on its window with them still runs the requests others send it.
+  std::uint32_t mapped_calls = 0;
 
   // Target side: Amsend requests on this window run under it, in each
   // origin's issue order: next_seq[origin] is the next to run, `early`
