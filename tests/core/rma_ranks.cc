@@ -2,10 +2,8 @@
 
 #include <doctest/doctest.h>
 
-#include <unistd.h>
-
+#include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -228,23 +226,27 @@ TEST_CASE("flush_rma completes Puts at one target; prefetch_key learns a region'
   }
 }
 
-TEST_CASE("map_remote: stores reach a same-host task's transport memory; elsewhere it says why") {
+TEST_CASE("map_remote: stores through the mapping reach the task; where it cannot map it says so") {
   lapi::Context& ctx = rank_context();
   const lapi::TaskId me = ctx.task_id();
   const std::uint32_t n = ctx.num_tasks();
   const lapi::TaskId right = (me + 1) % n, left = (me + n - 1) % n;
-  char host[256] = {};
-  (void)gethostname(host, sizeof host - 1);
-  const auto hosts = exchange(ctx, std::hash<std::string>{}(host));
   constexpr std::size_t kLen = 4096;
   std::vector<unsigned char> unused;
   Window w = make_window(ctx, kLen, true, unused);
   std::int64_t checksum = 0;
   LAPI_OK(ctx.qenv(lapi::Query::checksum, checksum));  // checked transfers only: no direct access
+  // Whether UCX can map a peer's memory depends on the transports it found
+  // (test hosts in network namespaces still share /dev/shm; UCX_TLS=tcp does
+  // not map at all). rma_test runs on one host with UCX's defaults and says
+  // the mapping must work there.
+  const char* expect = std::getenv("LAPIS_TEST_EXPECT_MAPPED");
+  const bool must_map = expect != nullptr && std::string(expect) == "1" && checksum == 0;
   void* p = nullptr;
   const lapi::Status s = ctx.map_remote(right, w.bases[right], kLen, p);
-  if (hosts[right] == hosts[me] && checksum == 0) {
-    REQUIRE_MESSAGE(s.ok(), s.message());
+  if (must_map) CHECK_MESSAGE(s.ok(), s.message());
+  if (checksum != 0) CHECK(s.code() == lapi::Errc::no_connectivity);
+  if (s.ok()) {
     auto* out = static_cast<unsigned char*>(p);
     for (std::size_t i = 0; i < kLen; ++i) out[i] = pattern(me, i);
   } else {
