@@ -343,6 +343,17 @@ int bench_finish(int status) {
 
 /* --- buffers, iterations, labels ------------------------------------ */
 
+void* bench_rma_setup(const BenchOptions* opts, int rank, MPI_Win* win) {
+  const size_t max = bench_max_size(opts) < 8 ? 8 : bench_max_size(opts);
+  void* base = NULL;
+  bench_check(MPI_Win_allocate((MPI_Aint)max, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, win),
+              "MPI_Win_allocate");
+  memset(base, 0, max);
+  void* buf = bench_alloc(opts, max, 'a' + rank);
+  bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  return buf;
+}
+
 void* bench_alloc(const BenchOptions* opts, size_t bytes, int fill) {
   if (bytes == 0) bytes = 1;
   void* p = NULL;

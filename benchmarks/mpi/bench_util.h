@@ -109,6 +109,12 @@ void bench_free(const BenchOptions* opts, void* buf);
 /* `n` request slots (malloc). Never returns NULL (ends the job instead). */
 MPI_Request* bench_alloc_requests(int n);
 
+/* The one-sided programs' setup: a window of the largest size (at least 8
+ * bytes) from MPI_Win_allocate, zeroed, on every rank of MPI_COMM_WORLD;
+ * returns this rank's origin buffer (bench_alloc, filled with 'a' + rank)
+ * after a barrier. */
+void* bench_rma_setup(const BenchOptions* opts, int rank, MPI_Win* win);
+
 /* Latency loops: iterations for one size (--iters or a default that keeps
  * one size short), and warm-up iterations. */
 long bench_iters_latency(const BenchOptions* opts, size_t size);

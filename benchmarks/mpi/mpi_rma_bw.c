@@ -5,7 +5,6 @@
  * call meanwhile (passive target). MB/s = 10^6 bytes per second, timed on
  * rank 0. Exactly 2 ranks. Plain MPI-3: builds with any mpicc. */
 #include <stdio.h>
-#include <string.h>
 
 #include "bench_util.h"
 
@@ -41,14 +40,8 @@ int main(int argc, char** argv) {
   };
   BenchOptions o;
   const int rank = bench_init(&argc, &argv, &spec, 2, &o);
-  const size_t max = bench_max_size(&o) < 8 ? 8 : bench_max_size(&o);
-  void* base = NULL;
   MPI_Win win;
-  bench_check(MPI_Win_allocate((MPI_Aint)max, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win),
-              "MPI_Win_allocate");
-  memset(base, 0, max);
-  void* buf = bench_alloc(&o, max, 'a' + rank);
-  bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  void* buf = bench_rma_setup(&o, rank, &win);
   if (rank == 0) {
     if (!o.json) {
       printf("# %s (%s): window of %d, then MPI_Win_flush; MB/s = 10^6 B/s\n%6s %8s %10s %12s\n",

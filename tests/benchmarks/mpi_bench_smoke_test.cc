@@ -214,6 +214,19 @@ TEST_CASE("bad arguments and wrong rank counts end with a clear message, not a h
     CHECK(r.status == 2);
     CHECK(r.output.find("--count") != std::string::npos);
   }
+  SUBCASE("the one-sided programs name what they do not take, exit 2") {
+    const LaunchResult bw = run_alone("mpi_rma_bw", "--window 0");
+    CHECK(bw.status == 2);
+    CHECK(bw.output.find("--window") != std::string::npos);
+    const LaunchResult lat = run_alone("mpi_rma_latency", "--window 4");
+    CHECK(lat.status == 2);
+    CHECK(lat.output.find("--window") != std::string::npos);
+  }
+  SUBCASE("a one-sided program alone (one rank)") {
+    const LaunchResult r = run_alone("mpi_rma_bw", "--sizes 8 --iters 1");
+    CHECK(r.status == 1);
+    CHECK(r.output.find("exactly 2 ranks") != std::string::npos);
+  }
   SUBCASE("--nonblocking belongs to mpi_flood only: named, exit 2") {
     const LaunchResult r = run_alone("mpi_latency", "--nonblocking");
     CHECK(r.status == 2);

@@ -15,6 +15,15 @@ namespace {
 
 unsigned char pattern(std::uint32_t src, std::size_t i) { return static_cast<unsigned char>(src * 13 + i * 3 + 5); }
 
+// Whether [base, base + len) holds task src's pattern.
+bool holds_pattern(const void* base, std::size_t len, std::uint32_t src) {
+  const auto* got = static_cast<const unsigned char*>(base);
+  for (std::size_t i = 0; i < len; ++i) {
+    if (got[i] != pattern(src, i)) return false;
+  }
+  return true;
+}
+
 struct Window {
   void* base = nullptr;
   std::vector<std::uint64_t> bases;  // every task's window
@@ -213,10 +222,7 @@ TEST_CASE("flush_rma completes Puts at one target; prefetch_key learns a region'
     }
     LAPI_OK(ctx.flush_rma(right));
     LAPI_OK(ctx.barrier());
-    const auto* got = static_cast<const unsigned char*>(w.base);
-    bool same = true;
-    for (std::size_t i = 0; i < kLen; ++i) same = same && got[i] == pattern(left, i);
-    CHECK(same);
+    CHECK(holds_pattern(w.base, kLen, left));
     LAPI_OK(ctx.barrier());
     if (allocated) {
       LAPI_OK(ctx.free_registered(w.base));
@@ -258,10 +264,7 @@ TEST_CASE("map_remote: stores through the mapping reach the task; where it canno
     LAPI_OK(ctx.flush_rma(right));
   }
   LAPI_OK(ctx.barrier());
-  const auto* got = static_cast<const unsigned char*>(w.base);
-  bool same = true;
-  for (std::size_t i = 0; i < kLen; ++i) same = same && got[i] == pattern(left, i);
-  CHECK(same);
+  CHECK(holds_pattern(w.base, kLen, left));
   if (checksum == 0) {
     void* mine = nullptr;
     LAPI_OK(ctx.map_remote(me, w.bases[me], kLen, mine));  // this task's own: itself

@@ -234,6 +234,9 @@ int create_window(const CommPtr& comm, void* base, MPI_Aint size, int disp_unit,
   std::memcpy(win->targets.data(), all.data(), n * sizeof(TargetInfo));
   // Learn every key now, while every rank is in the library: later accesses
   // then need nothing from a passive target's progress engine.
+  // And, where the core maps a target's memory here, where it is.
+  win->mapped.assign(n, nullptr);
+  win->mapped_out.assign(n, 0);
   for (std::size_t r = 0; r < n; ++r) {
     TargetInfo& t = win->targets[r];
     const auto w = static_cast<lapi::TaskId>(comm->world_of(static_cast<int>(r)));
@@ -241,14 +244,9 @@ int create_window(const CommPtr& comm, void* base, MPI_Aint size, int disp_unit,
     if (lapi::Status st = ctx.prefetch_key(w, t.lock_word, sizeof(std::uint64_t)); !st.ok()) {
       return lapi_error("fetching a lock word's key", st);
     }
-  }
-  win->mapped.assign(n, nullptr);
-  win->mapped_out.assign(n, 0);
-  for (std::size_t r = 0; r < n && flavor != MPI_WIN_FLAVOR_DYNAMIC; ++r) {
-    const TargetInfo& t = win->targets[r];
-    const auto w = static_cast<lapi::TaskId>(comm->world_of(static_cast<int>(r)));
     void* p = nullptr;
-    if (t.registered && t.size > 0 && ctx.map_remote(w, t.base, t.size, p).ok()) {
+    if (flavor != MPI_WIN_FLAVOR_DYNAMIC && t.registered && t.size > 0 &&
+        ctx.map_remote(w, t.base, t.size, p).ok()) {
       win->mapped[r] = static_cast<std::byte*>(p);
     }
   }
