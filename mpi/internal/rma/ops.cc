@@ -3,11 +3,13 @@
 // Amsend request for the target (protocol.hpp).
 #include <atomic>
 #include <cstring>
+#include <optional>
 
 #include "mpi/internal/builtin_types.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/coll/op_kernels.hpp"
 #include "mpi/internal/errors.hpp"
+#include "mpi/internal/rma/apply.hpp"
 #include "mpi/internal/rma/protocol.hpp"
 #include "mpi/internal/runtime.hpp"
 
@@ -139,6 +141,81 @@ int issue_request(Window& win, const OpArgs& a) {
   return MPI_SUCCESS;
 }
 
+// No Amsend request to `target` is still waiting for its answer (reaps
+// answers that came), so an access run here cannot overtake one.
+bool requests_settled(Window& win, int target) {
+  const auto t = static_cast<std::size_t>(target);
+  int& out = win.requests_out[t];
+  if (out == 0) return true;
+  lapi::Counter& answers = *win.answers[t];
+  if (answers.error() != 0 || !answers.try_consume(out)) return false;
+  out = 0;
+  return true;
+}
+
+// Accumulate, get_accumulate and compare-and-swap on target memory mapped
+// here, in a locked window (apply.hpp): run here, under the target's
+// accumulate lock, complete on return; no target CPU, so a passive target
+// need not call MPI. Only when no request to the target is outstanding, so
+// MPI's accumulate ordering holds. Returns false when it does not apply.
+bool try_apply_mapped(Window& win, const OpArgs& a, const TargetInfo& ti, int& rc) {
+  if (a.kind == Kind::put || a.kind == Kind::get) return false;
+  const auto t = static_cast<std::size_t>(a.target);
+  std::byte* mapped = win.mapped[t];
+  if (!win.locked || mapped == nullptr || !requests_settled(win, a.target)) return false;
+  const Side& ts = a.target_side;
+  RequestWire req;
+  req.kind = static_cast<std::uint8_t>(a.kind);
+  req.op = static_cast<std::uint8_t>(a.op);
+  req.element_id = ts.type->element_id();
+  req.disp = static_cast<std::uint64_t>(a.disp * ti.disp_unit);
+  thread_local std::vector<WireBlock> blocks, ranges;
+  thread_local std::vector<std::byte> packed, fetched_staging;
+  blocks.clear();
+  ranges.clear();
+  layout_blocks(ts, blocks);
+  const bool one = ts.type->contiguous_for(ts.count);
+  req.count = one ? 1 : ts.count;
+  req.extent = one ? 0 : ts.type->extent();
+  req.nblocks = static_cast<std::uint32_t>(blocks.size());
+  std::uint64_t total = 0;
+  rc = ranges_of(Bounds{static_cast<std::int64_t>(ti.size), nullptr}, req, blocks.data(), ranges, total);
+  if (rc != MPI_SUCCESS) return true;
+  // The operand: the origin buffer itself where it is contiguous.
+  const std::byte* payload = nullptr;
+  const bool no_op = a.op == static_cast<int>(OpKind::no_op) && a.kind != Kind::compare_and_swap;
+  if (a.kind == Kind::compare_and_swap) {
+    packed.resize(2 * total);
+    pack(*a.origin.type, a.origin.addr, a.origin.count, packed.data());
+    std::memcpy(packed.data() + total, a.compare, total);
+    payload = packed.data();
+  } else if (!no_op && contiguous(a.origin)) {
+    payload = data_start(static_cast<const std::byte*>(a.origin.addr), a.origin);
+  } else if (!no_op) {
+    packed.resize(total);
+    pack(*a.origin.type, a.origin.addr, a.origin.count, packed.data());
+    payload = packed.data();
+  }
+  std::byte* fetched = nullptr;
+  const bool fetches = a.kind != Kind::accumulate;
+  if (fetches && contiguous(a.result)) {
+    fetched = data_start(static_cast<std::byte*>(const_cast<void*>(a.result.addr)), a.result);
+  } else if (fetches) {
+    fetched_staging.resize(total);
+    fetched = fetched_staging.data();
+  }
+  {
+    AccLock hold(win.mapped_acc[t]);
+    rc = apply(req, ranges, total, reinterpret_cast<std::uintptr_t>(mapped), payload, fetched, false);
+  }
+  if (rc == MPI_SUCCESS && fetches && !contiguous(a.result)) {
+    unpack(*a.result.type, const_cast<void*>(a.result.addr), a.result.count, fetched,
+           static_cast<std::int64_t>(total));
+  }
+  if (mapped_call_due(win)) (void)engine().progress();
+  return true;
+}
+
 // One read-modify-write on window memory mapped here; returns the old value.
 template <typename W>
 W rmw_mapped(W* p, lapi::RmwOp op, W operand, W compare) {
@@ -158,16 +235,16 @@ W rmw_mapped(W* p, lapi::RmwOp op, W operand, W compare) {
 // on any 4- or 8-byte type) and MPI_Compare_and_swap on one 4- or 8-byte
 // element of registered target memory: the core's rmw, which on a node is
 // a CPU atomic on the target's memory (no target CPU, so a passive target
-// need not call MPI, in polling mode too). The target's handlers apply
-// accumulates to such elements with atomics as well (protocol.cc), so both
-// paths stay atomic with respect to each other. Taken only when no Amsend
+// need not call MPI, in polling mode too). Accumulates on such elements
+// run with atomics too, or everything runs under the accumulate lock
+// (apply.hpp), so the paths stay atomic together. Taken only when no Amsend
 // request to the target is outstanding, and completed before returning, so
 // MPI's accumulate ordering holds. Returns false when it does not apply.
 bool try_rmw(Window& win, const OpArgs& a, const TargetInfo& ti, int& rc) {
   if (a.kind != Kind::get_accumulate && a.kind != Kind::compare_and_swap) return false;
   const Side& t = a.target_side;
   if (!ti.registered || win.flavor == MPI_WIN_FLAVOR_DYNAMIC || t.count != 1 || !t.type->is_builtin() ||
-      win.requests_out[static_cast<std::size_t>(a.target)] != 0) {
+      !requests_settled(win, a.target)) {
     return false;
   }
   const std::int64_t width = t.type->size();
@@ -208,8 +285,11 @@ bool try_rmw(Window& win, const OpArgs& a, const TargetInfo& ti, int& rc) {
   }
   void* result = const_cast<void*>(a.result.addr);
   if (std::byte* mapped = win.mapped[static_cast<std::size_t>(a.target)]) {
-    // The same CPU atomic the core would run, without the call.
+    // The same CPU atomic the core would run, without the call; in a
+    // locked window under the accumulate lock, like every accumulate.
     std::byte* at = mapped + (addr - ti.base);
+    std::optional<AccLock> hold;
+    if (win.locked) hold.emplace(win.mapped_acc[static_cast<std::size_t>(a.target)]);
     if (width == 4) {
       const auto prev = rmw_mapped(reinterpret_cast<std::int32_t*>(at), op,
                                    static_cast<std::int32_t>(operand),
@@ -261,7 +341,7 @@ int issue(Window& win, const OpArgs& a) {
     }
     return issue_direct(win, a, addr);
   }
-  if (int rc = MPI_SUCCESS; try_rmw(win, a, ti, rc)) return rc;
+  if (int rc = MPI_SUCCESS; try_rmw(win, a, ti, rc) || try_apply_mapped(win, a, ti, rc)) return rc;
   return issue_request(win, a);
 }
 

@@ -14,9 +14,8 @@
 
 #include <fmt/format.h>
 
-#include "mpi/internal/builtin_types.hpp"
-#include "mpi/internal/coll/op_kernels.hpp"
 #include "mpi/internal/errors.hpp"
+#include "mpi/internal/rma/apply.hpp"
 #include "mpi/internal/runtime.hpp"
 
 namespace mpi::rma {
@@ -60,110 +59,6 @@ struct Answer {
   std::vector<std::byte> data;
 };
 
-// The byte ranges [offset, offset+len) of the window a request touches, in
-// typemap order; MPI_ERR_RMA_RANGE naming the first one outside the window.
-int ranges_of(const Window& win, const RequestWire& r, const WireBlock* blocks,
-              std::vector<WireBlock>& out, std::uint64_t& total) {
-  total = 0;
-  const bool dynamic = win.flavor == MPI_WIN_FLAVOR_DYNAMIC;
-  const auto size = static_cast<std::int64_t>(win.size);
-  for (std::int64_t i = 0; i < r.count; ++i) {
-    for (std::uint32_t b = 0; b < r.nblocks; ++b) {
-      const std::int64_t off = static_cast<std::int64_t>(r.disp) + i * r.extent + blocks[b].offset;
-      const std::int64_t len = blocks[b].len;
-      bool inside = len >= 0 && off >= 0 && off <= size && len <= size - off;
-      if (dynamic && len >= 0 && off > 0) {
-        // Absolute addresses: the range must lie in one attached region.
-        auto it = win.attached.upper_bound(static_cast<std::uint64_t>(off));
-        inside = it != win.attached.begin() &&
-                 (--it, static_cast<std::uint64_t>(off) - it->first <= it->second &&
-                            static_cast<std::uint64_t>(len) <= it->second - (static_cast<std::uint64_t>(off) - it->first));
-      }
-      if (!inside) {
-        return fail(MPI_ERR_RMA_RANGE, "bytes [{:#x}, +{}) are outside the target's window", off, len);
-      }
-      if (len == 0) continue;
-      out.push_back({off, len});
-      total += static_cast<std::uint64_t>(len);
-    }
-  }
-  return MPI_SUCCESS;
-}
-
-// One 4- or 8-byte element changed with a compare-and-swap loop, so that
-// these requests are atomic with respect to the core's rmw64/rmw32 (which
-// MPI_Fetch_and_op and MPI_Compare_and_swap use where they can, see ops.cc)
-// and not only with respect to each other. `old` (optional) gets the value
-// replaced.
-template <typename W>
-void apply_atomic(std::byte* target, const std::byte* in, const std::byte* compare, OpKind op,
-                  OpKernel kernel, bool cas, std::byte* old) {
-  auto* p = reinterpret_cast<W*>(target);
-  W cur = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-  for (;;) {
-    W next;
-    if (cas) {
-      if (std::memcmp(&cur, compare, sizeof(W)) != 0) break;
-      std::memcpy(&next, in, sizeof(W));
-    } else if (op == OpKind::no_op) {
-      break;
-    } else if (op == OpKind::replace) {
-      std::memcpy(&next, in, sizeof(W));
-    } else {
-      next = cur;
-      kernel(in, &next, 1);
-    }
-    if (__atomic_compare_exchange_n(p, &cur, next, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) break;
-  }
-  if (old != nullptr) std::memcpy(old, &cur, sizeof(W));
-}
-
-// Accumulate-class requests on 4- and 8-byte elements at aligned addresses
-// run element by element with atomics (see apply_atomic). Returns false
-// when the request is not one of them (the caller runs it).
-template <typename At>
-bool atomic_elements(const RequestWire& r, const std::vector<WireBlock>& ranges, At at,
-                     const std::byte* payload, std::uint64_t total, Answer& answer) {
-  const auto kind = static_cast<Kind>(r.kind);
-  if (kind != Kind::accumulate && kind != Kind::get_accumulate && kind != Kind::compare_and_swap) {
-    return false;
-  }
-  const auto& types = builtin_types();
-  if (r.element_id <= 0 || static_cast<std::size_t>(r.element_id) >= types.size() || !types[r.element_id]) {
-    return false;
-  }
-  const std::int64_t width = types[r.element_id]->size();
-  if (width != 4 && width != 8) return false;
-  for (const WireBlock& g : ranges) {
-    if (g.len % width != 0 || reinterpret_cast<std::uintptr_t>(at(g.offset)) % width != 0) return false;
-  }
-  const auto op = static_cast<OpKind>(r.op);
-  const bool cas = kind == Kind::compare_and_swap;
-  OpKernel kernel = nullptr;
-  if (!cas && op != OpKind::replace && op != OpKind::no_op) {
-    kernel = find_kernel(op, r.element_id);
-    if (kernel == nullptr) return false;  // the caller reports MPI_ERR_OP
-  }
-  if (kind != Kind::accumulate) answer.data.resize(total);
-  std::byte* old = kind == Kind::accumulate ? nullptr : answer.data.data();
-  const std::byte* in = payload;
-  const std::byte* compare = payload + total;
-  for (const WireBlock& g : ranges) {
-    for (std::int64_t i = 0; i < g.len; i += width) {
-      std::byte* t = at(g.offset + i);
-      if (width == 4) {
-        apply_atomic<std::uint32_t>(t, in, compare, op, kernel, cas, old);
-      } else {
-        apply_atomic<std::uint64_t>(t, in, compare, op, kernel, cas, old);
-      }
-      in += width;
-      compare += width;
-      if (old != nullptr) old += width;
-    }
-  }
-  return true;
-}
-
 // Runs one request (acc_lock held); fills the answer.
 void run(TargetJob& job, Answer& answer) {
   const RequestWire& r = job.req;
@@ -182,14 +77,12 @@ void run(TargetJob& job, Answer& answer) {
   const std::byte* payload = job.data.data() + block_bytes;
   std::vector<WireBlock> ranges;
   std::uint64_t total = 0;
-  if (int rc = ranges_of(win, r, blocks.data(), ranges, total)) {
+  const bool dynamic = win.flavor == MPI_WIN_FLAVOR_DYNAMIC;
+  const Bounds bounds{static_cast<std::int64_t>(win.size), dynamic ? &win.attached : nullptr};
+  if (int rc = ranges_of(bounds, r, blocks.data(), ranges, total)) {
     fail_with(rc);
     return;
   }
-  // Offsets are from the window's base, or absolute addresses (dynamic).
-  const std::uintptr_t base =
-      win.flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : reinterpret_cast<std::uintptr_t>(win.base);
-  auto at = [base](std::int64_t off) { return reinterpret_cast<std::byte*>(base + static_cast<std::uintptr_t>(off)); };
   const auto kind = static_cast<Kind>(r.kind);
   const bool fetches = kind == Kind::get || kind == Kind::get_accumulate || kind == Kind::compare_and_swap;
   const std::uint64_t expect_payload =
@@ -198,58 +91,19 @@ void run(TargetJob& job, Answer& answer) {
     fail_with(fail(MPI_ERR_INTERN, "malformed request (sizes)"));
     return;
   }
-  // Accumulates: the element kernel (replace and no_op work on bytes).
-  const auto op = static_cast<OpKind>(r.op);
-  OpKernel kernel = nullptr;
-  std::int64_t elem = 1;
-  if ((kind == Kind::accumulate || kind == Kind::get_accumulate) && op != OpKind::replace &&
-      op != OpKind::no_op) {
-    const auto& types = builtin_types();
-    if (r.element_id <= 0 || static_cast<std::size_t>(r.element_id) >= types.size() ||
-        !types[r.element_id] || (kernel = find_kernel(op, r.element_id)) == nullptr) {
-      fail_with(fail(MPI_ERR_OP, "op {} is not defined on element type {}", r.op, r.element_id));
-      return;
-    }
-    elem = types[r.element_id]->size();
-    for (const WireBlock& g : ranges) {
-      if (g.len % elem != 0) {
-        fail_with(fail(MPI_ERR_TYPE, "target block of {} bytes splits an element", g.len));
-        return;
-      }
-    }
+  if (fetches) answer.data.resize(total);
+  std::byte* fetched = fetches ? answer.data.data() : nullptr;
+  // Offsets are from the window's base, or absolute addresses (dynamic).
+  const std::uintptr_t base = dynamic ? 0 : reinterpret_cast<std::uintptr_t>(win.base);
+  const bool accumulates = kind != Kind::put && kind != Kind::get;
+  int rc;
+  if (win.locked && accumulates) {
+    AccLock hold(acc_word_of(win.lock_word));
+    rc = apply(r, ranges, total, base, payload, fetched, false);
+  } else {
+    rc = apply(r, ranges, total, base, payload, fetched, !win.locked);
   }
-  if (atomic_elements(r, ranges, at, payload, total, answer)) return;
-  if (fetches) {
-    answer.data.resize(total);
-    std::byte* out = answer.data.data();
-    for (const WireBlock& g : ranges) {
-      std::memcpy(out, at(g.offset), g.len);
-      out += g.len;
-    }
-  }
-  switch (kind) {
-    case Kind::get:
-      return;
-    case Kind::compare_and_swap: {
-      std::byte* t = at(ranges.at(0).offset);
-      if (std::memcmp(t, payload + total, total) == 0) std::memcpy(t, payload, total);
-      return;
-    }
-    case Kind::put:
-    case Kind::accumulate:
-    case Kind::get_accumulate:
-      break;
-  }
-  if (kind != Kind::put && op == OpKind::no_op) return;
-  const std::byte* in = payload;
-  for (const WireBlock& g : ranges) {
-    if (kind == Kind::put || op == OpKind::replace) {
-      std::memmove(at(g.offset), in, g.len);
-    } else {
-      kernel(in, at(g.offset), g.len / elem);
-    }
-    in += g.len;
-  }
+  if (rc != MPI_SUCCESS) fail_with(rc);
 }
 
 void send_answer(lapi::Context& ctx, Answer& a) {

@@ -10,11 +10,13 @@
 #include <cerrno>
 #include <cstdio>
 
+#include <algorithm>
 #include <cstring>
 
 #include "mpi/internal/comm_factory.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/internal_coll.hpp"
+#include "mpi/internal/rma/apply.hpp"
 #include "mpi/internal/rma/protocol.hpp"
 #include "mpi/internal/runtime.hpp"
 #include "mpi/internal/state.hpp"
@@ -206,11 +208,11 @@ int create_window(const CommPtr& comm, void* base, MPI_Aint size, int disp_unit,
     }
   }
   void* word = nullptr;
-  if (lapi::Status st = ctx.alloc_registered(sizeof(std::uint64_t), word); !st.ok()) {
+  if (lapi::Status st = ctx.alloc_registered(kLockWordsBytes, word); !st.ok()) {
     return fail(MPI_ERR_NO_MEM, "cannot allocate a lock word: {}", st.message());
   }
   win->lock_word = static_cast<std::uint64_t*>(word);
-  std::memset(word, 0, sizeof(std::uint64_t));
+  std::memset(word, 0, kLockWordsBytes);
   win->answers.resize(n);
   for (auto& a : win->answers) a = std::make_unique<lapi::Counter>();
   win->requests_out.assign(n, 0);
@@ -236,19 +238,38 @@ int create_window(const CommPtr& comm, void* base, MPI_Aint size, int disp_unit,
   // then need nothing from a passive target's progress engine.
   // And, where the core maps a target's memory here, where it is.
   win->mapped.assign(n, nullptr);
+  win->mapped_acc.assign(n, nullptr);
   win->mapped_out.assign(n, 0);
+  bool maps_all = flavor != MPI_WIN_FLAVOR_DYNAMIC;
   for (std::size_t r = 0; r < n; ++r) {
     TargetInfo& t = win->targets[r];
     const auto w = static_cast<lapi::TaskId>(comm->world_of(static_cast<int>(r)));
     if (t.registered && t.size > 0 && !ctx.prefetch_key(w, t.base, t.size).ok()) t.registered = 0;
-    if (lapi::Status st = ctx.prefetch_key(w, t.lock_word, sizeof(std::uint64_t)); !st.ok()) {
+    if (lapi::Status st = ctx.prefetch_key(w, t.lock_word, kLockWordsBytes); !st.ok()) {
       return lapi_error("fetching a lock word's key", st);
     }
+    if (flavor == MPI_WIN_FLAVOR_DYNAMIC || t.size == 0) continue;  // nothing to map
     void* p = nullptr;
-    if (flavor != MPI_WIN_FLAVOR_DYNAMIC && t.registered && t.size > 0 &&
-        ctx.map_remote(w, t.base, t.size, p).ok()) {
-      win->mapped[r] = static_cast<std::byte*>(p);
+    if (flavor == MPI_WIN_FLAVOR_SHARED) {
+      // The node's segment is mapped here already.
+      p = static_cast<std::byte*>(win->shm_base) + win->shm_offset[r];
+    } else if (!t.registered || !ctx.map_remote(w, t.base, t.size, p).ok()) {
+      p = nullptr;
     }
+    void* words = nullptr;
+    if (p != nullptr && ctx.map_remote(w, t.lock_word, kLockWordsBytes, words).ok()) {
+      win->mapped[r] = static_cast<std::byte*>(p);
+      win->mapped_acc[r] = acc_word_of(static_cast<std::uint64_t*>(words));
+    } else {
+      maps_all = false;
+    }
+  }
+  // Locked mode only if every rank maps every target (apply.hpp).
+  {
+    const char mine_maps = maps_all ? 1 : 0;
+    std::vector<char> every;
+    if (int rc = internal_allgather(*win->comm, &mine_maps, 1, every)) return rc;
+    win->locked = std::all_of(every.begin(), every.end(), [](char c) { return c == 1; });
   }
   if (int rc = internal_barrier(*win->comm)) return rc;
   win->handle = table().insert(win);

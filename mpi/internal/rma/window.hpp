@@ -4,10 +4,11 @@
 // Mapping (see mpi/README.md, "RMA windows"):
 //  - contiguous Put/Get whose target range lies in registered memory go to
 //    lapi put/get (RDMA, or plain copies on one node: no target CPU);
-//  - accumulates, fetch-and-op, compare-and-swap and every non-contiguous
-//    target layout run AT THE TARGET in an Amsend completion handler
-//    (rma/protocol.cc), under the target window's accumulate lock, so they
-//    are element-wise atomic with respect to each other; the target answers
+//  - accumulates, fetch-and-op and compare-and-swap on memory mapped here
+//    run here, under the target's accumulate lock (rma/apply.hpp);
+//  - other accumulates and every non-contiguous target layout run AT THE
+//    TARGET in an Amsend completion handler (rma/protocol.cc), in each
+//    origin's issue order, atomic as apply.hpp says; the target answers
 //    every such request (data for the fetching kinds, an empty ack otherwise,
 //    or MPI_ERR_RMA_RANGE for a range outside its window);
 //  - passive-target locks are a 64-bit word per window and rank in memory
@@ -72,7 +73,7 @@ struct Window {
   int flavor = MPI_WIN_FLAVOR_CREATE;
   bool registered_here = false;  // we registered [base, base+size): deregister at free
   bool allocated_here = false;   // base came from alloc_registered (MPI_Win_allocate)
-  std::uint64_t* lock_word = nullptr;  // alloc_registered, 8 bytes
+  std::uint64_t* lock_word = nullptr;  // alloc_registered, kLockWordsBytes (apply.hpp)
   std::vector<TargetInfo> targets;     // by communicator rank
   // By rank: its window memory mapped into this process (lapi map_remote:
   // same host, memory from MPI_Win_allocate), where contiguous Put and Get
@@ -81,6 +82,13 @@ struct Window {
   // By rank: set by a copy through `mapped`, cleared by the flush after it
   // (such a flush completes something: it need not drive progress).
   std::vector<std::uint8_t> mapped_out;
+  // By rank: its accumulate lock word mapped here (apply.hpp), where
+  // `mapped` is set.
+  std::vector<std::uint64_t*> mapped_acc;
+  // Every rank maps every target's memory and accumulate word: accumulates
+  // run under the targets' accumulate locks, wherever they run; otherwise
+  // per element (apply.hpp). Agreed at creation.
+  bool locked = false;
   // Accesses through `mapped` make no library call: one in
   // kMappedProgressEvery drives progress anyway, so that a rank that spins
   // on its window with them still runs the requests others send it.

@@ -5,6 +5,10 @@
  *   rma lock         the same accesses under lock/unlock, lock_all/flush
  *   rma contention   N ranks x K fetch-and-adds on one location (exact total,
  *                    every old value seen once) and a compare-and-swap lock
+ *   rma bulk         every rank at once: vector accumulates, fetch-and-ops
+ *                    and strided get-accumulates on the same elements of
+ *                    rank 0's window, every flavour (exact totals: no
+ *                    update lost between the bulk and one-element paths)
  *   rma passive      the target does not call MPI while the others access
  *                    its window (Put under locks; with "acc": accumulates)
  *   rma poll sync|flush|flush_all
@@ -331,6 +335,63 @@ static void contention(void) {
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) CHECK(base[3] == (long long)size * ROUNDS);
   CHECK_OK(MPI_Win_free(&win));
+}
+
+/* Vector accumulates, fetch-and-ops and strided get-accumulates from every
+ * rank onto the same elements of rank 0's window, all at once. A window
+ * whose every target is mapped runs them all under one accumulate lock; the
+ * others run element-wise atomics at the target: either way no update may
+ * be lost. */
+static void bulk_flavor(int flavor) {
+  enum { N = 1024, ROUNDS = 60 };
+  int* base = NULL;
+  MPI_Win win;
+  const MPI_Aint bytes = rank == 0 ? N * sizeof(int) : 0;
+  if (flavor == MPI_WIN_FLAVOR_SHARED) {
+    CHECK_OK(MPI_Win_allocate_shared(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  } else if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
+    CHECK_OK(MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  } else {
+    base = malloc(N * sizeof(int));
+    CHECK_OK(MPI_Win_create(base, bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  }
+  if (rank == 0) memset(base, 0, N * sizeof(int));
+  MPI_Datatype evens;
+  CHECK_OK(MPI_Type_vector(N / 2, 1, 2, MPI_INT, &evens));
+  CHECK_OK(MPI_Type_commit(&evens));
+  int ones[N], fetched[N / 2];
+  for (int i = 0; i < N; ++i) ones[i] = 1;
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_OK(MPI_Win_lock_all(0, win));
+  for (int k = 0; k < ROUNDS; ++k) {
+    CHECK_OK(MPI_Accumulate(ones, N, MPI_INT, 0, 0, N, MPI_INT, MPI_SUM, win));
+    int old = -1;
+    CHECK_OK(MPI_Fetch_and_op(&ones[0], &old, MPI_INT, 0, k, MPI_SUM, win));
+    CHECK_OK(MPI_Get_accumulate(ones, N / 2, MPI_INT, fetched, N / 2, MPI_INT, 0, 0, 1, evens,
+                                MPI_SUM, win));
+    CHECK_OK(MPI_Win_flush(0, win));
+    /* element 2i had seen this rank's k+1 vector and k strided sums at least */
+    CHECK(old >= k + 1 && fetched[N / 2 - 1] >= 2 * k + 1);
+  }
+  CHECK_OK(MPI_Win_unlock_all(win));
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) {
+    int wrong = 0;
+    for (int i = 0; i < N; ++i) {
+      const int expect = size * (ROUNDS + (i < ROUNDS) + (i % 2 == 0 ? ROUNDS : 0));
+      if (base[i] != expect && wrong++ < 5) fprintf(stderr, "element %d: %d, expected %d\n", i, base[i], expect);
+    }
+    CHECK(wrong == 0);
+  }
+  CHECK_OK(MPI_Type_free(&evens));
+  CHECK_OK(MPI_Win_free(&win));
+  if (flavor == MPI_WIN_FLAVOR_CREATE) free(base);
+}
+
+static void bulk(void) {
+  bulk_flavor(MPI_WIN_FLAVOR_ALLOCATE);
+  bulk_flavor(MPI_WIN_FLAVOR_CREATE);
+  bulk_flavor(MPI_WIN_FLAVOR_SHARED);
 }
 
 /* Rank 0 makes no MPI call while the others write into its window; it
@@ -773,6 +834,8 @@ int main(int argc, char** argv) {
     doubles();
   } else if (strcmp(what, "contention") == 0) {
     contention();
+  } else if (strcmp(what, "bulk") == 0) {
+    bulk();
   } else if (strcmp(what, "passive") == 0) {
     passive(argc > 2 && strcmp(argv[2], "acc") == 0);
   } else if (strcmp(what, "poll") == 0) {
