@@ -63,8 +63,24 @@ TEST_CASE("compare_mpi --quick runs every step from the binaries it names") {
   }
 }
 
+TEST_CASE("compare_mpi --only runs the steps named and no other") {
+  const LaunchResult r = run_shell(compare_mpi_command(
+      "--quick --json --impls lapis --reps 1 --sizes 8 --only rma,paper --no-plot"));
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  std::set<std::string> benches;
+  for (const auto& row : json_rows(r.output, OtherLines::kRejected)) benches.insert(field(row, "bench"));
+  for (const char* bench : {"paper", "mpi_rma_latency", "mpi_rma_bw"}) {
+    CHECK_MESSAGE(benches.count(bench) == 1, "no row for ", bench);
+  }
+  for (const char* bench : {"mpi_latency", "mpi_bw", "mpi_interrupt_latency", "mpi_flood"}) {
+    CHECK_MESSAGE(benches.count(bench) == 0, "a row for ", bench, ", a step not asked for");
+  }
+}
+
 TEST_CASE("compare_mpi names a bad argument") {
-  for (const char* args : {"--sizes 0", "--sizes 8,x", "--reps 0", "--impls lapis,nosuch"}) {
+  for (const char* args :
+       {"--sizes 0", "--sizes 8,x", "--reps 0", "--impls lapis,nosuch", "--only rma,nosuch"}) {
     CAPTURE(args);
     const LaunchResult r = run_shell(compare_mpi_command(std::string(args) + " 2>&1"));
     CHECK(r.status == 2);
