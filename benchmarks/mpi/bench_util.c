@@ -115,6 +115,28 @@ static int parse_long(const char* text, long lo, long hi, long* out) {
   return 1;
 }
 
+const char* const bench_coll_names[BENCH_COLL_COUNT] = {"barrier",   "bcast",     "reduce",
+                                                         "allreduce", "allgather", "alltoall"};
+
+static int parse_colls(const char* text, BenchOptions* o) {
+  o->colls = 0;
+  if (text == NULL || *text == '\0') return 0;
+  for (const char* p = text;;) {
+    const char* end = strchr(p, ',');
+    const size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+    int found = 0;
+    for (int c = 0; c < BENCH_COLL_COUNT; ++c) {
+      if (strlen(bench_coll_names[c]) == len && strncmp(p, bench_coll_names[c], len) == 0) {
+        o->colls |= 1u << c;
+        found = 1;
+      }
+    }
+    if (!found) return 0;
+    if (end == NULL) return 1;
+    p = end + 1;
+  }
+}
+
 static int parse_threads(const char* text, BenchOptions* o) {
   o->nthreads = 0;
   if (text == NULL || *text == '\0') return 0;
@@ -155,6 +177,9 @@ static void print_usage(const BenchSpec* spec) {
     printf("  --count N      messages per sender (default %ld)\n", spec->count);
   if (spec->accept & BENCH_OPT_THREADS)
     printf("  --threads LIST threads per rank, comma list of 1..64 (default %s)\n", spec->threads);
+  if (spec->accept & BENCH_OPT_COLLS)
+    printf("  --colls LIST   collectives, comma list of barrier,bcast,reduce,allreduce,allgather,"
+           "alltoall (default %s)\n", spec->colls);
   if (spec->accept & BENCH_OPT_BIND)
     printf("  --bind         pin each rank's main thread to one core after MPI_Init\n");
   if (spec->accept & BENCH_OPT_ALLOC_MEM)
@@ -223,6 +248,12 @@ static int parse_args(int argc, char** argv, const BenchSpec* spec, BenchOptions
     } else if (strcmp(a, "--timeout") == 0 && accepts(spec, BENCH_OPT_TIMEOUT)) {
       if (!parse_seconds(take_value(argc, argv, &i), &o->timeout_s)) {
         snprintf(err, errlen, "--timeout: needs seconds > 0 (at most 86400)");
+        return 0;
+      }
+    } else if (strcmp(a, "--colls") == 0 && accepts(spec, BENCH_OPT_COLLS)) {
+      if (!parse_colls(take_value(argc, argv, &i), o)) {
+        snprintf(err, errlen, "--colls: needs a comma list of barrier, bcast, reduce, allreduce, "
+                 "allgather, alltoall");
         return 0;
       }
     } else if (strcmp(a, "--threads") == 0 && accepts(spec, BENCH_OPT_THREADS)) {
@@ -308,6 +339,7 @@ int bench_init(int* argc, char*** argv, const BenchSpec* spec, int ranks, BenchO
   int ok = 1;
   if (spec->sizes != NULL) ok = parse_sizes(spec->sizes, o, err, sizeof err);
   if (ok && spec->threads != NULL) ok = parse_threads(spec->threads, o);
+  if (ok && spec->colls != NULL) ok = parse_colls(spec->colls, o);
   if (ok) ok = parse_args(*argc, *argv, spec, o, err, sizeof err);
   if (!ok || o->help) {
     if (g_rank == 0) {

@@ -16,6 +16,7 @@
  *   --timeout S    seconds (interrupt test: per message; flood: whole drain)
  *   --count N      messages per sender (flood)
  *   --threads LIST threads per rank, e.g. "1,2" (multi-threaded programs)
+ *   --colls LIST   collectives, e.g. "barrier,allreduce" (mpi_coll)
  *   --impl NAME    label for the "impl" field (default: from
  *                  MPI_Get_library_version: lapis, openmpi, mpich)
  *   --bind         pin each rank's main thread to core (rank % cores) after
@@ -48,6 +49,7 @@ enum {
   BENCH_OPT_ALLOC_MEM = 1 << 6,
   BENCH_OPT_NONBLOCKING = 1 << 7,
   BENCH_OPT_THREADS = 1 << 8,
+  BENCH_OPT_COLLS = 1 << 9,
   /* What the windowed programs (mpi_bw, mpi_bibw, mpi_msgrate) take. */
   BENCH_OPTS_WINDOWED = BENCH_OPT_SIZES | BENCH_OPT_ITERS | BENCH_OPT_WINDOW | BENCH_OPT_BIND |
                         BENCH_OPT_ALLOC_MEM
@@ -66,6 +68,7 @@ typedef struct {
   int nonblocking;
   int threads[8]; /* --threads LIST: threads per rank (BENCH_OPT_THREADS) */
   int nthreads;
+  unsigned colls; /* --colls LIST: bit (1 << BenchColl) per collective (BENCH_OPT_COLLS) */
   int json;
   int help;
   char impl[32];
@@ -81,10 +84,23 @@ typedef struct {
   double timeout_s;
   long count;
   const char* threads; /* default --threads (BENCH_OPT_THREADS) */
+  const char* colls;   /* default --colls (BENCH_OPT_COLLS) */
   /* 0: MPI_Init; else MPI_Init_thread at this level (e.g. MPI_THREAD_MULTIPLE),
    * and a level below it provided ends the job with a message. */
   int thread_level;
 } BenchSpec;
+
+/* The collectives --colls names, in the order mpi_coll runs them. */
+typedef enum {
+  BENCH_BARRIER,
+  BENCH_BCAST,
+  BENCH_REDUCE,
+  BENCH_ALLREDUCE,
+  BENCH_ALLGATHER,
+  BENCH_ALLTOALL,
+  BENCH_COLL_COUNT
+} BenchColl;
+extern const char* const bench_coll_names[BENCH_COLL_COUNT];
 
 /* Calls MPI_Init, parses argv into `opts` and checks the rank count
  * (exactly `ranks`, or at least 2 when `ranks` is 0). On bad arguments or a

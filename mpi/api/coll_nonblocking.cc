@@ -7,6 +7,7 @@
 #include "mpi/internal/coll/algorithms.hpp"
 #include "mpi/internal/coll/entry.hpp"
 #include "mpi/internal/coll/inter.hpp"
+#include "mpi/internal/coll/node.hpp"
 #include "mpi/internal/errors.hpp"
 
 using namespace mpi;
@@ -22,6 +23,7 @@ int coll_barrier(const char* fn, MPI_Comm comm, const CollCall& how) {
   if (c->is_inter()) return inter_barrier(fn, *c, comm, how);
   return run_collective(*c, fn, how, [&] { return keep_objects(comm, {}); },
                         [c](std::uint32_t seq) {
+    if (seq == 0 && node_collective(*c, 0)) return node_barrier(*c);  // blocking, one node
     CollChannel ch(*c, CollTag::barrier, seq);
     return barrier_run(ch);
   });

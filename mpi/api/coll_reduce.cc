@@ -15,6 +15,7 @@
 #include "mpi/internal/coll/entry.hpp"
 #include "mpi/internal/coll/exchange.hpp"
 #include "mpi/internal/coll/inter.hpp"
+#include "mpi/internal/coll/node.hpp"
 #include "mpi/internal/errors.hpp"
 
 using namespace mpi;
@@ -42,8 +43,14 @@ int coll_allreduce(const char* kFn, const void* sendbuf, void* recvbuf, int coun
     if (sendbuf == MPI_IN_PLACE && c->size() == 1) return MPI_SUCCESS;
     Staging acc;
     pack_to(acc, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *t);
-    CollChannel ch(*c, CollTag::allreduce, seq);
-    int rc = allreduce_bytes(ch, {o, t, datatype}, acc, count, algo);
+    int rc;
+    static const bool forced = coll_forced("LAPIS_COLL_ALLREDUCE");
+    if (seq == 0 && node_collective(*c, bytes, forced)) {  // blocking (seq 0), on one node
+      rc = node_allreduce(*c, {o, t, datatype}, acc.data.get(), count);
+    } else {
+      CollChannel ch(*c, CollTag::allreduce, seq);
+      rc = allreduce_bytes(ch, {o, t, datatype}, acc, count, algo);
+    }
     if (rc == MPI_SUCCESS) {
       unpack(*t, recvbuf, count, acc.data.get(), static_cast<std::int64_t>(bytes));
     }

@@ -14,6 +14,7 @@
 #include "mpi/internal/coll/entry.hpp"
 #include "mpi/internal/coll/exchange.hpp"
 #include "mpi/internal/coll/inter.hpp"
+#include "mpi/internal/coll/node.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
 
@@ -49,8 +50,14 @@ int coll_bcast(const char* fn, void* buffer, int count, MPI_Datatype datatype, i
       data = staging.data.get();
       if (c->rank == root) pack(*t, buffer, count, data);
     }
-    CollChannel ch(*c, CollTag::bcast, seq);
-    int rc = bcast_bytes(ch, data, bytes, root, algo);
+    int rc;
+    static const bool forced = coll_forced("LAPIS_COLL_BCAST");
+    if (seq == 0 && node_collective(*c, bytes, forced)) {  // blocking (seq 0), on one node
+      rc = node_bcast(*c, data, bytes, root);
+    } else {
+      CollChannel ch(*c, CollTag::bcast, seq);
+      rc = bcast_bytes(ch, data, bytes, root, algo);
+    }
     if (rc == MPI_SUCCESS && !direct && c->rank != root) {
       unpack(*t, buffer, count, data, static_cast<std::int64_t>(bytes));
     }
@@ -85,8 +92,14 @@ int coll_reduce(const char* kFn, const void* sendbuf, void* recvbuf, int count,
     if (bytes == 0) return MPI_SUCCESS;
     Staging acc;
     pack_to(acc, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *t);
-    CollChannel ch(*c, CollTag::reduce, seq);
-    int rc = reduce_bytes(ch, {o, t, datatype}, acc, count, root, algo);
+    int rc;
+    static const bool forced = coll_forced("LAPIS_COLL_REDUCE");
+    if (seq == 0 && node_collective(*c, bytes, forced)) {
+      rc = node_reduce(*c, {o, t, datatype}, acc.data.get(), count, root);
+    } else {
+      CollChannel ch(*c, CollTag::reduce, seq);
+      rc = reduce_bytes(ch, {o, t, datatype}, acc, count, root, algo);
+    }
     if (rc == MPI_SUCCESS && am_root) {
       unpack(*t, recvbuf, count, acc.data.get(), static_cast<std::int64_t>(bytes));
     }

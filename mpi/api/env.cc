@@ -9,6 +9,7 @@
 #include "mpi.h"
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/coll/nonblocking.hpp"
+#include "mpi/internal/coll/node.hpp"
 #include "mpi/internal/attributes.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
@@ -103,6 +104,7 @@ extern "C" int MPI_Finalize(void) {
   if (CommPtr* self = s.comms.find(MPI_COMM_SELF)) delete_all_attributes(**self);
   drain_collectives();  // freed nonblocking collectives still finish
   drain_detached();
+  node_collectives_shutdown();  // before the core stops
   CommPtr* world = s.comms.find(MPI_COMM_WORLD);
   s.world_errhandler = world ? (*world)->errhandler : fatal_errhandler();
   int rc = stop_runtime();

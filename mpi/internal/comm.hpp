@@ -73,7 +73,8 @@ class ContextSlots {
 };
 
 struct Info;
-struct Topology;  // topology.hpp
+struct Topology;     // topology.hpp
+struct NodeSegment;  // coll/node.hpp
 
 struct Comm {
   GroupPtr group;
@@ -104,6 +105,10 @@ struct Comm {
   bool owns_slot = true;
   // Hints from MPI_Comm_set_info / MPI_Comm_dup_with_info (null: none).
   std::shared_ptr<Info> info;
+  // The shared-memory segment of its node collectives (coll/node.hpp owns
+  // it): node_state 0 = not tried yet, 1 = set up, -1 = cannot.
+  NodeSegment* node = nullptr;
+  std::int8_t node_state = 0;
 
   bool is_inter() const { return remote_group != nullptr; }
   // The group point-to-point ranks address: the remote group of an

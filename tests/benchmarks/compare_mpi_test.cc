@@ -39,7 +39,7 @@ TEST_CASE("compare_mpi --quick runs every step from the binaries it names") {
   for (const auto& row : rows) benches.insert(field(row, "bench"));
   for (const char* bench : {"latency_mode", "mpi_latency", "mpi_bw", "mpi_bibw", "mpi_msgrate",
                             "mpi_interrupt_latency", "paper", "mpi_flood", "mpi_rma_latency",
-                            "mpi_rma_bw", "mpi_latency_mt", "mpi_msgrate_mt"}) {
+                            "mpi_rma_bw", "mpi_latency_mt", "mpi_msgrate_mt", "mpi_coll"}) {
     CHECK_MESSAGE(benches.count(bench) == 1, "no row for ", bench);
   }
   for (const auto& row : rows) {
@@ -56,6 +56,9 @@ TEST_CASE("compare_mpi --quick runs every step from the binaries it names") {
       check_positive(row, "lapis-core_us");  // the core's own Put/Get beside MPI's
     } else if (bench == "mpi_rma_bw") {
       check_positive(row, "lapis_MBps");
+    } else if (bench == "mpi_coll") {
+      check_positive(row, "lapis_us");
+      CHECK((field(row, "ranks") == "2" || field(row, "ranks") == "4"));
     } else if (bench == "mpi_latency_mt") {
       check_positive(row, "lapis_us");
       CHECK((field(row, "threads") == "1" || field(row, "threads") == "2"));

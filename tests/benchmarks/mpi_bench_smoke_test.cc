@@ -132,6 +132,28 @@ TEST_CASE("mpi_mt: latency and per-thread rate rows for 1 and 2 threads per rank
   CHECK(bad.output.find("--threads") != std::string::npos);
 }
 
+TEST_CASE("mpi_coll: one row per collective and size (barrier once), at 3 ranks") {
+  const auto result = run_ranks("mpi_coll", 3,
+                                {"--colls", "barrier,allreduce,alltoall", "--sizes", "8,32K",
+                                 "--iters", "5", "--json"});
+  INFO("mpi_coll output:\n", result.output);
+  REQUIRE(result.status == 0);
+  const auto rows = json_rows(result.output, OtherLines::kSkipped);
+  REQUIRE(rows.size() == 5);
+  const char* colls[] = {"barrier", "allreduce", "allreduce", "alltoall", "alltoall"};
+  const double sizes[] = {0, 8, 32768, 8, 32768};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    CHECK(field(rows[i], "coll") == colls[i]);
+    CHECK(number(rows[i], "size") == sizes[i]);
+    CHECK(number(rows[i], "ranks") == 3.0);
+    check_positive(rows[i], "us");
+    CHECK(number(rows[i], "max_us") >= number(rows[i], "us"));
+  }
+  const LaunchResult bad = run_alone("mpi_coll", "--colls barrier,scan");
+  CHECK(bad.status == 2);
+  CHECK(bad.output.find("--colls") != std::string::npos);
+}
+
 TEST_CASE("mpi_interrupt_latency: Lapis delivers while the receiver makes no MPI call") {
   // The program sets LAPIS_MODE=interrupt itself; a generous per-message
   // timeout so a slow (sanitized, oversubscribed) run is not "no progress".

@@ -46,6 +46,17 @@ TEST_CASE("collectives with each algorithm forced") {
   }
 }
 
+// The default runs above take the node segment (coll/node.hpp) for
+// blocking Barrier/Bcast/Reduce/Allreduce up to 16 KiB; these take
+// point-to-point for every size, against the same references.
+TEST_CASE("collectives without the shared-memory segment") {
+  for (int ranks : {2, 3, 8}) {
+    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) {
+      expect_ok("coll", ranks, {"LAPIS_COLL_SHM=off"});
+    }
+  }
+}
+
 TEST_CASE("collectives over the engine's protocol extremes and interrupt mode") {
   for (const char* setting : {"LAPIS_EAGER_LIMIT=0", "LAPIS_MODE=interrupt"}) {
     SUBCASE(setting) { expect_ok("coll", 3, {setting}); }

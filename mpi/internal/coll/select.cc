@@ -44,6 +44,8 @@ int read_choice(const char* variable, std::initializer_list<const char*> names, 
 
 }  // namespace
 
+bool coll_forced(const char* variable) { return forced(variable, {}) != -1; }
+
 int floor_pow2(int n) {
   int p = 1;
   while (p * 2 <= n) p *= 2;

@@ -31,6 +31,10 @@ int choose_allreduce(std::size_t bytes, std::int64_t count, int comm_size, const
 int choose_allgather(std::size_t total_bytes, int comm_size, AllgatherAlgo& out);
 int choose_alltoall(std::size_t bytes_per_peer, AlltoallAlgo& out);
 
+// Whether `variable` (LAPIS_COLL_<NAME>) forces an algorithm (set, not
+// "auto"): the node collectives (node.hpp) then leave that collective to it.
+bool coll_forced(const char* variable);
+
 // Largest power of two <= n (n >= 1).
 int floor_pow2(int n);
 

@@ -1,0 +1,260 @@
+// Collectives through shared memory on a node (node.hpp).
+#include "mpi/internal/coll/node.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "mpi/internal/api_call.hpp"
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/internal_coll.hpp"
+#include "mpi/internal/runtime.hpp"
+#include "mpi/internal/state.hpp"
+
+namespace mpi {
+
+// One rank's part, mapped by every rank of the communicator.
+struct NodeRegion {
+  alignas(64) std::atomic<std::uint64_t> arrive{0};  // last collective it published
+  alignas(64) std::atomic<std::uint64_t> done{0};    // last collective whose reads it finished
+  alignas(64) std::byte slot[2][kNodeSlotBytes];
+};
+
+struct NodeSegment {
+  std::uint64_t gen = 0;  // collectives run on the segment so far
+  int rank = 0;
+  NodeRegion* mine = nullptr;       // alloc_registered
+  std::vector<NodeRegion*> at;      // by communicator rank, mapped here
+  bool oversubscribed = false;      // more ranks on the node than cores
+};
+
+namespace {
+
+// Every segment this process set up, live or retired (its communicator
+// freed), until MPI_Finalize releases them all. A segment is never freed
+// earlier: freeing needs every rank to be done reading it, and waiting for
+// that in MPI_Comm_free would make it synchronise (and progress meanwhile
+// could unmap other segments still being read). So a process keeps at most
+// kMaxSegments; communicators beyond that use point-to-point.
+constexpr std::size_t kMaxSegments = 128;
+std::mutex g_segments_mutex;  // guards g_segments, g_down (MPI calls on any thread)
+std::vector<std::unique_ptr<NodeSegment>> g_segments;
+bool g_down = false;  // node_collectives_shutdown ran
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+bool read_enabled() {
+  const char* v = std::getenv("LAPIS_COLL_SHM");
+  return v == nullptr || std::strcmp(v, "off") != 0;
+}
+
+// Spins until ready(); drives progress every 64 polls
+// (this rank's nonblocking collectives and point-to-point keep moving, and
+// under MPI_THREAD_MULTIPLE other threads get the MPI lock); yields at once
+// on an oversubscribed node, after about 4096 polls otherwise.
+template <typename Ready>
+void wait_until(const NodeSegment& s, Ready ready) {
+  const unsigned spin_limit = s.oversubscribed ? 16 : 4096;
+  for (unsigned polls = 0; !ready(); ++polls) {
+    if ((polls & 63) == 63) {
+      (void)engine().progress();
+      ApiCall::release_for_idle();
+    }
+    if (polls < spin_limit) {
+      cpu_relax();
+    } else {
+      sched_yield();
+    }
+  }
+}
+
+void wait_all_done(const NodeSegment& s, std::uint64_t g) {
+  wait_until(s, [&] {
+    for (const NodeRegion* r : s.at) {
+      if (r->done.load(std::memory_order_acquire) < g) return false;
+    }
+    return true;
+  });
+}
+
+void wait_all_arrived(const NodeSegment& s, std::uint64_t g) {
+  wait_until(s, [&] {
+    for (const NodeRegion* r : s.at) {
+      if (r->arrive.load(std::memory_order_acquire) < g) return false;
+    }
+    return true;
+  });
+}
+
+// Waits until every rank finished reading the slot collective g writes
+// (used by g - 2); returns that slot of this rank.
+std::byte* claim_slot(NodeSegment& s, std::uint64_t g) {
+  if (g > 2) wait_all_done(s, g - 2);
+  return s.mine->slot[g % 2];
+}
+
+// Sets up comm's segment (collective); false when some rank cannot map
+// every other's (then nothing is held).
+bool set_up(Comm& comm) {
+  lapi::Context& ctx = lapi_context();
+  const auto n = static_cast<std::size_t>(comm.size());
+  bool room;
+  {
+    std::lock_guard lock(g_segments_mutex);
+    room = !g_down && g_segments.size() < kMaxSegments;
+  }
+  void* mine = nullptr;
+  if (!room || !ctx.alloc_registered(sizeof(NodeRegion), mine).ok()) mine = nullptr;
+  if (mine != nullptr) new (mine) NodeRegion();
+  const std::uint64_t addr = reinterpret_cast<std::uint64_t>(mine);
+  std::vector<char> raw;
+  if (internal_allgather(comm, &addr, sizeof addr, raw) != MPI_SUCCESS) return false;
+  auto seg = std::make_unique<NodeSegment>();
+  seg->rank = comm.rank;
+  seg->mine = static_cast<NodeRegion*>(mine);
+  seg->at.assign(n, nullptr);
+  char mapped_all = mine != nullptr ? 1 : 0;
+  for (std::size_t r = 0; r < n && mapped_all; ++r) {
+    std::uint64_t a;
+    std::memcpy(&a, raw.data() + r * sizeof a, sizeof a);
+    void* p = nullptr;
+    const auto task = static_cast<lapi::TaskId>(comm.world_of(static_cast<int>(r)));
+    if (a == 0 || !ctx.map_remote(task, a, sizeof(NodeRegion), p).ok()) {
+      mapped_all = 0;
+    } else {
+      seg->at[r] = static_cast<NodeRegion*>(p);
+    }
+  }
+  std::vector<char> every;
+  const bool agreed = internal_allgather(comm, &mapped_all, 1, every) == MPI_SUCCESS;
+  bool all = agreed;
+  for (char c : every) all = all && c == 1;
+  if (!all) {
+    if (mine != nullptr) (void)ctx.free_registered(mine);
+    return false;
+  }
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  seg->oversubscribed = cores > 0 && static_cast<long>(n) > cores;
+  comm.node = seg.get();
+  std::lock_guard lock(g_segments_mutex);
+  g_segments.push_back(std::move(seg));
+  return true;
+}
+
+}  // namespace
+
+bool node_collective(Comm& comm, std::size_t bytes, bool algorithm_forced) {
+  static const bool enabled = read_enabled();
+  if (!enabled || algorithm_forced || comm.is_inter() || comm.size() < 2 || bytes > kNodeSlotBytes) return false;
+  if (comm.node_state == 0) comm.node_state = set_up(comm) ? 1 : -1;
+  return comm.node_state == 1;
+}
+
+int node_barrier(Comm& comm) {
+  NodeSegment& s = *comm.node;
+  const std::uint64_t g = ++s.gen;
+  s.mine->arrive.store(g, std::memory_order_release);
+  wait_all_arrived(s, g);
+  s.mine->done.store(g, std::memory_order_release);
+  return MPI_SUCCESS;
+}
+
+int node_bcast(Comm& comm, void* data, std::size_t bytes, int root) {
+  NodeSegment& s = *comm.node;
+  const std::uint64_t g = ++s.gen;
+  if (s.rank == root) {
+    std::memcpy(claim_slot(s, g), data, bytes);
+    s.mine->arrive.store(g, std::memory_order_release);
+  } else {
+    const NodeRegion& from = *s.at[static_cast<std::size_t>(root)];
+    wait_until(s, [&] { return from.arrive.load(std::memory_order_acquire) >= g; });
+    std::memcpy(data, from.slot[g % 2], bytes);
+  }
+  s.mine->done.store(g, std::memory_order_release);
+  return MPI_SUCCESS;
+}
+
+namespace {
+
+// acc = (...((x_0 op x_1) op x_2) ...) op x_{n-1} from every rank's slot of
+// collective g: the left fold the point-to-point algorithms compute too
+// (kernels compute inout = in op inout). A commutative op folds into acc
+// directly (x_i op acc = acc op x_i, bit for bit, IEEE + and * included);
+// any other op needs x_i copied into a scratch buffer first.
+void reduce_slots(const NodeSegment& s, const Reduction& r, void* acc, std::int64_t count,
+                  std::uint64_t g) {
+  const std::size_t bytes = static_cast<std::size_t>(count * r.type->size());
+  const std::size_t n = s.at.size();
+  std::memcpy(acc, s.at[0]->slot[g % 2], bytes);
+  if (r.op->commutative) {
+    for (std::size_t i = 1; i < n; ++i) reduce_packed(r, s.at[i]->slot[g % 2], acc, count);
+    return;
+  }
+  thread_local std::vector<std::byte> scratch;
+  scratch.resize(bytes);
+  for (std::size_t i = 1; i < n; ++i) {
+    std::memcpy(scratch.data(), s.at[i]->slot[g % 2], bytes);
+    reduce_packed(r, acc, scratch.data(), count);  // scratch = acc op x_i
+    std::memcpy(acc, scratch.data(), bytes);
+  }
+}
+
+// Publishes this rank's input for collective g.
+void publish(NodeSegment& s, const void* acc, std::size_t bytes, std::uint64_t g) {
+  std::memcpy(claim_slot(s, g), acc, bytes);
+  s.mine->arrive.store(g, std::memory_order_release);
+}
+
+}  // namespace
+
+int node_reduce(Comm& comm, const Reduction& r, void* acc, std::int64_t count, int root) {
+  NodeSegment& s = *comm.node;
+  const std::uint64_t g = ++s.gen;
+  publish(s, acc, static_cast<std::size_t>(count * r.type->size()), g);
+  if (s.rank == root) {
+    wait_all_arrived(s, g);
+    reduce_slots(s, r, acc, count, g);
+  }
+  s.mine->done.store(g, std::memory_order_release);
+  return MPI_SUCCESS;
+}
+
+int node_allreduce(Comm& comm, const Reduction& r, void* acc, std::int64_t count) {
+  NodeSegment& s = *comm.node;
+  const std::uint64_t g = ++s.gen;
+  publish(s, acc, static_cast<std::size_t>(count * r.type->size()), g);
+  wait_all_arrived(s, g);
+  reduce_slots(s, r, acc, count, g);
+  s.mine->done.store(g, std::memory_order_release);
+  return MPI_SUCCESS;
+}
+
+void node_collectives_shutdown() {
+  std::vector<std::unique_ptr<NodeSegment>> all;
+  {
+    std::lock_guard lock(g_segments_mutex);
+    all.swap(g_segments);
+    g_down = true;
+  }
+  // Every rank is past its last collective once all are here (MPI_Finalize
+  // is collective over MPI_COMM_WORLD): nobody reads a segment any more, so
+  // each may go. Freeing sends invalidations that peers run in progress, on
+  // their progress thread in interrupt mode too, which unmaps what a wait
+  // on shared flags would still read: hence a point-to-point barrier here.
+  if (CommPtr* world = state().comms.find(MPI_COMM_WORLD); world != nullptr && (*world)->size() > 1) {
+    (void)internal_barrier(**world);
+  }
+  for (const auto& s : all) (void)lapi_context().free_registered(s->mine);
+}
+
+}  // namespace mpi
