@@ -2,6 +2,7 @@
 #include "mpi/internal/coll/node.hpp"
 
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -61,10 +62,13 @@ bool read_enabled() {
 // Spins until ready(); drives progress every 64 polls
 // (this rank's nonblocking collectives and point-to-point keep moving, and
 // under MPI_THREAD_MULTIPLE other threads get the MPI lock); yields at once
-// on an oversubscribed node, after about 4096 polls otherwise.
+// on an oversubscribed node, after about 4096 polls otherwise; after 4000
+// more it sleeps 20 us between polls (a rank that computes for long does
+// not have its peers burn the cores it needs), as mpcpi's waits do.
 template <typename Ready>
 void wait_until(const NodeSegment& s, Ready ready) {
   const unsigned spin_limit = s.oversubscribed ? 16 : 4096;
+  const unsigned yield_limit = spin_limit + 4000;
   for (unsigned polls = 0; !ready(); ++polls) {
     if ((polls & 63) == 63) {
       (void)engine().progress();
@@ -72,8 +76,11 @@ void wait_until(const NodeSegment& s, Ready ready) {
     }
     if (polls < spin_limit) {
       cpu_relax();
-    } else {
+    } else if (polls < yield_limit) {
       sched_yield();
+    } else {
+      const timespec nap{0, 20000};
+      nanosleep(&nap, nullptr);
     }
   }
 }
