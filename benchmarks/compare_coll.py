@@ -10,6 +10,7 @@ reported, not aimed at), and Allreduce of 8 B at 2 ranks <= 1.5x Lapis' own
 8 B point-to-point round trip (2 x mpi_latency's one-way figure).
 """
 
+import os
 import statistics
 
 PROG = "mpi_coll"
@@ -42,16 +43,24 @@ class CollResults:
         return statistics.median(v) if v else None
 
 
+def iters_for(name, ranks):
+    """Explicit --iters where the default would take too long: MPICH busy-polls
+    when ranks outnumber cores (about 1000x slower: each call is scheduler
+    time slices), so a few calls tell its figure."""
+    if ranks <= (os.cpu_count() or 1):
+        return []
+    return ["--iters", "10" if name == "mpich" else "500"]
+
+
 def measure(args, impls, runner, rotate, size_list):
     """One mpi_coll job per implementation, rank count and repetition, alternated."""
     res = CollResults()
     bind = [] if args.no_bind else ["--bind"]
-    cmd_args = ["--colls", COLLS, "--sizes", ",".join(str(s) for s in size_list), "--json"] + bind
+    base = ["--colls", COLLS, "--sizes", ",".join(str(s) for s in size_list), "--json"] + bind
     for ranks in ranks_for(args):
         for rep in range(args.reps):
             for name in rotate(list(impls), rep):
-                # MPICH busy-polls when oversubscribed: much longer, but bounded.
-                cmd = impls[name].command(PROG, ranks, cmd_args, 900)
+                cmd = impls[name].command(PROG, ranks, base + iters_for(name, ranks), 900)
                 _, rows = runner.run(f"rep {rep + 1}: {PROG} {name} -n {ranks}", name, cmd, 960, PROG)
                 for row in rows:
                     res.add((row.get("coll"), row.get("ranks")), name, row.get("size"), row.get("us"))

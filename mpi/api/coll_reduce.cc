@@ -41,12 +41,17 @@ int coll_allreduce(const char* kFn, const void* sendbuf, void* recvbuf, int coun
                         [=](std::uint32_t seq) {
     if (bytes == 0) return MPI_SUCCESS;
     if (sendbuf == MPI_IN_PLACE && c->size() == 1) return MPI_SUCCESS;
-    Staging acc;
-    pack_to(acc, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *t);
-    int rc;
+    const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     static const bool forced = coll_forced("LAPIS_COLL_ALLREDUCE");
-    if (seq == 0 && node_collective(*c, bytes, forced)) {  // blocking (seq 0), on one node
-      rc = node_allreduce(*c, {o, t, datatype}, acc.data.get(), count);
+    const bool node = seq == 0 && node_collective(*c, bytes, forced);  // blocking (seq 0), one node
+    if (node && t->contiguous_for(count)) {
+      return node_allreduce(*c, {o, t, datatype}, data_start(in, *t), data_start(recvbuf, *t), count);
+    }
+    Staging acc;
+    pack_to(acc, in, count, *t);
+    int rc;
+    if (node) {
+      rc = node_allreduce(*c, {o, t, datatype}, acc.data.get(), acc.data.get(), count);
     } else {
       CollChannel ch(*c, CollTag::allreduce, seq);
       rc = allreduce_bytes(ch, {o, t, datatype}, acc, count, algo);

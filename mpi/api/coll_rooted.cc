@@ -90,12 +90,18 @@ int coll_reduce(const char* kFn, const void* sendbuf, void* recvbuf, int count,
   return run_collective(*c, kFn, how, [&] { return keep_objects(comm, {datatype}, op); },
                         [=](std::uint32_t seq) {
     if (bytes == 0) return MPI_SUCCESS;
-    Staging acc;
-    pack_to(acc, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *t);
-    int rc;
+    const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     static const bool forced = coll_forced("LAPIS_COLL_REDUCE");
-    if (seq == 0 && node_collective(*c, bytes, forced)) {
-      rc = node_reduce(*c, {o, t, datatype}, acc.data.get(), count, root);
+    const bool node = seq == 0 && node_collective(*c, bytes, forced);  // blocking (seq 0), one node
+    if (node && t->contiguous_for(count)) {
+      return node_reduce(*c, {o, t, datatype}, data_start(in, *t),
+                         am_root ? data_start(recvbuf, *t) : nullptr, count, root);
+    }
+    Staging acc;
+    pack_to(acc, in, count, *t);
+    int rc;
+    if (node) {
+      rc = node_reduce(*c, {o, t, datatype}, acc.data.get(), acc.data.get(), count, root);
     } else {
       CollChannel ch(*c, CollTag::reduce, seq);
       rc = reduce_bytes(ch, {o, t, datatype}, acc, count, root, algo);

@@ -24,7 +24,7 @@ namespace mpi {
 struct NodeRegion {
   alignas(64) std::atomic<std::uint64_t> arrive{0};  // last collective it published
   alignas(64) std::atomic<std::uint64_t> done{0};    // last collective whose reads it finished
-  alignas(64) std::byte slot[2][kNodeSlotBytes];
+  alignas(64) std::byte slot[kNodeSlots][kNodeSlotBytes];
 };
 
 struct NodeSegment {
@@ -103,11 +103,14 @@ void wait_all_arrived(const NodeSegment& s, std::uint64_t g) {
   });
 }
 
+// Slot of collective g.
+inline std::byte* slot_of(NodeRegion& r, std::uint64_t g) { return r.slot[g % kNodeSlots]; }
+
 // Waits until every rank finished reading the slot collective g writes
-// (used by g - 2); returns that slot of this rank.
+// (used last by g - kNodeSlots); returns that slot of this rank.
 std::byte* claim_slot(NodeSegment& s, std::uint64_t g) {
-  if (g > 2) wait_all_done(s, g - 2);
-  return s.mine->slot[g % 2];
+  if (g > kNodeSlots) wait_all_done(s, g - kNodeSlots);
+  return slot_of(*s.mine, g);
 }
 
 // Sets up comm's segment (collective); false when some rank cannot map
@@ -183,9 +186,9 @@ int node_bcast(Comm& comm, void* data, std::size_t bytes, int root) {
     std::memcpy(claim_slot(s, g), data, bytes);
     s.mine->arrive.store(g, std::memory_order_release);
   } else {
-    const NodeRegion& from = *s.at[static_cast<std::size_t>(root)];
+    NodeRegion& from = *s.at[static_cast<std::size_t>(root)];
     wait_until(s, [&] { return from.arrive.load(std::memory_order_acquire) >= g; });
-    std::memcpy(data, from.slot[g % 2], bytes);
+    std::memcpy(data, slot_of(from, g), bytes);
   }
   s.mine->done.store(g, std::memory_order_release);
   return MPI_SUCCESS;
@@ -198,50 +201,51 @@ namespace {
 // (kernels compute inout = in op inout). A commutative op folds into acc
 // directly (x_i op acc = acc op x_i, bit for bit, IEEE + and * included);
 // any other op needs x_i copied into a scratch buffer first.
-void reduce_slots(const NodeSegment& s, const Reduction& r, void* acc, std::int64_t count,
+void reduce_slots(const NodeSegment& s, const Reduction& r, void* out, std::int64_t count,
                   std::uint64_t g) {
   const std::size_t bytes = static_cast<std::size_t>(count * r.type->size());
   const std::size_t n = s.at.size();
-  std::memcpy(acc, s.at[0]->slot[g % 2], bytes);
+  std::memcpy(out, slot_of(*s.at[0], g), bytes);
   if (r.op->commutative) {
-    for (std::size_t i = 1; i < n; ++i) reduce_packed(r, s.at[i]->slot[g % 2], acc, count);
+    for (std::size_t i = 1; i < n; ++i) reduce_packed(r, slot_of(*s.at[i], g), out, count);
     return;
   }
   thread_local std::vector<std::byte> scratch;
   scratch.resize(bytes);
   for (std::size_t i = 1; i < n; ++i) {
-    std::memcpy(scratch.data(), s.at[i]->slot[g % 2], bytes);
-    reduce_packed(r, acc, scratch.data(), count);  // scratch = acc op x_i
-    std::memcpy(acc, scratch.data(), bytes);
+    std::memcpy(scratch.data(), slot_of(*s.at[i], g), bytes);
+    reduce_packed(r, out, scratch.data(), count);  // scratch = out op x_i
+    std::memcpy(out, scratch.data(), bytes);
   }
 }
 
 // Publishes this rank's input for collective g.
-void publish(NodeSegment& s, const void* acc, std::size_t bytes, std::uint64_t g) {
-  std::memcpy(claim_slot(s, g), acc, bytes);
+void publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g) {
+  std::memcpy(claim_slot(s, g), in, bytes);
   s.mine->arrive.store(g, std::memory_order_release);
 }
 
 }  // namespace
 
-int node_reduce(Comm& comm, const Reduction& r, void* acc, std::int64_t count, int root) {
+int node_reduce(Comm& comm, const Reduction& r, const void* in, void* out, std::int64_t count,
+                int root) {
   NodeSegment& s = *comm.node;
   const std::uint64_t g = ++s.gen;
-  publish(s, acc, static_cast<std::size_t>(count * r.type->size()), g);
+  publish(s, in, static_cast<std::size_t>(count * r.type->size()), g);
   if (s.rank == root) {
     wait_all_arrived(s, g);
-    reduce_slots(s, r, acc, count, g);
+    reduce_slots(s, r, out, count, g);
   }
   s.mine->done.store(g, std::memory_order_release);
   return MPI_SUCCESS;
 }
 
-int node_allreduce(Comm& comm, const Reduction& r, void* acc, std::int64_t count) {
+int node_allreduce(Comm& comm, const Reduction& r, const void* in, void* out, std::int64_t count) {
   NodeSegment& s = *comm.node;
   const std::uint64_t g = ++s.gen;
-  publish(s, acc, static_cast<std::size_t>(count * r.type->size()), g);
+  publish(s, in, static_cast<std::size_t>(count * r.type->size()), g);
   wait_all_arrived(s, g);
-  reduce_slots(s, r, acc, count, g);
+  reduce_slots(s, r, out, count, g);
   s.mine->done.store(g, std::memory_order_release);
   return MPI_SUCCESS;
 }

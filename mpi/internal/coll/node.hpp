@@ -4,13 +4,13 @@
 // intra-communicator whose ranks all map each other's memory (the core's
 // alloc_registered + map_remote: one host, checksums off).
 //
-// Each rank owns a segment: two flag words and two data slots, mapped by
-// every other rank. Collective number g on the communicator (every rank
-// counts the same) writes slot g % 2, publishes `arrive = g`, waits for
-// the arrivals it needs, reads, then publishes `done = g`. A rank writes a
-// slot again only once every rank's done has reached g - 2, so a slow
-// reader never sees its data overwritten, and a rank that is one
-// collective ahead does not wait for the others to finish. Reductions run
+// Each rank owns a segment: two flag words and kNodeSlots data slots,
+// mapped by every other rank. Collective number g on the communicator
+// (every rank counts the same) writes slot g % kNodeSlots, publishes
+// `arrive = g`, waits for the arrivals it needs, reads, then publishes
+// `done = g`. A rank writes a slot again only once every rank's done has
+// reached g - kNodeSlots, so a slow reader never sees its data
+// overwritten, and a rank may run that many collectives ahead. Reductions run
 // in rank order from the same slots on every rank: an Allreduce is
 // bit-identical everywhere (and any op, commutative or not, is applied in
 // rank order).
@@ -32,6 +32,9 @@
 namespace mpi {
 
 inline constexpr std::size_t kNodeSlotBytes = 16 * 1024;
+// Slots per rank: a rank may run this many collectives ahead of the
+// slowest reader (a Bcast root, a Reduce sender) before it waits.
+inline constexpr std::size_t kNodeSlots = 8;
 
 // True when a blocking collective of `bytes` packed bytes on `comm` runs
 // through the node segment. The first call on a communicator that could
@@ -45,10 +48,11 @@ bool node_collective(Comm& comm, std::size_t bytes, bool algorithm_forced = fals
 int node_barrier(Comm& comm);
 // data: bytes packed; the root's input, every other rank's output.
 int node_bcast(Comm& comm, void* data, std::size_t bytes, int root);
-// acc: this rank's packed input; on return the result (root only, or every
-// rank for the allreduce).
-int node_reduce(Comm& comm, const Reduction& r, void* acc, std::int64_t count, int root);
-int node_allreduce(Comm& comm, const Reduction& r, void* acc, std::int64_t count);
+// in: this rank's packed input (copied to its slot first, so `out` may be
+// the same buffer); out: the result, packed (root only for the reduce).
+int node_reduce(Comm& comm, const Reduction& r, const void* in, void* out, std::int64_t count,
+                int root);
+int node_allreduce(Comm& comm, const Reduction& r, const void* in, void* out, std::int64_t count);
 
 // MPI_Finalize, before the core stops: releases every segment (a freed
 // communicator's segment is kept until then, see node.cc).
