@@ -5,7 +5,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -20,15 +22,25 @@
 
 namespace mpi {
 
+// Data up to this size travels in its slot's flag line: one cache line
+// moves per reader.
+inline constexpr std::size_t kInlineBytes = 56;
+
+struct alignas(64) SlotHead {
+  std::atomic<std::uint64_t> gen{0};  // the collective whose data the slot holds
+  std::byte data[kInlineBytes];       // that data, when it fits
+};
+
 // One rank's part, mapped by every rank of the communicator.
 struct NodeRegion {
-  alignas(64) std::atomic<std::uint64_t> arrive{0};  // last collective it published
-  alignas(64) std::atomic<std::uint64_t> done{0};    // last collective whose reads it finished
-  alignas(64) std::byte slot[kNodeSlots][kNodeSlotBytes];
+  alignas(64) std::atomic<std::uint64_t> done{0};  // last collective whose reads it finished
+  SlotHead head[kNodeSlots];
+  alignas(64) std::byte slot[kNodeSlots][kNodeSlotBytes];  // data beyond kInlineBytes
 };
 
 struct NodeSegment {
-  std::uint64_t gen = 0;  // collectives run on the segment so far
+  std::uint64_t gen = 0;       // collectives run on the segment so far
+  std::uint64_t all_done = 0;  // every rank's done was at least this, last we looked
   int rank = 0;
   NodeRegion* mine = nullptr;       // alloc_registered
   std::vector<NodeRegion*> at;      // by communicator rank, mapped here
@@ -85,33 +97,43 @@ void wait_until(const NodeSegment& s, Ready ready) {
   }
 }
 
-void wait_all_done(const NodeSegment& s, std::uint64_t g) {
+inline SlotHead& head_of(NodeRegion& r, std::uint64_t g) { return r.head[g % kNodeSlots]; }
+
+inline std::byte* data_of(NodeRegion& r, std::uint64_t g, std::size_t bytes) {
+  return bytes <= kInlineBytes ? head_of(r, g).data : r.slot[g % kNodeSlots];
+}
+
+bool published(NodeRegion& r, std::uint64_t g) {
+  return head_of(r, g).gen.load(std::memory_order_acquire) >= g;
+}
+
+void wait_all_published(const NodeSegment& s, std::uint64_t g) {
   wait_until(s, [&] {
-    for (const NodeRegion* r : s.at) {
-      if (r->done.load(std::memory_order_acquire) < g) return false;
+    for (NodeRegion* r : s.at) {
+      if (!published(*r, g)) return false;
     }
     return true;
   });
 }
 
-void wait_all_arrived(const NodeSegment& s, std::uint64_t g) {
-  wait_until(s, [&] {
-    for (const NodeRegion* r : s.at) {
-      if (r->arrive.load(std::memory_order_acquire) < g) return false;
-    }
-    return true;
-  });
+// Publishes this rank's `bytes` of collective g, once every rank finished
+// reading what its slot held before (collective g - kNodeSlots). The
+// others' done words are read only when the last look does not tell.
+void publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g) {
+  if (g > kNodeSlots && s.all_done < g - kNodeSlots) {
+    const std::uint64_t need = g - kNodeSlots;
+    wait_until(s, [&] {
+      std::uint64_t low = UINT64_MAX;
+      for (const NodeRegion* r : s.at) low = std::min(low, r->done.load(std::memory_order_acquire));
+      s.all_done = low;
+      return low >= need;
+    });
+  }
+  if (bytes > 0) std::memcpy(data_of(*s.mine, g, bytes), in, bytes);
+  head_of(*s.mine, g).gen.store(g, std::memory_order_release);
 }
 
-// Slot of collective g.
-inline std::byte* slot_of(NodeRegion& r, std::uint64_t g) { return r.slot[g % kNodeSlots]; }
-
-// Waits until every rank finished reading the slot collective g writes
-// (used last by g - kNodeSlots); returns that slot of this rank.
-std::byte* claim_slot(NodeSegment& s, std::uint64_t g) {
-  if (g > kNodeSlots) wait_all_done(s, g - kNodeSlots);
-  return slot_of(*s.mine, g);
-}
+void finish(NodeSegment& s, std::uint64_t g) { s.mine->done.store(g, std::memory_order_release); }
 
 // Sets up comm's segment (collective); false when some rank cannot map
 // every other's (then nothing is held).
@@ -173,9 +195,9 @@ bool node_collective(Comm& comm, std::size_t bytes, bool algorithm_forced) {
 int node_barrier(Comm& comm) {
   NodeSegment& s = *comm.node;
   const std::uint64_t g = ++s.gen;
-  s.mine->arrive.store(g, std::memory_order_release);
-  wait_all_arrived(s, g);
-  s.mine->done.store(g, std::memory_order_release);
+  publish(s, nullptr, 0, g);
+  wait_all_published(s, g);
+  finish(s, g);
   return MPI_SUCCESS;
 }
 
@@ -183,46 +205,39 @@ int node_bcast(Comm& comm, void* data, std::size_t bytes, int root) {
   NodeSegment& s = *comm.node;
   const std::uint64_t g = ++s.gen;
   if (s.rank == root) {
-    std::memcpy(claim_slot(s, g), data, bytes);
-    s.mine->arrive.store(g, std::memory_order_release);
+    publish(s, data, bytes, g);
   } else {
     NodeRegion& from = *s.at[static_cast<std::size_t>(root)];
-    wait_until(s, [&] { return from.arrive.load(std::memory_order_acquire) >= g; });
-    std::memcpy(data, slot_of(from, g), bytes);
+    wait_until(s, [&] { return published(from, g); });
+    std::memcpy(data, data_of(from, g, bytes), bytes);
   }
-  s.mine->done.store(g, std::memory_order_release);
+  finish(s, g);
   return MPI_SUCCESS;
 }
 
 namespace {
 
-// acc = (...((x_0 op x_1) op x_2) ...) op x_{n-1} from every rank's slot of
+// out = (...((x_0 op x_1) op x_2) ...) op x_{n-1} from every rank's slot of
 // collective g: the left fold the point-to-point algorithms compute too
-// (kernels compute inout = in op inout). A commutative op folds into acc
-// directly (x_i op acc = acc op x_i, bit for bit, IEEE + and * included);
+// (kernels compute inout = in op inout). A commutative op folds into out
+// directly (x_i op out = out op x_i, bit for bit, IEEE + and * included);
 // any other op needs x_i copied into a scratch buffer first.
 void reduce_slots(const NodeSegment& s, const Reduction& r, void* out, std::int64_t count,
                   std::uint64_t g) {
   const std::size_t bytes = static_cast<std::size_t>(count * r.type->size());
   const std::size_t n = s.at.size();
-  std::memcpy(out, slot_of(*s.at[0], g), bytes);
+  std::memcpy(out, data_of(*s.at[0], g, bytes), bytes);
   if (r.op->commutative) {
-    for (std::size_t i = 1; i < n; ++i) reduce_packed(r, slot_of(*s.at[i], g), out, count);
+    for (std::size_t i = 1; i < n; ++i) reduce_packed(r, data_of(*s.at[i], g, bytes), out, count);
     return;
   }
   thread_local std::vector<std::byte> scratch;
   scratch.resize(bytes);
   for (std::size_t i = 1; i < n; ++i) {
-    std::memcpy(scratch.data(), slot_of(*s.at[i], g), bytes);
+    std::memcpy(scratch.data(), data_of(*s.at[i], g, bytes), bytes);
     reduce_packed(r, out, scratch.data(), count);  // scratch = out op x_i
     std::memcpy(out, scratch.data(), bytes);
   }
-}
-
-// Publishes this rank's input for collective g.
-void publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g) {
-  std::memcpy(claim_slot(s, g), in, bytes);
-  s.mine->arrive.store(g, std::memory_order_release);
 }
 
 }  // namespace
@@ -233,10 +248,10 @@ int node_reduce(Comm& comm, const Reduction& r, const void* in, void* out, std::
   const std::uint64_t g = ++s.gen;
   publish(s, in, static_cast<std::size_t>(count * r.type->size()), g);
   if (s.rank == root) {
-    wait_all_arrived(s, g);
+    wait_all_published(s, g);
     reduce_slots(s, r, out, count, g);
   }
-  s.mine->done.store(g, std::memory_order_release);
+  finish(s, g);
   return MPI_SUCCESS;
 }
 
@@ -244,9 +259,9 @@ int node_allreduce(Comm& comm, const Reduction& r, const void* in, void* out, st
   NodeSegment& s = *comm.node;
   const std::uint64_t g = ++s.gen;
   publish(s, in, static_cast<std::size_t>(count * r.type->size()), g);
-  wait_all_arrived(s, g);
+  wait_all_published(s, g);
   reduce_slots(s, r, out, count, g);
-  s.mine->done.store(g, std::memory_order_release);
+  finish(s, g);
   return MPI_SUCCESS;
 }
 

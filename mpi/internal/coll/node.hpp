@@ -4,14 +4,16 @@
 // intra-communicator whose ranks all map each other's memory (the core's
 // alloc_registered + map_remote: one host, checksums off).
 //
-// Each rank owns a segment: two flag words and kNodeSlots data slots,
-// mapped by every other rank. Collective number g on the communicator
-// (every rank counts the same) writes slot g % kNodeSlots, publishes
-// `arrive = g`, waits for the arrivals it needs, reads, then publishes
-// `done = g`. A rank writes a slot again only once every rank's done has
-// reached g - kNodeSlots, so a slow reader never sees its data
-// overwritten, and a rank may run that many collectives ahead. Reductions run
-// in rank order from the same slots on every rank: an Allreduce is
+// Each rank owns a segment of kNodeSlots slots and a `done` word, mapped by
+// every other rank. Collective number g on the communicator (every rank
+// counts the same) writes its data into slot g % kNodeSlots and then the
+// slot's flag word (`gen = g`); readers wait for that flag, read, and set
+// their `done = g`. Data of up to 56 bytes sits in the flag's own cache
+// line, so a small collective moves one line per reader. A slot is written
+// again only once every rank's done reached g - kNodeSlots (looked up only
+// when the last look does not tell), so a slow reader never sees its data
+// overwritten and a rank may run that many collectives ahead. Reductions
+// are a left fold in rank order on every rank: an Allreduce is
 // bit-identical everywhere (and any op, commutative or not, is applied in
 // rank order).
 //
