@@ -42,13 +42,13 @@ class MtResults:
 def measure(args, impls, runner, rotate, size_list):
     """One mpi_mt job per implementation and repetition, the starting one rotating."""
     res = MtResults()
-    # No --bind: pinning the main thread would pin the threads it starts
-    # onto the same core.
+    # No --bind, and lapirun's own binding off: pinning a rank would put the
+    # threads it starts on one core, while Open MPI and MPICH run unbound.
     cmd_args = ["--threads", ",".join(str(t) for t in THREADS),
                 "--sizes", ",".join(str(s) for s in size_list), "--json"]
     for rep in range(args.reps):
         for name in rotate(list(impls), rep):
-            cmd = impls[name].command(PROG, 2, cmd_args, 900)
+            cmd = impls[name].command(PROG, 2, cmd_args, 900, unbound=True)
             _, rows = runner.run(f"rep {rep + 1}: {PROG} {name}", name, cmd, 960)
             for row in rows:
                 bench = row.get("bench")
