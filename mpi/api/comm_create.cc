@@ -7,6 +7,7 @@
 #include "mpi/internal/attributes.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/coll/entry.hpp"
+#include "mpi/internal/coll/node.hpp"
 #include "mpi/internal/comm_factory.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/intercomm.hpp"
@@ -138,5 +139,6 @@ extern "C" int MPI_Barrier(MPI_Comm comm) {
   Comm* c = nullptr;
   if (int rc = lookup_comm(comm, c)) return raise(c, kFn, rc);
   if (c->is_inter()) return coll_barrier(kFn, comm, {});
+  if (node_collective(*c, 0)) return raise(c, kFn, node_barrier(*c));  // one host: shared memory
   return raise(c, kFn, internal_barrier(*c));
 }

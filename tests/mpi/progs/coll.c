@@ -668,6 +668,36 @@ static void test_scan(MPI_Comm comm, int me, int n) {
   }
 }
 
+/* MPI_Barrier synchronises: each rank stores its round number in its part
+ * of a shared window, then after the barrier every part must show that
+ * round. A barrier that let a rank through early would show an older one
+ * (500 rounds, so with ranks descheduled on an oversubscribed host too). */
+static void test_barrier(MPI_Comm comm, int me, int n) {
+  enum { ROUNDS = 500 };
+  MPI_Win win;
+  volatile int* mine = NULL;
+  CHECK_OK(MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, comm, (void*)&mine, &win));
+  *mine = -1;
+  volatile int** part = malloc((size_t)n * sizeof *part);
+  for (int r = 0; r < n; ++r) {
+    MPI_Aint bytes;
+    int unit;
+    CHECK_OK(MPI_Win_shared_query(win, r, &bytes, &unit, (void*)&part[r]));
+  }
+  CHECK_OK(MPI_Barrier(comm));
+  int stale = 0;
+  for (int k = 0; k < ROUNDS; ++k) {
+    *mine = k;
+    CHECK_OK(MPI_Barrier(comm));
+    for (int r = 0; r < n; ++r) stale += *part[r] < k;
+  }
+  CHECK(stale == 0);
+  CHECK_OK(MPI_Barrier(comm));
+  free((void*)part);
+  (void)me;
+  CHECK_OK(MPI_Win_free(&win));
+}
+
 /* Runs every test, or with `only` set just those of one family (the
  * forced-algorithm runs: bcast, reduce, allreduce, allgather, alltoall). */
 static const char* only;
@@ -678,6 +708,7 @@ static void run_all(MPI_Comm comm) {
   int me, n;
   CHECK_OK(MPI_Comm_rank(comm, &me));
   CHECK_OK(MPI_Comm_size(comm, &n));
+  if (wanted("barrier")) test_barrier(comm, me, n);
   if (wanted("bcast")) test_bcast(comm, me, n);
   if (wanted("reduce")) test_reduce(comm, me, n);
   if (wanted("allreduce")) test_allreduce(comm, me, n);
