@@ -1,5 +1,7 @@
 #include "mpi/internal/runtime.hpp"
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -18,6 +20,13 @@ std::unique_ptr<mpcpi::Engine>& g_engine = *new std::unique_ptr<mpcpi::Engine>;
 }  // namespace
 
 lapi::Context& lapi_context() { return *g_context; }
+
+namespace {
+std::atomic<std::uint64_t> g_handler_writes{0};
+}  // namespace
+
+void publish_handler_writes() { g_handler_writes.fetch_add(1, std::memory_order_release); }
+void observe_handler_writes() { (void)g_handler_writes.load(std::memory_order_acquire); }
 mpcpi::Engine& engine() { return *g_engine; }
 
 int engine_status_class(mpcpi::Errc code) {

@@ -18,6 +18,15 @@ int stop_runtime();
 lapi::Context& lapi_context();
 mpcpi::Engine& engine();
 
+// Writes to user memory that handlers make on lapi's threads (the window
+// requests a target runs, interrupt mode) are published with a release
+// here; a synchronising call that learns of them without the engine (the
+// node collectives: flags written by other processes) acquires it, so the
+// order that other processes' messages guarantee is also one this
+// process's threads see (and ThreadSanitizer with them).
+void publish_handler_writes();
+void observe_handler_writes();
+
 // MPI error class of an engine code; the detail of the engine's last error
 // becomes the MPI detail.
 int engine_error(mpcpi::Errc code);

@@ -133,7 +133,10 @@ void publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g)
   head_of(*s.mine, g).gen.store(g, std::memory_order_release);
 }
 
-void finish(NodeSegment& s, std::uint64_t g) { s.mine->done.store(g, std::memory_order_release); }
+void finish(NodeSegment& s, std::uint64_t g) {
+  s.mine->done.store(g, std::memory_order_release);
+  observe_handler_writes();  // see runtime.hpp
+}
 
 // Sets up comm's segment (collective); false when some rank cannot map
 // every other's (then nothing is held).

@@ -140,6 +140,7 @@ void on_request_landed(lapi::Context& ctx, void* user_info, void*) {
       a.to = job->src;
       a.wire.cookie = job->req.cookie;
       run(*job, a);
+      publish_handler_writes();  // before the answer lets anyone learn of them
       ++win.next_seq[o];
       job.reset();
       auto next = win.early[o].find(win.next_seq[o]);
