@@ -48,7 +48,7 @@ constexpr std::array kVariables = {
              "it sends wait (see `mpcpi/README.md`)"},
     Variable{"LAPIS_COLL_SHM", "auto", "mpi",
              "`off`: no shared-memory collectives (blocking Barrier, Bcast, Reduce, Allreduce up to "
-             "16 KiB through a segment every rank of a one-host communicator maps)"},
+             "16 KiB through a segment every rank of a one-host communicator maps; polling mode only)"},
     Variable{"LAPIS_COLL_BCAST", "auto", "mpi",
              "`binomial`, `scatter_allgather` (see `mpi/README.md` for each collective's choice)"},
     Variable{"LAPIS_COLL_REDUCE", "auto", "mpi", "`binomial`, `linear`"},

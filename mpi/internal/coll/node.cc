@@ -148,8 +148,13 @@ bool set_up(Comm& comm) {
     std::lock_guard lock(g_segments_mutex);
     room = !g_down && g_segments.size() < kMaxSegments;
   }
+  // Interrupt mode keeps point-to-point: the progress thread lands data
+  // (UCX's own puts included) that a wait on other processes' flags would
+  // not order with this thread, and waits there should sleep, not spin.
+  std::int64_t interrupt = 0;
+  (void)ctx.qenv(lapi::Query::interrupt_mode, interrupt);
   void* mine = nullptr;
-  if (!room || !ctx.alloc_registered(sizeof(NodeRegion), mine).ok()) mine = nullptr;
+  if (!room || interrupt != 0 || !ctx.alloc_registered(sizeof(NodeRegion), mine).ok()) mine = nullptr;
   if (mine != nullptr) new (mine) NodeRegion();
   const std::uint64_t addr = reinterpret_cast<std::uint64_t>(mine);
   std::vector<char> raw;

@@ -2,7 +2,8 @@
 // Collectives through shared memory on a node: blocking MPI_Barrier,
 // MPI_Bcast, MPI_Reduce and MPI_Allreduce of up to kNodeSlotBytes on an
 // intra-communicator whose ranks all map each other's memory (the core's
-// alloc_registered + map_remote: one host, checksums off).
+// alloc_registered + map_remote: one host, checksums off), in polling mode
+// (interrupt mode keeps point-to-point: see set_up in node.cc).
 //
 // Each rank owns a segment of kNodeSlots slots and a `done` word, mapped by
 // every other rank. Collective number g on the communicator (every rank
