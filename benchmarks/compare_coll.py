@@ -11,7 +11,8 @@ reported, not aimed at), and Allreduce of 8 B at 2 ranks <= 1.5x Lapis' own
 """
 
 import os
-import statistics
+
+from compare_series import Series, table
 
 PROG = "mpi_coll"
 PROGRAMS = [PROG]  # built with every MPI
@@ -28,21 +29,6 @@ def ranks_for(args):
     return [2, 4] if args.quick else [2, 4, 8]
 
 
-class CollResults:
-    """values[(coll, ranks)][impl][size] -> one number per repetition."""
-
-    def __init__(self):
-        self.values = {}
-
-    def add(self, key, impl, size, value):
-        if value is not None and value > 0:
-            self.values.setdefault(key, {}).setdefault(impl, {}).setdefault(size, []).append(value)
-
-    def med(self, key, impl, size):
-        v = self.values.get(key, {}).get(impl, {}).get(size, [])
-        return statistics.median(v) if v else None
-
-
 def iters_for(name, ranks):
     """Explicit --iters where the default would take too long: MPICH busy-polls
     when ranks outnumber cores (about 1000x slower: each call is scheduler
@@ -54,7 +40,7 @@ def iters_for(name, ranks):
 
 def measure(args, impls, runner, rotate, size_list):
     """One mpi_coll job per implementation, rank count and repetition, alternated."""
-    res = CollResults()
+    res = Series()
     bind = [] if args.no_bind else ["--bind"]
     base = ["--colls", COLLS, "--sizes", ",".join(str(s) for s in size_list), "--json"] + bind
     for ranks in ranks_for(args):
@@ -77,25 +63,8 @@ def report(rep, res, size_list):
         key = (coll, ranks)
         curves = [c for c in rep.impls if c in res.values[key]]
         rep.say(f"-- {coll}, {ranks} ranks")
-        rep.say(f"{'size':>8}" + "".join(f" {c:>11}" for c in curves) +
-                "".join(f" {'lapis/' + o:>16}" for o in others))
-        for size in [0] + list(size_list):
-            med = {c: res.med(key, c, size) for c in curves}
-            if not any(med.values()):
-                continue
-            row = {"bench": PROG, "coll": coll, "ranks": ranks, "size": size, "reps": rep.args.reps}
-            text = f"{size:>8}"
-            for c in curves:
-                if med[c]:
-                    row[f"{c}_us"] = round(med[c], 4)
-                text += f" {('-' if not med[c] else f'{med[c]:.3f}'):>11}"
-            for o in others:
-                r = med["lapis"] / med[o] if med.get("lapis") and med.get(o) else None
-                if r is not None:
-                    row[f"lapis_over_{o}"] = round(r, 4)
-                text += f" {('-' if r is None else f'{r:.2f}'):>16}"
-            rep.emit(row)
-            rep.say(text)
+        table(rep, res, key, curves, others, [0] + list(size_list),
+              {"bench": PROG, "coll": coll, "ranks": ranks}, "us", ".3f")
 
 
 def targets(res, others, p2p_one_way_8b):

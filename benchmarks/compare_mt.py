@@ -9,7 +9,7 @@ ratios to the better peer, and the windows issue's multi-threaded targets
 peer).
 """
 
-import statistics
+from compare_series import Series, table
 
 PROG = "mpi_mt"
 PROGRAMS = [PROG]  # built with every MPI
@@ -24,24 +24,9 @@ def sizes_for(args):
     return [8, 1024] if args.quick else [8, 1024, 16384]
 
 
-class MtResults:
-    """values[(bench, threads)][impl][size] -> one number per repetition."""
-
-    def __init__(self):
-        self.values = {}
-
-    def add(self, key, impl, size, value):
-        if value is not None and value > 0:
-            self.values.setdefault(key, {}).setdefault(impl, {}).setdefault(size, []).append(value)
-
-    def med(self, key, impl, size):
-        v = self.values.get(key, {}).get(impl, {}).get(size, [])
-        return statistics.median(v) if v else None
-
-
 def measure(args, impls, runner, rotate, size_list):
     """One mpi_mt job per implementation and repetition, the starting one rotating."""
-    res = MtResults()
+    res = Series()
     # No --bind, and lapirun's own binding off: pinning a rank would put the
     # threads it starts on one core, while Open MPI and MPICH run unbound.
     cmd_args = ["--threads", ",".join(str(t) for t in THREADS),
@@ -67,25 +52,8 @@ def report(rep, res, size_list):
         unit = METRIC[bench]
         curves = [c for c in rep.impls if c in res.values[key]]
         rep.say(f"-- {bench}, {threads} thread(s) per rank ({'one-way us' if bench == LATENCY else 'messages/s per thread'})")
-        rep.say(f"{'size':>8}" + "".join(f" {c:>12}" for c in curves) +
-                "".join(f" {'lapis/' + o:>16}" for o in others))
-        for size in size_list:
-            med = {c: res.med(key, c, size) for c in curves}
-            if not any(med.values()):
-                continue
-            row = {"bench": bench, "threads": threads, "size": size, "reps": rep.args.reps}
-            text = f"{size:>8}"
-            for c in curves:
-                if med[c]:
-                    row[f"{c}_{unit}"] = round(med[c], 4)
-                text += f" {('-' if not med[c] else f'{med[c]:.3f}' if bench == LATENCY else f'{med[c]:.0f}'):>12}"
-            for o in others:
-                r = med["lapis"] / med[o] if med.get("lapis") and med.get(o) else None
-                if r is not None:
-                    row[f"lapis_over_{o}"] = round(r, 4)
-                text += f" {('-' if r is None else f'{r:.2f}'):>16}"
-            rep.emit(row)
-            rep.say(text)
+        table(rep, res, key, curves, others, size_list, {"bench": bench, "threads": threads}, unit,
+              ".3f" if bench == LATENCY else ".0f", width=12)
 
 
 def targets(res, others):

@@ -8,7 +8,7 @@ Put + flush_rma and Get (lapi_rma_latency) beside them; reports medians,
 ratios to the better peer, and the one-sided targets of the windows issue.
 """
 
-import statistics
+from compare_series import Series, table
 
 LATENCY = "mpi_rma_latency"
 BANDWIDTH = "mpi_rma_bw"
@@ -25,27 +25,9 @@ def sizes_for(args):
     return [8, 1024, 65536, 1 << 20] if args.quick else [8, 64, 512, 4096, 32768, 262144, 1 << 20]
 
 
-def _median(values):
-    return statistics.median(values) if values else None
-
-
-class RmaResults:
-    """values[(bench, op, sync)][curve][size] -> one number per repetition."""
-
-    def __init__(self):
-        self.values = {}
-
-    def add(self, key, curve, size, value):
-        if value is not None and value > 0:
-            self.values.setdefault(key, {}).setdefault(curve, {}).setdefault(size, []).append(value)
-
-    def med(self, key, curve, size):
-        return _median(self.values.get(key, {}).get(curve, {}).get(size, []))
-
-
 def measure(args, impls, ref, runner, rotate, size_list):
     """Every implementation's two programs per repetition, the starting one rotating."""
-    res = RmaResults()
+    res = Series()
     sizes = ",".join(str(s) for s in size_list)
     bind = [] if args.no_bind else ["--bind"]
     for rep in range(args.reps):
@@ -80,25 +62,8 @@ def report(rep, res, size_list):
         title = f"{op} {'+ ' + sync if bench == LATENCY else 'window 64 + flush'} ({unit})"
         rep.say(f"-- {bench}: {title}")
         ratio_to = others + (["lapis-core"] if "lapis-core" in curves else [])
-        rep.say(f"{'size':>8}" + "".join(f" {c:>11}" for c in curves) +
-                "".join(f" {'lapis/' + o:>16}" for o in ratio_to))
-        for size in size_list:
-            med = {c: res.med(key, c, size) for c in curves}
-            if not any(med.values()):
-                continue
-            row = {"bench": bench, "op": op, "sync": sync, "size": size, "reps": rep.args.reps}
-            text = f"{size:>8}"
-            for c in curves:
-                if med[c]:
-                    row[f"{c}_{unit}"] = round(med[c], 4)
-                text += f" {('-' if not med[c] else f'{med[c]:.3f}' if unit == 'us' else f'{med[c]:.0f}'):>11}"
-            for o in ratio_to:
-                r = med["lapis"] / med[o] if med.get("lapis") and med.get(o) else None
-                if r is not None:
-                    row[f"lapis_over_{o}"] = round(r, 4)
-                text += f" {('-' if r is None else f'{r:.2f}'):>16}"
-            rep.emit(row)
-            rep.say(text)
+        table(rep, res, key, curves, ratio_to, size_list, {"bench": bench, "op": op, "sync": sync},
+              unit, ".3f" if unit == "us" else ".0f")
 
 
 def targets(res, others):
