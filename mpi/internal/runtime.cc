@@ -6,6 +6,7 @@
 #include <string>
 
 #include "mpi.h"
+#include "mpi/internal/coll/select.hpp"
 #include "mpi/internal/errors.hpp"
 
 namespace mpi {
@@ -74,6 +75,8 @@ int start_runtime() {
   if (lapi::Status st = lapi::Context::init(config, g_context); !st.ok()) {
     return fail(MPI_ERR_OTHER, "starting the lapi context: {}", st.message());
   }
+  bool coll_shm = true;
+  if (int rc = read_coll_shm(coll_shm); rc != MPI_SUCCESS) return rc;
   mpcpi::Options options;
   if (mpcpi::Errc e = mpcpi::Options::from_env(options); e != mpcpi::Errc::success) {
     return engine_error(e);

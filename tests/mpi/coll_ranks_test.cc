@@ -85,9 +85,12 @@ TEST_CASE("fatal collective errors name the function and the argument") {
       {"root", {}, {"MPI_Bcast: MPI_ERR_ROOT", "root=3"}},
       {"buffer", {}, {"MPI_Reduce: MPI_ERR_BUFFER", "sendbuf"}},
       {"env", {"LAPIS_COLL_ALLTOALL=bogus"}, {"MPI_Alltoall: MPI_ERR_ARG", "LAPIS_COLL_ALLTOALL=bogus"}},
+      // Checked by MPI_Init: it is read where no error can be returned.
+      {"env", {"LAPIS_COLL_SHM=of"}, {"MPI_Init", "MPI_ERR_ARG", "LAPIS_COLL_SHM=of"}},
   };
   for (const Case& c : cases) {
-    SUBCASE(c.what) {
+    const std::string label = std::string(c.what) + (c.env.empty() ? "" : " " + c.env[0]);
+    SUBCASE(label.c_str()) {
       lapis::testing::LaunchOptions options;
       options.ranks = 3;
       options.timeout_s = 60;

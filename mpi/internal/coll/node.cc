@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mpi/internal/api_call.hpp"
+#include "mpi/internal/coll/select.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/internal_coll.hpp"
 #include "mpi/internal/runtime.hpp"
@@ -67,8 +68,8 @@ inline void cpu_relax() {
 }
 
 bool read_enabled() {
-  const char* v = std::getenv("LAPIS_COLL_SHM");
-  return v == nullptr || std::strcmp(v, "off") != 0;
+  bool enabled = true;
+  return read_coll_shm(enabled) == MPI_SUCCESS && enabled;  // MPI_Init refused bad values
 }
 
 // Spins until ready(); drives progress every 64 polls

@@ -46,6 +46,16 @@ int read_choice(const char* variable, std::initializer_list<const char*> names, 
 
 bool coll_forced(const char* variable) { return forced(variable, {}) != -1; }
 
+int read_coll_shm(bool& enabled) {
+  const int choice = forced("LAPIS_COLL_SHM", {"off"});
+  if (choice == -2) {
+    return fail(MPI_ERR_ARG, "LAPIS_COLL_SHM={} is not one of auto, off",
+                std::getenv("LAPIS_COLL_SHM"));
+  }
+  enabled = choice == -1;
+  return MPI_SUCCESS;
+}
+
 int floor_pow2(int n) {
   int p = 1;
   while (p * 2 <= n) p *= 2;

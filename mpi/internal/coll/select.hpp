@@ -35,6 +35,11 @@ int choose_alltoall(std::size_t bytes_per_peer, AlltoallAlgo& out);
 // "auto"): the node collectives (node.hpp) then leave that collective to it.
 bool coll_forced(const char* variable);
 
+// LAPIS_COLL_SHM: `enabled` unless it is "off"; MPI_ERR_ARG naming the
+// variable for any value but auto/off (checked by MPI_Init, so a misspelt
+// value stops the job rather than quietly meaning auto).
+int read_coll_shm(bool& enabled);
+
 // Largest power of two <= n (n >= 1).
 int floor_pow2(int n);
 
