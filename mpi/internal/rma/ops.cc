@@ -249,6 +249,12 @@ bool try_rmw(Window& win, const OpArgs& a, const TargetInfo& ti, int& rc) {
   }
   const std::int64_t width = t.type->size();
   if (width != 4 && width != 8) return false;
+  // The origin and result sides hold that one element somewhere in
+  // whatever layout they have (a derived type may place it at an offset);
+  // anything else goes by request, which packs and unpacks.
+  const bool reads_origin = a.kind == Kind::compare_and_swap || static_cast<OpKind>(a.op) != OpKind::no_op;
+  auto one_element = [width](const Side& s) { return contiguous(s) && bytes_of(s) == width; };
+  if (!one_element(a.result) || (reads_origin && !one_element(a.origin))) return false;
   const std::uint64_t addr = ti.base + static_cast<std::uint64_t>(a.disp * ti.disp_unit);
   if (addr % static_cast<std::uint64_t>(width) != 0) return false;
   const bool integer = find_kernel(OpKind::bor, t.type->element_id()) != nullptr;
@@ -266,7 +272,7 @@ bool try_rmw(Window& win, const OpArgs& a, const TargetInfo& ti, int& rc) {
     return v;
   };
   if (a.kind == Kind::compare_and_swap) {
-    operand = load(a.origin.addr);
+    operand = load(data_start(a.origin.addr, a.origin));
     compare = load(a.compare);
   } else {
     switch (static_cast<OpKind>(a.op)) {
@@ -281,9 +287,9 @@ bool try_rmw(Window& win, const OpArgs& a, const TargetInfo& ti, int& rc) {
       case OpKind::no_op: op = lapi::RmwOp::fetch_and_add; break;
       default: return false;
     }
-    if (static_cast<OpKind>(a.op) != OpKind::no_op) operand = load(a.origin.addr);
+    if (reads_origin) operand = load(data_start(a.origin.addr, a.origin));
   }
-  void* result = const_cast<void*>(a.result.addr);
+  void* result = const_cast<void*>(data_start(a.result.addr, a.result));
   if (std::byte* mapped = win.mapped[static_cast<std::size_t>(a.target)]) {
     // The same CPU atomic the core would run, without the call; in a
     // locked window under the accumulate lock, like every accumulate.

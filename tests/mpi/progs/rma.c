@@ -208,6 +208,20 @@ static void accesses(int flavor) {
   end(win);
   CHECK(res == 5 * (rank * K + 4) && base[left * K + 4] == -77);
   CHECK(res2 == rank * K + 5 && base[left * K + 5] == left * K + 5);
+  /* one target element through origin and result types that place it at
+   * byte 8 (MPICH's lock_x_dt: the one-element atomic path read and wrote
+   * the buffers' first bytes instead) */
+  MPI_Datatype at8;
+  const MPI_Aint eight = 8;
+  CHECK_OK(MPI_Type_create_hindexed_block(1, 1, &eight, MPI_INT, &at8));
+  CHECK_OK(MPI_Type_commit(&at8));
+  int orig8[4] = {-1, -1, 4321, -1}, res8[4] = {-1, -1, -1, -1};
+  begin(win);
+  CHECK_OK(MPI_Get_accumulate(orig8, 1, at8, res8, 1, at8, right, (MPI_Aint)rank * K + 6, 1,
+                              MPI_INT, MPI_REPLACE, win));
+  end(win);
+  CHECK(res8[2] == rank * K + 6 && res8[0] == -1 && base[left * K + 6] == 4321);
+  MPI_Type_free(&at8);
   /* doubles and pair types at the target, MINLOC */
   begin(win);
   struct { int v, i; } mine = {rank % 3, rank}, got;
