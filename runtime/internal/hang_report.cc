@@ -1,8 +1,10 @@
 #include "runtime/internal/hang_report.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,7 +25,23 @@ struct GdbRun {
   UniqueFd out;
   std::string text;
   bool open = true;
+  bool out_of_time = false;  // killed before it had listed every thread
 };
+
+// Ranks of a hung job usually spin (polling mode): on a node with more
+// ranks than cores they would starve the gdbs, which then run out of time
+// before listing the threads. Every thread of each rank drops to the lowest
+// priority (the job ends after the report anyway).
+void yield_cpu_to_gdb(pid_t rank) {
+  const std::string tasks = "/proc/" + std::to_string(rank) + "/task";
+  DIR* dir = ::opendir(tasks.c_str());
+  if (dir == nullptr) return;
+  while (const dirent* e = ::readdir(dir)) {
+    const int tid = std::atoi(e->d_name);
+    if (tid > 0) (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 19);
+  }
+  ::closedir(dir);
+}
 
 // gdb -p PID, batch mode: every thread's backtrace, then detach. Its own
 // signal mask must be the default one (the launcher blocks the signals it
@@ -44,7 +62,8 @@ GdbRun start_gdb(pid_t target) {
     const int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
     ::execlp("gdb", "gdb", "-p", pid.c_str(), "-batch", "-nx", "-ex", "set width 0", "-ex",
-             "set pagination off", "-ex", "x/8dw &lapis_wait_state", "-ex", "thread apply all bt",
+             "set pagination off", "-ex", "x/8dw &lapis_wait_state", "-ex",
+             "thread apply all -ascending bt",
              static_cast<char*>(nullptr));
     static const char kNoGdb[] = "lapis-no-gdb\n";
     (void)!::write(STDOUT_FILENO, kNoGdb, sizeof kNoGdb - 1);
@@ -86,7 +105,10 @@ void collect(std::vector<GdbRun>& runs, int timeout_seconds) {
   }
   for (GdbRun& r : runs) {
     if (r.pid <= 0) continue;
-    if (r.open) ::kill(r.pid, SIGKILL);  // out of time: gdb's ptrace detach happens as it dies
+    if (r.open) {
+      ::kill(r.pid, SIGKILL);  // gdb's ptrace detach happens as it dies
+      r.out_of_time = true;
+    }
     int status;
     while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
     }
@@ -108,7 +130,7 @@ std::string gdb_problem(const std::string& text) {
            "/proc/sys/kernel/yama/ptrace_scope 0, or as root)";
   }
   if (text.find("No such process") != std::string::npos) return "the rank had already exited";
-  return "";
+  return "gdb printed no backtrace";
 }
 
 }  // namespace
@@ -142,7 +164,7 @@ std::vector<std::string> waiting_calls(const std::string& backtraces) {
     }
   }
   finish_thread();
-  // gdb lists the main thread ("Thread 1") last: put it first.
+  // The main thread ("Thread 1") first, whatever order gdb listed them in.
   std::stable_partition(calls.begin(), calls.end(),
                         [](const std::string& c) { return c.find(" [thread ") == std::string::npos; });
   return calls;
@@ -174,6 +196,7 @@ std::vector<std::string> describe_ranks(const std::vector<RankProcess>& ranks,
                                         const HangReportOptions& options) {
   std::vector<GdbRun> runs;
   runs.reserve(ranks.size());
+  for (const RankProcess& r : ranks) yield_cpu_to_gdb(r.pid);
   for (const RankProcess& r : ranks) runs.push_back(start_gdb(r.pid));
   collect(runs, options.gdb_timeout_seconds);
   std::vector<std::string> lines;
@@ -181,14 +204,19 @@ std::vector<std::string> describe_ranks(const std::vector<RankProcess>& ranks,
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const std::string who = "rank " + std::to_string(ranks[i].rank) + " (pid " + std::to_string(ranks[i].pid) + ")";
     const std::string& text = runs[i].text;
-    const std::string problem = text.find("#0 ") == std::string::npos ? gdb_problem(text) : "";
-    if (!problem.empty()) {
-      lines.push_back(who + ": cannot say where it waits: " + problem);
+    const std::string out_of_time = "gdb ran out of time (" +
+                                    std::to_string(options.gdb_timeout_seconds) +
+                                    " s) before it had listed every thread";
+    if (text.find("#0 ") == std::string::npos) {
+      lines.push_back(who + ": cannot say where it waits: " +
+                      (runs[i].out_of_time ? out_of_time : gdb_problem(text)));
       continue;
     }
     const std::vector<std::string> calls = waiting_calls(text);
     if (calls.empty()) {
-      lines.push_back(who + ": not in an MPI or LAPI call" + when);
+      lines.push_back(who + (runs[i].out_of_time ? ": cannot say where it waits: " + out_of_time
+                                                 : ": not in an MPI or LAPI call") +
+                      when);
     } else {
       std::string all;
       for (const std::string& c : calls) all += (all.empty() ? "" : ", ") + c;

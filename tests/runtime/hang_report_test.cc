@@ -1,6 +1,9 @@
 // Reading the call each thread waits in from gdb's backtraces (the text of
 // `thread apply all bt`, as gdb 13 prints it).
 #include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -53,4 +56,23 @@ TEST_CASE("what a blocked MPI rank waits for, from gdb's dump of lapis_wait_stat
             .empty());
   CHECK(wait_details("0x1 <lapis_wait_state>:\t0\t0\t0\t0\n0x2 <lapis_wait_state+16>:\t0\t0\t0\t0\n").empty());
   CHECK(wait_details("No symbol \"lapis_wait_state\" in current context.\n").empty());
+}
+
+TEST_CASE("a gdb that runs out of time is reported as such, not as a rank outside MPI") {
+  // A child that outlives the report; a zero budget ends every gdb at once.
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  lapis::runtime::internal::HangReportOptions options;
+  options.gdb_timeout_seconds = 0;
+  const auto lines = lapis::runtime::internal::describe_ranks({{0, child}}, options);
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].find("rank 0 (pid " + std::to_string(child) +
+                      "): cannot say where it waits: gdb ran out of time (0 s)") == 0);
 }
