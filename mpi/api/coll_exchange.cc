@@ -10,6 +10,9 @@
 #include "mpi/internal/coll/entry.hpp"
 #include "mpi/internal/coll/exchange.hpp"
 #include "mpi/internal/coll/inter.hpp"
+#include "mpi/internal/coll/node.hpp"
+#include "mpi/internal/coll/node_exchange.hpp"
+#include "mpi/internal/coll/select.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
 
@@ -49,8 +52,15 @@ int coll_allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datat
   if (rc != MPI_SUCCESS) return raise(c, fn, rc);
   return run_collective(*c, fn, how, [&] { return keep_objects(comm, {sendtype, recvtype}); },
                         [=, regular = std::move(regular)](std::uint32_t seq) {
-    CollChannel ch(*c, CollTag::allgather, seq);
     const int* counts = vform ? recvcounts : regular.data();
+    static const bool forced = coll_forced("LAPIS_COLL_ALLGATHER");
+    if (!vform && !c->is_inter() && seq == 0) {  // blocking, regular: on one node, shared memory
+      const auto block = static_cast<std::size_t>(regular_count * rt->size());
+      if (block > 0 && node_collective(*c, node_slot_bytes(NodeExchange::allgather, block, n), forced)) {
+        return node_allgather_run(*c, {sendbuf, sendcount, st, recvbuf, counts, displs, rt}, block);
+      }
+    }
+    CollChannel ch(*c, CollTag::allgather, seq);
     if (c->is_inter()) return inter_allgather_run(ch, {sendbuf, sendcount, st, recvbuf, counts, displs, rt});
     return allgather_run(ch, {sendbuf, sendcount, st, recvbuf, counts, displs, rt});
   });
@@ -108,6 +118,9 @@ int coll_alltoall(const char* fn, const Side& send, const Side& recv, MPI_Comm c
   if (rc == MPI_SUCCESS && send.buf != MPI_IN_PLACE) rc = parts_of(send, c->peer_size(), sends);
   if (rc == MPI_SUCCESS) rc = parts_of(recv, c->peer_size(), recvs);
   if (rc != MPI_SUCCESS) return raise(c, fn, rc);
+  // MPI_Alltoall (one count and type per side, not the v and w forms).
+  const bool regular = send.counts == nullptr && recv.counts == nullptr && send.types == nullptr &&
+                       recv.types == nullptr;
   auto keep = [&] {
     auto k = keep_objects(comm, {send.type, recv.type});
     if (send.types != nullptr && send.buf != MPI_IN_PLACE) keep_types(k, send.types, c->peer_size());
@@ -116,6 +129,14 @@ int coll_alltoall(const char* fn, const Side& send, const Side& recv, MPI_Comm c
   };
   return run_collective(*c, fn, how, keep,
                         [=, sends = std::move(sends), recvs = std::move(recvs)](std::uint32_t seq) {
+    static const bool forced = coll_forced("LAPIS_COLL_ALLTOALL");
+    if (regular && !c->is_inter() && seq == 0) {  // blocking: on one node, shared memory
+      const auto block = static_cast<std::size_t>(recvs[0].count * recvs[0].type->size());
+      if (block > 0 &&
+          node_collective(*c, node_slot_bytes(NodeExchange::alltoall, block, c->size()), forced)) {
+        return node_alltoall_run(*c, sends, recvs, block);
+      }
+    }
     CollChannel ch(*c, CollTag::alltoall, seq);
     if (c->is_inter()) return inter_alltoall_run(ch, sends, recvs);
     return alltoall_run(ch, sends, recvs);

@@ -15,6 +15,7 @@
 #include "mpi/internal/coll/exchange.hpp"
 #include "mpi/internal/coll/inter.hpp"
 #include "mpi/internal/coll/node.hpp"
+#include "mpi/internal/coll/node_exchange.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
 
@@ -172,10 +173,18 @@ int coll_gather(const char* fn, const LocalSide& send, const RootSide& recv, int
   return run_collective(*v.comm, fn, how, [&] { return keep_objects(comm, {send.datatype, recv.type}); },
                         [=, c = v.comm, lt = v.local_type, rt = v.root_type, vcounts = v.counts,
                          regular_counts = std::move(v.regular)](std::uint32_t seq) {
-    CollChannel ch(*c, CollTag::gather, seq);
     const int* counts = regular ? regular_counts.data() : vcounts;
-    return gather_run(ch, {send.buf, send.count, lt, const_cast<void*>(recv.buf),
-                           counts, recv.displs, rt, root});
+    const GatherArgs args{send.buf, send.count, lt, const_cast<void*>(recv.buf), counts, recv.displs, rt, root};
+    if (regular && seq == 0) {  // blocking: on one node, shared memory
+      const bool at_root = c->rank == root;
+      const auto block = static_cast<std::size_t>(at_root ? recv.regular_count * rt->size()
+                                                          : send.count * lt->size());
+      if (block > 0 && node_collective(*c, node_slot_bytes(NodeExchange::gather, block, c->size()))) {
+        return node_gather_run(*c, args, block);
+      }
+    }
+    CollChannel ch(*c, CollTag::gather, seq);
+    return gather_run(ch, args);
   });
 }
 
@@ -191,10 +200,18 @@ int coll_scatter(const char* fn, const RootSide& send, const LocalSide& recv, in
   return run_collective(*v.comm, fn, how, [&] { return keep_objects(comm, {send.type, recv.datatype}); },
                         [=, c = v.comm, lt = v.local_type, rt = v.root_type, vcounts = v.counts,
                          regular_counts = std::move(v.regular)](std::uint32_t seq) {
-    CollChannel ch(*c, CollTag::scatter, seq);
     const int* counts = regular ? regular_counts.data() : vcounts;
-    return scatter_run(ch, {send.buf, counts, send.displs, rt,
-                            const_cast<void*>(recv.buf), recv.count, lt, root});
+    const ScatterArgs args{send.buf, counts, send.displs, rt, const_cast<void*>(recv.buf), recv.count, lt, root};
+    if (regular && seq == 0) {  // blocking: on one node, shared memory
+      const bool at_root = c->rank == root;
+      const auto block = static_cast<std::size_t>(at_root ? send.regular_count * rt->size()
+                                                          : recv.count * lt->size());
+      if (block > 0 && node_collective(*c, node_slot_bytes(NodeExchange::scatter, block, c->size()))) {
+        return node_scatter_run(*c, args, block);
+      }
+    }
+    CollChannel ch(*c, CollTag::scatter, seq);
+    return scatter_run(ch, args);
   });
 }
 

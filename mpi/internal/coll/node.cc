@@ -274,6 +274,53 @@ int node_allreduce(Comm& comm, const Reduction& r, const void* in, void* out, st
   return MPI_SUCCESS;
 }
 
+int node_gather(Comm& comm, const void* mine, std::size_t bytes, void* all, int root) {
+  NodeSegment& s = *comm.node;
+  const std::uint64_t g = ++s.gen;
+  publish(s, mine, bytes, g);
+  if (root < 0 || s.rank == root) {
+    wait_all_published(s, g);
+    auto* out = static_cast<std::byte*>(all);
+    for (NodeRegion* r : s.at) {
+      std::memcpy(out, data_of(*r, g, bytes), bytes);
+      out += bytes;
+    }
+  }
+  finish(s, g);
+  return MPI_SUCCESS;
+}
+
+int node_scatter(Comm& comm, const void* all, std::size_t bytes, void* mine, int root) {
+  NodeSegment& s = *comm.node;
+  const std::uint64_t g = ++s.gen;
+  const std::size_t total = bytes * s.at.size();
+  if (s.rank == root) {
+    publish(s, all, total, g);
+  } else {
+    NodeRegion& from = *s.at[static_cast<std::size_t>(root)];
+    wait_until(s, [&] { return published(from, g); });
+    std::memcpy(mine, data_of(from, g, total) + bytes * static_cast<std::size_t>(s.rank), bytes);
+  }
+  finish(s, g);
+  return MPI_SUCCESS;
+}
+
+int node_alltoall(Comm& comm, const void* out, std::size_t bytes, void* in) {
+  NodeSegment& s = *comm.node;
+  const std::uint64_t g = ++s.gen;
+  const std::size_t total = bytes * s.at.size();
+  publish(s, out, total, g);
+  wait_all_published(s, g);
+  auto* to = static_cast<std::byte*>(in);
+  const std::size_t my_part = bytes * static_cast<std::size_t>(s.rank);
+  for (NodeRegion* r : s.at) {
+    std::memcpy(to, data_of(*r, g, total) + my_part, bytes);
+    to += bytes;
+  }
+  finish(s, g);
+  return MPI_SUCCESS;
+}
+
 void node_collectives_shutdown() {
   std::vector<std::unique_ptr<NodeSegment>> all;
   {

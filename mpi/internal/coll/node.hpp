@@ -1,6 +1,9 @@
 #pragma once
 // Collectives through shared memory on a node: blocking MPI_Barrier,
-// MPI_Bcast, MPI_Reduce and MPI_Allreduce of up to kNodeSlotBytes on an
+// MPI_Bcast, MPI_Reduce, MPI_Allreduce, and the regular (non-v) forms of
+// MPI_Gather, MPI_Scatter, MPI_Allgather and MPI_Alltoall, whose slot data
+// (a rank's block; all blocks for scatter and all-to-all) fits in
+// kNodeSlotBytes, on an
 // intra-communicator whose ranks all map each other's memory (the core's
 // alloc_registered + map_remote: one host, checksums off), in polling mode
 // (interrupt mode keeps point-to-point: see set_up in node.cc).
@@ -56,6 +59,17 @@ int node_bcast(Comm& comm, void* data, std::size_t bytes, int root);
 int node_reduce(Comm& comm, const Reduction& r, const void* in, void* out, std::int64_t count,
                 int root);
 int node_allreduce(Comm& comm, const Reduction& r, const void* in, void* out, std::int64_t count);
+
+// Blocks of `bytes` packed bytes, every rank's of the same size (the
+// regular forms: MPI requires matching type signatures).
+// Gather: every rank's `mine`, in rank order, into `all` (n blocks) at the
+// root; root < 0: at every rank (allgather). `mine` may lie inside `all`.
+int node_gather(Comm& comm, const void* mine, std::size_t bytes, void* all, int root);
+// Scatter: block r of the root's `all` (n blocks) into rank r's `mine`
+// (the root copies its own block itself).
+int node_scatter(Comm& comm, const void* all, std::size_t bytes, void* mine, int root);
+// All-to-all: block r of every rank q's `out` into block q of rank r's `in`.
+int node_alltoall(Comm& comm, const void* out, std::size_t bytes, void* in);
 
 // MPI_Finalize, before the core stops: releases every segment (a freed
 // communicator's segment is kept until then, see node.cc).

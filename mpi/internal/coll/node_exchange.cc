@@ -1,0 +1,152 @@
+// Regular gather, scatter, allgather and all-to-all through the node
+// segment (node_exchange.hpp): pack, one node collective, unpack.
+#include "mpi/internal/coll/node_exchange.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "mpi.h"
+#include "mpi/internal/buffers.hpp"
+#include "mpi/internal/coll/blocks.hpp"
+#include "mpi/internal/coll/node.hpp"
+#include "mpi/internal/errors.hpp"
+
+namespace mpi {
+namespace {
+
+// `count` instances at buf as exactly `block` packed bytes. A signature
+// that does not match the others' (an erroneous program) still takes part,
+// padded or cut, so that no rank waits for it forever; cut data is an
+// MPI_ERR_TRUNCATE.
+int packed_block(const void* buf, std::int64_t count, const Datatype& type, std::size_t block,
+                 Staging& staging, const void*& out) {
+  const auto have = static_cast<std::size_t>(count * type.size());
+  if (have == block) {
+    out = prepare_send(buf, count, type, staging).data;
+    return MPI_SUCCESS;
+  }
+  staging.allocate(std::max(have, block));
+  std::memset(staging.data.get(), 0, staging.size);
+  pack(type, buf, count, staging.data.get());
+  out = staging.data.get();
+  if (have < block) return MPI_SUCCESS;
+  return fail(MPI_ERR_TRUNCATE, "a rank sends {} bytes where its peers expect {}", have, block);
+}
+
+// Unpacks `block` bytes into `count` instances at buf (at most what they hold).
+int unpack_block(const void* data, std::size_t block, void* buf, std::int64_t count, const Datatype& type) {
+  const auto room = static_cast<std::size_t>(count * type.size());
+  unpack(type, buf, count, data, static_cast<std::int64_t>(std::min(room, block)));
+  if (room >= block) return MPI_SUCCESS;
+  return fail(MPI_ERR_TRUNCATE, "{} bytes arrived for a receive buffer of {}", block, room);
+}
+
+// The parts as one run of n blocks of `block` bytes in the user's memory,
+// when they lie that way (a dense type, the regular layout), else null.
+char* dense_run(const std::vector<Part>& parts, std::size_t block) {
+  const Part& first = parts[0];
+  const auto n = static_cast<std::int64_t>(parts.size());
+  if (!first.type->contiguous_for(first.count * n) ||
+      static_cast<std::size_t>(first.count * first.type->size()) != block) {
+    return nullptr;
+  }
+  for (std::int64_t r = 1; r < n; ++r) {
+    const Part& p = parts[static_cast<std::size_t>(r)];
+    if (p.type != first.type || p.count != first.count ||
+        p.buf != first.buf + r * first.count * first.type->extent()) {
+      return nullptr;
+    }
+  }
+  return data_start(first.buf, *first.type);
+}
+
+}  // namespace
+
+std::size_t node_slot_bytes(NodeExchange kind, std::size_t block, int comm_size) {
+  const bool all_blocks = kind == NodeExchange::scatter || kind == NodeExchange::alltoall;
+  return all_blocks ? block * static_cast<std::size_t>(comm_size) : block;
+}
+
+int node_allgather_run(Comm& comm, const AllgatherArgs& a, std::size_t block) {
+  BlockArea area(a.recvbuf, *a.recvtype, a.recvcounts, a.displs, comm.size());
+  Staging staging;
+  const void* mine = nullptr;
+  int rc = MPI_SUCCESS;
+  if (a.sendbuf == MPI_IN_PLACE) {
+    area.load(comm.rank);
+    mine = area.packed() + area.offset(comm.rank);
+  } else {
+    rc = packed_block(a.sendbuf, a.sendcount, *a.sendtype, block, staging, mine);
+  }
+  (void)node_gather(comm, mine, block, area.packed(), -1);
+  area.store_all();
+  return rc;
+}
+
+int node_gather_run(Comm& comm, const GatherArgs& a, std::size_t block) {
+  const bool root = comm.rank == a.root;
+  Staging staging;
+  const void* mine = nullptr;
+  int rc = MPI_SUCCESS;
+  if (!root) {
+    rc = packed_block(a.sendbuf, a.sendcount, *a.sendtype, block, staging, mine);
+    (void)node_gather(comm, mine, block, nullptr, a.root);
+    return rc;
+  }
+  BlockArea area(a.recvbuf, *a.recvtype, a.recvcounts, a.displs, comm.size());
+  if (a.sendbuf == MPI_IN_PLACE) {
+    area.load(comm.rank);
+    mine = area.packed() + area.offset(comm.rank);
+  } else {
+    rc = packed_block(a.sendbuf, a.sendcount, *a.sendtype, block, staging, mine);
+  }
+  (void)node_gather(comm, mine, block, area.packed(), a.root);
+  area.store_all();
+  return rc;
+}
+
+int node_scatter_run(Comm& comm, const ScatterArgs& a, std::size_t block) {
+  if (comm.rank != a.root) {
+    Staging staging;
+    staging.allocate(block);
+    (void)node_scatter(comm, nullptr, block, staging.data.get(), a.root);
+    return unpack_block(staging.data.get(), block, a.recvbuf, a.recvcount, *a.recvtype);
+  }
+  BlockArea area(const_cast<void*>(a.sendbuf), *a.sendtype, a.sendcounts, a.displs, comm.size());
+  area.load_all();
+  (void)node_scatter(comm, area.packed(), block, nullptr, a.root);
+  if (a.recvbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+  return unpack_block(area.packed() + area.offset(comm.rank), block, a.recvbuf, a.recvcount,
+                      *a.recvtype);
+}
+
+int node_alltoall_run(Comm& comm, const std::vector<Part>& sends, const std::vector<Part>& recvs,
+                      std::size_t block) {
+  const auto n = static_cast<std::size_t>(comm.size());
+  const bool in_place = sends.empty();  // the data to send is in the receive parts
+  // Small (a slot's worth at most): a reused buffer per thread, no allocation per call.
+  thread_local std::vector<char> out, in;
+  const char* send_run = in_place ? nullptr : dense_run(sends, block);
+  char* recv_run = in_place ? nullptr : dense_run(recvs, block);
+  if (recv_run != nullptr && send_run != nullptr) return node_alltoall(comm, send_run, block, recv_run);
+  out.resize(n * block);
+  in.resize(n * block);
+  int rc = MPI_SUCCESS;
+  for (std::size_t r = 0; r < n; ++r) {
+    const Part& s = in_place ? recvs[r] : sends[r];
+    Staging staging;
+    const void* packed = nullptr;
+    const int prc = packed_block(s.buf, s.count, *s.type, block, staging, packed);
+    if (rc == MPI_SUCCESS) rc = prc;
+    std::memcpy(out.data() + r * block, packed, block);
+  }
+  (void)node_alltoall(comm, out.data(), block, in.data());
+  for (std::size_t r = 0; r < n; ++r) {
+    const int urc = unpack_block(in.data() + r * block, block, recvs[r].buf, recvs[r].count,
+                                 *recvs[r].type);
+    if (rc == MPI_SUCCESS) rc = urc;
+  }
+  return rc;
+}
+
+}  // namespace mpi
