@@ -133,7 +133,10 @@ extern "C" int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* 
   const auto r = static_cast<std::size_t>(rank);
   *size = static_cast<MPI_Aint>(w->shm_size[r]);
   *disp_unit = static_cast<int>(w->targets[r].disp_unit);
-  *static_cast<void**>(baseptr) = static_cast<std::byte*>(w->shm_base) + w->shm_offset[r];
+  // A rank without memory has no segment to point into (MPICH answers NULL
+  // too; a pointer to its neighbour's memory would invite stray stores).
+  *static_cast<void**>(baseptr) =
+      w->shm_size[r] == 0 ? nullptr : static_cast<std::byte*>(w->shm_base) + w->shm_offset[r];
   return MPI_SUCCESS;
 }
 

@@ -100,6 +100,30 @@ AccLock::AccLock(std::uint64_t* word) : word_(word) {
   }
 }
 
+namespace {
+
+// Absolute addresses of a dynamic window: [off, off + len) must lie in
+// attached memory, in one region or in regions attached back to back (an
+// array attached in pieces may be accessed whole).
+bool attached_cover(const std::map<std::uint64_t, std::uint64_t>& attached, std::uint64_t off,
+                    std::uint64_t len) {
+  auto it = attached.upper_bound(off);
+  if (it == attached.begin()) return false;
+  --it;
+  if (off - it->first > it->second) return false;  // past the region that starts below
+  std::uint64_t covered_to = it->first + it->second;  // end of attached memory from off on
+  const std::uint64_t end = off + len;
+  if (end < off) return false;  // wraps
+  while (covered_to < end) {
+    ++it;
+    if (it == attached.end() || it->first != covered_to) return false;
+    covered_to += it->second;
+  }
+  return true;
+}
+
+}  // namespace
+
 int ranges_of(const Bounds& bounds, const RequestWire& r, const WireBlock* blocks,
               std::vector<WireBlock>& out, std::uint64_t& total) {
   total = 0;
@@ -110,12 +134,8 @@ int ranges_of(const Bounds& bounds, const RequestWire& r, const WireBlock* block
       const std::int64_t len = blocks[b].len;
       bool inside = len >= 0 && off >= 0 && off <= size && len <= size - off;
       if (bounds.attached != nullptr && len >= 0 && off > 0) {
-        // Absolute addresses: the range must lie in one attached region.
-        auto it = bounds.attached->upper_bound(static_cast<std::uint64_t>(off));
-        inside = it != bounds.attached->begin() &&
-                 (--it, static_cast<std::uint64_t>(off) - it->first <= it->second &&
-                            static_cast<std::uint64_t>(len) <=
-                                it->second - (static_cast<std::uint64_t>(off) - it->first));
+        inside = attached_cover(*bounds.attached, static_cast<std::uint64_t>(off),
+                                static_cast<std::uint64_t>(len));
       }
       if (!inside) {
         return fail(MPI_ERR_RMA_RANGE, "bytes [{:#x}, +{}) are outside the target's window", off, len);

@@ -663,6 +663,16 @@ static void shared(void) {
   CHECK_OK(MPI_Win_fence(0, win));
   CHECK(mine[1] == -left - 1);
   CHECK_OK(MPI_Win_free(&win));
+  /* odd ranks bring no memory: their parts answer size 0 and NULL
+   * (MPICH's win_shared_noncontig_put) */
+  CHECK_OK(MPI_Win_allocate_shared(rank % 2 ? 0 : K * sizeof(int), sizeof(int), MPI_INFO_NULL,
+                                   MPI_COMM_WORLD, &mine, &win));
+  for (int r = 0; r < size; ++r) {
+    int* p = mine;
+    CHECK_OK(MPI_Win_shared_query(win, r, &sz, &du, &p));
+    CHECK(r % 2 ? sz == 0 && p == NULL : sz == K * (MPI_Aint)sizeof(int) && p != NULL);
+  }
+  CHECK_OK(MPI_Win_free(&win));
 }
 
 /* MPI_Win_create_dynamic: memory attached later, addressed by absolute
@@ -693,6 +703,27 @@ static void dynamic(void) {
   CHECK_OK(MPI_Put(v, 4, MPI_INT, right, all[right] + (K - 2) * sizeof(int), 4, MPI_INT, win));
   CHECK_CLASS(MPI_Win_fence(0, win), MPI_ERR_RMA_RANGE);
   CHECK(buf[K - 2] == K - 2 && buf[K - 1] == K - 1);
+  /* an array attached in two halves, accessed across the seam (MPICH's
+   * win_dynamic_rma_flush_get: refused before) */
+  int* pair = malloc(2 * K * sizeof(int));
+  for (int i = 0; i < 2 * K; ++i) pair[i] = -i;
+  CHECK_OK(MPI_Win_attach(win, pair, K * sizeof(int)));
+  CHECK_OK(MPI_Win_attach(win, pair + K, K * sizeof(int)));
+  MPI_Aint pair_at, *pairs = malloc(size * sizeof(MPI_Aint));
+  CHECK_OK(MPI_Get_address(pair, &pair_at));
+  CHECK_OK(MPI_Allgather(&pair_at, 1, MPI_AINT, pairs, 1, MPI_AINT, MPI_COMM_WORLD));
+  int across[8] = {0};
+  CHECK_OK(MPI_Win_fence(0, win));
+  CHECK_OK(MPI_Get(across, 8, MPI_INT, right, pairs[right] + (K - 4) * sizeof(int), 8, MPI_INT, win));
+  CHECK_OK(MPI_Accumulate(v, 4, MPI_INT, right, pairs[right] + (K - 2) * sizeof(int), 4, MPI_INT,
+                          MPI_REPLACE, win));
+  CHECK_OK(MPI_Win_fence(0, win));
+  for (int i = 0; i < 8; ++i) CHECK(across[i] == -(K - 4 + i));
+  for (int i = 0; i < 4; ++i) CHECK(pair[K - 2 + i] == left);
+  CHECK_OK(MPI_Win_detach(win, pair + K));
+  CHECK_OK(MPI_Win_detach(win, pair));
+  free(pair);
+  free(pairs);
   CHECK_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
   CHECK_OK(MPI_Win_detach(win, buf));
   CHECK_CLASS(MPI_Win_detach(win, buf), MPI_ERR_RMA_ATTACH);
