@@ -34,16 +34,18 @@ int coll_allreduce(const char* kFn, const void* sendbuf, void* recvbuf, int coun
   }
   if (rc == MPI_SUCCESS) rc = check_reduce_args({sendbuf, recvbuf, count, datatype, op, true}, t, o);
   const std::size_t bytes = rc == MPI_SUCCESS ? static_cast<std::size_t>(count * t->size()) : 0;
-  AllreduceAlgo algo;
-  if (rc == MPI_SUCCESS) rc = choose_allreduce(bytes, count, c->size(), *o, algo);
+  static const bool forced = coll_forced("LAPIS_COLL_ALLREDUCE");
+  // Blocking, on one node: the segment (no point-to-point algorithm to choose).
+  const bool node = rc == MPI_SUCCESS && how.mode == CollMode::blocking && bytes > 0 &&
+                    node_collective(*c, bytes, forced);
+  AllreduceAlgo algo{};
+  if (rc == MPI_SUCCESS && !node) rc = choose_allreduce(bytes, count, c->size(), *o, algo);
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
   return run_collective(*c, kFn, how, [&] { return keep_objects(comm, {datatype}, op); },
                         [=](std::uint32_t seq) {
     if (bytes == 0) return MPI_SUCCESS;
     if (sendbuf == MPI_IN_PLACE && c->size() == 1) return MPI_SUCCESS;
     const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    static const bool forced = coll_forced("LAPIS_COLL_ALLREDUCE");
-    const bool node = seq == 0 && node_collective(*c, bytes, forced);  // blocking (seq 0), one node
     if (node && t->contiguous_for(count)) {
       return node_allreduce(*c, {o, t, datatype}, data_start(in, *t), data_start(recvbuf, *t), count);
     }

@@ -37,8 +37,12 @@ int coll_bcast(const char* fn, void* buffer, int count, MPI_Datatype datatype, i
                                                  "datatype"}, t);
   if (rc == MPI_SUCCESS) rc = check_not_in_place(buffer, "buffer", "MPI_Bcast has no in-place form");
   const std::size_t bytes = rc == MPI_SUCCESS ? static_cast<std::size_t>(count * t->size()) : 0;
-  BcastAlgo algo;
-  if (rc == MPI_SUCCESS) rc = choose_bcast(bytes, c->size(), algo);
+  static const bool forced = coll_forced("LAPIS_COLL_BCAST");
+  // Blocking, on one node: the segment (no point-to-point algorithm to choose).
+  const bool node = rc == MPI_SUCCESS && how.mode == CollMode::blocking && bytes > 0 &&
+                    node_collective(*c, bytes, forced);
+  BcastAlgo algo{};
+  if (rc == MPI_SUCCESS && !node) rc = choose_bcast(bytes, c->size(), algo);
   if (rc != MPI_SUCCESS) return raise(c, fn, rc);
   return run_collective(*c, fn, how, [&] { return keep_objects(comm, {datatype}); },
                         [=](std::uint32_t seq) {
@@ -52,8 +56,7 @@ int coll_bcast(const char* fn, void* buffer, int count, MPI_Datatype datatype, i
       if (c->rank == root) pack(*t, buffer, count, data);
     }
     int rc;
-    static const bool forced = coll_forced("LAPIS_COLL_BCAST");
-    if (seq == 0 && node_collective(*c, bytes, forced)) {  // blocking (seq 0), on one node
+    if (node) {
       rc = node_bcast(*c, data, bytes, root);
     } else {
       CollChannel ch(*c, CollTag::bcast, seq);
@@ -84,16 +87,18 @@ int coll_reduce(const char* kFn, const void* sendbuf, void* recvbuf, int count,
   if (rc == MPI_SUCCESS) {
     rc = check_reduce_args({sendbuf, recvbuf, count, datatype, op, am_root}, t, o);
   }
-  ReduceAlgo algo;
-  if (rc == MPI_SUCCESS) rc = choose_reduce(algo);
+  const std::size_t bytes = rc == MPI_SUCCESS ? static_cast<std::size_t>(count * t->size()) : 0;
+  static const bool forced = coll_forced("LAPIS_COLL_REDUCE");
+  // Blocking, on one node: the segment (no point-to-point algorithm to choose).
+  const bool node = rc == MPI_SUCCESS && how.mode == CollMode::blocking && bytes > 0 &&
+                    node_collective(*c, bytes, forced);
+  ReduceAlgo algo{};
+  if (rc == MPI_SUCCESS && !node) rc = choose_reduce(algo);
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  const std::size_t bytes = static_cast<std::size_t>(count * t->size());
   return run_collective(*c, kFn, how, [&] { return keep_objects(comm, {datatype}, op); },
                         [=](std::uint32_t seq) {
     if (bytes == 0) return MPI_SUCCESS;
     const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    static const bool forced = coll_forced("LAPIS_COLL_REDUCE");
-    const bool node = seq == 0 && node_collective(*c, bytes, forced);  // blocking (seq 0), one node
     if (node && t->contiguous_for(count)) {
       return node_reduce(*c, {o, t, datatype}, data_start(in, *t),
                          am_root ? data_start(recvbuf, *t) : nullptr, count, root);

@@ -45,8 +45,7 @@ void abort_job(int errorcode) {
   _exit(status == 0 ? 1 : status);
 }
 
-int raise(const Comm* comm, const char* function, int code) {
-  if (code == MPI_SUCCESS) return code;
+int raise_failure(const Comm* comm, const char* function, int code) {
   const ErrorPathLock lock;
   State& s = state();
   ErrhandlerPtr handler;

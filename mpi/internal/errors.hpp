@@ -30,8 +30,12 @@ int fail(int error_class, fmt::format_string<Args...> format, Args&&... args) {
 
 // comm == nullptr: the error belongs to no communicator; MPI_COMM_WORLD's
 // handler applies (before MPI_Init: fatal). Returns `code` unless the handler
-// ends the job. MPI_SUCCESS passes straight through.
-int raise(const Comm* comm, const char* function, int code);
+// ends the job. MPI_SUCCESS passes straight through (inline: every MPI call
+// ends here).
+int raise_failure(const Comm* comm, const char* function, int code);
+inline int raise(const Comm* comm, const char* function, int code) {
+  return code == MPI_SUCCESS ? code : raise_failure(comm, function, code);
+}
 
 // Prints the message and ends this process with a non-zero status (lapirun
 // then ends the rest of the job).
