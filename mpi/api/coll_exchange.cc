@@ -54,11 +54,11 @@ int coll_allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datat
                         [=, regular = std::move(regular)](std::uint32_t seq) {
     const int* counts = vform ? recvcounts : regular.data();
     static const bool forced = coll_forced("LAPIS_COLL_ALLGATHER");
-    if (!vform && !c->is_inter() && seq == 0) {  // blocking, regular: on one node, shared memory
-      const auto block = static_cast<std::size_t>(regular_count * rt->size());
-      if (block > 0 && node_collective(*c, node_slot_bytes(NodeExchange::allgather, block, n), forced)) {
-        return node_allgather_run(*c, {sendbuf, sendcount, st, recvbuf, counts, displs, rt}, block);
-      }
+    // Blocking, regular: on one node, shared memory.
+    const std::size_t block =
+        vform || c->is_inter() ? 0 : static_cast<std::size_t>(regular_count * rt->size());
+    if (seq == 0 && node_exchange_fits(*c, NodeExchange::allgather, block, forced)) {
+      return node_allgather_run(*c, {sendbuf, sendcount, st, recvbuf, counts, displs, rt}, block);
     }
     CollChannel ch(*c, CollTag::allgather, seq);
     if (c->is_inter()) return inter_allgather_run(ch, {sendbuf, sendcount, st, recvbuf, counts, displs, rt});
@@ -130,12 +130,11 @@ int coll_alltoall(const char* fn, const Side& send, const Side& recv, MPI_Comm c
   return run_collective(*c, fn, how, keep,
                         [=, sends = std::move(sends), recvs = std::move(recvs)](std::uint32_t seq) {
     static const bool forced = coll_forced("LAPIS_COLL_ALLTOALL");
-    if (regular && !c->is_inter() && seq == 0) {  // blocking: on one node, shared memory
-      const auto block = static_cast<std::size_t>(recvs[0].count * recvs[0].type->size());
-      if (block > 0 &&
-          node_collective(*c, node_slot_bytes(NodeExchange::alltoall, block, c->size()), forced)) {
-        return node_alltoall_run(*c, sends, recvs, block);
-      }
+    // Blocking, regular: on one node, shared memory.
+    const std::size_t block =
+        !regular || c->is_inter() ? 0 : static_cast<std::size_t>(recvs[0].count * recvs[0].type->size());
+    if (seq == 0 && node_exchange_fits(*c, NodeExchange::alltoall, block, forced)) {
+      return node_alltoall_run(*c, sends, recvs, block);
     }
     CollChannel ch(*c, CollTag::alltoall, seq);
     if (c->is_inter()) return inter_alltoall_run(ch, sends, recvs);

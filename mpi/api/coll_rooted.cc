@@ -134,6 +134,14 @@ struct Rooted {
   std::vector<int> regular;
 };
 
+// One rank's block of a regular gather or scatter in bytes, as this rank
+// knows it: the root from its count per rank, the others from their own side.
+std::size_t rooted_block(const Comm& c, int root, int root_count, const Datatype* root_type,
+                         std::int64_t local_count, const Datatype* local_type) {
+  return static_cast<std::size_t>(c.rank == root ? root_count * root_type->size()
+                                                 : local_count * local_type->size());
+}
+
 int check_rooted(MPI_Comm comm, int root, const LocalSide& l, const RootSide& rs, Rooted& out) {
   int rc = lookup_comm(comm, out.comm);
   if (rc == MPI_SUCCESS) rc = check_root(*out.comm, root);
@@ -179,14 +187,13 @@ int coll_gather(const char* fn, const LocalSide& send, const RootSide& recv, int
                         [=, c = v.comm, lt = v.local_type, rt = v.root_type, vcounts = v.counts,
                          regular_counts = std::move(v.regular)](std::uint32_t seq) {
     const int* counts = regular ? regular_counts.data() : vcounts;
-    const GatherArgs args{send.buf, send.count, lt, const_cast<void*>(recv.buf), counts, recv.displs, rt, root};
-    if (regular && seq == 0) {  // blocking: on one node, shared memory
-      const bool at_root = c->rank == root;
-      const auto block = static_cast<std::size_t>(at_root ? recv.regular_count * rt->size()
-                                                          : send.count * lt->size());
-      if (block > 0 && node_collective(*c, node_slot_bytes(NodeExchange::gather, block, c->size()))) {
-        return node_gather_run(*c, args, block);
-      }
+    const GatherArgs args{send.buf, send.count,  lt, const_cast<void*>(recv.buf),
+                          counts,   recv.displs, rt, root};
+    // Blocking: on one node, shared memory.
+    const std::size_t block =
+        regular ? rooted_block(*c, root, recv.regular_count, rt, send.count, lt) : 0;
+    if (seq == 0 && node_exchange_fits(*c, NodeExchange::gather, block)) {
+      return node_gather_run(*c, args, block);
     }
     CollChannel ch(*c, CollTag::gather, seq);
     return gather_run(ch, args);
@@ -206,14 +213,13 @@ int coll_scatter(const char* fn, const RootSide& send, const LocalSide& recv, in
                         [=, c = v.comm, lt = v.local_type, rt = v.root_type, vcounts = v.counts,
                          regular_counts = std::move(v.regular)](std::uint32_t seq) {
     const int* counts = regular ? regular_counts.data() : vcounts;
-    const ScatterArgs args{send.buf, counts, send.displs, rt, const_cast<void*>(recv.buf), recv.count, lt, root};
-    if (regular && seq == 0) {  // blocking: on one node, shared memory
-      const bool at_root = c->rank == root;
-      const auto block = static_cast<std::size_t>(at_root ? send.regular_count * rt->size()
-                                                          : recv.count * lt->size());
-      if (block > 0 && node_collective(*c, node_slot_bytes(NodeExchange::scatter, block, c->size()))) {
-        return node_scatter_run(*c, args, block);
-      }
+    const ScatterArgs args{send.buf, counts,     send.displs, rt,
+                           const_cast<void*>(recv.buf), recv.count, lt, root};
+    // Blocking: on one node, shared memory.
+    const std::size_t block =
+        regular ? rooted_block(*c, root, send.regular_count, rt, recv.count, lt) : 0;
+    if (seq == 0 && node_exchange_fits(*c, NodeExchange::scatter, block)) {
+      return node_scatter_run(*c, args, block);
     }
     CollChannel ch(*c, CollTag::scatter, seq);
     return scatter_run(ch, args);

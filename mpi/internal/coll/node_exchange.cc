@@ -62,9 +62,10 @@ char* dense_run(const std::vector<Part>& parts, std::size_t block) {
 
 }  // namespace
 
-std::size_t node_slot_bytes(NodeExchange kind, std::size_t block, int comm_size) {
+bool node_exchange_fits(Comm& comm, NodeExchange kind, std::size_t block, bool forced) {
+  if (block == 0) return false;
   const bool all_blocks = kind == NodeExchange::scatter || kind == NodeExchange::alltoall;
-  return all_blocks ? block * static_cast<std::size_t>(comm_size) : block;
+  return node_collective(comm, all_blocks ? block * static_cast<std::size_t>(comm.size()) : block, forced);
 }
 
 int node_allgather_run(Comm& comm, const AllgatherArgs& a, std::size_t block) {

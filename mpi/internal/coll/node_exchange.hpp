@@ -1,8 +1,7 @@
 #pragma once
 // The regular (non-v) gather, scatter, allgather and all-to-all through the
 // node segment (node.hpp): the user's layouts packed into blocks of equal
-// size and back. The caller has checked node_collective() with the bytes a
-// slot holds (node_slot_bytes).
+// size and back, once node_exchange_fits() said yes.
 
 #include <cstddef>
 #include <vector>
@@ -14,9 +13,11 @@ namespace mpi {
 
 enum class NodeExchange { gather, scatter, allgather, alltoall };
 
-// What one rank's slot holds for a collective whose blocks are `block`
-// bytes: one block, or all n of them (scatter's root, all-to-all).
-std::size_t node_slot_bytes(NodeExchange kind, std::size_t block, int comm_size);
+// Whether a blocking collective whose blocks are `block` bytes (0: not a
+// regular form here) runs through the segment: what a slot then holds (one
+// block, or all n for a scatter root and all-to-all) fits, and
+// node_collective() agrees. `forced`: the collective's LAPIS_COLL_<NAME>.
+bool node_exchange_fits(Comm& comm, NodeExchange kind, std::size_t block, bool forced = false);
 
 // `block`: the bytes of one rank's block, as every rank computes it alike
 // (the receive side where it is significant everywhere, else this rank's).
