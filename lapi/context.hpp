@@ -74,6 +74,12 @@ struct FaultStats {
 using RemoteErrorHandler = void (*)(Context& ctx, TaskId target, Errc code, const char* detail,
                                     void* arg);
 
+// lapirun --continue-on-failure: called once for each task that failed
+// (died, or ended inside the job), on the thread that notices it (one
+// polling or waiting in this context, or interrupt mode's progress thread),
+// outside any header handler. `why` says how the task ended.
+using PeerFailureHandler = void (*)(Context& ctx, TaskId task, const char* why, void* arg);
+
 class Context {
  public:
   // Collective over all tasks of the job: creates the UCX worker, exchanges
@@ -171,6 +177,19 @@ class Context {
   Status address_init(std::uint64_t mine, std::span<std::uint64_t> out);
 
   void set_remote_error_handler(RemoteErrorHandler handler, void* arg);
+  // Failed peers (lapirun --continue-on-failure; elsewhere a failed task
+  // ends the job). Once a task has failed, every operation naming it
+  // (amsend, put, get, rmw, flush_rma, map_remote, prefetch_key) fails at
+  // once with Errc::tgt_purged, a blocking call in progress when a failure
+  // is noticed returns Errc::tgt_purged naming the task (its wait may have
+  // been for that task; call again to wait on), fence waits for the
+  // others only, and barrier/gfence fail (the job's barrier now lacks a
+  // member). Term still completes among the tasks left. Handlers are kept
+  // in the order added; at most kMaxPeerFailureHandlers.
+  static constexpr int kMaxPeerFailureHandlers = 4;
+  Status add_peer_failure_handler(PeerFailureHandler handler, void* arg);
+  bool peer_failed(TaskId task) const;
+  bool any_peer_failed() const;
   FaultStats fault_stats() const;
   ShmStats shm_stats() const;
   // True while this thread is inside one of this context's header handlers.

@@ -70,6 +70,8 @@ constexpr std::array kVariables = {
     Variable{"LAPIS_JOB_SECRET", "set by lapirun", "launcher",
              "a job across hosts: the secret each rank proves to the TCP rendezvous (do not set by "
              "hand)"},
+    Variable{"LAPIS_CONTINUE_ON_FAILURE", "set by lapirun", "launcher",
+             "`--continue-on-failure`: the rank hears of failed ranks and goes on (do not set by hand)"},
     Variable{"LAPIS_LAUNCH_AGENT", "ssh", "launcher",
              "how `lapirun` starts ranks on other hosts: `AGENT HOST env VAR=VALUE... program args`"},
     Variable{"LAPIS_RENDEZVOUS_ADDR", "route to the first other host", "launcher",

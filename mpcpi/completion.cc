@@ -184,8 +184,13 @@ void Engine::Impl::block_until_done(Request* r) {
     }
   } else if (!r->done()) {
     lapi::Status s = ctx_.waitcntr(r->signal, r->expected);
+    // A task's failure interrupts lapi's wait: the requests it concerns have
+    // failed by now (fail_requests_of); any other waits on.
+    while (s.code() == lapi::Errc::tgt_purged && r->signal.get() < r->expected) {
+      s = ctx_.waitcntr(r->signal, r->expected);
+    }
     r->waited = true;
-    if (!s.ok() && r->status.error == Errc::success) {
+    if (!s.ok() && s.code() != lapi::Errc::tgt_purged && r->status.error == Errc::success) {
       r->status.error = fail(Errc::transport, "wait: {}", s.message());
     }
   }

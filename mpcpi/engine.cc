@@ -93,6 +93,8 @@ Errc Engine::Impl::start() {
   recv_peers_.resize(ntasks_);
   peer_landing_.resize(ntasks_);
 
+  if (lapi::Status s = ctx_.add_peer_failure_handler(&Engine::Impl::on_peer_failed, this); !s.ok())
+    return fail(Errc::transport, "create: {}", s.message());
   slot_ = new_handler_slot();
   slot_->impl.store(this, std::memory_order_release);
   handler_base_ = options_.first_handler_id;

@@ -48,8 +48,8 @@ void Engine::Impl::post(Outgoing& out) {
                                out.len, out.counters);
   if (!s.ok()) [[unlikely]] {
     if (out.owner != nullptr) {
-      fail_request(out.owner, Errc::transport, out.owner_events);
-    } else {
+      fail_request(out.owner, lapi_error(s), out.owner_events);
+    } else if (s.code() != lapi::Errc::tgt_purged) {  // a failed task needs no control messages
       EngineLock lock(*this);
       protocol_error_locked(out.dest, "a control message could not be sent");
     }

@@ -86,6 +86,7 @@ enum class Errc : int {
   no_memory,        // MPI_ERR_NO_MEM
   transport,        // MPI_ERR_OTHER: lapi reported an error (see detail)
   terminated,       // MPI_ERR_OTHER: engine finalized
+  peer_failed,      // MPIX_ERR_PROC_FAILED: the peer failed (lapirun --continue-on-failure)
 };
 
 // "MPCPI_ERR_TRUNCATE" etc.

@@ -83,6 +83,7 @@ std::string_view errc_name(Errc code) {
     case Errc::no_memory: return "MPCPI_ERR_NO_MEM";
     case Errc::transport: return "MPCPI_ERR_TRANSPORT";
     case Errc::terminated: return "MPCPI_ERR_TERMINATED";
+    case Errc::peer_failed: return "MPCPI_ERR_PEER_FAILED";
   }
   return "MPCPI_ERR_UNKNOWN";
 }

@@ -122,6 +122,8 @@ void Engine::Impl::post_recv(Request* r) {
     if (m != nullptr) {
       arrived_.remove(*m);
       take_message_locked(r, m);
+    } else if (source != kAnySource && peer_failed_locked(static_cast<lapi::TaskId>(source))) [[unlikely]] {
+      fail_pending_locked(r, fmt::format("recv: task {} failed", source));
     } else {
       posted_.post(*r);
       // A sender held back by flow control may hold the message we need.
@@ -332,7 +334,11 @@ Errc Engine::Impl::probe(int source, int tag, std::uint32_t context, Status* sta
     if (waits_poll()) {
       idle(spins);
     } else if (lapi::Status s = ctx_.waitcntr(arrivals_, 1); !s.ok()) {
-      return fail(Errc::transport, "probe: {}", s.message());
+      // Another task's failure interrupts the wait; this probe's own source failing ends it.
+      if (s.code() != lapi::Errc::tgt_purged ||
+          (source != kAnySource && ctx_.peer_failed(static_cast<lapi::TaskId>(source)))) {
+        return fail(lapi_error(s), "probe: {}", s.message());
+      }
     }
   }
 }

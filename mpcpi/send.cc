@@ -83,7 +83,7 @@ Errc Engine::Impl::send(const void* buf, std::size_t bytes, int dest, int tag,
   if (lapi::Status s = ctx_.amsend(to, handler_base_ + static_cast<lapi::HandlerId>(Msg::eager),
                                    &env, sizeof env, buf, bytes, counters);
       !s.ok()) [[unlikely]] {
-    result = fail(Errc::transport, "send: {}", s.message());
+    result = fail(lapi_error(s), "send: {}", s.message());
   } else if (!(ctx_.handlers_may_run_concurrently() ? sent.try_consume(1)
                                                      : sent.try_consume_unshared(1))) {
     if (idle_hook_ != nullptr) {
@@ -95,8 +95,10 @@ Errc Engine::Impl::send(const void* buf, std::size_t bytes, int dest, int tag,
         if (sent.try_consume(1)) break;
         idle(spins);
       }
-    } else if (lapi::Status w = ctx_.waitcntr(sent, 1); !w.ok()) {
-      result = fail(Errc::transport, "send: {}", w.message());
+    } else {
+      lapi::Status w = ctx_.waitcntr(sent, 1);
+      while (w.code() == lapi::Errc::tgt_purged && !ctx_.peer_failed(to)) w = ctx_.waitcntr(sent, 1);
+      if (!w.ok()) result = fail(lapi_error(w), "send: {}", w.message());
     }
   }
   drain_outbox();
@@ -256,7 +258,7 @@ void Engine::Impl::send_remote(Request* r) {
     if (now) {
       lapi::Status s = ctx_.amsend(r->dest, handler_base_ + static_cast<lapi::HandlerId>(Msg::eager),
                                    &env, sizeof env, r->send_buf, r->bytes, counters);
-      if (!s.ok()) [[unlikely]] fail_request(r, Errc::transport, r->expected);
+      if (!s.ok()) [[unlikely]] fail_request(r, lapi_error(s), r->expected);
     }
     drain_outbox();
     return;

@@ -5,6 +5,8 @@
 // another launcher) used once per lapi context at Init to swap worker addresses. It is not a data
 // path: each collective costs a round trip through the launcher.
 #include <cstddef>
+#include <functional>
+#include <string>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -43,6 +45,15 @@ class Bootstrap {
   // cannot be told (singleton, PMIx). Never throws.
   virtual void enter_job(std::string_view leave_call) { (void)leave_call; }
   virtual void leave_job() {}
+
+  // Under lapirun --continue-on-failure the job goes on when a rank fails (dies, or exits
+  // between enter_job and leave_job): `listener` hears of each such rank once, with how it
+  // ended, on a thread of the bootstrap's or the caller's (so it must only take note and
+  // return). Failures known before the call are replayed to it at once. Later collectives
+  // gather the ranks left (an allgather gives a failed rank's slot empty). Nothing happens
+  // where the launcher cannot say (singleton, PMIx, a job without the option).
+  using FailureListener = std::function<void(int rank, const std::string& why)>;
+  virtual void watch_failures(FailureListener listener) { (void)listener; }
 };
 
 // The process-wide bootstrap, created on first use (thread-safe): PMIx when PMIX_RANK is set in the

@@ -45,13 +45,14 @@ std::optional<EnvSetting> parse_env_setting(std::string_view text) {
   return setting;
 }
 
-enum class Flag { tag_output, report_bindings, get_stack_traces, ignored };
+enum class Flag { tag_output, report_bindings, get_stack_traces, continue_on_failure, ignored };
 
 // Options without a value; `ignored` ones are accepted for other launchers' scripts.
 std::optional<Flag> flag_option(std::string_view name) {
   if (name == "--tag-output" || name == "-tag-output") return Flag::tag_output;
   if (name == "--report-bindings" || name == "-report-bindings") return Flag::report_bindings;
   if (name == "--get-stack-traces" || name == "-get-stack-traces") return Flag::get_stack_traces;
+  if (name == "--continue-on-failure") return Flag::continue_on_failure;
   if (name == "--oversubscribe" || name == "-oversubscribe" || name == "--allow-run-as-root") {
     return Flag::ignored;
   }
@@ -101,6 +102,7 @@ ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
       if (*flag == Flag::tag_output) options.tag_output = true;
       if (*flag == Flag::report_bindings) options.report_bindings = true;
       if (*flag == Flag::get_stack_traces) options.get_stack_traces = true;
+      if (*flag == Flag::continue_on_failure) options.continue_on_failure = true;
       continue;
     }
     const bool known = name == "-n" || name == "-np" || name == "--np" || name == "-c" ||
@@ -195,6 +197,10 @@ std::string launcher_usage(std::string_view program_name) {
          "  --get-stack-traces   with that report, every rank's backtraces\n"
          "  -x VAR[=VAL]         set VAR=VAL in every rank, or forward this process's VAR (repeatable)\n"
          "  --tag-output         prefix each line of output with [rank]\n"
+         "  --continue-on-failure\n"
+         "                       a rank that fails (dies, or exits inside the job) ends alone: the\n"
+         "                       others are told and go on (LAPI: LAPI_ERR_TGT_PURGED; MPI:\n"
+         "                       MPIX_ERR_PROC_FAILED); the exit status is still the failure's\n"
          "  --bind-to core|hwthread|none\n"
          "                       bind each rank to a core (all its hardware threads) or to one hardware\n"
          "                       thread, round-robin over the CPUs this launcher may use (default: core\n"

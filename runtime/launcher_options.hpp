@@ -33,6 +33,7 @@ struct LauncherOptions {
   BindTo bind_to = BindTo::automatic;
   bool report_bindings = false;           // say on stderr where each rank is bound
   bool get_stack_traces = false;          // on --timeout: every rank's backtraces too
+  bool continue_on_failure = false;       // a rank's failure ends it alone; the others are told
   std::string output_dir;                 // --output-filename: rank N writes DIR/1/rank.N/{stdout,stderr}
   std::vector<HostSlots> hosts;           // -H/--host (all of them, in order); empty: this host only
   std::string hostfile;                   // --hostfile FILE (read by the launcher, not the parser)
@@ -50,7 +51,7 @@ using ParsedCommandLine = std::variant<LauncherOptions, HelpRequested, VersionRe
 
 // `args` excludes argv[0]. `timeout_env` is the value of LAPIS_TIMEOUT, used when --timeout is absent.
 // Options: -n/-np/--np/-c N, --timeout S, -x VAR[=VAL], --tag-output, --bind-to, --map-by,
-// --report-bindings, --output-filename DIR, -H/--host LIST, --hostfile FILE, -ppn N, -h/--help, -V/--version, "--" ends options; --oversubscribe and
+// --report-bindings, --continue-on-failure, --output-filename DIR, -H/--host LIST, --hostfile FILE, -ppn N, -h/--help, -V/--version, "--" ends options; --oversubscribe and
 // --allow-run-as-root are accepted for scripts written for Open MPI (they change nothing here).
 // Long options also accept --opt=value, and the single-dash spellings of Open MPI and MPICH
 // (-bind-to, -map-by, -report-bindings). The first non-option argument starts the command.

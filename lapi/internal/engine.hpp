@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -303,6 +304,23 @@ class Context::Impl {
   // Whether [addr, addr + len) is registered here.
   bool registered_range_locked(std::uint64_t addr, std::size_t len) const;
 
+  // ---- peer_failures.cc: tasks that failed (lapirun --continue-on-failure)
+  // Any thread (the bootstrap's listener): takes note, wakes a sleeper.
+  void note_peer_failure(int task, const std::string& why);
+  // Engine side: marks the tasks noted since the last call as failed and
+  // runs the failure handlers. Called by poll_once when failure_epoch_ moved.
+  void absorb_failures();
+  // Registers with the bootstrap (on) or leaves it (off, before the engine goes).
+  void watch_failures(bool on);
+  // Errc::tgt_purged naming the failed `task` (and `fn`).
+  Status failed_peer_error(const char* fn, TaskId task) const;
+  // An operation naming `tgt`: refused when tgt failed. Only called once
+  // any_failed_ is set; tgt may be out of range (the operation says so).
+  Status check_peer(const char* fn, TaskId tgt) const {
+    if (tgt < ntasks_ && failed_[tgt].load(std::memory_order_acquire)) return failed_peer_error(fn, tgt);
+    return Errc::success;
+  }
+
   // ---- faults.cc
   // Refuses a peer's request: counts it and reports it back to `src` (when
   // src names a task) with the request's completion cookie.
@@ -378,7 +396,7 @@ class Context::Impl {
   };
   std::uint64_t next_rkey_token_ = 1;
   std::unordered_map<std::uint64_t, RkeyWait> rkey_waits_;
-  std::unordered_map<std::uint64_t, std::uint32_t> drops_pending_;  // token -> peers left
+  std::unordered_map<std::uint64_t, std::vector<TaskId>> drops_pending_;  // token -> peers to answer
 
   // Fence bookkeeping: Amsends sent to / landed from each task.
   std::vector<std::uint64_t> sent_to_;
@@ -458,6 +476,23 @@ class Context::Impl {
   unsigned ucx_poll_every_ = 1;
   unsigned ucx_quiet_polls_ = 0;
   std::atomic<std::uint64_t> send_errors_{0};
+
+  // Failed peers (peer_failures.cc). note_peer_failure appends under
+  // failure_mutex_ and bumps failure_epoch_; absorb_failures catches up.
+  mutable std::mutex failure_mutex_;
+  bool watching_failures_ = false;  // registered with the bootstrap (start) until shutdown
+  std::vector<std::pair<TaskId, std::string>> failure_notes_;  // noted, not yet absorbed
+  std::vector<std::string> failed_why_;                        // by task, under failure_mutex_
+  std::unique_ptr<std::atomic<bool>[]> failed_;                // by task, set once absorbed
+  std::atomic<bool> any_failed_{false};
+  std::atomic<std::uint32_t> failure_epoch_{0};
+  std::atomic<std::uint32_t> absorbed_epoch_{0};
+  std::atomic<TaskId> last_failed_{0};  // the latest task absorbed, for an interrupted wait's message
+  struct PeerFailureHook {
+    PeerFailureHandler fn = nullptr;
+    void* arg = nullptr;
+  };
+  std::array<PeerFailureHook, Context::kMaxPeerFailureHandlers> failure_hooks_{};
 
   // Faults.
   std::atomic<std::uint64_t> refused_here_{0};

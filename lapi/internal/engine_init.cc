@@ -98,7 +98,7 @@ ucs_status_t on_amsend_packed_cb(void* arg, const void* header, size_t header_le
 
 Context::Impl::Impl(Context& owner, const Config& config) : owner_(owner), config_(config) {}
 
-Context::Impl::~Impl() = default;
+Context::Impl::~Impl() { watch_failures(false); }
 
 namespace {
 
@@ -288,6 +288,9 @@ Status Context::Impl::start() {
                   ucs_status_string(st));
     }
   }
+  failed_ = std::make_unique<std::atomic<bool>[]>(ntasks_);
+  failed_why_.assign(ntasks_, std::string());
+  watch_failures(true);
   remote_regions_.resize(ntasks_);
   rkey_hit_.assign(ntasks_, RkeyHit{});
   sent_to_.assign(ntasks_, 0);
@@ -309,6 +312,24 @@ Status Context::Impl::shutdown() {
   if (terminated_.exchange(true)) return Errc::success;
   Status s = fence();
   if (s.ok()) s = barrier();
+  // With failed tasks this barrier cannot complete: the tasks left meet in
+  // the bootstrap's barrier instead (it gathers the survivors), polling
+  // meanwhile, so that a survivor still in its fence gets our answers.
+  const bool failures = any_failed_.load(std::memory_order_acquire);
+  if (failures) {
+    s = Errc::success;
+    std::atomic<bool> met{false};
+    std::thread meet([&met] {
+      try {
+        lapis::runtime::process_bootstrap().barrier();
+      } catch (const std::exception&) {
+      }
+      met.store(true, std::memory_order_release);
+    });
+    while (wait_until([&met] { return met.load(std::memory_order_acquire); }).code() == Errc::tgt_purged) {
+    }
+    meet.join();
+  }
   if (integrity_.on && std::getenv("LAPIS_DEBUG")) {
     const FaultStats f = owner_.fault_stats();
     fmt::print(stderr,
@@ -321,12 +342,14 @@ Status Context::Impl::shutdown() {
   handler_thread_.reset();  // joins after finishing queued jobs
   fibers_.reset();
   // A final out-of-band barrier: nobody closes endpoints while a peer may
-  // still be receiving our last barrier message.
+  // still be receiving our last barrier message. (With failures, the one
+  // above.)
   try {
-    lapis::runtime::process_bootstrap().barrier();
+    if (!failures) lapis::runtime::process_bootstrap().barrier();
   } catch (const std::exception&) {
   }
   if (entered_job_) lapis::runtime::process_bootstrap().leave_job();
+  watch_failures(false);
   shm_.close();
   for (auto& peer : remote_regions_) {
     for (auto& [base, r] : peer) ucp_rkey_destroy(r.rkey);

@@ -108,18 +108,30 @@ Status Context::Impl::deregister_memory(void* addr, bool allocated) {
     // before send returns (UCX's self transport runs handlers inline).
     token = next_rkey_token_++;
     const auto& holders = it->second.fetched_by;
-    const auto count = static_cast<std::uint32_t>(std::count(holders.begin(), holders.end(), true));
-    if (count) drops_pending_[token] = count;
+    std::vector<TaskId> asked;
     for (TaskId t = 0; t < holders.size(); ++t) {
-      if (!holders[t]) continue;
+      if (holders[t] && !failed_[t].load(std::memory_order_relaxed)) asked.push_back(t);
+    }
+    if (!asked.empty()) drops_pending_[token] = asked;
+    for (TaskId t : asked) {
       const RkeyInvalidateWire msg{me_, 0, base, token};
       send_control_locked(t, Proto::rkey_invalidate, &msg, sizeof msg);
     }
   }
-  Status s = wait_until([&] {
+  // A failed holder will never answer (and cannot use the key any more).
+  auto answered = [&] {
     Guard guard(lock_);
-    return drops_pending_.count(token) == 0;
-  });
+    auto pending = drops_pending_.find(token);
+    if (pending == drops_pending_.end()) return true;
+    for (TaskId t : pending->second) {
+      if (!failed_[t].load(std::memory_order_relaxed)) return false;
+    }
+    drops_pending_.erase(pending);
+    return true;
+  };
+  Status s = wait_until(answered);
+  while (s.code() == Errc::tgt_purged && !answered()) s = wait_until(answered);
+  if (s.code() == Errc::tgt_purged) s = Errc::success;
   Guard guard(lock_);
   auto it = regions_.find(base);
   ucp_mem_unmap(ucp_, it->second.memh);
@@ -141,7 +153,8 @@ void Context::Impl::on_rkey_invalidate_locked(const RkeyInvalidateWire& msg) {
 void Context::Impl::on_rkey_dropped_locked(const RkeyInvalidateWire& msg) {
   auto it = drops_pending_.find(msg.token);
   if (it == drops_pending_.end()) return;  // stale or forged
-  if (--it->second == 0) drops_pending_.erase(it);
+  std::erase(it->second, msg.src);
+  if (it->second.empty()) drops_pending_.erase(it);
 }
 
 void Context::Impl::on_rkey_request_locked(const RkeyRequestWire& req) {

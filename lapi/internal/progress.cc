@@ -32,6 +32,11 @@ constexpr int kSleepTimeoutMs = 10;
 
 bool Context::Impl::poll_once() {
   bool did = false;
+  if (failure_epoch_.load(std::memory_order_relaxed) !=
+      absorbed_epoch_.load(std::memory_order_relaxed)) [[unlikely]] {
+    absorb_failures();
+    did = true;
+  }
   {
     Guard guard(lock_);
     if (shm_.receiving()) {

@@ -22,7 +22,7 @@ Status Context::Impl::fence() {
   {
     Guard guard(lock_);
     for (TaskId t = 0; t < ntasks_; ++t) {
-      if (sent_to_[t] == fence_acked_[t]) continue;
+      if (sent_to_[t] == fence_acked_[t] || failed_[t].load(std::memory_order_relaxed)) continue;
       want[t] = sent_to_[t];
       const FenceWire req{me_, 0, sent_to_[t]};
       send_control_locked(t, Proto::fence_request, &req, sizeof req);
@@ -38,7 +38,7 @@ Status Context::Impl::fence() {
   return wait_until([&] {
     Guard guard(lock_);
     for (TaskId t = 0; t < ntasks_; ++t) {
-      if (fence_acked_[t] < want[t]) return false;
+      if (fence_acked_[t] < want[t] && !failed_[t].load(std::memory_order_relaxed)) return false;
     }
     // LAPIS_CHECKSUM: a Put or Get is complete once its data checked.
     return integrity_.held_puts.empty() && integrity_.held_gets.empty();
@@ -80,6 +80,9 @@ void Context::Impl::on_fence_reply_locked(const FenceWire& msg) {
 
 Status Context::Impl::barrier() {
   if (ntasks_ == 1) return Errc::success;
+  if (any_failed_.load(std::memory_order_acquire)) [[unlikely]] {
+    return failed_peer_error("barrier", last_failed_.load(std::memory_order_acquire));
+  }
   std::uint64_t epoch;
   {
     Guard guard(lock_);

@@ -21,17 +21,25 @@ Status Context::Impl::wait_until(Done done) {
     app_waiters_.fetch_add(1, std::memory_order_acq_rel);
     app_epoch_.fetch_add(1, std::memory_order_release);
   }
+  // A task failing meanwhile interrupts the wait: it may be the one waited for.
+  const std::uint32_t failures = failure_epoch_.load(std::memory_order_acquire);
   int idle = 0;
+  Status result = Errc::success;
   while (!done()) {
     if (poll_once()) {
       idle = 0;
     } else {
       idle_backoff(idle);
     }
+    if (failure_epoch_.load(std::memory_order_relaxed) != failures) [[unlikely]] {
+      absorb_failures();  // another thread may be at it: its handlers have run, or will
+      if (!done()) result = failed_peer_error("wait", last_failed_.load(std::memory_order_acquire));
+      break;
+    }
   }
   // No wake-up on exit: the progress thread notices idleness by itself.
   if (announce) app_waiters_.fetch_sub(1, std::memory_order_acq_rel);
-  return Errc::success;
+  return result;
 }
 
 }  // namespace lapi

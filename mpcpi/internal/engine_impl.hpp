@@ -362,6 +362,19 @@ class Engine::Impl {
     }
   }
   void fail_request(Request* r, Errc code, int events);
+  // peer_failure.cc: lapi says `task` failed; every request that names it
+  // (posted receives from it, sends to it held or waiting for its answer,
+  // receives waiting for its data) fails with Errc::peer_failed.
+  static void on_peer_failed(lapi::Context& ctx, lapi::TaskId task, const char* why, void* arg);
+  void fail_requests_of(lapi::TaskId task, const char* why);
+  void fail_pending_locked(Request* r, const std::string& detail);
+  bool peer_failed_locked(lapi::TaskId task) const {
+    return any_peer_failed_ && failed_peers_[task];
+  }
+  // lapi's error for a send or wait: peer_failed for a failed target, else transport.
+  static Errc lapi_error(const lapi::Status& s) {
+    return s.code() == lapi::Errc::tgt_purged ? Errc::peer_failed : Errc::transport;
+  }
   void release_request(Request* r);  // application thread
   void poll_landed();
   void block_until_done(Request* r);
@@ -387,6 +400,8 @@ class Engine::Impl {
   lapi::HandlerId handler_base_ = 0;
 
   mutable std::mutex mu_;  // guards everything below (through EngineLock, see there)
+  bool any_peer_failed_ = false;      // some task failed (lapirun --continue-on-failure)
+  std::vector<bool> failed_peers_;    // by task, once any_peer_failed_
   detail::PostedQueue posted_;
   detail::ArrivedQueue arrived_;
   lapi::Counter arrivals_;  // bumped on every push to arrived_ (blocking probe sleeps on it)

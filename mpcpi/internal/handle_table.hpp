@@ -52,6 +52,15 @@ class HandleTable {
 
   std::size_t size() const { return live_; }
 
+  // The live objects for which pred holds (rare: a failed peer's).
+  template <class Pred>
+  std::vector<T*> select(Pred&& pred) const {
+    std::vector<T*> found;
+    for (const Slot& s : slots_)
+      if (s.object != nullptr && pred(*s.object)) found.push_back(s.object);
+    return found;
+  }
+
  private:
   struct Slot {
     T* object = nullptr;

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 #include "mpcpi/internal/intrusive_list.hpp"
 
@@ -95,6 +96,20 @@ class PostedQueue {
   bool remove(PostedEntry& entry);
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+
+  // The queued receives that name `source` itself (not any source), for a
+  // failed peer's: rare, walks the whole index.
+  std::vector<PostedEntry*> posted_from(int source) const {
+    std::vector<PostedEntry*> found;
+    auto collect = [&](const HookList& l) {
+      for (ListHook* h = l.front(); h != nullptr; h = l.next(*h)) found.push_back(posted_of(h));
+    };
+    for (const auto& [k, l] : exact_)
+      if (k.source == source) collect(l);
+    for (const auto& [k, l] : any_tag_)
+      if (k.value == source) collect(l);
+    return found;
+  }
 
   // Calls fn(context) for each context in which a queued receive names
   // `source` or any source (a context may repeat). For rare decisions

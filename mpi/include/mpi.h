@@ -392,6 +392,16 @@ extern MPI_F08_status *MPI_F08_STATUSES_IGNORE;
  * above it. MPICH_ERR_LAST_CLASS is the last class. */
 #define MPI_ERR_LASTCODE 0x3fffffff
 #define MPICH_ERR_LAST_CLASS 78
+/* Process-failure classes of the ULFM proposal, at MPICH's values.
+ * MPIX_ERR_PROC_FAILED: a peer the call needed failed (lapirun
+ * --continue-on-failure). */
+#define MPICH_ERR_FIRST_MPIX 100
+#define MPIX_ERR_PROC_FAILED (MPICH_ERR_FIRST_MPIX + 1)
+#define MPIX_ERR_PROC_FAILED_PENDING (MPICH_ERR_FIRST_MPIX + 2)
+#define MPIX_ERR_REVOKED (MPICH_ERR_FIRST_MPIX + 3)
+#define MPIX_ERR_EAGAIN (MPICH_ERR_FIRST_MPIX + 4)
+#define MPIX_ERR_NOREQ (MPICH_ERR_FIRST_MPIX + 5)
+#define MPICH_ERR_LAST_MPIX (MPICH_ERR_FIRST_MPIX + 5)
 
 /* ---- Fortran interoperability ------------------------------------------ */
 /* A Fortran INTEGER handle is the C handle (mpif.h and the mpi module). */

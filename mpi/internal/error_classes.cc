@@ -105,16 +105,41 @@ constexpr bool in_order() {
 }
 static_assert(in_order(), "kClasses must list the classes of mpi.h in value order");
 
+// The ULFM classes, above MPI's (MPICH numbers them from 101).
+constexpr std::array<ClassInfo, MPICH_ERR_LAST_MPIX - MPICH_ERR_FIRST_MPIX> kMpixClasses{{
+    {MPIX_ERR_PROC_FAILED, "MPIX_ERR_PROC_FAILED", "a process the call needed has failed"},
+    {MPIX_ERR_PROC_FAILED_PENDING, "MPIX_ERR_PROC_FAILED_PENDING",
+     "a process that could match this receive has failed"},
+    {MPIX_ERR_REVOKED, "MPIX_ERR_REVOKED", "the communicator was revoked"},
+    {MPIX_ERR_EAGAIN, "MPIX_ERR_EAGAIN", "the operation could not be started now; try again"},
+    {MPIX_ERR_NOREQ, "MPIX_ERR_NOREQ", "no request could be allocated"},
+}};
+constexpr bool mpix_in_order() {
+  for (std::size_t i = 0; i < kMpixClasses.size(); ++i) {
+    if (kMpixClasses[i].cls != MPICH_ERR_FIRST_MPIX + 1 + static_cast<int>(i)) return false;
+  }
+  return true;
+}
+static_assert(mpix_in_order(), "kMpixClasses must list the MPIX classes of mpi.h in value order");
+
+const ClassInfo* find_class(int cls) {
+  if (cls >= 0 && cls <= MPICH_ERR_LAST_CLASS) return &kClasses[static_cast<std::size_t>(cls)];
+  if (cls > MPICH_ERR_FIRST_MPIX && cls <= MPICH_ERR_LAST_MPIX) {
+    return &kMpixClasses[static_cast<std::size_t>(cls - MPICH_ERR_FIRST_MPIX - 1)];
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 const char* error_class_name(int cls) {
-  if (cls < 0 || cls > MPICH_ERR_LAST_CLASS) return nullptr;
-  return kClasses[cls].name;
+  const ClassInfo* c = find_class(cls);
+  return c != nullptr ? c->name : nullptr;
 }
 
 const char* error_class_text(int cls) {
-  if (cls < 0 || cls > MPICH_ERR_LAST_CLASS) return nullptr;
-  return kClasses[cls].text;
+  const ClassInfo* c = find_class(cls);
+  return c != nullptr ? c->text : nullptr;
 }
 
 }  // namespace mpi

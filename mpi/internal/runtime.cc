@@ -44,6 +44,7 @@ int engine_status_class(mpcpi::Errc code) {
     case mpcpi::Errc::no_memory: return MPI_ERR_NO_MEM;
     case mpcpi::Errc::transport: return MPI_ERR_OTHER;
     case mpcpi::Errc::terminated: return MPI_ERR_OTHER;
+    case mpcpi::Errc::peer_failed: return MPIX_ERR_PROC_FAILED;
   }
   return MPI_ERR_INTERN;
 }

@@ -47,24 +47,6 @@ UniqueFd connect_unix(const std::string& path) {
   return fd;
 }
 
-// A rank on another host was started through an agent (ssh) that may not take it down when
-// the launcher ends the job or dies. The launcher closes its end of the rendezvous connection
-// only then (or after a protocol error from this rank), so the peer's hang-up ends this process.
-// A detached thread on a duplicate of the socket watches for it (POLLRDHUP reads no data). Only
-// for jobs across hosts: on one host the launcher's kill and PR_SET_PDEATHSIG suffice.
-void watch_launcher(int socket_fd) {
-  const int fd = ::fcntl(socket_fd, F_DUPFD_CLOEXEC, 0);
-  if (fd < 0) return;
-  std::thread([fd] {
-    pollfd p{fd, POLLRDHUP, 0};
-    while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
-    }
-    static const char message[] = "lapirun rendezvous: the launcher closed the connection; ending this rank\n";
-    (void)!::write(STDERR_FILENO, message, sizeof message - 1);
-    ::_exit(1);
-  }).detach();
-}
-
 std::string seconds_text(int ms) {
   char text[32];
   std::snprintf(text, sizeof(text), "%g", ms / 1000.0);
@@ -74,7 +56,12 @@ std::string seconds_text(int ms) {
 }  // namespace
 
 LapirunBootstrap::LapirunBootstrap(std::string socket_path, int rank, int size, int timeout_ms)
-    : socket_path_(std::move(socket_path)), rank_(rank), size_(size), timeout_ms_(timeout_ms) {
+    : socket_path_(std::move(socket_path)),
+      rank_(rank),
+      size_(size),
+      timeout_ms_(timeout_ms),
+      continue_on_failure_(std::getenv(kContinueOnFailureVariable) != nullptr &&
+                           std::string_view(std::getenv(kContinueOnFailureVariable)) == "1") {
   if (size <= 0 || rank < 0 || rank >= size) {
     throw BootstrapError("lapirun rendezvous: invalid rank " + std::to_string(rank) + " of size " +
                          std::to_string(size));
@@ -92,7 +79,73 @@ LapirunBootstrap::LapirunBootstrap(std::string socket_path, int rank, int size, 
   }
   std::lock_guard lock(mutex_);
   call(MsgType::kHello, static_cast<std::uint32_t>(rank), hello, MsgType::kWelcome, "hello");
-  if (tcp) watch_launcher(socket_.get());  // after the welcome: a refused hello reports itself
+  // After the welcome: a refused hello reports itself.
+  if (tcp || continue_on_failure_) start_watcher(tcp);
+}
+
+// A rank on another host was started through an agent (ssh) that may not take it down when
+// the launcher ends the job or dies. The launcher closes its end of the rendezvous connection
+// only then (or after a protocol error from this rank), so the peer's hang-up ends this process
+// (exit_on_hangup; on one host the launcher's kill and PR_SET_PDEATHSIG suffice). With
+// --continue-on-failure the launcher also speaks between collectives: Failed frames. A detached
+// thread polls a duplicate of the socket; it reads only under mutex_, when no collective is
+// waiting for its reply, so whatever it finds then is a Failed frame.
+void LapirunBootstrap::start_watcher(bool exit_on_hangup) {
+  const int fd = ::fcntl(socket_.get(), F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) return;
+  std::thread([this, fd, exit_on_hangup] {
+    const short events = static_cast<short>(POLLRDHUP | (continue_on_failure_ ? POLLIN : 0));
+    for (;;) {
+      pollfd p{fd, events, 0};
+      if (::poll(&p, 1, -1) < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      if (p.revents & POLLIN) {
+        std::lock_guard lock(mutex_);
+        if (!socket_.valid()) break;
+        pollfd now{socket_.get(), POLLIN, 0};
+        bool hung_up = false;
+        while (::poll(&now, 1, 0) > 0 && (now.revents & POLLIN)) {
+          Reply notice;
+          if (read_exact(socket_.get(), std::as_writable_bytes(std::span(&notice.header, 1)), timeout_ms_) !=
+                  ReadResult::kOk ||
+              notice.header.type != MsgType::kFailed || notice.header.length > kMaxPayload) {
+            hung_up = true;  // end of file, or the stream out of step: nothing more to hear
+            break;
+          }
+          notice.payload.resize(notice.header.length);
+          if (read_exact(socket_.get(), notice.payload, timeout_ms_) != ReadResult::kOk) {
+            hung_up = true;
+            break;
+          }
+          note_failure(notice.header, notice.payload);
+        }
+        if (!hung_up) continue;
+      }
+      if (!exit_on_hangup) break;
+      static const char message[] = "lapirun rendezvous: the launcher closed the connection; ending this rank\n";
+      (void)!::write(STDERR_FILENO, message, sizeof message - 1);
+      ::_exit(1);
+    }
+    ::close(fd);
+  }).detach();
+}
+
+void LapirunBootstrap::note_failure(const FrameHeader& header, std::span<const std::byte> payload) {
+  const int rank = static_cast<int>(header.seq);
+  if (rank < 0 || rank >= size_) return;
+  std::string why = to_string(payload);
+  if (listener_) return listener_(rank, why);
+  failed_ranks_.emplace_back(rank, std::move(why));
+}
+
+void LapirunBootstrap::watch_failures(FailureListener listener) {
+  std::lock_guard lock(mutex_);
+  listener_ = std::move(listener);
+  if (!listener_) return;
+  for (const auto& [rank, why] : failed_ranks_) listener_(rank, why);
+  failed_ranks_.clear();
 }
 
 std::vector<std::vector<std::byte>> LapirunBootstrap::allgather(std::span<const std::byte> mine) {
@@ -142,10 +195,13 @@ LapirunBootstrap::Reply LapirunBootstrap::call(MsgType request, std::uint32_t se
         fail(context + "no reply within " + seconds_text(timeout_ms_) + " s (LAPIS_BOOTSTRAP_TIMEOUT)");
     }
   };
-  read(std::as_writable_bytes(std::span(&reply.header, 1)));
-  if (reply.header.length > kMaxPayload) fail(context + "corrupt reply (payload too large)");
-  reply.payload.resize(reply.header.length);
-  read(reply.payload);
+  do {  // Failed frames may come before the reply (--continue-on-failure)
+    if (reply.header.type == MsgType::kFailed) note_failure(reply.header, reply.payload);
+    read(std::as_writable_bytes(std::span(&reply.header, 1)));
+    if (reply.header.length > kMaxPayload) fail(context + "corrupt reply (payload too large)");
+    reply.payload.resize(reply.header.length);
+    read(reply.payload);
+  } while (reply.header.type == MsgType::kFailed);
   if (reply.header.type == MsgType::kError) fail(context + to_string(reply.payload));
   if (reply.header.type != expected || reply.header.seq != seq) {
     fail(context + "unexpected reply '" + msg_type_name(reply.header.type) + "' #" +

@@ -28,6 +28,7 @@ class LapirunBootstrap final : public Bootstrap {
   std::string network_interface() const override { return network_interface_; }
   void enter_job(std::string_view leave_call) override;
   void leave_job() override;
+  void watch_failures(FailureListener listener) override;
 
  private:
   struct Reply {
@@ -41,6 +42,11 @@ class LapirunBootstrap final : public Bootstrap {
   Reply call(MsgType request, std::uint32_t seq, std::span<const std::byte> payload, MsgType expected,
              const std::string& what);
   [[noreturn]] void fail(std::string message);
+  // A Failed frame from the launcher: to the listener, or kept until there is one. mutex_ held.
+  void note_failure(const FrameHeader& header, std::span<const std::byte> payload);
+  // Between collectives (--continue-on-failure) and for a launcher across hosts that hangs up: a
+  // thread that waits for the socket to speak, then reads the Failed frames under mutex_.
+  void start_watcher(bool exit_on_hangup);
 
   const std::string socket_path_;
   const int rank_;
@@ -52,6 +58,9 @@ class LapirunBootstrap final : public Bootstrap {
   std::uint32_t next_seq_ = 0;
   int job_entries_ = 0;  // enter_job() calls not yet matched by leave_job()
   std::string failure_;  // non-empty once broken
+  const bool continue_on_failure_;
+  FailureListener listener_;
+  std::vector<std::pair<int, std::string>> failed_ranks_;  // heard before there was a listener
 };
 
 }  // namespace lapis::runtime::internal

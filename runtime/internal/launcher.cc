@@ -217,7 +217,7 @@ class Launcher {
         plan_(make_host_plan(places, options.nranks)),
         secret_(plan_.tcp_address ? make_job_secret() : std::string()),
         endpoint_(job_id_, plan_.tcp_address),
-        server_(endpoint_.take_listener(), options.nranks, secret_) {}
+        server_(endpoint_.take_listener(), options.nranks, secret_, options.continue_on_failure) {}
   // Only reached with ranks still running if run() threw: leave no orphans behind.
   ~Launcher() {
     if (running_ > 0) signal_all_groups(SIGKILL);
@@ -247,6 +247,7 @@ class Launcher {
     command.argv = options_.command;
     command.env = build_rank_environment(options_.env, endpoint_.name(), job_id_);
     if (!secret_.empty()) command.env.push_back(std::string(kJobSecretVariable) + "=" + secret_);
+    if (options_.continue_on_failure) command.env.push_back(std::string(kContinueOnFailureVariable) + "=1");
     command.exec_sigmask = signals_.original_mask();
     command.sigpipe_ignored = signals_.sigpipe_was_ignored();
     command.capture_output = options_.tag_output && options_.output_dir.empty();
@@ -381,8 +382,12 @@ class Launcher {
     server_.mark_rank_gone(rank, how);
     const bool others_stranded = unfinished && running_ > 0;
     if ((code != 0 || others_stranded) && !shutting_down_) {
-      report(how);
-      begin_shutdown(code != 0 ? code : 1);
+      if (!options_.continue_on_failure) {
+        report(how);
+        return begin_shutdown(code != 0 ? code : 1);
+      }
+      report(how + (running_ > 0 ? "; the others go on (--continue-on-failure)" : ""));
+      if (exit_code_ == 0) exit_code_ = code != 0 ? code : 1;  // the first failure still decides
     }
   }
 

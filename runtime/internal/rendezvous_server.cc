@@ -22,10 +22,13 @@ std::string describe(MsgType type, std::uint32_t seq) {
 
 }  // namespace
 
-RendezvousServer::RendezvousServer(UniqueFd listener, int size, std::string secret)
+RendezvousServer::RendezvousServer(UniqueFd listener, int size, std::string secret,
+                                   bool continue_on_failure)
     : listener_(std::move(listener)),
       size_(size),
       secret_(std::move(secret)),
+      continue_on_failure_(continue_on_failure),
+      gone_(static_cast<std::size_t>(size), false),
       by_rank_(static_cast<std::size_t>(size), nullptr),
       rank_seen_(static_cast<std::size_t>(size), false),
       leave_call_(static_cast<std::size_t>(size)) {
@@ -57,8 +60,30 @@ void RendezvousServer::handle_events(std::span<const pollfd> fds) {
 }
 
 void RendezvousServer::mark_rank_gone(int rank, const std::string& why) {
-  (void)rank;  // the connection (if any) closes by itself; the rank can no longer take part
+  // The connection (if any) closes by itself; the rank can no longer take part.
+  if (continue_on_failure_) return drop_rank(rank, why);
   break_collectives(why);
+}
+
+void RendezvousServer::drop_rank(int rank, const std::string& why) {
+  if (rank < 0 || rank >= size_ || gone_[static_cast<std::size_t>(rank)]) return;
+  gone_[static_cast<std::size_t>(rank)] = true;
+  // A rank that left the job (its Term or Finalize done) failed nobody; one inside it did.
+  if (unfinished_call(rank)) {
+    const auto frame = std::make_shared<const std::vector<std::byte>>(
+        encode_frame(MsgType::kFailed, static_cast<std::uint32_t>(rank), as_bytes(why)));
+    for (Connection* conn : by_rank_) {
+      if (conn != nullptr && conn->rank != rank) queue(*conn, frame);
+    }
+  }
+  if (open_ && all_live_contributed()) complete_collective();
+}
+
+bool RendezvousServer::all_live_contributed() const {
+  for (std::size_t r = 0; r < open_->blobs.size(); ++r) {
+    if (!gone_[r] && !open_->blobs[r]) return false;
+  }
+  return true;
 }
 
 void RendezvousServer::read_pending() {
@@ -250,7 +275,8 @@ void RendezvousServer::contribute(Connection& conn, const FrameHeader& header, s
     open_->blobs.resize(static_cast<std::size_t>(size_));
   }
   open_->blobs[static_cast<std::size_t>(conn.rank)].emplace(payload.begin(), payload.end());
-  if (++open_->contributed == size_) complete_collective();
+  ++open_->contributed;
+  if (all_live_contributed()) complete_collective();
 }
 
 void RendezvousServer::complete_collective() {
@@ -261,13 +287,14 @@ void RendezvousServer::complete_collective() {
   if (done.type == MsgType::kAllgather) {
     std::vector<std::vector<std::byte>> blobs;
     blobs.reserve(done.blobs.size());
-    for (auto& blob : done.blobs) blobs.push_back(std::move(*blob));
+    for (auto& blob : done.blobs) blobs.push_back(blob ? std::move(*blob) : std::vector<std::byte>{});  // gone: empty
     frame = std::make_shared<const std::vector<std::byte>>(
         encode_frame(MsgType::kAllgatherResult, done.seq, encode_gather_result(blobs)));
   } else {
     frame = std::make_shared<const std::vector<std::byte>>(encode_frame(MsgType::kBarrierDone, done.seq, {}));
   }
-  // Every contributor is still connected: a disconnect would have broken the collective.
+  // Every contributor is still connected: a disconnect would have broken the collective (or,
+  // with continue_on_failure, taken the rank out of it).
   for (Connection* conn : by_rank_) {
     if (conn != nullptr) queue(*conn, frame);
   }
@@ -291,7 +318,8 @@ void RendezvousServer::disconnect(Connection& conn, const std::string& why) {
   conn.out.clear();
   if (conn.rank >= 0) {
     by_rank_[static_cast<std::size_t>(conn.rank)] = nullptr;
-    break_collectives(why);
+    // With continue_on_failure the launcher's reap says how the rank ended (mark_rank_gone).
+    if (!continue_on_failure_) break_collectives(why);
   }
 }
 

@@ -9,6 +9,10 @@
 // Failure rule: once any rank is gone (its connection closed, or its process exited), no
 // collective can ever complete again, so the open one and every later one fails with an Error
 // reply naming that rank. The same holds after a collective mismatch between ranks.
+//
+// With continue_on_failure (lapirun --continue-on-failure) the job goes on without a rank whose
+// process ended: collectives gather the ranks left (an allgather leaves the gone rank's slot
+// empty), and when the rank ended inside the job every other rank is told (a Failed frame).
 #include <poll.h>
 
 #include <cstddef>
@@ -30,7 +34,7 @@ class RendezvousServer {
   // `listener`: a bound, listening stream socket. `size`: number of ranks in the job.
   // `secret` empty: a Unix socket, whose peers must be this user (SO_PEERCRED). Otherwise a TCP
   // socket: every hello must carry `secret`, or the connection is refused with an Error reply.
-  RendezvousServer(UniqueFd listener, int size, std::string secret = {});
+  RendezvousServer(UniqueFd listener, int size, std::string secret = {}, bool continue_on_failure = false);
   ~RendezvousServer();
   RendezvousServer(const RendezvousServer&) = delete;
   RendezvousServer& operator=(const RendezvousServer&) = delete;
@@ -76,6 +80,10 @@ class RendezvousServer {
   void note_job(Connection& conn, const FrameHeader& header, std::span<const std::byte> payload);
   void contribute(Connection& conn, const FrameHeader& header, std::span<const std::byte> payload);
   void complete_collective();
+  // Every rank still in the job has contributed to the open collective.
+  bool all_live_contributed() const;
+  // --continue-on-failure: the job goes on without `rank`.
+  void drop_rank(int rank, const std::string& why);
   // Fails the open collective (if any) and every later one with `why`.
   void break_collectives(const std::string& why);
   void disconnect(Connection& conn, const std::string& why);
@@ -94,6 +102,8 @@ class RendezvousServer {
   UniqueFd listener_;
   const int size_;
   const std::string secret_;
+  const bool continue_on_failure_;
+  std::vector<bool> gone_;                 // continue_on_failure: ranks the job goes on without
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<Connection*> by_rank_;       // live connection of each rank that said hello
   std::vector<bool> rank_seen_;            // a hello was accepted for this rank at some point

@@ -75,6 +75,7 @@ const char* msg_type_name(MsgType type) {
     case MsgType::kError: return "error";
     case MsgType::kEnter: return "enter";
     case MsgType::kLeave: return "leave";
+    case MsgType::kFailed: return "failed";
   }
   return "unknown";
 }

@@ -26,6 +26,10 @@
 
 namespace lapis::runtime::internal {
 
+// Set (=1) in every rank's environment by lapirun --continue-on-failure: the rank then listens
+// for Failed frames between its collectives.
+inline constexpr const char* kContinueOnFailureVariable = "LAPIS_CONTINUE_ON_FAILURE";
+
 enum class MsgType : std::uint32_t {
   kNone = 0,
   kHello = 1,
@@ -37,6 +41,7 @@ enum class MsgType : std::uint32_t {
   kError = 7,
   kEnter = 8,
   kLeave = 9,
+  kFailed = 10,  // launcher to ranks (--continue-on-failure): rank `seq` failed; payload says how
 };
 
 struct FrameHeader {

@@ -27,4 +27,10 @@ TEST_CASE("every class has a name and a text") {
   CHECK(mpi::error_class_name(-1) == nullptr);
   CHECK(mpi::error_class_name(MPICH_ERR_LAST_CLASS + 1) == nullptr);
   CHECK(mpi::error_class_name(MPI_ERR_LASTCODE) == nullptr);
+  // The ULFM classes at MPICH's values, and nothing between them and MPI's.
+  CHECK(std::string(mpi::error_class_name(MPIX_ERR_PROC_FAILED)) == "MPIX_ERR_PROC_FAILED");
+  CHECK(std::string(mpi::error_class_name(MPIX_ERR_REVOKED)) == "MPIX_ERR_REVOKED");
+  CHECK(std::string(mpi::error_class_name(MPICH_ERR_LAST_MPIX)) == "MPIX_ERR_NOREQ");
+  CHECK(mpi::error_class_name(MPICH_ERR_FIRST_MPIX) == nullptr);
+  CHECK(mpi::error_class_name(MPICH_ERR_LAST_MPIX + 1) == nullptr);
 }

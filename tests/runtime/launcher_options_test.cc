@@ -121,6 +121,9 @@ TEST_CASE("binding and the other launchers' options") {
   CHECK(parse_ok({"-n", "2", "prog"}).output_dir.empty());
   CHECK(parse_ok({"-n", "2", "--get-stack-traces", "prog"}).get_stack_traces);
   CHECK_FALSE(parse_ok({"-n", "2", "prog"}).get_stack_traces);
+  CHECK(parse_ok({"-n", "2", "--continue-on-failure", "prog"}).continue_on_failure);
+  CHECK_FALSE(parse_ok({"-n", "2", "prog"}).continue_on_failure);
+  CHECK(contains(parse_error({"-n", "2", "--continue-on-failure=1", "prog"}), "takes no value"));
   CHECK(contains(parse_error({"-n", "2", "--output-filename=", "prog"}), "invalid --output-filename"));
   CHECK(contains(parse_error({"-n", "2", "--output-filename"}), "--output-filename needs a value"));
 }
@@ -128,7 +131,7 @@ TEST_CASE("binding and the other launchers' options") {
 TEST_CASE("the usage text names every option the parser takes") {
   const std::string usage = lapis::runtime::launcher_usage();
   for (const char* option : {"-n", "-np", "-c", "--timeout", "-x", "--tag-output", "--bind-to",
-                             "--map-by", "--report-bindings", "--output-filename", "--get-stack-traces", "--oversubscribe",
+                             "--map-by", "--report-bindings", "--output-filename", "--get-stack-traces", "--continue-on-failure", "--oversubscribe",
                              "--allow-run-as-root", "--help", "--version"}) {
     CAPTURE(option);
     CHECK(contains(usage, option));

@@ -37,6 +37,7 @@ LaunchResult launch(const LaunchOptions& options, const std::string& program,
   std::string cmd = quote(runfile("runtime/lapirun")) + " -n " + std::to_string(options.ranks) +
                     " --timeout " + std::to_string(options.timeout_s);
   for (const auto& e : options.env) cmd += " -x " + quote(e);
+  for (const auto& f : options.flags) cmd += " " + quote(f);
   cmd += " " + quote(runfile(program));
   for (const auto& a : args) cmd += " " + quote(a);
   return run_shell(cmd + " 2>&1");

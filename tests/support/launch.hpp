@@ -16,6 +16,7 @@ struct LaunchOptions {
   int ranks = 2;
   int timeout_s = 120;
   std::vector<std::string> env;  // VAR=VALUE, passed with -x
+  std::vector<std::string> flags;  // more lapirun options (e.g. --continue-on-failure)
 };
 
 // `program` is a runfiles-relative path such as "tests/core/amsend_ranks".

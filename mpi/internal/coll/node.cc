@@ -333,7 +333,10 @@ void node_collectives_shutdown() {
   // each may go. Freeing sends invalidations that peers run in progress, on
   // their progress thread in interrupt mode too, which unmaps what a wait
   // on shared flags would still read: hence a point-to-point barrier here.
-  if (CommPtr* world = state().comms.find(MPI_COMM_WORLD); world != nullptr && (*world)->size() > 1) {
+  // With a failed rank (lapirun --continue-on-failure) the barrier cannot
+  // complete; lapi's term then ends the survivors together instead.
+  if (CommPtr* world = state().comms.find(MPI_COMM_WORLD);
+      world != nullptr && (*world)->size() > 1 && !lapi_context().any_peer_failed()) {
     (void)internal_barrier(**world);
   }
   for (const auto& s : all) (void)lapi_context().free_registered(s->mine);

@@ -1,0 +1,91 @@
+// Failed peers. Under lapirun --continue-on-failure the job goes on when a
+// task fails, and the launcher tells the others through the bootstrap
+// (runtime/bootstrap.hpp: watch_failures). The bootstrap's thread only takes
+// note here; the engine catches up in poll_once (one relaxed comparison per
+// poll while nothing failed), marks the task failed and runs the handlers
+// (mpcpi's fails the requests that name the task). Operations naming a
+// failed task are refused at their entry (Context::check_peer) and any
+// blocking call then in progress returns (wait.hpp), so nothing waits on a
+// task that is gone.
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "lapi/internal/engine.hpp"
+#include "runtime/bootstrap.hpp"
+
+namespace lapi {
+
+void Context::Impl::note_peer_failure(int task, const std::string& why) {
+  if (task < 0 || static_cast<std::uint32_t>(task) >= ntasks_ || static_cast<TaskId>(task) == me_) return;
+  {
+    std::lock_guard<std::mutex> g(failure_mutex_);
+    failure_notes_.emplace_back(static_cast<TaskId>(task), why);
+    failure_epoch_.fetch_add(1, std::memory_order_release);
+  }
+  // A thread asleep on the worker's event fd (interrupt mode's progress
+  // thread sleeps without a timeout) must come and look.
+  if (worker_ != nullptr) ucp_worker_signal(worker_);
+}
+
+void Context::Impl::absorb_failures() {
+  std::vector<std::pair<TaskId, std::string>> fresh;
+  {
+    std::lock_guard<std::mutex> g(failure_mutex_);
+    fresh.swap(failure_notes_);
+    for (const auto& [task, why] : fresh) {
+      if (failed_why_[task].empty()) failed_why_[task] = why.empty() ? "failed" : why;
+    }
+    absorbed_epoch_.store(failure_epoch_.load(std::memory_order_acquire), std::memory_order_release);
+  }
+  for (const auto& [task, why] : fresh) {
+    if (failed_[task].exchange(true, std::memory_order_acq_rel)) continue;  // heard twice
+    any_failed_.store(true, std::memory_order_release);
+    last_failed_.store(task, std::memory_order_release);
+    if (std::getenv("LAPIS_DEBUG")) fmt::print(stderr, "lapis[{}]: task {} failed: {}\n", me_, task, why);
+    for (const PeerFailureHook& hook : failure_hooks_) {
+      if (hook.fn != nullptr) hook.fn(owner_, task, why.c_str(), hook.arg);
+    }
+  }
+}
+
+Status Context::Impl::failed_peer_error(const char* fn, TaskId task) const {
+  std::string why;
+  {
+    std::lock_guard<std::mutex> g(failure_mutex_);
+    why = task < failed_why_.size() ? failed_why_[task] : std::string();
+  }
+  return fail(Errc::tgt_purged, "{}: task {} failed ({})", fn, task, why.empty() ? "failed" : why);
+}
+
+void Context::Impl::watch_failures(bool on) {
+  if (on == watching_failures_) return;
+  watching_failures_ = on;
+  lapis::runtime::Bootstrap::FailureListener listener;
+  if (on) listener = [this](int task, const std::string& why) { note_peer_failure(task, why); };
+  try {
+    lapis::runtime::process_bootstrap().watch_failures(std::move(listener));
+  } catch (const std::exception&) {
+  }
+}
+
+Status Context::add_peer_failure_handler(PeerFailureHandler handler, void* arg) {
+  if (handler == nullptr) return fail(Errc::parm_null, "add_peer_failure_handler: handler is null");
+  internal::Guard guard(impl_->lock_);
+  for (auto& hook : impl_->failure_hooks_) {
+    if (hook.fn == nullptr) {
+      hook = {handler, arg};
+      return Errc::success;
+    }
+  }
+  return fail(Errc::all_hndl_in_use, "add_peer_failure_handler: {} handlers already added",
+              kMaxPeerFailureHandlers);
+}
+
+bool Context::peer_failed(TaskId task) const {
+  return task < impl_->ntasks_ && impl_->failed_[task].load(std::memory_order_acquire);
+}
+
+bool Context::any_peer_failed() const { return impl_->any_failed_.load(std::memory_order_acquire); }
+
+}  // namespace lapi

@@ -1,0 +1,23 @@
+// lapirun --continue-on-failure with an MPI rank killed (tests/mpi/progs/
+// proc_failed.c): the calls that needed it return MPIX_ERR_PROC_FAILED, the
+// two ranks left go on and finalize; the job's status is the failure's.
+
+#include "tests/mpi/run_ranks.hpp"
+
+TEST_CASE("MPI calls that needed a killed rank fail with MPIX_ERR_PROC_FAILED; the others go on") {
+  for (const char* mode : {"polling", "interrupt"}) {
+    CAPTURE(mode);
+    lapis::testing::LaunchOptions options;
+    options.ranks = 3;
+    options.timeout_s = 60;
+    options.env = {std::string("LAPIS_MODE=") + mode};
+    options.flags = {"--continue-on-failure"};
+    const auto r = lapis::testing::launch(options, "tests/mpi/progs/proc_failed");
+    INFO(r.output);
+    CHECK(r.status == 128 + 9);
+    CHECK(lapis::mpi_tests::count_lines(r.output, "OK\n") == 2);
+    CHECK(r.output.find("FAILED") == std::string::npos);
+    CHECK(r.output.find("rank 2 killed by signal 9 (Killed) without calling MPI_Finalize; the others go on") !=
+          std::string::npos);
+  }
+}
