@@ -91,6 +91,7 @@ Errc Engine::Impl::start() {
   my_window_ = window_for(options_, ntasks_);
   send_peers_.resize(ntasks_);
   recv_peers_.resize(ntasks_);
+  failed_peers_.assign(ntasks_, false);
   peer_landing_.resize(ntasks_);
 
   if (lapi::Status s = ctx_.add_peer_failure_handler(&Engine::Impl::on_peer_failed, this); !s.ok())

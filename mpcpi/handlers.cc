@@ -202,7 +202,8 @@ lapi::Landing Engine::Impl::land_in_message_locked(Message* m, const void* data)
 
 void Engine::Impl::protocol_error_locked(lapi::TaskId src, const char* what) {
   ++stats_.protocol_errors;
-  if (stats_.protocol_errors <= 10)
+  // After a failure, answers to requests failed meanwhile are expected here.
+  if (stats_.protocol_errors <= 10 && !any_peer_failed_.load(std::memory_order_relaxed))
     fmt::print(stderr, "mpcpi[{}]: dropped a message from task {}: {}\n", me_, src, what);
 }
 

@@ -194,6 +194,17 @@ class Engine {
   Errc recv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,
             Status* status);
 
+  // ---- Failed peers (lapirun --continue-on-failure) ---------------------
+  // Binds `context` to the tasks that use it (a communicator's members;
+  // binding again adds to them). Once one of them fails, the context fails
+  // as a whole: its unmatched receives fail with Errc::peer_failed whatever
+  // their source, and so do its sends still waiting for their receiver and
+  // every later receive or rendezvous send in it. Receives and sends
+  // naming the failed task fail in any context. unbind_context forgets
+  // the binding (the context may be reused).
+  void bind_context(std::uint32_t context, std::span<const lapi::TaskId> members);
+  void unbind_context(std::uint32_t context);
+
   // ---- Completion -----------------------------------------------------
   // If `req` has completed: sets completed, fills *status (may be null),
   // releases the request (the pointer is dead afterwards) and returns the

@@ -1,10 +1,20 @@
 // A failed peer (lapirun --continue-on-failure). lapi calls on_peer_failed
 // once per failed task, outside its header handlers; every request that can
-// only finish through that task fails with Errc::peer_failed, and later
-// ones naming it fail at once (post_recv; sends through lapi's refusal).
-// Receives from any source stay posted: another task may still match them.
+// only finish through that task fails with Errc::peer_failed, and so does
+// every context bound to it (a communicator's collective traffic: bind_context),
+// so that no rank of a broken collective waits for a live one that gave up.
+// Later requests naming the task, or a failed context, fail at once.
+//
+// What is failed is only what has not begun to land: unmatched receives,
+// sends still waiting for their receiver's answer, receives waiting for the
+// data header of a rendezvous. Data already landing lands. An answer that
+// comes later for a failed request finds its handle gone and is dropped.
+// Receives from any source in unbound contexts stay posted: another task
+// may still match them.
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "mpcpi/internal/engine_impl.hpp"
 #include "mpcpi/internal/errors.hpp"
@@ -18,7 +28,6 @@ void Engine::Impl::on_peer_failed(lapi::Context&, lapi::TaskId task, const char*
 void Engine::Impl::fail_pending_locked(Request* r, const std::string& detail) {
   if (r->done()) return;
   r->status.error = Errc::peer_failed;
-  if (r->kind == Request::Kind::recv) r->status.cancelled = false;
   if (r->handle != 0) {
     (r->kind == Request::Kind::send ? send_handles_ : recv_handles_).erase(r->handle);
     r->handle = 0;
@@ -28,14 +37,25 @@ void Engine::Impl::fail_pending_locked(Request* r, const std::string& detail) {
   complete(r, left > 0 ? left : 1);
 }
 
+void Engine::Impl::fail_context_locked(std::uint32_t context, const std::string& detail) {
+  if (!failed_contexts_.insert(context).second) return;
+  for (detail::PostedEntry* e : posted_.posted_in(context)) {
+    auto* r = static_cast<Request*>(e);
+    (void)posted_.remove(*r);
+    fail_pending_locked(r, detail);
+  }
+  auto in_context = [&](const Request& q) { return q.context == context; };
+  for (Request* r : send_handles_.select(in_context)) fail_pending_locked(r, detail);
+  for (Request* r : recv_handles_.select(in_context)) fail_pending_locked(r, detail);
+}
+
 void Engine::Impl::fail_requests_of(lapi::TaskId task, const char* why) {
   if (task >= ntasks_) return;
   const std::string detail = fmt::format("task {} failed ({})", task, why);
   {
     EngineLock lock(*this);
-    if (failed_peers_.empty()) failed_peers_.assign(ntasks_, false);
     failed_peers_[task] = true;
-    any_peer_failed_ = true;
+    any_peer_failed_.store(true, std::memory_order_release);
     for (detail::PostedEntry* e : posted_.posted_from(static_cast<int>(task))) {
       auto* r = static_cast<Request*>(e);
       (void)posted_.remove(*r);
@@ -56,8 +76,34 @@ void Engine::Impl::fail_requests_of(lapi::TaskId task, const char* why) {
     }
     peer.held.clear();
     peer.held_count = 0;
+    for (const auto& [context, members] : bound_contexts_) {
+      if (std::find(members.begin(), members.end(), task) != members.end()) {
+        fail_context_locked(context, fmt::format("{}: a member of this communicator", detail));
+      }
+    }
   }
   drain_outbox();
+}
+
+void Engine::bind_context(std::uint32_t context, std::span<const lapi::TaskId> members) {
+  EngineLock lock(*impl_);
+  auto& bound = impl_->bound_contexts_[context];
+  for (lapi::TaskId t : members) {
+    if (std::find(bound.begin(), bound.end(), t) == bound.end()) bound.push_back(t);
+  }
+  if (!impl_->any_peer_failed_.load(std::memory_order_relaxed)) return;
+  for (lapi::TaskId t : members) {  // bound after a member failed: broken from the start
+    if (t < impl_->ntasks_ && impl_->failed_peers_[t]) {
+      impl_->fail_context_locked(context, fmt::format("task {} failed: a member of this communicator", t));
+      return;
+    }
+  }
+}
+
+void Engine::unbind_context(std::uint32_t context) {
+  EngineLock lock(*impl_);
+  impl_->bound_contexts_.erase(context);
+  impl_->failed_contexts_.erase(context);
 }
 
 }  // namespace mpcpi

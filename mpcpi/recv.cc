@@ -122,8 +122,8 @@ void Engine::Impl::post_recv(Request* r) {
     if (m != nullptr) {
       arrived_.remove(*m);
       take_message_locked(r, m);
-    } else if (source != kAnySource && peer_failed_locked(static_cast<lapi::TaskId>(source))) [[unlikely]] {
-      fail_pending_locked(r, fmt::format("recv: task {} failed", source));
+    } else if (any_peer_failed_.load(std::memory_order_relaxed) && doomed_locked(*r, source)) [[unlikely]] {
+      fail_pending_locked(r, fmt::format("recv from {} in context {}: a task it needs failed", source, r->context));
     } else {
       posted_.post(*r);
       // A sender held back by flow control may hold the message we need.

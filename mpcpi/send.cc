@@ -53,6 +53,13 @@ void Engine::Impl::init_send(Request* r, const void* buf, std::size_t bytes, int
 }
 
 void Engine::Impl::start_send(Request* r) {
+  if (any_peer_failed_.load(std::memory_order_relaxed)) [[unlikely]] {
+    EngineLock lock(*this);
+    if (doomed_locked(*r, static_cast<int>(r->dest))) {
+      return fail_pending_locked(r, fmt::format("send to {} in context {}: a task it needs failed", r->dest,
+                                                r->context));
+    }
+  }
   if (r->dest == me_) {
     send_self(r);
   } else {

@@ -29,6 +29,7 @@
 #include <set>
 #include <span>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "counters/counter.hpp"
@@ -368,9 +369,13 @@ class Engine::Impl {
   static void on_peer_failed(lapi::Context& ctx, lapi::TaskId task, const char* why, void* arg);
   void fail_requests_of(lapi::TaskId task, const char* why);
   void fail_pending_locked(Request* r, const std::string& detail);
-  bool peer_failed_locked(lapi::TaskId task) const {
-    return any_peer_failed_ && failed_peers_[task];
+  // A request that must not start: its peer failed, or its context (bound
+  // to a failed task, bind_context) did. Only once any_peer_failed_.
+  bool doomed_locked(const Request& r, int peer) const {
+    return (peer >= 0 && failed_peers_[static_cast<lapi::TaskId>(peer)]) ||
+           failed_contexts_.count(r.context) != 0;
   }
+  void fail_context_locked(std::uint32_t context, const std::string& detail);
   // lapi's error for a send or wait: peer_failed for a failed target, else transport.
   static Errc lapi_error(const lapi::Status& s) {
     return s.code() == lapi::Errc::tgt_purged ? Errc::peer_failed : Errc::transport;
@@ -400,8 +405,14 @@ class Engine::Impl {
   lapi::HandlerId handler_base_ = 0;
 
   mutable std::mutex mu_;  // guards everything below (through EngineLock, see there)
-  bool any_peer_failed_ = false;      // some task failed (lapirun --continue-on-failure)
-  std::vector<bool> failed_peers_;    // by task, once any_peer_failed_
+  // Some task failed (lapirun --continue-on-failure); read without mu_ on
+  // the send path, written under it.
+  std::atomic<bool> any_peer_failed_{false};
+  std::vector<bool> failed_peers_;  // by task, sized at create
+  // Contexts bound to the tasks that use them (bind_context), and those of
+  // them a failed task has broken.
+  std::unordered_map<std::uint32_t, std::vector<lapi::TaskId>> bound_contexts_;
+  std::unordered_set<std::uint32_t> failed_contexts_;
   detail::PostedQueue posted_;
   detail::ArrivedQueue arrived_;
   lapi::Counter arrivals_;  // bumped on every push to arrived_ (blocking probe sleeps on it)

@@ -111,6 +111,22 @@ class PostedQueue {
     return found;
   }
 
+  // The queued receives of `context`, whatever their source (rare).
+  std::vector<PostedEntry*> posted_in(std::uint32_t context) const {
+    std::vector<PostedEntry*> found;
+    auto collect = [&](const HookList& l) {
+      for (ListHook* h = l.front(); h != nullptr; h = l.next(*h)) found.push_back(posted_of(h));
+    };
+    for (const auto& [k, l] : exact_)
+      if (k.context == context) collect(l);
+    for (const auto& [k, l] : any_tag_)
+      if (k.context == context) collect(l);
+    for (const auto& [k, l] : any_source_)
+      if (k.context == context) collect(l);
+    if (auto it = any_both_.find(context); it != any_both_.end()) collect(it->second);
+    return found;
+  }
+
   // Calls fn(context) for each context in which a queued receive names
   // `source` or any source (a context may repeat). For rare decisions
   // (flow-control pulls): it walks the whole index.

@@ -109,6 +109,10 @@ struct Comm {
   // it): node_state 0 = not tried yet, 1 = set up, -1 = cannot.
   NodeSegment* node = nullptr;
   std::int8_t node_state = 0;
+  // Its collective context is bound to its members in mpcpi (at its first
+  // collective): a member's failure then fails its collectives everywhere
+  // rather than leaving ranks waiting for live ones that gave up.
+  mutable bool coll_bound = false;
 
   bool is_inter() const { return remote_group != nullptr; }
   // The group point-to-point ranks address: the remote group of an

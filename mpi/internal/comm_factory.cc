@@ -5,6 +5,7 @@
 #include "mpi.h"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/internal_coll.hpp"
+#include "mpi/internal/runtime.hpp"
 #include "mpi/internal/state.hpp"
 
 namespace mpi {
@@ -75,6 +76,7 @@ CommPtr new_comm_object() {
   return CommPtr(new Comm, [](Comm* p) {
     State& st = state();
     if (p->owns_slot && p->slot > kSelfSlot && st.phase == Phase::running) {
+      if (p->coll_bound) engine().unbind_context(p->context(ContextKind::collective));
       st.slots.release(p->slot);
     }
     delete p;

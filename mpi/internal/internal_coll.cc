@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "mpi.h"
+#include "mpi/internal/coll/channel.hpp"
 #include "mpi/internal/runtime.hpp"
 
 namespace mpi {
@@ -16,6 +17,7 @@ int internal_barrier(const Comm& comm) {
   const int n = comm.size();
   const int me = comm.rank;
   const std::uint32_t ctx = comm.context(ContextKind::collective);
+  if (!comm.coll_bound) bind_collective_context(comm);
   mpcpi::Engine& eng = engine();
   int round = 0;
   for (int dist = 1; dist < n; dist *= 2, ++round) {
@@ -36,6 +38,7 @@ int internal_allgather(const Comm& comm, const void* mine, std::size_t bytes,
                        std::vector<char>& out) {
   const int n = comm.size();
   const std::uint32_t ctx = comm.context(ContextKind::collective);
+  if (!comm.coll_bound) bind_collective_context(comm);
   mpcpi::Engine& eng = engine();
   out.assign(static_cast<std::size_t>(n) * bytes, 0);
   std::memcpy(out.data() + comm.rank * bytes, mine, bytes);
@@ -73,6 +76,7 @@ int internal_allgather(const Comm& comm, const void* mine, std::size_t bytes,
 int internal_bcast(const Comm& comm, int root, void* data, std::size_t bytes) {
   const int n = comm.size();
   const std::uint32_t ctx = comm.context(ContextKind::collective);
+  if (!comm.coll_bound) bind_collective_context(comm);
   mpcpi::Engine& eng = engine();
   if (comm.rank != root) {
     return check(eng.recv(data, bytes, comm.world_of(root), kTagBcast, ctx, nullptr));

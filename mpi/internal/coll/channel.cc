@@ -13,7 +13,19 @@ CollChannel::CollChannel(const Comm& comm, CollTag tag, std::uint32_t seq)
       tag_(coll_tag(tag, seq)),
       rank_(comm.rank),
       size_(comm.peer_size()),
-      on_fiber_(Fiber::current() != nullptr) {}
+      on_fiber_(Fiber::current() != nullptr) {
+  if (!comm.coll_bound) bind_collective_context(comm);
+}
+
+void bind_collective_context(const Comm& comm) {
+  std::vector<lapi::TaskId> members;
+  for (const Group* g : {comm.group.get(), comm.remote_group.get()}) {
+    if (g == nullptr) continue;
+    for (int r = 0; r < g->size(); ++r) members.push_back(static_cast<lapi::TaskId>(g->world_of(r)));
+  }
+  engine().bind_context(comm.context(ContextKind::collective), members);
+  comm.coll_bound = true;
+}
 
 CollChannel::~CollChannel() {
   // An algorithm that failed half-way still waits for what it posted: the

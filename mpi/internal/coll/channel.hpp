@@ -45,6 +45,12 @@ inline int coll_tag(CollTag kind, std::uint32_t seq) {
   return static_cast<int>((seq % kCollSeqLimit) * kCollTagKinds) + static_cast<int>(kind);
 }
 
+// Binds the communicator's collective context to its members (both groups
+// of an inter-communicator) in mpcpi, so that a member's failure fails the
+// context's traffic at every rank (mpcpi::Engine::bind_context). Once per
+// communicator, at its first collective; the slot's release unbinds it.
+void bind_collective_context(const Comm& comm);
+
 class CollChannel {
  public:
   CollChannel(const Comm& comm, CollTag tag, std::uint32_t seq);

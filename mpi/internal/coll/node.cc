@@ -46,6 +46,10 @@ struct NodeSegment {
   NodeRegion* mine = nullptr;       // alloc_registered
   std::vector<NodeRegion*> at;      // by communicator rank, mapped here
   bool oversubscribed = false;      // more ranks on the node than cores
+  std::vector<lapi::TaskId> tasks;  // by communicator rank
+  // A member failed (lapirun --continue-on-failure): its flags will never
+  // move again, so every collective on the segment fails from then on.
+  bool broken = false;
 };
 
 namespace {
@@ -78,14 +82,28 @@ bool read_enabled() {
 // on an oversubscribed node, after about 4096 polls otherwise; after 4000
 // more it sleeps 20 us between polls (a rank that computes for long does
 // not have its peers burn the cores it needs), as mpcpi's waits do.
+bool member_failed(NodeSegment& s) {
+  if (s.broken) return true;
+  lapi::Context& ctx = lapi_context();
+  if (!ctx.any_peer_failed()) return false;
+  for (lapi::TaskId t : s.tasks) s.broken = s.broken || ctx.peer_failed(t);
+  return s.broken;
+}
+
+int broken_error() {
+  return fail(MPIX_ERR_PROC_FAILED, "a member of the communicator failed (its node collectives cannot complete)");
+}
+
+// False when a member failed meanwhile (ready() may then never hold).
 template <typename Ready>
-void wait_until(const NodeSegment& s, Ready ready) {
+[[nodiscard]] bool wait_until(NodeSegment& s, Ready ready) {
   const unsigned spin_limit = s.oversubscribed ? 16 : 4096;
   const unsigned yield_limit = spin_limit + 4000;
   for (unsigned polls = 0; !ready(); ++polls) {
     if ((polls & 63) == 63) {
       (void)engine().progress();
       ApiCall::release_for_idle();
+      if (member_failed(s)) return false;
     }
     if (polls < spin_limit) {
       cpu_relax();
@@ -96,6 +114,7 @@ void wait_until(const NodeSegment& s, Ready ready) {
       nanosleep(&nap, nullptr);
     }
   }
+  return true;
 }
 
 inline SlotHead& head_of(NodeRegion& r, std::uint64_t g) { return r.head[g % kNodeSlots]; }
@@ -108,8 +127,8 @@ bool published(NodeRegion& r, std::uint64_t g) {
   return head_of(r, g).gen.load(std::memory_order_acquire) >= g;
 }
 
-void wait_all_published(const NodeSegment& s, std::uint64_t g) {
-  wait_until(s, [&] {
+[[nodiscard]] bool wait_all_published(NodeSegment& s, std::uint64_t g) {
+  return wait_until(s, [&] {
     for (NodeRegion* r : s.at) {
       if (!published(*r, g)) return false;
     }
@@ -120,18 +139,20 @@ void wait_all_published(const NodeSegment& s, std::uint64_t g) {
 // Publishes this rank's `bytes` of collective g, once every rank finished
 // reading what its slot held before (collective g - kNodeSlots). The
 // others' done words are read only when the last look does not tell.
-void publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g) {
+[[nodiscard]] bool publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g) {
   if (g > kNodeSlots && s.all_done < g - kNodeSlots) {
     const std::uint64_t need = g - kNodeSlots;
-    wait_until(s, [&] {
+    const bool free = wait_until(s, [&] {
       std::uint64_t low = UINT64_MAX;
       for (const NodeRegion* r : s.at) low = std::min(low, r->done.load(std::memory_order_acquire));
       s.all_done = low;
       return low >= need;
     });
+    if (!free) return false;
   }
   if (bytes > 0) std::memcpy(data_of(*s.mine, g, bytes), in, bytes);
   head_of(*s.mine, g).gen.store(g, std::memory_order_release);
+  return true;
 }
 
 void finish(NodeSegment& s, std::uint64_t g) {
@@ -164,6 +185,7 @@ bool set_up(Comm& comm) {
   seg->rank = comm.rank;
   seg->mine = static_cast<NodeRegion*>(mine);
   seg->at.assign(n, nullptr);
+  for (std::size_t r = 0; r < n; ++r) seg->tasks.push_back(static_cast<lapi::TaskId>(comm.world_of(static_cast<int>(r))));
   char mapped_all = mine != nullptr ? 1 : 0;
   for (std::size_t r = 0; r < n && mapped_all; ++r) {
     std::uint64_t a;
@@ -203,21 +225,22 @@ bool node_collective(Comm& comm, std::size_t bytes, bool algorithm_forced) {
 
 int node_barrier(Comm& comm) {
   NodeSegment& s = *comm.node;
+  if (member_failed(s)) return broken_error();
   const std::uint64_t g = ++s.gen;
-  publish(s, nullptr, 0, g);
-  wait_all_published(s, g);
+  if (!publish(s, nullptr, 0, g) || !wait_all_published(s, g)) return broken_error();
   finish(s, g);
   return MPI_SUCCESS;
 }
 
 int node_bcast(Comm& comm, void* data, std::size_t bytes, int root) {
   NodeSegment& s = *comm.node;
+  if (member_failed(s)) return broken_error();
   const std::uint64_t g = ++s.gen;
   if (s.rank == root) {
-    publish(s, data, bytes, g);
+    if (!publish(s, data, bytes, g)) return broken_error();
   } else {
     NodeRegion& from = *s.at[static_cast<std::size_t>(root)];
-    wait_until(s, [&] { return published(from, g); });
+    if (!wait_until(s, [&] { return published(from, g); })) return broken_error();
     std::memcpy(data, data_of(from, g, bytes), bytes);
   }
   finish(s, g);
@@ -254,10 +277,11 @@ void reduce_slots(const NodeSegment& s, const Reduction& r, void* out, std::int6
 int node_reduce(Comm& comm, const Reduction& r, const void* in, void* out, std::int64_t count,
                 int root) {
   NodeSegment& s = *comm.node;
+  if (member_failed(s)) return broken_error();
   const std::uint64_t g = ++s.gen;
-  publish(s, in, static_cast<std::size_t>(count * r.type->size()), g);
+  if (!publish(s, in, static_cast<std::size_t>(count * r.type->size()), g)) return broken_error();
   if (s.rank == root) {
-    wait_all_published(s, g);
+    if (!wait_all_published(s, g)) return broken_error();
     reduce_slots(s, r, out, count, g);
   }
   finish(s, g);
@@ -266,9 +290,11 @@ int node_reduce(Comm& comm, const Reduction& r, const void* in, void* out, std::
 
 int node_allreduce(Comm& comm, const Reduction& r, const void* in, void* out, std::int64_t count) {
   NodeSegment& s = *comm.node;
+  if (member_failed(s)) return broken_error();
   const std::uint64_t g = ++s.gen;
-  publish(s, in, static_cast<std::size_t>(count * r.type->size()), g);
-  wait_all_published(s, g);
+  if (!publish(s, in, static_cast<std::size_t>(count * r.type->size()), g) || !wait_all_published(s, g)) {
+    return broken_error();
+  }
   reduce_slots(s, r, out, count, g);
   finish(s, g);
   return MPI_SUCCESS;
@@ -276,10 +302,11 @@ int node_allreduce(Comm& comm, const Reduction& r, const void* in, void* out, st
 
 int node_gather(Comm& comm, const void* mine, std::size_t bytes, void* all, int root) {
   NodeSegment& s = *comm.node;
+  if (member_failed(s)) return broken_error();
   const std::uint64_t g = ++s.gen;
-  publish(s, mine, bytes, g);
+  if (!publish(s, mine, bytes, g)) return broken_error();
   if (root < 0 || s.rank == root) {
-    wait_all_published(s, g);
+    if (!wait_all_published(s, g)) return broken_error();
     auto* out = static_cast<std::byte*>(all);
     for (NodeRegion* r : s.at) {
       std::memcpy(out, data_of(*r, g, bytes), bytes);
@@ -292,13 +319,14 @@ int node_gather(Comm& comm, const void* mine, std::size_t bytes, void* all, int 
 
 int node_scatter(Comm& comm, const void* all, std::size_t bytes, void* mine, int root) {
   NodeSegment& s = *comm.node;
+  if (member_failed(s)) return broken_error();
   const std::uint64_t g = ++s.gen;
   const std::size_t total = bytes * s.at.size();
   if (s.rank == root) {
-    publish(s, all, total, g);
+    if (!publish(s, all, total, g)) return broken_error();
   } else {
     NodeRegion& from = *s.at[static_cast<std::size_t>(root)];
-    wait_until(s, [&] { return published(from, g); });
+    if (!wait_until(s, [&] { return published(from, g); })) return broken_error();
     std::memcpy(mine, data_of(from, g, total) + bytes * static_cast<std::size_t>(s.rank), bytes);
   }
   finish(s, g);
@@ -307,10 +335,10 @@ int node_scatter(Comm& comm, const void* all, std::size_t bytes, void* mine, int
 
 int node_alltoall(Comm& comm, const void* out, std::size_t bytes, void* in) {
   NodeSegment& s = *comm.node;
+  if (member_failed(s)) return broken_error();
   const std::uint64_t g = ++s.gen;
   const std::size_t total = bytes * s.at.size();
-  publish(s, out, total, g);
-  wait_all_published(s, g);
+  if (!publish(s, out, total, g) || !wait_all_published(s, g)) return broken_error();
   auto* to = static_cast<std::byte*>(in);
   const std::size_t my_part = bytes * static_cast<std::size_t>(s.rank);
   for (NodeRegion* r : s.at) {

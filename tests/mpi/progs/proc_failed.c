@@ -1,8 +1,9 @@
 /* Under lapirun --continue-on-failure, 3 ranks, rank 2 killed: the calls
  * that needed it return MPIX_ERR_PROC_FAILED through MPI_ERRORS_RETURN (a
  * receive posted before it died, a blocking one, sends and receives naming
- * it afterwards), while ranks 0 and 1 go on exchanging messages, eager and
- * rendezvous, and finalize. Prints "OK" per surviving rank. */
+ * it afterwards, collectives on MPI_COMM_WORLD), while ranks 0 and 1 go on
+ * exchanging messages, eager and rendezvous, run collectives on a
+ * communicator of their own, and finalize. Prints "OK" per surviving rank. */
 #include <signal.h>
 #include <string.h>
 
@@ -28,6 +29,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CHECK(size == 3);
   CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  MPI_Comm pair; /* ranks 0 and 1, made before rank 2 dies */
+  CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, rank == 2 ? MPI_UNDEFINED : 0, rank, &pair));
   int value = 0;
   MPI_Request early;
   if (rank == 0) CHECK_OK(MPI_Irecv(&value, 1, MPI_INT, 2, 7, MPI_COMM_WORLD, &early));
@@ -61,6 +64,21 @@ int main(int argc, char** argv) {
     CHECK_OK(MPI_Sendrecv(out, n, MPI_INT, other, round, in, n, MPI_INT, other, round, MPI_COMM_WORLD, &status));
     for (int i = 0; i < n; ++i) CHECK(in[i] == other * 1000003 + round * 31 + i);
   }
+  /* Collectives on a communicator that holds rank 2 fail at once at both
+   * survivors (node segment or point-to-point), never wait. */
+  static char big[1 << 20];
+  int one = 1, sum = 0;
+  expect_proc_failed(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier on MPI_COMM_WORLD");
+  expect_proc_failed(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce on MPI_COMM_WORLD");
+  expect_proc_failed(MPI_Bcast(big, sizeof big, MPI_CHAR, 0, MPI_COMM_WORLD), "1 MiB MPI_Bcast on MPI_COMM_WORLD");
+  /* Those on the communicator of the two left go on. */
+  CHECK_OK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, pair));
+  CHECK(sum == 2);
+  for (int i = 0; i < (int)sizeof big; ++i) big[i] = rank == 1 ? (char)(i * 7) : 0;
+  CHECK_OK(MPI_Bcast(big, sizeof big, MPI_CHAR, 1, pair));
+  for (int i = 0; i < (int)sizeof big; ++i) CHECK(big[i] == (char)(i * 7));
+  CHECK_OK(MPI_Barrier(pair));
+  CHECK_OK(MPI_Comm_free(&pair));
   CHECK_OK(MPI_Finalize());
   printf("OK\n");
   return 0;
