@@ -115,6 +115,31 @@ TEST_CASE("core amsend across 3 hosts x 2 ranks") {
   check_paths(hosts, outcome.err);
 }
 
+// lapirun --continue-on-failure across hosts: rank 2, alone on the second host, is killed; the
+// launcher hears of it through its agent and tells the two ranks on the first host, whose calls
+// that needed it fail with MPIX_ERR_PROC_FAILED while they go on (tests/mpi/progs/proc_failed.c).
+TEST_CASE("a rank killed on another host ends alone under --continue-on-failure") {
+  TestHosts hosts(2);
+  if (hosts.skip_if_unavailable("--continue-on-failure across hosts")) return;
+  std::vector<std::string> argv = hosts.enter(0);
+  argv.insert(argv.end(), {lapirun_path(), "--timeout", "120", "--continue-on-failure", "-H",
+                           hosts.name(0) + ":2," + hosts.name(1) + ":1", runfile("tests/mpi/progs/proc_failed")});
+  const Outcome outcome = run(Command(argv,
+                                      {{"LAPIS_LAUNCH_AGENT", TestHosts::agent_path()},
+                                       {"TEST_HOSTS_MAP", hosts.hosts_variable()},
+                                       {"LAPIS_RENDEZVOUS_ADDR", hosts.address(0)}},
+                                      180));
+  INFO(describe(outcome));
+  CHECK(outcome.status != 0);
+  CHECK(outcome.status != 124);
+  CHECK(!contains(outcome.out + outcome.err, "FAILED"));
+  std::size_t oks = 0;
+  for (auto at = outcome.out.find("OK\n"); at != std::string::npos; at = outcome.out.find("OK\n", at + 1)) ++oks;
+  CHECK(oks == 2);
+  CHECK(contains(outcome.err, "the others go on (--continue-on-failure)"));
+  CHECK(hosts.left_after(10).empty());
+}
+
 // Open MPI's mpirun starts its daemons through the agent (as rsh) and the ranks find each other
 // through PMIx; Lapis picks the same paths. Under PMIx the core keeps UCX's device choice, so
 // the test names the hosts' link.
