@@ -132,41 +132,26 @@ Status Context::register_handler(HandlerId id, HeaderHandler handler, void* arg)
 
 Status Context::amsend(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
                        const void* data, std::size_t data_len, const Counters& counters) {
-  if (impl_->any_failed_.load(std::memory_order_relaxed)) [[unlikely]] {
-    if (Status s = impl_->check_peer("amsend", tgt); !s.ok()) return s;
-  }
   return impl_->amsend(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
 }
 
 Status Context::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, const void* org_addr,
                     const Counters& counters) {
-  if (impl_->any_failed_.load(std::memory_order_relaxed)) [[unlikely]] {
-    if (Status s = impl_->check_peer("put", tgt); !s.ok()) return s;
-  }
   return impl_->put(tgt, len, tgt_addr, org_addr, counters);
 }
 
 Status Context::get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
                     RemoteCounter tgt_cntr, Counter* org_cntr) {
-  if (impl_->any_failed_.load(std::memory_order_relaxed)) [[unlikely]] {
-    if (Status s = impl_->check_peer("get", tgt); !s.ok()) return s;
-  }
   return impl_->get(tgt, len, tgt_addr, org_addr, tgt_cntr, org_cntr);
 }
 
 Status Context::rmw32(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int32_t operand,
                       std::int32_t compare, std::int32_t* prev, Counter* org_cntr) {
-  if (impl_->any_failed_.load(std::memory_order_relaxed)) [[unlikely]] {
-    if (Status s = impl_->check_peer("rmw32", tgt); !s.ok()) return s;
-  }
   return impl_->rmw(op, tgt, tgt_addr, operand, compare, prev, 4, org_cntr);
 }
 
 Status Context::rmw64(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int64_t operand,
                       std::int64_t compare, std::int64_t* prev, Counter* org_cntr) {
-  if (impl_->any_failed_.load(std::memory_order_relaxed)) [[unlikely]] {
-    if (Status s = impl_->check_peer("rmw64", tgt); !s.ok()) return s;
-  }
   return impl_->rmw(op, tgt, tgt_addr, operand, compare, prev, 8, org_cntr);
 }
 

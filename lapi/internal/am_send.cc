@@ -151,7 +151,7 @@ template bool Context::Impl::amsend_shm_locked<true>(TaskId, HandlerId, std::uin
 // Names the first bad argument of an Amsend (out of line: the checks in
 // amsend() only decide whether there is one).
 [[gnu::cold, gnu::noinline]] Status Context::Impl::amsend_arg_error(
-    TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len, const void*,
+    TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len, const void* data,
     std::size_t data_len) const {
   if (terminated_.load(std::memory_order_relaxed)) {
     return fail(Errc::terminated, "amsend: context already terminated");
@@ -167,7 +167,11 @@ template bool Context::Impl::amsend_shm_locked<true>(TaskId, HandlerId, std::uin
   if (uhdr_len > max_uhdr_) {
     return fail(Errc::uhdr_len, "amsend: uhdr_len={} exceeds MAX_UHDR_SZ={}", uhdr_len, max_uhdr_);
   }
-  return fail(Errc::org_addr_null, "amsend: udata is null but udata_len={}", data_len);
+  if (data_len > 0 && data == nullptr) {
+    return fail(Errc::org_addr_null, "amsend: udata is null but udata_len={}", data_len);
+  }
+  // Reached for well-formed arguments too once a task failed.
+  return check_peer("amsend", tgt);
 }
 
 Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
@@ -176,11 +180,12 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
   if (tl_header_handler_depth > 0) [[unlikely]] {
     return fail(Errc::in_header_handler, "amsend: called from inside a header handler");
   }
-  if (config_.error_checking &&
-      (terminated_.load(std::memory_order_relaxed) || tgt >= ntasks_ || handler == 0 ||
-       handler >= kMaxUserHandlers || (uhdr == nullptr && uhdr_len > 0) || uhdr_len > max_uhdr_ ||
-       (data == nullptr && data_len > 0))) [[unlikely]] {
-    return amsend_arg_error(tgt, handler, uhdr, uhdr_len, data, data_len);
+  if ((config_.error_checking &&
+       (terminated_.load(std::memory_order_relaxed) || tgt >= ntasks_ || handler == 0 ||
+        handler >= kMaxUserHandlers || (uhdr == nullptr && uhdr_len > 0) || uhdr_len > max_uhdr_ ||
+        (data == nullptr && data_len > 0))) ||
+      any_failed_.load(std::memory_order_relaxed)) [[unlikely]] {
+    if (Status s = amsend_arg_error(tgt, handler, uhdr, uhdr_len, data, data_len); !s.ok()) return s;
   }
   Guard guard(lock_);
   // LAPIS_CHECKSUM=crc32c: every frame carries a ChecksumWire (integrity.hpp).

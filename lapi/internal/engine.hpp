@@ -62,6 +62,7 @@ class Context::Impl {
   // ---- am_send.cc
   Status amsend(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
                 const void* data, std::size_t data_len, const Counters& counters);
+  // The arguments' error, or (well-formed) the target's failure, or success.
   Status amsend_arg_error(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
                           const void* data, std::size_t data_len) const;
   // Amsend through UCX (eager or rendezvous; always eager with
