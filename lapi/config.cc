@@ -1,7 +1,12 @@
 #include "lapi/config.hpp"
 #include "lapi/variables.hpp"
 
+#include <ifaddrs.h>
+#include <net/if.h>
+
 #include <cerrno>
+#include <set>
+#include <string>
 #include <cstdlib>
 #include <string_view>
 
@@ -87,6 +92,35 @@ std::string_view to_string(CompletionPolicy policy) {
   return "?";
 }
 
+namespace {
+
+// LAPIS_NET_IF names an interface that exists here and is up; otherwise the
+// error lists those that would do.
+Status check_net_if(const std::string& name) {
+  ifaddrs* all = nullptr;
+  if (::getifaddrs(&all) != 0) return Errc::success;  // nothing to check against: UCX will say
+  bool found = false, up = false;
+  std::set<std::string> usable;  // an interface appears once per address family
+  for (const ifaddrs* i = all; i != nullptr; i = i->ifa_next) {
+    if (i->ifa_name == nullptr) continue;
+    const bool is_up = (i->ifa_flags & IFF_UP) != 0;
+    if (name == i->ifa_name) {
+      found = true;
+      up = up || is_up;
+    }
+    if (is_up) usable.insert(i->ifa_name);
+  }
+  ::freeifaddrs(all);
+  std::string list;
+  for (const std::string& n : usable) list += (list.empty() ? " (up here: " : ", ") + n;
+  if (!list.empty()) list += ")";
+  if (!found) return fail(Errc::set_val, "LAPIS_NET_IF='{}': no such network interface{}", name, list);
+  if (!up) return fail(Errc::set_val, "LAPIS_NET_IF='{}': the interface is down{}", name, list);
+  return Errc::success;
+}
+
+}  // namespace
+
 Status Config::from_env(Config& config) {
   warn_unknown_variables();  // a misspelt LAPIS_ variable would otherwise be ignored silently
   if (const char* v = env("LAPIS_MODE")) {
@@ -156,6 +190,10 @@ Status Config::from_env(Config& config) {
                   "would be delivered)",
                   v);
     }
+  }
+  if (const char* v = env("LAPIS_NET_IF")) {
+    config.net_if = v;
+    if (Status s = check_net_if(config.net_if); !s.ok()) return s;
   }
   return Errc::success;
 }

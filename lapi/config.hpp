@@ -62,6 +62,11 @@ struct Config {
   bool split_copy = true;
   Checksum checksum = Checksum::none;
   FaultCorrupt fault_corrupt{};
+  // The network interface UCX uses (LAPIS_NET_IF; must exist and be up).
+  // Empty: loopback for a job on one host, the interface that reaches the
+  // launcher for a lapirun job across hosts, UCX's own choice under PMIx.
+  // UCX_NET_DEVICES, when set, wins over all of these.
+  std::string net_if;
   // The call that ends this task's part in the job, as the user knows it:
   // under lapirun a task that exits without it while others still run ends
   // the job with "rank R exited ... without calling <leave_call>". APIs

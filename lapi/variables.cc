@@ -76,6 +76,9 @@ constexpr std::array kVariables = {
              "how `lapirun` starts ranks on other hosts: `AGENT HOST env VAR=VALUE... program args`"},
     Variable{"LAPIS_RENDEZVOUS_ADDR", "route to the first other host", "launcher",
              "a job across hosts: this host's IPv4 address the rendezvous listens on (only there)"},
+    Variable{"LAPIS_NET_IF", "unset", "core",
+             "the network interface UCX uses (must exist and be up); unset: loopback on one host, the "
+             "interface that reaches the launcher across hosts, UCX's choice under PMIx"},
     Variable{"LAPIS_VERBOSE", "0", "lapi", "`1`: each task prints the path to each peer (self, shm, ucx)"},
     Variable{"LAPIS_LAPIRUN", "next to mpirun", "tools", "the `lapirun` that `mpirun` starts"},
     Variable{"LAPIS_MPICC_CC", "cc", "tools", "the C compiler `mpicc` runs"},

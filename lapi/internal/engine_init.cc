@@ -145,13 +145,15 @@ Status Context::Impl::start() {
   // under PMIx, keep UCX's choice.)
   // A lapirun job across hosts: only the interface that reaches the launcher (so UCX neither
   // listens elsewhere nor sends between hosts over loopback).
+  // LAPIS_NET_IF (config_.net_if) overrides either choice, under PMIx too.
   const std::string_view boot_kind = boot->kind();
-  const std::string net_if = boot->network_interface();
-  if ((boot_kind == "lapirun" || boot_kind == "singleton") && std::getenv("UCX_NET_DEVICES") == nullptr) {
-    if (ucs_status_t st = ucp_config_modify(ucp_config, "NET_DEVICES", net_if.empty() ? "lo" : net_if.c_str());
-        st != UCS_OK) {
+  const std::string net_if = !config_.net_if.empty() ? config_.net_if : boot->network_interface();
+  if ((boot_kind == "lapirun" || boot_kind == "singleton" || !config_.net_if.empty()) &&
+      std::getenv("UCX_NET_DEVICES") == nullptr) {
+    const std::string devices = net_if.empty() ? "lo" : net_if;
+    if (ucs_status_t st = ucp_config_modify(ucp_config, "NET_DEVICES", devices.c_str()); st != UCS_OK) {
       ucp_config_release(ucp_config);
-      return fail(Errc::transport, "init: restricting UCX to loopback: {}", ucs_status_string(st));
+      return fail(Errc::transport, "init: restricting UCX to {}: {}", devices, ucs_status_string(st));
     }
   }
   ucp_params_t params{};

@@ -168,6 +168,22 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   expect_rejected("LAPIS_SHM", {"yes", "2", "-1"});
   expect_rejected("LAPIS_SPLIT_COPY", {"on", "3"});
   expect_rejected("LAPIS_CHECKSUM", {"crc", "CRC32C", "1"});
+  expect_rejected("LAPIS_NET_IF", {"nosuchif0", "lo0"});
+  {
+    ::setenv("LAPIS_NET_IF", "nosuchif0", 1);
+    lapi::Config config;
+    const lapi::Status s = lapi::Config::from_env(config);
+    INFO(s.message());
+    CHECK(s.message().find("no such network interface (up here: ") != std::string::npos);
+    CHECK(s.message().find(" lo") != std::string::npos);  // loopback is always up
+    ::setenv("LAPIS_NET_IF", "lo", 1);
+    REQUIRE(lapi::Config::from_env(config).ok());
+    CHECK(config.net_if == "lo");
+    std::unique_ptr<lapi::Context> ctx;  // UCX restricted to it
+    LAPI_OK(lapi::Context::init(config, ctx));
+    LAPI_OK(ctx->term());
+    ::unsetenv("LAPIS_NET_IF");
+  }
   // Fault injection needs checksums: undetected damage would be delivered.
   expect_rejected("LAPIS_FAULT_CORRUPT", {"shm:3"});
   ::setenv("LAPIS_CHECKSUM", "crc32c", 1);
