@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 
 #include "counters/counter.hpp"
 #include "handlers/handler.hpp"
@@ -73,6 +74,17 @@ struct FaultStats {
 // requests. `code` is the Errc value; `detail` names what was wrong.
 using RemoteErrorHandler = void (*)(Context& ctx, TaskId target, Errc code, const char* detail,
                                     void* arg);
+
+// How a task is reached, chosen once at init (Nexus' per-peer method):
+// itself; the same-host shared-memory rings (and, for large Amsends, split
+// copy when `split` in PathInfo); or UCX for everything (another host, or
+// shared memory off), over the transport UCX picked (shared memory or TCP).
+enum class Path : std::uint8_t { self, shm, ucx };
+struct PathInfo {
+  Path path = Path::ucx;
+  bool split = false;  // large Amsends copied by both tasks (split copy)
+};
+std::string_view to_string(Path path);
 
 // lapirun --continue-on-failure: called once for each task that failed
 // (died, or ended inside the job), on the thread that notices it (one
@@ -189,6 +201,9 @@ class Context {
   static constexpr int kMaxPeerFailureHandlers = 4;
   Status add_peer_failure_handler(PeerFailureHandler handler, void* arg);
   bool peer_failed(TaskId task) const;
+  // How `task` is reached (LAPIS_VERBOSE=1 prints it for every task at
+  // init). Errc::tgt for a task that does not exist.
+  Status path_of(TaskId task, PathInfo& out) const;
   bool any_peer_failed() const;
   FaultStats fault_stats() const;
   ShmStats shm_stats() const;

@@ -58,6 +58,7 @@ class Context::Impl {
   // ---- path_report.cc
   // LAPIS_VERBOSE=1: one line on stderr naming the path to each peer (self, shm, ucx).
   void report_paths() const;
+  PathInfo path_info(TaskId t) const;
 
   // ---- am_send.cc
   Status amsend(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,

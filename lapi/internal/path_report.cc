@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -12,13 +13,36 @@
 
 namespace lapi {
 
+std::string_view to_string(Path path) {
+  switch (path) {
+    case Path::self: return "self";
+    case Path::shm: return "shm";
+    case Path::ucx: return "ucx";
+  }
+  return "?";
+}
+
+PathInfo Context::Impl::path_info(TaskId t) const {
+  if (t == me_) return {Path::self, false};
+  if (shm_.reaches(t)) return {Path::shm, split_reaches(t)};
+  return {Path::ucx, false};
+}
+
+Status Context::path_of(TaskId task, PathInfo& out) const {
+  if (task >= impl_->ntasks_) {
+    return fail(Errc::tgt, "path_of: task={} is not a task (0..{})", task, impl_->ntasks_ - 1);
+  }
+  out = impl_->path_info(task);
+  return Errc::success;
+}
+
 void Context::Impl::report_paths() const {
   char host[256] = {};
   (void)::gethostname(host, sizeof host - 1);
   std::string line = fmt::format("lapis[{}] on {}: paths:", me_, host);
   for (std::uint32_t t = 0; t < ntasks_; ++t) {
-    const char* path = t == me_ ? "self" : shm_.reaches(t) ? (split_reaches(t) ? "shm+split" : "shm") : "ucx";
-    line += fmt::format(" {}={}", t, path);
+    const PathInfo p = path_info(t);
+    line += fmt::format(" {}={}{}", t, to_string(p.path), p.split ? "+split" : "");
   }
   line += '\n';
   std::fputs(line.c_str(), stderr);

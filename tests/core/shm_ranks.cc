@@ -60,6 +60,15 @@ TEST_CASE("small amsends to tasks on this node take shared memory; LAPIS_SHM=0 k
   LAPI_OK(s.ctx.waitcntr(s.landed, static_cast<int>(sizes.size())));
   check_inbox(sizes);
   const lapi::ShmStats after = s.ctx.shm_stats();
+  // Each task's path, as chosen at init: the rings on one host unless off.
+  lapi::PathInfo path;
+  LAPI_OK(s.ctx.path_of(me, path));
+  CHECK(path.path == lapi::Path::self);
+  if (n > 1) {
+    LAPI_OK(s.ctx.path_of(right, path));
+    CHECK(path.path == (shm_on() ? lapi::Path::shm : lapi::Path::ucx));
+  }
+  CHECK(s.ctx.path_of(n, path).code() == lapi::Errc::tgt);
   if (shm_on() && n > 1) {
     CHECK(after.peers == n - 1);
     // Everything below the core's eager limit (8192) fits a frame; a send
