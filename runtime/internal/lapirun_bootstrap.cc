@@ -93,7 +93,8 @@ LapirunBootstrap::LapirunBootstrap(std::string socket_path, int rank, int size, 
 void LapirunBootstrap::start_watcher(bool exit_on_hangup) {
   const int fd = ::fcntl(socket_.get(), F_DUPFD_CLOEXEC, 0);
   if (fd < 0) return;
-  std::thread([this, fd, exit_on_hangup] {
+  watch_fd_ = fd;
+  watcher_ = std::thread([this, fd, exit_on_hangup] {
     const short events = static_cast<short>(POLLRDHUP | (continue_on_failure_ ? POLLIN : 0));
     for (;;) {
       pollfd p{fd, events, 0};
@@ -101,6 +102,7 @@ void LapirunBootstrap::start_watcher(bool exit_on_hangup) {
         if (errno == EINTR) continue;
         break;
       }
+      if (stopping_.load(std::memory_order_acquire)) break;  // the destructor woke us
       if (p.revents & POLLIN) {
         std::lock_guard lock(mutex_);
         if (!socket_.valid()) break;
@@ -128,8 +130,15 @@ void LapirunBootstrap::start_watcher(bool exit_on_hangup) {
       (void)!::write(STDERR_FILENO, message, sizeof message - 1);
       ::_exit(1);
     }
-    ::close(fd);
-  }).detach();
+  });
+}
+
+LapirunBootstrap::~LapirunBootstrap() {
+  if (!watcher_.joinable()) return;
+  stopping_.store(true, std::memory_order_release);
+  ::shutdown(watch_fd_, SHUT_RDWR);  // wakes the watcher's poll (the socket is ending anyway)
+  watcher_.join();
+  ::close(watch_fd_);
 }
 
 void LapirunBootstrap::note_failure(const FrameHeader& header, std::span<const std::byte> payload) {

@@ -1,7 +1,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <atomic>
 #include <mutex>
+#include <thread>
 #include <span>
 #include <string>
 #include <string_view>
@@ -19,6 +21,7 @@ class LapirunBootstrap final : public Bootstrap {
  public:
   // timeout_ms < 0: wait for the launcher forever (lapirun's own --timeout still applies).
   LapirunBootstrap(std::string socket_path, int rank, int size, int timeout_ms);
+  ~LapirunBootstrap() override;
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -61,6 +64,11 @@ class LapirunBootstrap final : public Bootstrap {
   const bool continue_on_failure_;
   FailureListener listener_;
   std::vector<std::pair<int, std::string>> failed_ranks_;  // heard before there was a listener
+  // The watcher (start_watcher): joined when the object goes at exit, after
+  // a shutdown() of its socket wakes it, so it never touches a destroyed one.
+  std::thread watcher_;
+  int watch_fd_ = -1;
+  std::atomic<bool> stopping_{false};
 };
 
 }  // namespace lapis::runtime::internal
