@@ -197,7 +197,9 @@ class Context {
   // been for that task; call again to wait on), fence waits for the
   // others only, and barrier/gfence fail (the job's barrier now lacks a
   // member). Term still completes among the tasks left. Handlers are kept
-  // in the order added; at most kMaxPeerFailureHandlers.
+  // in the order added; at most kMaxPeerFailureHandlers. Adding a handler
+  // already there replaces its argument (one per layer: a layer that
+  // re-creates itself on the context points it at its new state).
   static constexpr int kMaxPeerFailureHandlers = 4;
   Status add_peer_failure_handler(PeerFailureHandler handler, void* arg);
   bool peer_failed(TaskId task) const;

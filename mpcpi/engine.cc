@@ -94,10 +94,11 @@ Errc Engine::Impl::start() {
   failed_peers_.assign(ntasks_, false);
   peer_landing_.resize(ntasks_);
 
-  if (lapi::Status s = ctx_.add_peer_failure_handler(&Engine::Impl::on_peer_failed, this); !s.ok())
-    return fail(Errc::transport, "create: {}", s.message());
   slot_ = new_handler_slot();
   slot_->impl.store(this, std::memory_order_release);
+  // Through the slot too: a failure heard after this engine is gone finds null.
+  if (lapi::Status s = ctx_.add_peer_failure_handler(&Engine::Impl::on_peer_failed, slot_); !s.ok())
+    return fail(Errc::transport, "create: {}", s.message());
   handler_base_ = options_.first_handler_id;
   for (const HandlerEntry& entry : kHandlerTable) {
     const lapi::HandlerId id = handler_base_ + static_cast<lapi::HandlerId>(entry.type);

@@ -22,7 +22,9 @@
 namespace mpcpi {
 
 void Engine::Impl::on_peer_failed(lapi::Context&, lapi::TaskId task, const char* why, void* arg) {
-  static_cast<Engine::Impl*>(arg)->fail_requests_of(task, why);
+  if (Engine::Impl* impl = static_cast<HandlerSlot*>(arg)->impl.load(std::memory_order_acquire)) {
+    impl->fail_requests_of(task, why);
+  }
 }
 
 void Engine::Impl::fail_pending_locked(Request* r, const std::string& detail) {

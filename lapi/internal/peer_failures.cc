@@ -73,6 +73,12 @@ Status Context::add_peer_failure_handler(PeerFailureHandler handler, void* arg) 
   if (handler == nullptr) return fail(Errc::parm_null, "add_peer_failure_handler: handler is null");
   internal::Guard guard(impl_->lock_);
   for (auto& hook : impl_->failure_hooks_) {
+    if (hook.fn == handler) {  // added again (a layer's next instance): the new argument
+      hook.arg = arg;
+      return Errc::success;
+    }
+  }
+  for (auto& hook : impl_->failure_hooks_) {
     if (hook.fn == nullptr) {
       hook = {handler, arg};
       return Errc::success;
