@@ -60,10 +60,12 @@ TEST_CASE("the tasks left hear of a dead task, stop waiting for it and go on") {
   }
   LAPI_OK(ctx.amsend(2, 1, nullptr, 0, nullptr, 0, {lapi::RemoteCounter{counters[2]}}));
 
-  // Task 0 waits for a message only task 2 would send; task 1 polls.
+  // Task 0 waits on a counter only task 2 could move (not `arrived`: task
+  // 1, once it has noticed, sends there); task 1 polls.
+  lapi::Counter from_two;
   const auto start = std::chrono::steady_clock::now();
   if (me == 0) {
-    expect_purged(ctx.waitcntr(arrived, 1), "waitcntr on task 2's message");
+    expect_purged(ctx.waitcntr(from_two, 1), "waitcntr on task 2's message");
   } else {
     poll_until(ctx, [&] { return ctx.peer_failed(2); });
   }
