@@ -39,13 +39,18 @@ void Engine::Impl::fail_pending_locked(Request* r, const std::string& detail) {
   complete(r, left > 0 ? left : 1);
 }
 
-void Engine::Impl::fail_context_locked(std::uint32_t context, const std::string& detail) {
-  if (!failed_contexts_.insert(context).second) return;
-  for (detail::PostedEntry* e : posted_.posted_in(context)) {
+void Engine::Impl::fail_posted_locked(const std::vector<detail::PostedEntry*>& posted,
+                                      const std::string& detail) {
+  for (detail::PostedEntry* e : posted) {
     auto* r = static_cast<Request*>(e);
     (void)posted_.remove(*r);
     fail_pending_locked(r, detail);
   }
+}
+
+void Engine::Impl::fail_context_locked(std::uint32_t context, const std::string& detail) {
+  if (!failed_contexts_.insert(context).second) return;
+  fail_posted_locked(posted_.posted_in(context), detail);
   auto in_context = [&](const Request& q) { return q.context == context; };
   for (Request* r : send_handles_.select(in_context)) fail_pending_locked(r, detail);
   for (Request* r : recv_handles_.select(in_context)) fail_pending_locked(r, detail);
@@ -58,11 +63,7 @@ void Engine::Impl::fail_requests_of(lapi::TaskId task, const char* why) {
     EngineLock lock(*this);
     failed_peers_[task] = true;
     any_peer_failed_.store(true, std::memory_order_release);
-    for (detail::PostedEntry* e : posted_.posted_from(static_cast<int>(task))) {
-      auto* r = static_cast<Request*>(e);
-      (void)posted_.remove(*r);
-      fail_pending_locked(r, detail);
-    }
+    fail_posted_locked(posted_.posted_from(static_cast<int>(task)), detail);
     for (Request* r : send_handles_.select([&](const Request& q) { return q.dest == task; }))
       fail_pending_locked(r, detail);
     for (Request* r : recv_handles_.select([&](const Request& q) {

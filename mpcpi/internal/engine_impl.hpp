@@ -369,6 +369,8 @@ class Engine::Impl {
   static void on_peer_failed(lapi::Context& ctx, lapi::TaskId task, const char* why, void* arg);
   void fail_requests_of(lapi::TaskId task, const char* why);
   void fail_pending_locked(Request* r, const std::string& detail);
+  // Takes these posted receives out of the queue and fails them.
+  void fail_posted_locked(const std::vector<detail::PostedEntry*>& posted, const std::string& detail);
   // A request that must not start: its peer failed, or its context (bound
   // to a failed task, bind_context) did. Only once any_peer_failed_.
   bool doomed_locked(const Request& r, int peer) const {

@@ -101,29 +101,23 @@ class PostedQueue {
   // failed peer's: rare, walks the whole index.
   std::vector<PostedEntry*> posted_from(int source) const {
     std::vector<PostedEntry*> found;
-    auto collect = [&](const HookList& l) {
-      for (ListHook* h = l.front(); h != nullptr; h = l.next(*h)) found.push_back(posted_of(h));
-    };
     for (const auto& [k, l] : exact_)
-      if (k.source == source) collect(l);
+      if (k.source == source) append_all(l, found);
     for (const auto& [k, l] : any_tag_)
-      if (k.value == source) collect(l);
+      if (k.value == source) append_all(l, found);
     return found;
   }
 
   // The queued receives of `context`, whatever their source (rare).
   std::vector<PostedEntry*> posted_in(std::uint32_t context) const {
     std::vector<PostedEntry*> found;
-    auto collect = [&](const HookList& l) {
-      for (ListHook* h = l.front(); h != nullptr; h = l.next(*h)) found.push_back(posted_of(h));
-    };
     for (const auto& [k, l] : exact_)
-      if (k.context == context) collect(l);
+      if (k.context == context) append_all(l, found);
     for (const auto& [k, l] : any_tag_)
-      if (k.context == context) collect(l);
+      if (k.context == context) append_all(l, found);
     for (const auto& [k, l] : any_source_)
-      if (k.context == context) collect(l);
-    if (auto it = any_both_.find(context); it != any_both_.end()) collect(it->second);
+      if (k.context == context) append_all(l, found);
+    if (auto it = any_both_.find(context); it != any_both_.end()) append_all(it->second, found);
     return found;
   }
 
@@ -143,6 +137,9 @@ class PostedQueue {
   }
 
  private:
+  static void append_all(const HookList& l, std::vector<PostedEntry*>& out) {
+    for (ListHook* h = l.front(); h != nullptr; h = l.next(*h)) out.push_back(posted_of(h));
+  }
   static PostedEntry* posted_of(ListHook* hook) {
     return reinterpret_cast<PostedEntry*>(reinterpret_cast<char*>(hook) -
                                           offsetof(PostedEntry, hook));

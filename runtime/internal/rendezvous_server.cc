@@ -275,7 +275,6 @@ void RendezvousServer::contribute(Connection& conn, const FrameHeader& header, s
     open_->blobs.resize(static_cast<std::size_t>(size_));
   }
   open_->blobs[static_cast<std::size_t>(conn.rank)].emplace(payload.begin(), payload.end());
-  ++open_->contributed;
   if (all_live_contributed()) complete_collective();
 }
 

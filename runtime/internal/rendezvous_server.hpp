@@ -96,7 +96,6 @@ class RendezvousServer {
     MsgType type = MsgType::kNone;
     int first_rank = 0;                               // for mismatch messages
     std::vector<std::optional<std::vector<std::byte>>> blobs;  // by rank
-    int contributed = 0;
   };
 
   UniqueFd listener_;

@@ -161,6 +161,32 @@ void expect_rejected(const char* var, std::initializer_list<const char*> bad_val
 
 }  // namespace
 
+namespace {
+void ignore_failure(lapi::Context&, lapi::TaskId, const char*, void*) {}
+template <int N>
+void ignore_failure_n(lapi::Context&, lapi::TaskId, const char*, void*) {}
+}  // namespace
+
+TEST_CASE("peer-failure handlers: null refused, the same one replaced, at most kMaxPeerFailureHandlers") {
+  lapi::Config config;
+  std::unique_ptr<lapi::Context> ctx;
+  LAPI_OK(lapi::Context::init(config, ctx));
+  const lapi::Status null = ctx->add_peer_failure_handler(nullptr, nullptr);
+  CHECK(null.code() == lapi::Errc::parm_null);
+  CHECK(null.message().find("handler is null") != std::string::npos);
+  int a = 0, b = 0;
+  LAPI_OK(ctx->add_peer_failure_handler(ignore_failure, &a));
+  LAPI_OK(ctx->add_peer_failure_handler(ignore_failure, &b));  // replaces: takes no new place
+  LAPI_OK(ctx->add_peer_failure_handler(ignore_failure_n<1>, nullptr));
+  LAPI_OK(ctx->add_peer_failure_handler(ignore_failure_n<2>, nullptr));
+  LAPI_OK(ctx->add_peer_failure_handler(ignore_failure_n<3>, nullptr));
+  const lapi::Status full = ctx->add_peer_failure_handler(ignore_failure_n<4>, nullptr);
+  CHECK(full.code() == lapi::Errc::all_hndl_in_use);
+  CHECK_FALSE(ctx->peer_failed(0));
+  CHECK_FALSE(ctx->any_peer_failed());
+  LAPI_OK(ctx->term());
+}
+
 TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   expect_rejected("LAPIS_POLICY", {"sometimes"});
   expect_rejected("LAPIS_AM_EAGER_LIMIT", {"-4"});
