@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lapi/internal/crc32c.hpp"
+#include "lapi/internal/crc32c_fold.hpp"
 
 using namespace lapi::internal;
 
@@ -30,7 +31,28 @@ TEST_CASE("crc32c of the standard check string") {
   CHECK(crc32c_extend(0, "123456789", 9) == 0xe3069283u);
   CHECK(crc32c_extend(0, nullptr, 0) == 0u);
   // This machine has SSE4.2; the test would pass on the fallback too.
-  MESSAGE("hardware crc32c: " << crc32c_hardware());
+  MESSAGE("hardware crc32c: " << crc32c_hardware()
+                                << ", folding (VPCLMULQDQ): " << crc32c_fold_supported());
+}
+
+TEST_CASE("the folding path, called directly, matches the reference and copies") {
+  if (!crc32c_fold_supported()) {
+    MESSAGE("no AVX-512 VPCLMULQDQ here (or under valgrind): the three streams serve");
+    return;
+  }
+  std::mt19937 rng(11);
+  std::vector<unsigned char> src(70000);
+  for (auto& b : src) b = static_cast<unsigned char>(rng());
+  for (std::size_t len : {kFoldMin, kFoldMin + 256, std::size_t{65536}, std::size_t{69888}}) {
+    CAPTURE(len);
+    // The raw register: the reference's before its final inversion.
+    const std::uint32_t want = ~reference(src.data() + 1, len);
+    CHECK(crc32c_fold_raw(0xffffffff, nullptr, src.data() + 1, len) == want);
+    std::vector<unsigned char> dst(len + 1, 0xee);
+    CHECK(crc32c_fold_raw(0xffffffff, dst.data(), src.data() + 1, len) == want);
+    CHECK(std::memcmp(dst.data(), src.data() + 1, len) == 0);
+    CHECK(dst.back() == 0xee);
+  }
 }
 
 TEST_CASE("crc32c and crc32c_copy match the reference at block boundaries and offsets") {
@@ -41,7 +63,10 @@ TEST_CASE("crc32c and crc32c_copy match the reference at block boundaries and of
   // its 64-byte loop), then around the block sizes.
   std::vector<std::size_t> lengths = {255,          256,      767,          768,
                                       769,          1000,     3 * 8192 - 1, 3 * 8192,
-                                      3 * 8192 + 1, 3 * 8192 + 3 * 256 + 13, 2 * 3 * 8192 + 5};
+                                      3 * 8192 + 1, 3 * 8192 + 3 * 256 + 13, 2 * 3 * 8192 + 5,
+                                      // around the folding path's minimum and its 256-byte turns
+                                      1023,         1024,     1025,         1279,
+                                      1280,         1535,     4096 + 17,    16384 + 255};
   for (std::size_t len = 0; len <= 130; ++len) lengths.push_back(len);
   for (std::size_t offset : {0u, 1u, 3u}) {
     for (std::size_t len : lengths) {
