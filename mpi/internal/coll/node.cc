@@ -27,6 +27,9 @@ namespace mpi {
 // moves per reader.
 inline constexpr std::size_t kInlineBytes = 56;
 
+// A large collective writes a flag line too: its depth must cover both.
+static_assert(kNodeFlags >= kNodeSlots && kNodeFlags % kNodeSlots == 0);
+
 struct alignas(64) SlotHead {
   std::atomic<std::uint64_t> gen{0};  // the collective whose data the slot holds
   std::byte data[kInlineBytes];       // that data, when it fits
@@ -35,7 +38,7 @@ struct alignas(64) SlotHead {
 // One rank's part, mapped by every rank of the communicator.
 struct NodeRegion {
   alignas(64) std::atomic<std::uint64_t> done{0};  // last collective whose reads it finished
-  SlotHead head[kNodeSlots];
+  SlotHead head[kNodeFlags];
   alignas(64) std::byte slot[kNodeSlots][kNodeSlotBytes];  // data beyond kInlineBytes
 };
 
@@ -117,7 +120,7 @@ template <typename Ready>
   return true;
 }
 
-inline SlotHead& head_of(NodeRegion& r, std::uint64_t g) { return r.head[g % kNodeSlots]; }
+inline SlotHead& head_of(NodeRegion& r, std::uint64_t g) { return r.head[g % kNodeFlags]; }
 
 inline std::byte* data_of(NodeRegion& r, std::uint64_t g, std::size_t bytes) {
   return bytes <= kInlineBytes ? head_of(r, g).data : r.slot[g % kNodeSlots];
@@ -137,11 +140,13 @@ bool published(NodeRegion& r, std::uint64_t g) {
 }
 
 // Publishes this rank's `bytes` of collective g, once every rank finished
-// reading what its slot held before (collective g - kNodeSlots). The
-// others' done words are read only when the last look does not tell.
+// reading what its flag line and data slot held before (collective g -
+// kNodeFlags, g - kNodeSlots). The others' done words are read only when
+// the last look does not tell.
 [[nodiscard]] bool publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g) {
-  if (g > kNodeSlots && s.all_done < g - kNodeSlots) {
-    const std::uint64_t need = g - kNodeSlots;
+  const std::uint64_t depth = bytes <= kInlineBytes ? kNodeFlags : kNodeSlots;
+  if (g > depth && s.all_done < g - depth) {
+    const std::uint64_t need = g - depth;
     const bool free = wait_until(s, [&] {
       std::uint64_t low = UINT64_MAX;
       for (const NodeRegion* r : s.at) low = std::min(low, r->done.load(std::memory_order_acquire));

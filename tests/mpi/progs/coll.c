@@ -120,6 +120,53 @@ static void test_bcast(MPI_Comm comm, int me, int n) {
   for (int i = 0; i < 3; ++i) CHECK(s[i].a == i && s[i].d == i + 0.5);
 }
 
+/* Hundreds of small and large collectives back to back with one rank
+ * lagging now and then: on the node segment the others run ahead (64 small
+ * or 8 large collectives) and must never overwrite data the laggard has
+ * not read yet. Every value names its round, so a stale or early read
+ * shows. Bcasts from rank 0 with the last rank lagging (a Bcast root waits
+ * for no one), then Reduces to rank 0 with rank 0 lagging (senders wait
+ * for no one). */
+static void lag(int me, int laggard, int i) {
+  if (me == laggard && i % 40 == 0) { /* computes a while, calling no MPI */
+    volatile double x = 0;
+    for (int k = 0; k < 300000; ++k) x += k * 0.5;
+  }
+}
+
+static void test_run_ahead(MPI_Comm comm, int me, int n) {
+  enum { kRounds = 400, kLarge = 300 }; /* kLarge ints: beyond a flag line's inline data */
+  int big[kLarge];
+  for (int i = 0; i < kRounds; ++i) {
+    lag(me, n - 1, i);
+    int v = me == 0 ? ival(i, 0) : -1;
+    CHECK_OK(MPI_Bcast(&v, 1, MPI_INT, 0, comm));
+    CHECK(v == ival(i, 0));
+    if (i % 2 == 0) {
+      for (int k = 0; k < kLarge; ++k) big[k] = me == 0 ? ival(i, k) : -1;
+      CHECK_OK(MPI_Bcast(big, kLarge, MPI_INT, 0, comm));
+      for (int k = 0; k < kLarge; ++k) CHECK(big[k] == ival(i, k));
+    }
+  }
+  for (int i = 0; i < kRounds; ++i) {
+    lag(me, 0, i);
+    int mine = me + i, sum = -1;
+    CHECK_OK(MPI_Reduce(&mine, &sum, 1, MPI_INT, MPI_SUM, 0, comm));
+    if (me == 0) CHECK(sum == n * (n - 1) / 2 + n * i);
+    if (i % 2 == 0) {
+      for (int k = 0; k < kLarge; ++k) big[k] = ival(i + me, k);
+      CHECK_OK(MPI_Reduce(me == 0 ? MPI_IN_PLACE : big, big, kLarge, MPI_INT, MPI_SUM, 0, comm));
+      if (me == 0) {
+        for (int k = 0; k < kLarge; ++k) {
+          int want = 0;
+          for (int r = 0; r < n; ++r) want += ival(i + r, k);
+          CHECK(big[k] == want);
+        }
+      }
+    }
+  }
+}
+
 /* ---- reduce and allreduce ---------------------------------------------- */
 static int sum_over_ranks(int n, int i) {
   long long s = 0;
@@ -710,6 +757,7 @@ static void run_all(MPI_Comm comm) {
   CHECK_OK(MPI_Comm_size(comm, &n));
   if (wanted("barrier")) test_barrier(comm, me, n);
   if (wanted("bcast")) test_bcast(comm, me, n);
+  if (wanted("bcast")) test_run_ahead(comm, me, n);
   if (wanted("reduce")) test_reduce(comm, me, n);
   if (wanted("allreduce")) test_allreduce(comm, me, n);
   if (wanted("gather")) test_gather_scatter(comm, me, n);
