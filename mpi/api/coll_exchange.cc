@@ -1,6 +1,7 @@
 // The collectives where every rank sends to and receives from every other:
 // MPI_Allgather(v), MPI_Alltoall(v,w), and the work of their nonblocking and
 // persistent forms.
+#include <algorithm>
 #include <vector>
 
 #include "mpi.h"
@@ -46,7 +47,8 @@ int coll_allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datat
   }
   if (rc == MPI_SUCCESS) rc = lookup_type(recvtype, rt, true, "recvtype");
   if (rc == MPI_SUCCESS) rc = check_not_in_place(recvbuf, "recvbuf", "only sendbuf may be MPI_IN_PLACE");
-  for (int r = 0; rc == MPI_SUCCESS && r < n; ++r) {
+  // The regular form's blocks are all alike: one check covers them.
+  for (int r = 0; rc == MPI_SUCCESS && r < (vform ? n : std::min(n, 1)); ++r) {
     rc = check_buffer(recvbuf, vform ? recvcounts[r] : regular_count, *rt, "recvbuf");
   }
   if (rc != MPI_SUCCESS) return raise(c, fn, rc);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "mpi.h"
 #include "mpi/internal/buffers.hpp"
@@ -60,6 +61,32 @@ char* dense_run(const std::vector<Part>& parts, std::size_t block) {
   return data_start(first.buf, *first.type);
 }
 
+// The user's n blocks as one packed run in their own memory, when they lie
+// that way (the regular layout of a dense type whose block is `block`
+// bytes), else null: then a BlockArea stages them. Checked first, so that
+// the common case builds no BlockArea (three vectors per call).
+char* dense_blocks(void* buf, const Datatype& type, const int* counts, const int* displs, int n,
+                   std::size_t block) {
+  if (displs != nullptr || n < 1 || !type.contiguous_for(std::int64_t{counts[0]} * n) ||
+      static_cast<std::size_t>(counts[0] * type.size()) != block) {
+    return nullptr;
+  }
+  return data_start(static_cast<char*>(buf), type);
+}
+
+// Gathers every rank's block into `all` (such a dense run; every rank's
+// when root < 0). This rank's block is packed from sendbuf, or already in
+// place there.
+int gather_into(Comm& comm, const void* sendbuf, std::int64_t sendcount, const Datatype* sendtype,
+                char* all, std::size_t block, int root) {
+  Staging staging;
+  const void* mine = all + block * static_cast<std::size_t>(comm.rank);
+  int rc = MPI_SUCCESS;
+  if (sendbuf != MPI_IN_PLACE) rc = packed_block(sendbuf, sendcount, *sendtype, block, staging, mine);
+  (void)node_gather(comm, mine, block, all, root);
+  return rc;
+}
+
 }  // namespace
 
 bool node_exchange_fits(Comm& comm, NodeExchange kind, std::size_t block, bool forced) {
@@ -69,6 +96,9 @@ bool node_exchange_fits(Comm& comm, NodeExchange kind, std::size_t block, bool f
 }
 
 int node_allgather_run(Comm& comm, const AllgatherArgs& a, std::size_t block) {
+  if (char* all = dense_blocks(a.recvbuf, *a.recvtype, a.recvcounts, a.displs, comm.size(), block)) {
+    return gather_into(comm, a.sendbuf, a.sendcount, a.sendtype, all, block, -1);
+  }
   BlockArea area(a.recvbuf, *a.recvtype, a.recvcounts, a.displs, comm.size());
   Staging staging;
   const void* mine = nullptr;
@@ -94,6 +124,9 @@ int node_gather_run(Comm& comm, const GatherArgs& a, std::size_t block) {
     (void)node_gather(comm, mine, block, nullptr, a.root);
     return rc;
   }
+  if (char* all = dense_blocks(a.recvbuf, *a.recvtype, a.recvcounts, a.displs, comm.size(), block)) {
+    return gather_into(comm, a.sendbuf, a.sendcount, a.sendtype, all, block, a.root);
+  }
   BlockArea area(a.recvbuf, *a.recvtype, a.recvcounts, a.displs, comm.size());
   if (a.sendbuf == MPI_IN_PLACE) {
     area.load(comm.rank);
@@ -108,17 +141,30 @@ int node_gather_run(Comm& comm, const GatherArgs& a, std::size_t block) {
 
 int node_scatter_run(Comm& comm, const ScatterArgs& a, std::size_t block) {
   if (comm.rank != a.root) {
+    if (a.recvtype->contiguous_for(a.recvcount) &&
+        static_cast<std::size_t>(a.recvcount * a.recvtype->size()) == block) {
+      (void)node_scatter(comm, nullptr, block, data_start(static_cast<char*>(a.recvbuf), *a.recvtype),
+                         a.root);
+      return MPI_SUCCESS;
+    }
     Staging staging;
     staging.allocate(block);
     (void)node_scatter(comm, nullptr, block, staging.data.get(), a.root);
     return unpack_block(staging.data.get(), block, a.recvbuf, a.recvcount, *a.recvtype);
   }
-  BlockArea area(const_cast<void*>(a.sendbuf), *a.sendtype, a.sendcounts, a.displs, comm.size());
-  area.load_all();
-  (void)node_scatter(comm, area.packed(), block, nullptr, a.root);
+  const char* all = dense_blocks(const_cast<void*>(a.sendbuf), *a.sendtype, a.sendcounts, a.displs,
+                                comm.size(), block);
+  std::size_t own_at = block * static_cast<std::size_t>(comm.rank);
+  std::optional<BlockArea> area;
+  if (all == nullptr) {
+    area.emplace(const_cast<void*>(a.sendbuf), *a.sendtype, a.sendcounts, a.displs, comm.size());
+    area->load_all();
+    all = area->packed();
+    own_at = area->offset(comm.rank);
+  }
+  (void)node_scatter(comm, all, block, nullptr, a.root);
   if (a.recvbuf == MPI_IN_PLACE) return MPI_SUCCESS;
-  return unpack_block(area.packed() + area.offset(comm.rank), block, a.recvbuf, a.recvcount,
-                      *a.recvtype);
+  return unpack_block(all + own_at, block, a.recvbuf, a.recvcount, *a.recvtype);
 }
 
 int node_alltoall_run(Comm& comm, const std::vector<Part>& sends, const std::vector<Part>& recvs,
