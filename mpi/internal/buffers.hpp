@@ -9,16 +9,17 @@
 #include <new>
 
 #include "mpi/internal/datatype.hpp"
+#include "mpi/internal/scratch.hpp"
 
 namespace mpi {
 
 // Uninitialised bytes (no memset for large messages).
 struct Staging {
-  std::unique_ptr<char[]> data;
+  std::unique_ptr<char[], ScratchDelete> data;
   std::size_t size = 0;
   void allocate(std::size_t n) {
     if (n > size || !data) {
-      data.reset(new char[n == 0 ? 1 : n]);
+      data.reset(scratch::take(n == 0 ? 1 : n, false));
       size = n;
     }
   }
@@ -26,7 +27,7 @@ struct Staging {
   // caller takes from the user unchecked, e.g. INT_MAX elements).
   [[nodiscard]] bool try_allocate(std::size_t n) {
     if (n <= size && data) return true;
-    data.reset(new (std::nothrow) char[n == 0 ? 1 : n]);
+    data.reset(scratch::take(n == 0 ? 1 : n, true));
     size = data ? n : 0;
     return data != nullptr;
   }
