@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lapi/internal/crc32c.hpp"
+#include "lapi/internal/crc32c_fold.hpp"
 #include "lapi/internal/engine.hpp"
 #include "runtime/bootstrap.hpp"
 
@@ -337,7 +338,11 @@ Status Context::Impl::shutdown() {
     fmt::print(stderr,
                "lapis[{}]: checksums (crc32c{}): {} mismatches, {} retransmissions, {} repaired, "
                "{} failed, {} injected\n",
-               me_, crc32c_hardware() ? ", SSE4.2" : ", table", f.checksum_mismatches,
+               me_,
+               crc32c_fold_supported() ? ", SSE4.2 + VPCLMULQDQ"
+               : crc32c_hardware()     ? ", SSE4.2"
+                                       : ", table",
+               f.checksum_mismatches,
                f.retransmissions, f.checksum_repaired, f.checksum_failures, f.corruptions_injected);
   }
   stop_progress_thread();
