@@ -37,7 +37,7 @@ int coll_allreduce(const char* kFn, const void* sendbuf, void* recvbuf, int coun
   static const bool forced = coll_forced("LAPIS_COLL_ALLREDUCE");
   // Blocking, on one node: the segment (no point-to-point algorithm to choose).
   const bool node = rc == MPI_SUCCESS && how.mode == CollMode::blocking && bytes > 0 &&
-                    node_collective(*c, bytes, forced);
+                    bytes <= kNodeAllreduceBytes && node_collective(*c, bytes, forced);
   AllreduceAlgo algo{};
   if (rc == MPI_SUCCESS && !node) rc = choose_allreduce(bytes, count, c->size(), *o, algo);
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);

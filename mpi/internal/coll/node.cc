@@ -63,7 +63,7 @@ namespace {
 // that in MPI_Comm_free would make it synchronise (and progress meanwhile
 // could unmap other segments still being read). So a process keeps at most
 // kMaxSegments; communicators beyond that use point-to-point.
-constexpr std::size_t kMaxSegments = 128;
+constexpr std::size_t kMaxSegments = 64;  // 64 x ~580 KiB of registered memory
 std::mutex g_segments_mutex;  // guards g_segments, g_down (MPI calls on any thread)
 std::vector<std::unique_ptr<NodeSegment>> g_segments;
 bool g_down = false;  // node_collectives_shutdown ran
