@@ -75,6 +75,10 @@ constexpr std::array kVariables = {
              "`--continue-on-failure`: the rank hears of failed ranks and goes on (do not set by hand)"},
     Variable{"LAPIS_LAUNCH_AGENT", "ssh", "launcher",
              "how `lapirun` starts ranks on other hosts: `AGENT HOST env VAR=VALUE... program args`"},
+    Variable{"LAPIS_LINK_TIMEOUT", "2", "launcher",
+             "a job across hosts: seconds (1-3600) a rank's host may stay silent before `lapirun` counts "
+             "the rank as lost (TCP keepalive on the rendezvous connection); a rank cut off from the "
+             "launcher ends itself after twice as long"},
     Variable{"LAPIS_RENDEZVOUS_ADDR", "route to the first other host", "launcher",
              "a job across hosts: this host's IPv4 address the rendezvous listens on (only there)"},
     Variable{"LAPIS_NET_IF", "unset", "core",

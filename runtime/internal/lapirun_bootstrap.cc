@@ -68,7 +68,15 @@ LapirunBootstrap::LapirunBootstrap(std::string socket_path, int rank, int size, 
   }
   const bool tcp = std::string_view(socket_path_).starts_with(kTcpPrefix);
   socket_ = tcp ? connect_tcp_endpoint(socket_path_) : connect_unix(socket_path_);
-  if (tcp) network_interface_ = interface_of_socket(socket_.get());
+  if (tcp) {
+    network_interface_ = interface_of_socket(socket_.get());
+    // Twice the launcher's patience: if the link dies, the launcher reports it first.
+    try {
+      detect_dead_link(socket_.get(), 2 * link_timeout_ms());
+    } catch (const std::runtime_error& e) {
+      throw BootstrapError(std::string("lapirun rendezvous: ") + e.what());
+    }
+  }
   // Hello: the job size, then the job's secret (a TCP launcher refuses a connection without it).
   const std::uint32_t size32 = static_cast<std::uint32_t>(size);
   std::vector<std::byte> hello(sizeof size32);
@@ -126,8 +134,16 @@ void LapirunBootstrap::start_watcher(bool exit_on_hangup) {
         if (!hung_up) continue;
       }
       if (!exit_on_hangup) break;
-      static const char message[] = "lapirun rendezvous: the launcher closed the connection; ending this rank\n";
-      (void)!::write(STDERR_FILENO, message, sizeof message - 1);
+      // An error rather than a close: the link to the launcher's host is gone (keepalive gave up).
+      int error = 0;
+      socklen_t len = sizeof error;
+      (void)::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len);
+      const std::string message =
+          "lapirun rendezvous (rank " + std::to_string(rank_) + "): " +
+          (error != 0 ? "lost the connection to the launcher (" + std::string(std::strerror(error)) + ")"
+                      : std::string("the launcher closed the connection")) +
+          "; ending this rank\n";
+      (void)!::write(STDERR_FILENO, message.data(), message.size());
       ::_exit(1);
     }
   });

@@ -206,7 +206,14 @@ class RendezvousEndpoint {
 struct RankState {
   pid_t pid = -1;  // also its process group id; -1 if never started
   bool running = false;
+  bool lost = false;  // its host stopped answering (on_link_lost already said so)
 };
+
+// How long a rendezvous connection across hosts may stay silent before the launcher counts its
+// rank as lost: half a second under LAPIS_LINK_TIMEOUT, so that with probes every second the
+// launcher knows within the timeout. A rank gives up on the launcher only after twice as long
+// (lapirun_bootstrap.cc), so the launcher, which sees the whole job, speaks first.
+int launcher_link_timeout_ms() { return std::max(500, link_timeout_ms() - 500); }
 
 class Launcher {
  public:
@@ -217,7 +224,8 @@ class Launcher {
         plan_(make_host_plan(places, options.nranks)),
         secret_(plan_.tcp_address ? make_job_secret() : std::string()),
         endpoint_(job_id_, plan_.tcp_address),
-        server_(endpoint_.take_listener(), options.nranks, secret_, options.continue_on_failure) {}
+        server_(endpoint_.take_listener(), options.nranks, secret_, options.continue_on_failure,
+                launcher_link_timeout_ms()) {}
   // Only reached with ranks still running if run() threw: leave no orphans behind.
   ~Launcher() {
     if (running_ > 0) signal_all_groups(SIGKILL);
@@ -313,6 +321,7 @@ class Launcher {
       // Output first, so a rank's last words precede the launcher's report of its death.
       forwarder_.handle_events(all.subspan(output_begin));
       server_.handle_events(all.subspan(server_begin, output_begin - server_begin));
+      for (const auto& [rank, error] : server_.take_lost_links()) on_link_lost(rank, error);
       // Once every rank is connected no valid client can come: stop listening.
       if (server_.all_joined()) server_.stop_listening();
       if (fds_[0].revents & POLLIN) {
@@ -380,6 +389,7 @@ class Launcher {
     const std::optional<std::string> unfinished = server_.unfinished_call(rank);
     if (unfinished) how += " without calling " + *unfinished;
     server_.mark_rank_gone(rank, how);
+    if (ranks_[static_cast<std::size_t>(rank)].lost) return;  // on_link_lost told of it
     const bool others_stranded = unfinished && running_ > 0;
     if ((code != 0 || others_stranded) && !shutting_down_) {
       if (!options_.continue_on_failure) {
@@ -389,6 +399,29 @@ class Launcher {
       report(how + (running_ > 0 ? "; the others go on (--continue-on-failure)" : ""));
       if (exit_code_ == 0) exit_code_ = code != 0 ? code : 1;  // the first failure still decides
     }
+  }
+
+  // A remote rank's rendezvous connection failed while the rank still runs (as far as its
+  // agent tells): its host is unreachable, so whatever waits on it would wait forever. As if it
+  // had died: the job ends, or with --continue-on-failure the others are told and go on, and
+  // the rank is ended (through its agent; cut off, it also ends itself, lapirun_bootstrap.cc).
+  void on_link_lost(int rank, const std::string& error) {
+    RankState& state = ranks_[static_cast<std::size_t>(rank)];
+    if (!state.running || state.lost || shutting_down_) return;
+    state.lost = true;
+    const std::string host = static_cast<std::size_t>(rank) < plan_.places.size()
+                                 ? plan_.places[static_cast<std::size_t>(rank)]
+                                 : std::string("this host");
+    const std::string how = "lost the connection to rank " + std::to_string(rank) + " on " + host + " (" + error +
+                            "): its host is unreachable";
+    server_.mark_rank_gone(rank, how);
+    if (!options_.continue_on_failure) {
+      report(how);
+      return begin_shutdown(1);
+    }
+    report(how + "; the others go on (--continue-on-failure)");
+    if (exit_code_ == 0) exit_code_ = 1;
+    ::kill(-state.pid, SIGKILL);
   }
 
   void check_deadlines() {

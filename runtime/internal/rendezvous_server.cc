@@ -23,11 +23,12 @@ std::string describe(MsgType type, std::uint32_t seq) {
 }  // namespace
 
 RendezvousServer::RendezvousServer(UniqueFd listener, int size, std::string secret,
-                                   bool continue_on_failure)
+                                   bool continue_on_failure, int link_timeout_ms)
     : listener_(std::move(listener)),
       size_(size),
       secret_(std::move(secret)),
       continue_on_failure_(continue_on_failure),
+      link_timeout_ms_(link_timeout_ms),
       gone_(static_cast<std::size_t>(size), false),
       by_rank_(static_cast<std::size_t>(size), nullptr),
       rank_seen_(static_cast<std::size_t>(size), false),
@@ -113,6 +114,7 @@ void RendezvousServer::accept_connections() {
         (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.uid != ::geteuid())) {
       continue;
     }
+    if (!secret_.empty()) detect_dead_link(fd, link_timeout_ms_);
     auto conn = std::make_unique<Connection>();
     conn->fd = std::move(accepted);
     connections_.push_back(std::move(conn));
@@ -133,7 +135,7 @@ void RendezvousServer::read_from(Connection& conn) {
     }
     if (n == 0) eof = true;
     else if (errno == EINTR) continue;
-    else if (errno != EAGAIN && errno != EWOULDBLOCK) error = errno_message("read");
+    else if (errno != EAGAIN && errno != EWOULDBLOCK) error = std::strerror(errno);
     break;
   }
   // Handle every complete frame before acting on end of file: a rank may send and then die.
@@ -152,10 +154,8 @@ void RendezvousServer::read_from(Connection& conn) {
   }
   if (conn.dead) return;
   conn.in.erase(conn.in.begin(), conn.in.begin() + static_cast<std::ptrdiff_t>(consumed));
-  if (eof || !error.empty()) {
-    disconnect(conn, "rank " + std::to_string(conn.rank) + " closed its rendezvous connection" +
-                         (error.empty() ? " (exited or crashed)" : " (" + error + ")"));
-  }
+  if (!error.empty()) return connection_failed(conn, error);
+  if (eof) disconnect(conn, "rank " + std::to_string(conn.rank) + " closed its rendezvous connection (exited or crashed)");
 }
 
 void RendezvousServer::write_to(Connection& conn) {
@@ -166,9 +166,7 @@ void RendezvousServer::write_to(Connection& conn) {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;  // poll() will report POLLOUT
-      disconnect(conn, "rank " + std::to_string(conn.rank) + " closed its rendezvous connection (" +
-                           errno_message("send") + ")");
-      return;
+      return connection_failed(conn, std::strerror(errno));
     }
     conn.out_offset += static_cast<std::size_t>(n);
     if (conn.out_offset == frame.size()) {
@@ -308,6 +306,14 @@ void RendezvousServer::break_collectives(const std::string& why) {
   for (std::size_t r = 0; r < failed.blobs.size(); ++r) {
     if (failed.blobs[r] && by_rank_[r] != nullptr) send_error(*by_rank_[r], failed.seq, text);
   }
+}
+
+// An error, not an orderly close: across hosts the link to the rank's host broke, or went
+// silent until keepalive gave up (ETIMEDOUT). The rank may still be running; the launcher
+// decides what that means for the job (take_lost_links).
+void RendezvousServer::connection_failed(Connection& conn, const std::string& error) {
+  if (conn.rank >= 0 && !gone_[static_cast<std::size_t>(conn.rank)]) lost_links_.emplace_back(conn.rank, error);
+  disconnect(conn, "rank " + std::to_string(conn.rank) + " lost its rendezvous connection (" + error + ")");
 }
 
 void RendezvousServer::disconnect(Connection& conn, const std::string& why) {

@@ -22,9 +22,11 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/internal/fd.hpp"
+#include "runtime/internal/tcp.hpp"
 #include "runtime/internal/wire.hpp"
 
 namespace lapis::runtime::internal {
@@ -33,8 +35,10 @@ class RendezvousServer {
  public:
   // `listener`: a bound, listening stream socket. `size`: number of ranks in the job.
   // `secret` empty: a Unix socket, whose peers must be this user (SO_PEERCRED). Otherwise a TCP
-  // socket: every hello must carry `secret`, or the connection is refused with an Error reply.
-  RendezvousServer(UniqueFd listener, int size, std::string secret = {}, bool continue_on_failure = false);
+  // socket: every hello must carry `secret`, or the connection is refused with an Error reply,
+  // and a connection whose link stays silent for `link_timeout_ms` fails (detect_dead_link).
+  RendezvousServer(UniqueFd listener, int size, std::string secret = {}, bool continue_on_failure = false,
+                   int link_timeout_ms = kDefaultLinkTimeoutMs);
   ~RendezvousServer();
   RendezvousServer(const RendezvousServer&) = delete;
   RendezvousServer& operator=(const RendezvousServer&) = delete;
@@ -53,6 +57,10 @@ class RendezvousServer {
 
   // The rank's leave call ("MPI_Finalize") if it entered the job and has not left it.
   std::optional<std::string> unfinished_call(int rank) const;
+
+  // Ranks whose connection failed (an error, not a close) since the last call, with the error:
+  // the link to their host is gone while the rank may still run.
+  std::vector<std::pair<int, std::string>> take_lost_links() { return std::exchange(lost_links_, {}); }
 
   // Closes the listening socket (no further valid client can come once all joined).
   void stop_listening() { listener_.reset(); }
@@ -86,6 +94,7 @@ class RendezvousServer {
   void drop_rank(int rank, const std::string& why);
   // Fails the open collective (if any) and every later one with `why`.
   void break_collectives(const std::string& why);
+  void connection_failed(Connection& conn, const std::string& error);
   void disconnect(Connection& conn, const std::string& why);
   void send(Connection& conn, MsgType type, std::uint32_t seq, std::span<const std::byte> payload);
   void send_error(Connection& conn, std::uint32_t seq, const std::string& text);
@@ -102,6 +111,8 @@ class RendezvousServer {
   const int size_;
   const std::string secret_;
   const bool continue_on_failure_;
+  const int link_timeout_ms_;
+  std::vector<std::pair<int, std::string>> lost_links_;
   std::vector<bool> gone_;                 // continue_on_failure: ranks the job goes on without
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<Connection*> by_rank_;       // live connection of each rank that said hello

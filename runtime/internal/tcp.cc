@@ -9,7 +9,10 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -113,6 +116,32 @@ std::string interface_of_socket(int fd) {
   }
   ::freeifaddrs(list);
   return name;
+}
+
+void detect_dead_link(int fd, int timeout_ms) {
+  // Probes start after a second of silence and repeat every second; the count is a backstop
+  // for kernels that ignore TCP_USER_TIMEOUT during keepalive.
+  const int on = 1;
+  const int second = 1;
+  const int probes = std::max(1, (timeout_ms + 999) / 1000);
+  const unsigned int user_timeout = static_cast<unsigned int>(timeout_ms);
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &second, sizeof second);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &second, sizeof second);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof probes);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout, sizeof user_timeout);
+}
+
+int link_timeout_ms() {
+  const char* text = std::getenv(kLinkTimeoutVariable);
+  if (text == nullptr || *text == '\0') return kDefaultLinkTimeoutMs;
+  char* end = nullptr;
+  const double seconds = std::strtod(text, &end);
+  if (*end != '\0' || !(seconds >= 1) || seconds > 3600) {
+    throw std::runtime_error(std::string(kLinkTimeoutVariable) + " must be a number of seconds from 1 to 3600, got '" +
+                             text + "'");
+  }
+  return static_cast<int>(std::lround(seconds * 1000));
 }
 
 std::string make_job_secret() {

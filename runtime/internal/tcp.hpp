@@ -26,6 +26,20 @@ std::string local_address_towards(const std::string& host);
 // The name of the interface holding the local address of connected socket `fd` ("" if none).
 std::string interface_of_socket(int fd);
 
+// Lost links. A rendezvous connection across hosts is the launcher's only word from a remote
+// rank, and a dead link (a cable pulled, an interface gone) sends no FIN: without help the
+// kernel would retransmit for minutes. detect_dead_link() makes the kernel itself probe an idle
+// connection every second (TCP keepalive) and give up once nothing has come back for
+// `timeout_ms` (TCP_USER_TIMEOUT, which also bounds unacknowledged data): poll() then reports
+// an error on the socket and read() fails with ETIMEDOUT. The peer's kernel answers the probes,
+// so a rank busy computing, outside the library, is never taken for dead.
+inline constexpr const char* kLinkTimeoutVariable = "LAPIS_LINK_TIMEOUT";
+inline constexpr int kDefaultLinkTimeoutMs = 2000;
+void detect_dead_link(int fd, int timeout_ms);
+// LAPIS_LINK_TIMEOUT in milliseconds (seconds in the variable, 1 to 3600; default 2).
+// Throws std::runtime_error naming the variable and the value.
+int link_timeout_ms();
+
 // 32 hex digits from the kernel's random source.
 std::string make_job_secret();
 

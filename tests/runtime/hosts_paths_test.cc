@@ -140,6 +140,56 @@ TEST_CASE("a rank killed on another host ends alone under --continue-on-failure"
   CHECK(hosts.left_after(10).empty());
 }
 
+// A lost link rather than a dead rank: rank 2, alone on the second host, deletes that host's
+// interface (proc_failed --cut) and waits. No FIN comes; keepalive on the rendezvous connection
+// (LAPIS_LINK_TIMEOUT) lets the launcher notice, name the rank and its host, and either tell the
+// others (--continue-on-failure: their calls fail with MPIX_ERR_PROC_FAILED, they go on) or end
+// the job. Each surviving rank prints how long the failure took to reach it.
+Outcome cut_second_host(const TestHosts& hosts, bool continue_on_failure) {
+  std::vector<std::string> argv = hosts.enter(0);
+  argv.insert(argv.end(), {lapirun_path(), "--timeout", "120"});
+  if (continue_on_failure) argv.push_back("--continue-on-failure");
+  argv.insert(argv.end(), {"-H", hosts.name(0) + ":2," + hosts.name(1) + ":1", runfile("tests/mpi/progs/proc_failed"),
+                           "--cut", "lapis0"});
+  return run(Command(argv,
+                     {{"LAPIS_LAUNCH_AGENT", TestHosts::agent_path()},
+                      {"TEST_HOSTS_MAP", hosts.hosts_variable()},
+                      {"LAPIS_RENDEZVOUS_ADDR", hosts.address(0)}},
+                     180));
+}
+
+TEST_CASE("a host whose link goes down is reported, and the others go on under --continue-on-failure") {
+  TestHosts hosts(2);
+  if (hosts.skip_if_unavailable("a lost link under --continue-on-failure")) return;
+  const Outcome outcome = cut_second_host(hosts, true);
+  INFO(describe(outcome));
+  CHECK(outcome.status == 1);
+  CHECK(!contains(outcome.out + outcome.err, "FAILED"));
+  std::size_t oks = 0;
+  for (auto at = outcome.out.find("OK\n"); at != std::string::npos; at = outcome.out.find("OK\n", at + 1)) ++oks;
+  CHECK(oks == 2);
+  CHECK(contains(outcome.err, "lost the connection to rank 2 on " + hosts.name(1)));
+  CHECK(contains(outcome.err, "the others go on (--continue-on-failure)"));
+  for (const char* rank : {"rank 0: ", "rank 1: "}) {
+    const auto at = outcome.err.find(rank + std::string("rank 2's failure reported"));
+    REQUIRE(at != std::string::npos);
+    MESSAGE(outcome.err.substr(at, outcome.err.find('\n', at) - at));
+  }
+  CHECK(hosts.left_after(10).empty());
+}
+
+TEST_CASE("a host whose link goes down ends the job, naming the rank and its host") {
+  TestHosts hosts(2);
+  if (hosts.skip_if_unavailable("a lost link ends the job")) return;
+  const Outcome outcome = cut_second_host(hosts, false);
+  INFO(describe(outcome));
+  CHECK(outcome.status == 1);
+  CHECK(!outcome.timed_out);
+  CHECK(contains(outcome.err, "lost the connection to rank 2 on " + hosts.name(1)));
+  MESSAGE("the job ended " << outcome.seconds << " s after it started");
+  CHECK(hosts.left_after(10).empty());
+}
+
 // Open MPI's mpirun starts its daemons through the agent (as rsh) and the ranks find each other
 // through PMIx; Lapis picks the same paths. Under PMIx the core keeps UCX's device choice, so
 // the test names the hosts' link.

@@ -136,6 +136,21 @@ TEST_CASE("LAPIS_BOOTSTRAP_TIMEOUT bounds a rank's wait in a collective") {
   CHECK(contains(outcome.out, "no reply within"));
 }
 
+TEST_CASE("a bad LAPIS_LINK_TIMEOUT is refused before any rank starts") {
+  for (const char* bad : {"0.5", "0", "-1", "two", "1e9", "2s"}) {
+    const std::string dir = make_temp_dir();
+    const Outcome outcome =
+        run({{lapirun_path(), "-n", "2", probe_path(), "kill-launcher", std::to_string(SIGTERM), dir},
+             {{"LAPIS_LINK_TIMEOUT", bad}}});
+    INFO(bad << ": " << describe(outcome));
+    CHECK(outcome.status == 1);
+    CHECK(contains(outcome.err, std::string("lapirun: LAPIS_LINK_TIMEOUT must be a number of seconds from 1 to 3600, got '") +
+                                    bad + "'"));
+    CHECK_FALSE(std::ifstream(dir + "/0.pid").good());  // no rank started
+    std::remove(dir.c_str());
+  }
+}
+
 TEST_CASE("SIGTERM to lapirun stops every rank") {
   const std::string dir = make_temp_dir();
   const Outcome outcome = run({{lapirun_path(), "-n", "3", probe_path(), "kill-launcher", std::to_string(SIGTERM), dir}});

@@ -1,11 +1,15 @@
-/* Under lapirun --continue-on-failure, 3 ranks, rank 2 killed: the calls
+/* Under lapirun --continue-on-failure, 3 ranks, rank 2 killed (or, with
+ * "--cut IFNAME", rank 2 alone on another host deletes that host's network
+ * interface and waits: the link is gone, the rank is not): the calls
  * that needed it return MPIX_ERR_PROC_FAILED through MPI_ERRORS_RETURN (a
  * receive posted before it died, a blocking one, sends and receives naming
  * it afterwards, collectives on MPI_COMM_WORLD), while ranks 0 and 1 go on
  * exchanging messages, eager and rendezvous, run collectives on a
  * communicator of their own, and finalize. Prints "OK" per surviving rank. */
 #include <signal.h>
+#include <spawn.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "check.h"
 
@@ -22,8 +26,21 @@ static void expect_proc_failed(int rc, const char* what) {
   CHECK(strstr(text, "MPIX_ERR_PROC_FAILED") != NULL);
 }
 
+extern char** environ;
+
+/* Rank 2 pulls its host's cable: `ip link del IFNAME`. */
+static void cut_link(const char* ifname) {
+  char* args[] = {(char*)"ip", (char*)"link", (char*)"del", (char*)ifname, NULL};
+  pid_t pid = 0;
+  int status = 0;
+  CHECK(posix_spawnp(&pid, "ip", NULL, NULL, args, environ) == 0);
+  CHECK(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(int argc, char** argv) {
   CHECK_OK(MPI_Init(&argc, &argv));
+  const char* cut = argc == 3 && strcmp(argv[1], "--cut") == 0 ? argv[2] : NULL;
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -39,9 +56,15 @@ int main(int argc, char** argv) {
   if (rank == 2) {
     CHECK_OK(MPI_Recv(&value, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     CHECK_OK(MPI_Recv(&value, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    raise(SIGKILL);
+    if (!cut) raise(SIGKILL);
+    cut_link(cut);
+    /* Never answered: the launcher (or, cut off from it, the rank itself) ends this rank. */
+    CHECK_OK(MPI_Recv(&value, 1, MPI_INT, 0, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    fprintf(stderr, "FAILED rank 2: a receive nobody sent completed\n");
+    return 3;
   }
   CHECK_OK(MPI_Send(&rank, 1, MPI_INT, 2, 1, MPI_COMM_WORLD));
+  const double told = MPI_Wtime();
 
   MPI_Status status;
   if (rank == 0) {
@@ -50,6 +73,7 @@ int main(int argc, char** argv) {
     expect_proc_failed(MPI_Recv(&value, 1, MPI_INT, 2, 7, MPI_COMM_WORLD, &status),
                        "MPI_Recv from rank 2");
   }
+  if (cut) fprintf(stderr, "rank %d: rank 2's failure reported %.3f s after it was told to cut\n", rank, MPI_Wtime() - told);
   /* Rank 2 is known failed now: calls naming it fail at once. */
   expect_proc_failed(MPI_Send(&value, 1, MPI_INT, 2, 7, MPI_COMM_WORLD), "MPI_Send to rank 2");
   expect_proc_failed(MPI_Recv(&value, 1, MPI_INT, 2, 7, MPI_COMM_WORLD, &status), "a later MPI_Recv from rank 2");
