@@ -33,6 +33,13 @@ class Bootstrap {
   // Throws BootstrapError (with a readable message) on failure (peer died, launcher gone, timeout).
   virtual std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> mine) = 0;
   virtual void barrier() = 0;
+  // A barrier of every rank but `failed` (ranks the caller knows to have failed, in any order),
+  // for the survivors to meet after a failure. lapirun's launcher knows the survivors itself (a
+  // plain barrier); PMIx fences over the others (every survivor must name the same ranks).
+  virtual void barrier_without(std::span<const int> failed) {
+    (void)failed;
+    barrier();
+  }
   virtual std::string_view kind() const = 0;  // "lapirun", "pmix", "singleton"
   // A job across hosts under lapirun: the network interface this process reaches the launcher
   // by (the core keeps UCX's network traffic to it). Empty on one host.

@@ -309,6 +309,9 @@ class Context::Impl {
   // ---- peer_failures.cc: tasks that failed (lapirun --continue-on-failure)
   // Any thread (the bootstrap's listener): takes note, wakes a sleeper.
   void note_peer_failure(int task, const std::string& why);
+  // UCX's error handler of an endpoint to another host (the connection reset, or silent until
+  // keepalive gave up): its task failed, as if the launcher had said so.
+  static void on_endpoint_error(void* impl, ucp_ep_h ep, ucs_status_t status);
   // Engine side: marks the tasks noted since the last call as failed and
   // runs the failure handlers. Called by poll_once when failure_epoch_ moved.
   void absorb_failures();

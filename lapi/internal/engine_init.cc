@@ -249,6 +249,7 @@ Status Context::Impl::start() {
     std::string why;
     (void)shm_.create(me_, ntasks_, shm_mine, why);
   }
+  shm_mine.node = node_identity();  // with or without an inbox: which peers are on other hosts
   const SplitAddress split_mine = split_address();
   std::vector<std::byte> blob(address_len + sizeof split_mine + sizeof shm_mine);
   std::memcpy(blob.data(), address, address_len);
@@ -263,6 +264,7 @@ Status Context::Impl::start() {
   }
   split_pid_.assign(ntasks_, 0);
   split_free_cells_.resize(ntasks_);
+  std::vector<bool> other_host(ntasks_, false);
   for (std::uint32_t t = 0; t < ntasks_; ++t) {
     ShmAddress shm_theirs;
     SplitAddress split_theirs;
@@ -274,6 +276,7 @@ Status Context::Impl::start() {
     std::memcpy(&shm_theirs, end - sizeof shm_theirs, sizeof shm_theirs);
     std::memcpy(&split_theirs, end - trailer, sizeof split_theirs);
     all[t].resize(all[t].size() - trailer);
+    other_host[t] = shm_theirs.node != shm_mine.node;
     if (t != me_) {
       shm_.attach(t, shm_theirs);
       probe_split_peer(t, split_theirs);
@@ -285,6 +288,15 @@ Status Context::Impl::start() {
     ucp_ep_params_t ep{};
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
     ep.address = reinterpret_cast<const ucp_address_t*>(all[t].data());
+    // A peer on another host can vanish with its link and no launcher to say so (under PMIx):
+    // UCX then fails its operations and tells us, rather than retrying for ever. Within a
+    // host the launcher (or the process's exit) is the word, and UCX keeps every transport.
+    if (other_host[t]) {
+      ep.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+      ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+      ep.err_handler.cb = &Impl::on_endpoint_error;
+      ep.err_handler.arg = this;
+    }
     st = ucp_ep_create(worker_, &ep, &eps_[t]);
     if (st != UCS_OK) {
       return fail(Errc::no_connectivity, "init: cannot connect to task {}: {}", t,
@@ -316,15 +328,19 @@ Status Context::Impl::shutdown() {
   Status s = fence();
   if (s.ok()) s = barrier();
   // With failed tasks this barrier cannot complete: the tasks left meet in
-  // the bootstrap's barrier instead (it gathers the survivors), polling
+  // the bootstrap's barrier of the survivors instead (barrier_without), polling
   // meanwhile, so that a survivor still in its fence gets our answers.
   const bool failures = any_failed_.load(std::memory_order_acquire);
   if (failures) {
     s = Errc::success;
     std::atomic<bool> met{false};
-    std::thread meet([&met] {
+    std::vector<int> failed;
+    for (std::uint32_t t = 0; t < ntasks_; ++t) {
+      if (failed_[t].load(std::memory_order_acquire)) failed.push_back(static_cast<int>(t));
+    }
+    std::thread meet([&met, &failed] {
       try {
-        lapis::runtime::process_bootstrap().barrier();
+        lapis::runtime::process_bootstrap().barrier_without(failed);
       } catch (const std::exception&) {
       }
       met.store(true, std::memory_order_release);

@@ -1,6 +1,7 @@
 // Failed peers. Under lapirun --continue-on-failure the job goes on when a
 // task fails, and the launcher tells the others through the bootstrap
-// (runtime/bootstrap.hpp: watch_failures). The bootstrap's thread only takes
+// (runtime/bootstrap.hpp: watch_failures). Endpoints to other hosts also
+// hear it from UCX (peer error handling), under any launcher. The bootstrap's thread only takes
 // note here; the engine catches up in poll_once (one relaxed comparison per
 // poll while nothing failed), marks the task failed and runs the handlers
 // (mpcpi's fails the requests that name the task). Operations naming a
@@ -26,6 +27,16 @@ void Context::Impl::note_peer_failure(int task, const std::string& why) {
   // A thread asleep on the worker's event fd (interrupt mode's progress
   // thread sleeps without a timeout) must come and look.
   if (worker_ != nullptr) ucp_worker_signal(worker_);
+}
+
+void Context::Impl::on_endpoint_error(void* impl, ucp_ep_h ep, ucs_status_t status) {
+  auto* self = static_cast<Impl*>(impl);
+  for (std::uint32_t t = 0; t < self->eps_.size(); ++t) {
+    if (self->eps_[t] == ep) {
+      self->note_peer_failure(static_cast<int>(t), fmt::format("its connection failed ({})", ucs_status_string(status)));
+      return;
+    }
+  }
 }
 
 void Context::Impl::absorb_failures() {

@@ -32,15 +32,6 @@ constexpr std::size_t kPage = 4096;
 
 std::size_t round_to_page(std::size_t n) { return (n + kPage - 1) / kPage * kPage; }
 
-// Same host, same kernel: tasks that can share /dev/shm.
-std::uint64_t node_identity() {
-  char host[256] = {};
-  (void)::gethostname(host, sizeof host - 1);
-  std::string boot;
-  std::ifstream("/proc/sys/kernel/random/boot_id") >> boot;
-  return std::hash<std::string>{}(std::string(host) + "/" + boot) | 1;  // never 0
-}
-
 void* map_shared(int fd, std::size_t bytes, std::size_t offset) {
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
                    static_cast<off_t>(offset));
@@ -48,6 +39,14 @@ void* map_shared(int fd, std::size_t bytes, std::size_t offset) {
 }
 
 }  // namespace
+
+std::uint64_t node_identity() {
+  char host[256] = {};
+  (void)::gethostname(host, sizeof host - 1);
+  std::string boot;
+  std::ifstream("/proc/sys/kernel/random/boot_id") >> boot;
+  return std::hash<std::string>{}(std::string(host) + "/" + boot) | 1;  // never 0
+}
 
 std::size_t ShmChannel::header_bytes(std::uint32_t ntasks) {
   return round_to_page(sizeof(InboxHeader) + std::size_t{ntasks} * 64);

@@ -57,6 +57,10 @@ enum class ShmSend : std::uint8_t {
   asleep,     // target sleeps: send through UCX, which wakes it
 };
 
+// Same host, same kernel (a hash of host name and boot id, never 0): tasks that can share
+// /dev/shm. Published by every task, with or without an inbox.
+std::uint64_t node_identity();
+
 class ShmChannel {
  public:
   static constexpr std::size_t kSlotBytes = 576;  // 9 cache lines; 64 slots = 9 pages

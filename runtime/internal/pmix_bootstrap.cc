@@ -2,6 +2,7 @@
 
 #include <pmix.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace lapis::runtime::internal {
@@ -87,12 +88,24 @@ void PmixBootstrap::barrier() {
   fence(false, "PMIx_Fence (barrier)");
 }
 
-void PmixBootstrap::fence(bool collect_data, const std::string& what) {
-  const pmix_proc_t all = make_proc(nspace_, PMIX_RANK_WILDCARD);
+void PmixBootstrap::barrier_without(std::span<const int> failed) {
+  std::lock_guard lock(mutex_);
+  ++next_seq_;
+  std::vector<std::uint32_t> survivors;  // pmix_rank_t
+  for (int r = 0; r < size_; ++r) {
+    if (std::find(failed.begin(), failed.end(), r) == failed.end()) survivors.push_back(static_cast<std::uint32_t>(r));
+  }
+  fence(false, "PMIx_Fence (barrier of the ranks left)", survivors);
+}
+
+void PmixBootstrap::fence(bool collect_data, const std::string& what, const std::vector<std::uint32_t>& ranks) {
+  std::vector<pmix_proc_t> procs;
+  if (ranks.empty()) procs.push_back(make_proc(nspace_, PMIX_RANK_WILDCARD));
+  for (std::uint32_t r : ranks) procs.push_back(make_proc(nspace_, r));
   pmix_info_t info;
   PMIX_INFO_CONSTRUCT(&info);
   PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect_data, PMIX_BOOL);
-  const pmix_status_t rc = PMIx_Fence(&all, 1, &info, 1);
+  const pmix_status_t rc = PMIx_Fence(procs.data(), procs.size(), &info, 1);
   PMIX_INFO_DESTRUCT(&info);
   if (rc != PMIX_SUCCESS) throw_pmix(what, rc);
 }

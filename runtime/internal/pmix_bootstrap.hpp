@@ -25,10 +25,12 @@ class PmixBootstrap final : public Bootstrap {
   int size() const override { return size_; }
   std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> mine) override;
   void barrier() override;
+  void barrier_without(std::span<const int> failed) override;
   std::string_view kind() const override { return "pmix"; }
 
  private:
-  void fence(bool collect_data, const std::string& what);  // precondition: mutex_ held
+  // Over `procs` (every rank when empty). Precondition: mutex_ held.
+  void fence(bool collect_data, const std::string& what, const std::vector<std::uint32_t>& ranks = {});
 
   std::string nspace_;
   int rank_ = 0;

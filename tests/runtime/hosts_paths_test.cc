@@ -214,3 +214,33 @@ TEST_CASE("MPI p2p across 2 hosts x 2 ranks under Open MPI's mpirun (PMIx) with 
   check_paths(hosts, outcome.err + outcome.out);
   CHECK(hosts.left_after(10).empty());
 }
+
+// Under a launcher that tells nobody (Open MPI's mpirun with --enable-recovery keeps the job
+// going when a rank dies), the ranks left hear of the failure from UCX itself: endpoints to
+// other hosts are created with peer error handling. Rank 2, alone on the second host, is killed;
+// ranks 0 and 1 get MPIX_ERR_PROC_FAILED and go on (tests/mpi/progs/proc_failed.c).
+TEST_CASE("a rank killed on another host under Open MPI's mpirun --enable-recovery: UCX tells the others") {
+  if (run(Command({"sh", "-c", "command -v mpirun.openmpi"})).status != 0) {
+    MESSAGE("mpirun.openmpi is not installed: skipped");
+    std::fprintf(stderr, "\n*** TEST HOSTS: SKIPPED mpirun.openmpi across hosts: not installed ***\n\n");
+    return;
+  }
+  TestHosts hosts(2);
+  if (hosts.skip_if_unavailable("UCX peer failure under mpirun.openmpi")) return;
+  std::vector<std::string> argv = hosts.enter(0);
+  argv.insert(argv.end(), {"mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "--enable-recovery", "-n", "3",
+                           "-H", hosts.name(0) + ":2," + hosts.name(1) + ":1", "--mca", "plm_rsh_agent",
+                           TestHosts::agent_path(), "--mca", "oob_tcp_if_include", "lapis0", "-x",
+                           "UCX_NET_DEVICES=lapis0", "-x", "LAPIS_DEBUG=1", runfile("tests/mpi/progs/proc_failed")});
+  const Outcome outcome = run(Command(argv,
+                                      {{"TEST_HOSTS_MAP", hosts.hosts_variable()}, {"TEST_HOSTS_SHELL", "1"}},
+                                      120));
+  INFO(describe(outcome));
+  CHECK(!outcome.timed_out);
+  CHECK(!contains(outcome.out + outcome.err, "FAILED"));
+  std::size_t oks = 0;
+  for (auto at = outcome.out.find("OK\n"); at != std::string::npos; at = outcome.out.find("OK\n", at + 1)) ++oks;
+  CHECK(oks == 2);
+  CHECK(contains(outcome.err, "task 2 failed: its connection failed"));
+  CHECK(hosts.left_after(10).empty());
+}
