@@ -46,8 +46,10 @@ int coll_allreduce(const char* kFn, const void* sendbuf, void* recvbuf, int coun
     if (bytes == 0) return MPI_SUCCESS;
     if (sendbuf == MPI_IN_PLACE && c->size() == 1) return MPI_SUCCESS;
     const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    if (node && t->contiguous_for(count)) {
-      return node_allreduce(*c, {o, t, datatype}, data_start(in, *t), data_start(recvbuf, *t), count);
+    if (t->contiguous_for(count)) {  // no packing: read in place, written where it goes
+      if (node) return node_allreduce(*c, {o, t, datatype}, data_start(in, *t), data_start(recvbuf, *t), count);
+      CollChannel ch(*c, CollTag::allreduce, seq);
+      return allreduce_into(ch, {o, t, datatype}, data_start(in, *t), data_start(recvbuf, *t), count, algo);
     }
     Staging acc;
     pack_to(acc, in, count, *t);

@@ -99,9 +99,11 @@ int coll_reduce(const char* kFn, const void* sendbuf, void* recvbuf, int count,
                         [=](std::uint32_t seq) {
     if (bytes == 0) return MPI_SUCCESS;
     const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    if (node && t->contiguous_for(count)) {
-      return node_reduce(*c, {o, t, datatype}, data_start(in, *t),
-                         am_root ? data_start(recvbuf, *t) : nullptr, count, root);
+    if (t->contiguous_for(count) && (node || algo == ReduceAlgo::binomial)) {  // no packing
+      char* out = am_root ? data_start(recvbuf, *t) : nullptr;
+      if (node) return node_reduce(*c, {o, t, datatype}, data_start(in, *t), out, count, root);
+      CollChannel ch(*c, CollTag::reduce, seq);
+      return reduce_into(ch, {o, t, datatype}, data_start(in, *t), out, count, root);
     }
     Staging acc;
     pack_to(acc, in, count, *t);

@@ -37,6 +37,15 @@ int allgather_bytes(CollChannel& ch, char* all, const std::vector<std::size_t>& 
 int reduce_bytes(CollChannel& ch, const Reduction& r, Staging& acc, std::int64_t count, int root,
                  ReduceAlgo algo);
 
+// Binomial reduce from `src`, read in place, into root's `dst` (may be src;
+// ignored elsewhere): for contiguous user buffers, no packing.
+int reduce_into(CollChannel& ch, const Reduction& r, const char* src, char* dst, std::int64_t count, int root);
+
+// Every rank ending with the result: from `src` (read in place) into `dst`
+// (may be src).
+int allreduce_into(CollChannel& ch, const Reduction& r, const char* src, char* dst, std::int64_t count,
+                   AllreduceAlgo algo);
+
 // Same, every rank ending with the result.
 int allreduce_bytes(CollChannel& ch, const Reduction& r, Staging& acc, std::int64_t count,
                     AllreduceAlgo algo);

@@ -11,35 +11,57 @@
 namespace mpi {
 namespace {
 
-// Combines the partial result `theirs` of the ranks just above those `acc`
-// covers: acc = acc op theirs, keeping rank order (the result may end in
-// the other buffer; the two are swapped).
-void combine_above(const Reduction& r, Staging& acc, Staging& theirs, std::int64_t count) {
-  reduce_packed(r, acc.data.get(), theirs.data.get(), count);
-  std::swap(acc, theirs);
-}
-
-int reduce_binomial(CollChannel& ch, const Reduction& r, Staging& acc, std::int64_t count,
+// Binomial tree from the input `src` (read where it lies: a leaf sends it
+// as is); partial results alternate between two buffers, the root's output
+// `dst` (when it is not the input) and scratch, arranged so that the root's
+// last one is dst (in place, the result is copied once). Combining keeps rank order:
+// the partial result of the ranks just above is the `inout` operand, and
+// the new partial result lands in it.
+int reduce_binomial(CollChannel& ch, const Reduction& r, const char* src, char* dst, std::int64_t count,
                     int root) {
   const int n = ch.size();
   const std::size_t bytes = static_cast<std::size_t>(count * r.type->size());
   const int tree_root = r.op->commutative ? root : 0;
   const int vr = (ch.rank() - tree_root + n) % n;
-  Staging tmp;
-  tmp.allocate(bytes);
+  const bool am_root = ch.rank() == root;
+  // The receives this rank makes, so that the root's last one lands in dst.
+  int receives = 0;
+  for (int mask = 1; mask < n && !(vr & mask); mask <<= 1) receives += vr + mask < n;
+  const int dst_slot = (receives - 1) & 1;
+  Staging first, second;
+  char* spare[2] = {nullptr, nullptr};
+  auto buffer = [&](int k) {
+    if (spare[k] == nullptr) {
+      Staging& s = k == 0 ? first : second;
+      if (k == dst_slot && am_root && dst != src) {
+        spare[k] = dst;
+      } else {
+        s.allocate(bytes);
+        spare[k] = s.data.get();
+      }
+    }
+    return spare[k];
+  };
+  const char* mine = src;
+  int next = 0;
   for (int mask = 1; mask < n; mask <<= 1) {
     if (vr & mask) {
-      if (int rc = ch.send((vr - mask + tree_root) % n, acc.data.get(), bytes)) return rc;
+      if (int rc = ch.send((vr - mask + tree_root) % n, mine, bytes)) return rc;
       break;
     }
     if (vr + mask < n) {
-      if (int rc = ch.recv((vr + mask + tree_root) % n, tmp.data.get(), bytes)) return rc;
-      combine_above(r, acc, tmp, count);
+      char* theirs = buffer(next);
+      if (int rc = ch.recv((vr + mask + tree_root) % n, theirs, bytes)) return rc;
+      reduce_packed(r, mine, theirs, count);
+      mine = theirs;
+      next ^= 1;
     }
   }
-  if (tree_root == root) return MPI_SUCCESS;
-  if (ch.rank() == tree_root) return ch.send(root, acc.data.get(), bytes);
-  if (ch.rank() == root) return ch.recv(tree_root, acc.data.get(), bytes);
+  if (tree_root != root) {
+    if (ch.rank() == tree_root) return ch.send(root, mine, bytes);
+    if (am_root) return ch.recv(tree_root, dst, bytes);
+  }
+  if (am_root && mine != dst) std::memcpy(dst, mine, bytes);
   return MPI_SUCCESS;
 }
 
@@ -67,11 +89,24 @@ int reduce_linear(CollChannel& ch, const Reduction& r, Staging& acc, std::int64_
 
 }  // namespace
 
+int reduce_into(CollChannel& ch, const Reduction& r, const char* src, char* dst, std::int64_t count, int root) {
+  if (ch.size() == 1) {
+    if (src != dst) std::memcpy(dst, src, static_cast<std::size_t>(count * r.type->size()));
+    return MPI_SUCCESS;
+  }
+  return reduce_binomial(ch, r, src, dst, count, root);
+}
+
 int reduce_bytes(CollChannel& ch, const Reduction& r, Staging& acc, std::int64_t count, int root,
                  ReduceAlgo algo) {
   if (ch.size() == 1) return MPI_SUCCESS;
   if (algo == ReduceAlgo::linear) return reduce_linear(ch, r, acc, count, root);
-  return reduce_binomial(ch, r, acc, count, root);
+  if (ch.rank() != root) return reduce_binomial(ch, r, acc.data.get(), nullptr, count, root);
+  Staging out;  // the root's result, then acc's
+  out.allocate(static_cast<std::size_t>(count * r.type->size()));
+  const int rc = reduce_binomial(ch, r, acc.data.get(), out.data.get(), count, root);
+  std::swap(acc, out);
+  return rc;
 }
 
 }  // namespace mpi

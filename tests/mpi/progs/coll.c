@@ -193,6 +193,8 @@ static void sum_ints(MPI_Comm comm, int me, int n, int count, int root, int in_p
   if (receives) {
     for (int i = 0; i < count; ++i) CHECK(recv[i] == sum_over_ranks(n, i));
   }
+  /* The input is read where it lies, never written. */
+  for (int i = 0; i < count; ++i) CHECK(send[i] == ival(me, i));
   free(send);
   free(recv);
 }
