@@ -71,8 +71,9 @@ int choose_bcast(std::size_t bytes, int comm_size, BcastAlgo& out) {
     return rc;
   }
   if (!is_forced) {
-    out = bytes >= kBcastScatterMin && comm_size >= 3 ? BcastAlgo::scatter_allgather
-                                                      : BcastAlgo::binomial;
+    const bool scatter = comm_size >= 3 && bytes >= kBcastScatterMin &&
+                         bytes / static_cast<std::size_t>(comm_size) < kBcastScatterPieceMax;
+    out = scatter ? BcastAlgo::scatter_allgather : BcastAlgo::binomial;
   }
   return MPI_SUCCESS;
 }

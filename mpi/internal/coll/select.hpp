@@ -16,7 +16,15 @@ enum class AllgatherAlgo { recursive_doubling, ring };
 enum class AlltoallAlgo { linear, pairwise };
 
 // Switch points of the automatic choice (bytes of packed data).
-inline constexpr std::size_t kBcastScatterMin = 512 * 1024;     // whole message
+// Bcast: scatter + ring allgather while the whole message would go by
+// rendezvous (the MPI eager limit, 128 KiB) and its n pieces would not.
+// Measured on 3, 4 and 8 ranks of a 2-core host: pieces of 128 KiB and
+// more, each a rendezvous in a ring of oversubscribed ranks, lose to the
+// binomial tree (8 ranks, 1 MiB: 968-1064 against 420-431 us; 4 ranks,
+// 512 KiB: 178-227 against 111-117), smaller ones win (4 ranks, 192 KiB:
+// 29 against 72-112 us).
+inline constexpr std::size_t kBcastScatterMin = 128 * 1024;       // whole message
+inline constexpr std::size_t kBcastScatterPieceMax = 128 * 1024;  // bytes / ranks
 inline constexpr std::size_t kAllreduceRabenseifnerMin = 16 * 1024;
 inline constexpr std::size_t kAllgatherRingMin = 64 * 1024;     // whole result
 inline constexpr std::size_t kAlltoallPairwiseMin = 32 * 1024;  // per peer
