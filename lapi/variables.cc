@@ -48,9 +48,8 @@ constexpr std::array kVariables = {
              "it sends wait (see `mpcpi/README.md`)"},
     Variable{"LAPIS_COLL_SHM", "auto", "mpi",
              "`off`: no shared-memory collectives (blocking Barrier, Bcast, Reduce, Allreduce, and "
-             "regular Gather, Scatter, Allgather, Alltoall, up to 64 KiB per rank's slot (Allreduce "
-             "16 KiB), through a segment every rank of a one-host communicator maps; polling mode "
-             "only)"},
+             "regular Gather, Scatter, Allgather, Alltoall, up to 64 KiB per rank's slot, through a "
+             "segment every rank of a one-host communicator maps; polling mode only)"},
     Variable{"LAPIS_COLL_BCAST", "auto", "mpi",
              "`binomial`, `scatter_allgather` (see `mpi/README.md` for each collective's choice)"},
     Variable{"LAPIS_COLL_REDUCE", "auto", "mpi", "`binomial`, `linear`"},

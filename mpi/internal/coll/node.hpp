@@ -46,11 +46,18 @@ namespace mpi {
 // 64 KiB: from 16 to 64 KiB the segment beats the point-to-point
 // algorithms (2 ranks, MPI_Bcast 64 KiB 2.3-2.9 -> 1.1 us; 4 ranks on 2
 // cores, MPI_Reduce 64 KiB 242-256 -> 16 us, MPI_Allgather 28 -> 13-14),
-// except Allreduce, where every rank folds every slot (kNodeAllreduceBytes).
+// Allreduce included (kNodeAllreduceFoldBytes).
 inline constexpr std::size_t kNodeSlotBytes = 64 * 1024;
-// MPI_Allreduce takes the segment up to this size: at 64 KiB the n-fold
-// reads cost more than recursive doubling (2 ranks 7.6 against 6.9 us).
-inline constexpr std::size_t kNodeAllreduceBytes = 16 * 1024;
+// MPI_Allreduce: up to kNodeAllreduceFoldBytes every rank folds every
+// slot (one collective); above, each folds 1/n of the vector and the parts
+// are then gathered (two collectives, but each rank reads the vector twice
+// rather than n times). Measured with each forced, ranks pinned: folding
+// wins to 4 KiB (4 ranks, 1 KiB: 4.2-4.6 against 6.2-6.4 us), ties at
+// 8 KiB up to 4 ranks, and loses from 16 KiB (8 ranks: 46 against 28-29).
+// The split form beats point-to-point Rabenseifner up to the slot size
+// (8 ranks, 64 KiB: 53-54 against 199 us; 2 ranks: 7.6-9.4 against 12.6).
+inline constexpr std::size_t kNodeAllreduceFoldBytes = 4 * 1024;
+inline constexpr std::size_t kNodeAllreduceBytes = kNodeSlotBytes;
 // Slots per rank: a rank may run this many collectives ahead of the
 // slowest reader (a Bcast root, a Reduce sender) before it waits.
 inline constexpr std::size_t kNodeSlots = 8;

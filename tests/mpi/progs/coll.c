@@ -357,6 +357,21 @@ static void test_allreduce(MPI_Comm comm, int me, int n) {
     CHECK(*vec_elem(recv, e) == sum_over_ranks(n, e) + ival(me, e));
   free(send);
   free(recv);
+  /* Fewer instances than ranks, each of 8 KiB: parts of the vector split
+   * by instance are empty at some ranks. */
+  MPI_Datatype block_t;
+  CHECK_OK(MPI_Type_contiguous(2048, MPI_INT, &block_t));
+  CHECK_OK(MPI_Type_commit(&block_t));
+  for (int blocks = 1; blocks <= 3; ++blocks) {
+    int* in = xmalloc(sizeof(int) * 2048 * blocks);
+    int* out = xmalloc(sizeof(int) * 2048 * blocks);
+    for (int e = 0; e < 2048 * blocks; ++e) in[e] = ival(me, e);
+    CHECK_OK(MPI_Allreduce(in, out, blocks, block_t, MPI_SUM, comm));
+    for (int e = 0; e < 2048 * blocks; ++e) CHECK(out[e] == sum_over_ranks(n, e));
+    free(in);
+    free(out);
+  }
+  CHECK_OK(MPI_Type_free(&block_t));
 }
 
 /* ---- gather and scatter ------------------------------------------------ */
