@@ -158,6 +158,13 @@ Status Config::from_env(Config& config) {
     }
     config.takeover_grace_us = static_cast<std::uint32_t>(us);
   }
+  if (const char* v = env("LAPIS_UCX_POLL_EVERY")) {
+    std::size_t every = 0;
+    if (!parse_count(v, every) || every < 1 || every > 4096) {
+      return fail(Errc::set_val, "LAPIS_UCX_POLL_EVERY='{}': expected a number of polls (1..4096)", v);
+    }
+    config.ucx_quiet_every = static_cast<std::uint32_t>(every);
+  }
   if (!parse_flag("LAPIS_ERROR_CHECK", config.error_checking)) {
     return fail(Errc::set_val, "LAPIS_ERROR_CHECK='{}': expected 0 or 1", env("LAPIS_ERROR_CHECK"));
   }

@@ -53,6 +53,11 @@ struct Config {
   // keeps waiting back to back, only it polls: one wake-up per message).
   // Context::hand_over_progress() ends the grace early.
   std::uint32_t takeover_grace_us = 50;
+  // Nexus' skip poll: while UCX has been quiet and shared-memory rings are
+  // watched, UCX is progressed once every this many polls (1: every poll).
+  // An idle ucp_worker_progress costs several times a look at the rings,
+  // more with TCP peers (see lapi/internal/progress.cc).
+  std::uint32_t ucx_quiet_every = 16;
   // Small Amsends to tasks on the same node go through rings in shared
   // memory instead of UCX (see lapi/internal/shm_channel.hpp).
   bool shm = true;
@@ -75,7 +80,8 @@ struct Config {
 
   // Reads LAPIS_MODE (polling|interrupt), LAPIS_POLICY (inline|thread|fiber),
   // LAPIS_AM_EAGER_LIMIT (bytes), LAPIS_ERROR_CHECK (0|1) and
-  // LAPIS_TAKEOVER_GRACE_US (microseconds), LAPIS_SHM (0|1) and
+  // LAPIS_TAKEOVER_GRACE_US (microseconds), LAPIS_UCX_POLL_EVERY (1..4096),
+  // LAPIS_SHM (0|1) and
   // LAPIS_SPLIT_COPY (0|1), LAPIS_CHECKSUM (none|crc32c) and
   // LAPIS_FAULT_CORRUPT (PATH[,PATH...]:N, PATH one of shm, eager, rndv,
   // split, put, get, all) over the given defaults. An invalid value is an

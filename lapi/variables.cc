@@ -34,6 +34,9 @@ constexpr std::array kVariables = {
     Variable{"LAPIS_TAKEOVER_GRACE_US", "50", "core",
              "interrupt mode: µs out of the library's waits before the progress thread takes over "
              "(1..10000000)"},
+    Variable{"LAPIS_UCX_POLL_EVERY", "16", "core",
+             "skip poll: while UCX is quiet (no event in 256 polls) and shared-memory rings are "
+             "watched, progress UCX once every N polls (1..4096; `1`: every poll)"},
     Variable{"LAPIS_DEBUG", "unset", "core",
              "print refused remote requests, checksum mismatches and (at `term`) checksum totals"},
     Variable{"LAPIS_MPI_VARIANT", "enhanced", "mpi engine",
@@ -47,9 +50,10 @@ constexpr std::array kVariables = {
              "memory a sender spends on copies of eager sends waiting for flow-control credit; past "
              "it sends wait (see `mpcpi/README.md`)"},
     Variable{"LAPIS_COLL_SHM", "auto", "mpi",
-             "`off`: no shared-memory collectives (blocking Barrier, Bcast, Reduce, Allreduce, and "
-             "regular Gather, Scatter, Allgather, Alltoall, up to 64 KiB per rank's slot, through a "
-             "segment every rank of a one-host communicator maps; polling mode only)"},
+             "`off`: no shared-memory collectives (blocking Barrier, Bcast, Reduce and Allreduce of "
+             "any size, in 64 KiB chunks, and regular Gather, Scatter, Allgather, Alltoall up to "
+             "64 KiB per rank's slot, through a segment every rank of a one-host communicator maps; "
+             "polling mode only)"},
     Variable{"LAPIS_COLL_BCAST", "auto", "mpi",
              "`binomial`, `scatter_allgather` (see `mpi/README.md` for each collective's choice)"},
     Variable{"LAPIS_COLL_REDUCE", "auto", "mpi", "`binomial`, `linear`"},

@@ -24,7 +24,6 @@ namespace {
 // the event fd with a timeout as a safety net against missed wake-ups.
 constexpr int kSpinPolls = 128;
 constexpr unsigned kUcxQuietPolls = 256;
-constexpr unsigned kUcxQuietEvery = 16;
 constexpr int kYieldPolls = 4000;
 constexpr int kSleepTimeoutMs = 10;
 
@@ -47,7 +46,7 @@ bool Context::Impl::poll_once() {
     // and a frame that lands meanwhile waits for it. So with rings to watch,
     // UCX is progressed on every poll only while it has had events lately;
     // after kUcxQuietPolls empty progress calls, on every
-    // kUcxQuietEvery-th poll (its next message is seen a few hundred
+    // LAPIS_UCX_POLL_EVERY-th poll (config_.ucx_quiet_every) (its next message is seen a few hundred
     // nanoseconds later at most, and makes it busy again).
     if (!shm_.receiving() || ++polls_since_ucx_ >= ucx_poll_every_) {
       polls_since_ucx_ = 0;
@@ -56,7 +55,7 @@ bool Context::Impl::poll_once() {
         ucx_quiet_polls_ = 0;
         ucx_poll_every_ = 1;
       } else if (++ucx_quiet_polls_ == kUcxQuietPolls) {
-        ucx_poll_every_ = kUcxQuietEvery;
+        ucx_poll_every_ = config_.ucx_quiet_every;
       }
     }
   }

@@ -36,8 +36,9 @@ int coll_allreduce(const char* kFn, const void* sendbuf, void* recvbuf, int coun
   const std::size_t bytes = rc == MPI_SUCCESS ? static_cast<std::size_t>(count * t->size()) : 0;
   static const bool forced = coll_forced("LAPIS_COLL_ALLREDUCE");
   // Blocking, on one node: the segment (no point-to-point algorithm to choose).
-  const bool node = rc == MPI_SUCCESS && how.mode == CollMode::blocking && bytes > 0 &&
-                    bytes <= kNodeAllreduceBytes && node_collective(*c, bytes, forced);
+  const std::size_t chunk = rc == MPI_SUCCESS ? node_chunk_bytes(bytes, static_cast<std::size_t>(t->size())) : 0;
+  const bool node = rc == MPI_SUCCESS && how.mode == CollMode::blocking && chunk > 0 &&
+                    node_collective(*c, chunk, forced);
   AllreduceAlgo algo{};
   if (rc == MPI_SUCCESS && !node) rc = choose_allreduce(bytes, count, c->size(), *o, algo);
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);

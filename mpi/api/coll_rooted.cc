@@ -40,7 +40,7 @@ int coll_bcast(const char* fn, void* buffer, int count, MPI_Datatype datatype, i
   static const bool forced = coll_forced("LAPIS_COLL_BCAST");
   // Blocking, on one node: the segment (no point-to-point algorithm to choose).
   const bool node = rc == MPI_SUCCESS && how.mode == CollMode::blocking && bytes > 0 &&
-                    node_collective(*c, bytes, forced);
+                    node_collective(*c, node_chunk_bytes(bytes, 1), forced);
   BcastAlgo algo{};
   if (rc == MPI_SUCCESS && !node) rc = choose_bcast(bytes, c->size(), algo);
   if (rc != MPI_SUCCESS) return raise(c, fn, rc);
@@ -90,8 +90,9 @@ int coll_reduce(const char* kFn, const void* sendbuf, void* recvbuf, int count,
   const std::size_t bytes = rc == MPI_SUCCESS ? static_cast<std::size_t>(count * t->size()) : 0;
   static const bool forced = coll_forced("LAPIS_COLL_REDUCE");
   // Blocking, on one node: the segment (no point-to-point algorithm to choose).
-  const bool node = rc == MPI_SUCCESS && how.mode == CollMode::blocking && bytes > 0 &&
-                    node_collective(*c, bytes, forced);
+  const std::size_t chunk = rc == MPI_SUCCESS ? node_chunk_bytes(bytes, static_cast<std::size_t>(t->size())) : 0;
+  const bool node = rc == MPI_SUCCESS && how.mode == CollMode::blocking && chunk > 0 &&
+                    node_collective(*c, chunk, forced);
   ReduceAlgo algo{};
   if (rc == MPI_SUCCESS && !node) rc = choose_reduce(algo);
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);

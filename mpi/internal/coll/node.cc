@@ -237,9 +237,10 @@ int node_barrier(Comm& comm) {
   return MPI_SUCCESS;
 }
 
-int node_bcast(Comm& comm, void* data, std::size_t bytes, int root) {
-  NodeSegment& s = *comm.node;
-  if (member_failed(s)) return broken_error();
+namespace {
+
+// One segment collective of at most a slot.
+int bcast_one(NodeSegment& s, void* data, std::size_t bytes, int root) {
   const std::uint64_t g = ++s.gen;
   if (s.rank == root) {
     if (!publish(s, data, bytes, g)) return broken_error();
@@ -252,6 +253,18 @@ int node_bcast(Comm& comm, void* data, std::size_t bytes, int root) {
   return MPI_SUCCESS;
 }
 
+}  // namespace
+
+int node_bcast(Comm& comm, void* data, std::size_t bytes, int root) {
+  NodeSegment& s = *comm.node;
+  if (member_failed(s)) return broken_error();
+  auto* at = static_cast<std::byte*>(data);
+  for (std::size_t done = 0; done < bytes; done += kNodeSlotBytes) {
+    if (int rc = bcast_one(s, at + done, std::min(kNodeSlotBytes, bytes - done), root)) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
 namespace {
 
 // out = (...((x_0 op x_1) op x_2) ...) op x_{n-1} from every rank's slot of
@@ -260,23 +273,28 @@ namespace {
 // compute too (kernels compute inout = in op inout). A commutative op folds
 // into out directly (x_i op out = out op x_i, bit for bit, IEEE + and *
 // included); any other op needs x_i copied into a scratch buffer first.
+// `own`, when set, is this rank's input, read in place of its slot.
 void reduce_slots(const NodeSegment& s, const Reduction& r, void* out, std::int64_t first,
-                  std::int64_t count, std::int64_t total, std::uint64_t g) {
+                  std::int64_t count, std::int64_t total, std::uint64_t g, const void* own = nullptr) {
   const std::size_t size = static_cast<std::size_t>(r.type->size());
   const std::size_t bytes = static_cast<std::size_t>(count) * size;
   const std::size_t at = static_cast<std::size_t>(first) * size;
   const std::size_t published = static_cast<std::size_t>(total) * size;
   const std::size_t n = s.at.size();
   if (bytes == 0) return;
-  std::memcpy(out, data_of(*s.at[0], g, published) + at, bytes);
+  auto x = [&](std::size_t i) {
+    return own != nullptr && i == static_cast<std::size_t>(s.rank) ? static_cast<const std::byte*>(own) + at
+                                                                  : data_of(*s.at[i], g, published) + at;
+  };
+  std::memcpy(out, x(0), bytes);
   if (r.op->commutative) {
-    for (std::size_t i = 1; i < n; ++i) reduce_packed(r, data_of(*s.at[i], g, published) + at, out, count);
+    for (std::size_t i = 1; i < n; ++i) reduce_packed(r, x(i), out, count);
     return;
   }
   thread_local std::vector<std::byte> scratch;
   scratch.resize(bytes);
   for (std::size_t i = 1; i < n; ++i) {
-    std::memcpy(scratch.data(), data_of(*s.at[i], g, published) + at, bytes);
+    std::memcpy(scratch.data(), x(i), bytes);
     reduce_packed(r, out, scratch.data(), count);  // scratch = out op x_i
     std::memcpy(out, scratch.data(), bytes);
   }
@@ -319,25 +337,24 @@ int node_allreduce_split(NodeSegment& s, const Reduction& r, const void* in, voi
   return MPI_SUCCESS;
 }
 
-}  // namespace
-
-int node_reduce(Comm& comm, const Reduction& r, const void* in, void* out, std::int64_t count,
-                int root) {
-  NodeSegment& s = *comm.node;
-  if (member_failed(s)) return broken_error();
+int reduce_one(NodeSegment& s, const Reduction& r, const void* in, void* out, std::int64_t count, int root) {
   const std::uint64_t g = ++s.gen;
-  if (!publish(s, in, static_cast<std::size_t>(count * r.type->size()), g)) return broken_error();
+  // Nobody reads the root's slot: unless in place (out then takes the
+  // fold's first operand before the root's own would be read), its input
+  // is folded from where it lies and only its flag is raised.
+  const bool own = s.rank == root && in != out;
+  if (!publish(s, own ? nullptr : in, own ? 0 : static_cast<std::size_t>(count * r.type->size()), g)) {
+    return broken_error();
+  }
   if (s.rank == root) {
     if (!wait_all_published(s, g)) return broken_error();
-    reduce_slots(s, r, out, 0, count, count, g);
+    reduce_slots(s, r, out, 0, count, count, g, own ? in : nullptr);
   }
   finish(s, g);
   return MPI_SUCCESS;
 }
 
-int node_allreduce(Comm& comm, const Reduction& r, const void* in, void* out, std::int64_t count) {
-  NodeSegment& s = *comm.node;
-  if (member_failed(s)) return broken_error();
+int allreduce_one(NodeSegment& s, const Reduction& r, const void* in, void* out, std::int64_t count) {
   if (static_cast<std::size_t>(count * r.type->size()) > kNodeAllreduceFoldBytes) {
     return node_allreduce_split(s, r, in, out, count);
   }
@@ -348,6 +365,42 @@ int node_allreduce(Comm& comm, const Reduction& r, const void* in, void* out, st
   reduce_slots(s, r, out, 0, count, count, g);
   finish(s, g);
   return MPI_SUCCESS;
+}
+
+// Runs one(in, out, instances) over slot-sized runs of whole instances.
+template <typename One>
+int by_chunks(const Reduction& r, const void* in, void* out, std::int64_t count, One one) {
+  const auto size = static_cast<std::int64_t>(r.type->size());
+  const std::int64_t per = std::max<std::int64_t>(1, static_cast<std::int64_t>(kNodeSlotBytes) / std::max<std::int64_t>(size, 1));
+  std::int64_t done = 0;
+  do {
+    const std::int64_t n = std::min(per, count - done);
+    const auto* from = static_cast<const std::byte*>(in) + done * size;
+    auto* to = out != nullptr ? static_cast<std::byte*>(out) + done * size : nullptr;
+    if (int rc = one(from, to, n)) return rc;
+    done += n;
+  } while (done < count);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+std::size_t node_chunk_bytes(std::size_t bytes, std::size_t unit) {
+  if (bytes <= kNodeSlotBytes) return bytes;
+  if (unit == 0 || unit > kNodeSlotBytes) return 0;
+  return kNodeSlotBytes / unit * unit;
+}
+
+int node_reduce(Comm& comm, const Reduction& r, const void* in, void* out, std::int64_t count, int root) {
+  NodeSegment& s = *comm.node;
+  if (member_failed(s)) return broken_error();
+  return by_chunks(r, in, out, count, [&](const void* i, void* o, std::int64_t n) { return reduce_one(s, r, i, o, n, root); });
+}
+
+int node_allreduce(Comm& comm, const Reduction& r, const void* in, void* out, std::int64_t count) {
+  NodeSegment& s = *comm.node;
+  if (member_failed(s)) return broken_error();
+  return by_chunks(r, in, out, count, [&](const void* i, void* o, std::int64_t n) { return allreduce_one(s, r, i, o, n); });
 }
 
 int node_gather(Comm& comm, const void* mine, std::size_t bytes, void* all, int root) {

@@ -1,9 +1,9 @@
 #pragma once
 // Collectives through shared memory on a node: blocking MPI_Barrier,
-// MPI_Bcast, MPI_Reduce, MPI_Allreduce, and the regular (non-v) forms of
-// MPI_Gather, MPI_Scatter, MPI_Allgather and MPI_Alltoall, whose slot data
-// (a rank's block; all blocks for scatter and all-to-all) fits in
-// kNodeSlotBytes, on an
+// MPI_Bcast, MPI_Reduce and MPI_Allreduce of any size (in slot-sized
+// chunks), and the regular (non-v) forms of MPI_Gather, MPI_Scatter,
+// MPI_Allgather and MPI_Alltoall whose slot data (a rank's block; all
+// blocks for scatter and all-to-all) fits in kNodeSlotBytes, on an
 // intra-communicator whose ranks all map each other's memory (the core's
 // alloc_registered + map_remote: one host, checksums off), in polling mode
 // (interrupt mode keeps point-to-point: see set_up in node.cc).
@@ -57,7 +57,6 @@ inline constexpr std::size_t kNodeSlotBytes = 64 * 1024;
 // The split form beats point-to-point Rabenseifner up to the slot size
 // (8 ranks, 64 KiB: 53-54 against 199 us; 2 ranks: 7.6-9.4 against 12.6).
 inline constexpr std::size_t kNodeAllreduceFoldBytes = 4 * 1024;
-inline constexpr std::size_t kNodeAllreduceBytes = kNodeSlotBytes;
 // Slots per rank: a rank may run this many collectives ahead of the
 // slowest reader (a Bcast root, a Reduce sender) before it waits.
 inline constexpr std::size_t kNodeSlots = 8;
@@ -73,11 +72,23 @@ inline constexpr std::size_t kNodeFlags = 64;
 // point-to-point algorithm (select.hpp: coll_forced), which then runs.
 bool node_collective(Comm& comm, std::size_t bytes, bool algorithm_forced = false);
 
+// Bcast, Reduce and Allreduce larger than a slot go through the segment in
+// slot-sized chunks (whole instances for the reductions), one segment
+// collective each: a writer runs up to kNodeSlots chunks ahead of its
+// slowest reader, so the chunks pipeline. What one chunk holds of a
+// collective of `bytes` in indivisible units of `unit` bytes (1 for a
+// Bcast, the type's size for a reduction): the bytes themselves up to a
+// slot, else the most whole units a slot holds; 0 when a unit is larger
+// than a slot (then not through the segment). node_collective() is asked
+// about that chunk.
+std::size_t node_chunk_bytes(std::size_t bytes, std::size_t unit);
+
 int node_barrier(Comm& comm);
 // data: bytes packed; the root's input, every other rank's output.
 int node_bcast(Comm& comm, void* data, std::size_t bytes, int root);
-// in: this rank's packed input (copied to its slot first, so `out` may be
-// the same buffer); out: the result, packed (root only for the reduce).
+// in: this rank's packed input (each chunk copied to its slot first, so
+// `out` may be the same buffer); out: the result, packed (root only for
+// the reduce).
 int node_reduce(Comm& comm, const Reduction& r, const void* in, void* out, std::int64_t count,
                 int root);
 int node_allreduce(Comm& comm, const Reduction& r, const void* in, void* out, std::int64_t count);

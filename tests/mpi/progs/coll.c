@@ -263,6 +263,7 @@ static void test_reduce(MPI_Comm comm, int me, int n) {
   for (int root = 0; root < n; root += (n > 1 ? n - 1 : 1)) {
     compose_maps(comm, me, n, 7, root, 0, 0);
     compose_maps(comm, me, n, 5000, root, 0, 1);
+    compose_maps(comm, me, n, 20000, root, 0, 0); /* 160 KB: in slot-sized chunks on a node */
   }
   locate(comm, me, n, 0, MPI_MAXLOC);
   locate(comm, me, n, 0, MPI_MINLOC);
@@ -315,6 +316,8 @@ static void test_allreduce(MPI_Comm comm, int me, int n) {
   }
   compose_maps(comm, me, n, 7, 0, 1, 0);
   compose_maps(comm, me, n, 5000, 0, 1, 1);
+  compose_maps(comm, me, n, 20000, 0, 1, 0);
+  compose_maps(comm, me, n, 20000, 0, 1, 1);
   locate(comm, me, n, 1, MPI_MAXLOC);
   locate(comm, me, n, 1, MPI_MINLOC);
   MPI_Op ops[] = {MPI_MAX, MPI_MIN, MPI_PROD, MPI_LAND, MPI_LOR,
@@ -358,20 +361,28 @@ static void test_allreduce(MPI_Comm comm, int me, int n) {
   free(send);
   free(recv);
   /* Fewer instances than ranks, each of 8 KiB: parts of the vector split
-   * by instance are empty at some ranks. */
-  MPI_Datatype block_t;
-  CHECK_OK(MPI_Type_contiguous(2048, MPI_INT, &block_t));
-  CHECK_OK(MPI_Type_commit(&block_t));
-  for (int blocks = 1; blocks <= 3; ++blocks) {
-    int* in = xmalloc(sizeof(int) * 2048 * blocks);
-    int* out = xmalloc(sizeof(int) * 2048 * blocks);
-    for (int e = 0; e < 2048 * blocks; ++e) in[e] = ival(me, e);
-    CHECK_OK(MPI_Allreduce(in, out, blocks, block_t, MPI_SUM, comm));
-    for (int e = 0; e < 2048 * blocks; ++e) CHECK(out[e] == sum_over_ranks(n, e));
-    free(in);
-    free(out);
+   * by instance are empty at some ranks. Instances of 80 KB, larger than
+   * a node slot, cannot be chunked: point-to-point. */
+  const int ints_per_block[] = {2048, 20000};
+  for (int b = 0; b < 2; ++b) {
+    const int ints = ints_per_block[b];
+    MPI_Datatype block_t;
+    CHECK_OK(MPI_Type_contiguous(ints, MPI_INT, &block_t));
+    CHECK_OK(MPI_Type_commit(&block_t));
+    for (int blocks = 1; blocks <= 3; ++blocks) {
+      int* in = xmalloc(sizeof(int) * ints * blocks);
+      int* out = xmalloc(sizeof(int) * ints * blocks);
+      for (int e = 0; e < ints * blocks; ++e) in[e] = ival(me, e);
+      CHECK_OK(MPI_Allreduce(in, out, blocks, block_t, MPI_SUM, comm));
+      for (int e = 0; e < ints * blocks; ++e) CHECK(out[e] == sum_over_ranks(n, e));
+      CHECK_OK(MPI_Reduce(in, out, blocks, block_t, MPI_SUM, n - 1, comm));
+      if (me == n - 1)
+        for (int e = 0; e < ints * blocks; ++e) CHECK(out[e] == sum_over_ranks(n, e));
+      free(in);
+      free(out);
+    }
+    CHECK_OK(MPI_Type_free(&block_t));
   }
-  CHECK_OK(MPI_Type_free(&block_t));
 }
 
 /* ---- gather and scatter ------------------------------------------------ */
