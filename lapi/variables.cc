@@ -50,9 +50,9 @@ constexpr std::array kVariables = {
              "memory a sender spends on copies of eager sends waiting for flow-control credit; past "
              "it sends wait (see `mpcpi/README.md`)"},
     Variable{"LAPIS_COLL_SHM", "auto", "mpi",
-             "`off`: no shared-memory collectives (blocking Barrier, Bcast, Reduce and Allreduce of "
-             "any size, in 64 KiB chunks, and regular Gather, Scatter, Allgather, Alltoall up to "
-             "64 KiB per rank's slot, through a segment every rank of a one-host communicator maps; "
+             "`off`: no shared-memory collectives (blocking Barrier, Bcast, Reduce, Allreduce and "
+             "regular Gather, Allgather of any size, in 64 KiB chunks, regular Scatter, Alltoall up "
+             "to 64 KiB per slot, through a segment every rank of a one-host communicator maps; "
              "polling mode only)"},
     Variable{"LAPIS_COLL_BCAST", "auto", "mpi",
              "`binomial`, `scatter_allgather` (see `mpi/README.md` for each collective's choice)"},

@@ -403,20 +403,36 @@ int node_allreduce(Comm& comm, const Reduction& r, const void* in, void* out, st
   return by_chunks(r, in, out, count, [&](const void* i, void* o, std::int64_t n) { return allreduce_one(s, r, i, o, n); });
 }
 
-int node_gather(Comm& comm, const void* mine, std::size_t bytes, void* all, int root) {
-  NodeSegment& s = *comm.node;
-  if (member_failed(s)) return broken_error();
+namespace {
+
+// One segment collective: bytes [at, at + len) of every rank's block, the
+// blocks `stride` apart in `all`.
+int gather_one(NodeSegment& s, const std::byte* mine, std::size_t len, std::byte* all, std::size_t stride,
+               std::size_t at, int root) {
   const std::uint64_t g = ++s.gen;
-  if (!publish(s, mine, bytes, g)) return broken_error();
+  if (!publish(s, mine, len, g)) return broken_error();
   if (root < 0 || s.rank == root) {
     if (!wait_all_published(s, g)) return broken_error();
-    auto* out = static_cast<std::byte*>(all);
+    std::byte* out = all + at;
     for (NodeRegion* r : s.at) {
-      std::memcpy(out, data_of(*r, g, bytes), bytes);
-      out += bytes;
+      std::memcpy(out, data_of(*r, g, len), len);
+      out += stride;
     }
   }
   finish(s, g);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int node_gather(Comm& comm, const void* mine, std::size_t bytes, void* all, int root) {
+  NodeSegment& s = *comm.node;
+  if (member_failed(s)) return broken_error();
+  const auto* from = static_cast<const std::byte*>(mine);
+  for (std::size_t at = 0; at < bytes; at += kNodeSlotBytes) {
+    const std::size_t len = std::min(kNodeSlotBytes, bytes - at);
+    if (int rc = gather_one(s, from + at, len, static_cast<std::byte*>(all), bytes, at, root)) return rc;
+  }
   return MPI_SUCCESS;
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 // Collectives through shared memory on a node: blocking MPI_Barrier,
-// MPI_Bcast, MPI_Reduce and MPI_Allreduce of any size (in slot-sized
-// chunks), and the regular (non-v) forms of MPI_Gather, MPI_Scatter,
-// MPI_Allgather and MPI_Alltoall whose slot data (a rank's block; all
-// blocks for scatter and all-to-all) fits in kNodeSlotBytes, on an
+// MPI_Bcast, MPI_Reduce, MPI_Allreduce and the regular (non-v) MPI_Gather
+// and MPI_Allgather of any size (in slot-sized chunks), and the regular
+// MPI_Scatter and MPI_Alltoall whose slot data (all blocks) fits in
+// kNodeSlotBytes, on an
 // intra-communicator whose ranks all map each other's memory (the core's
 // alloc_registered + map_remote: one host, checksums off), in polling mode
 // (interrupt mode keeps point-to-point: see set_up in node.cc).
@@ -97,6 +97,7 @@ int node_allreduce(Comm& comm, const Reduction& r, const void* in, void* out, st
 // regular forms: MPI requires matching type signatures).
 // Gather: every rank's `mine`, in rank order, into `all` (n blocks) at the
 // root; root < 0: at every rank (allgather). `mine` may lie inside `all`.
+// Blocks larger than a slot go in slot-sized chunks.
 int node_gather(Comm& comm, const void* mine, std::size_t bytes, void* all, int root);
 // Scatter: block r of the root's `all` (n blocks) into rank r's `mine`
 // (the root copies its own block itself).

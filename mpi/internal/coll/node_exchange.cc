@@ -91,8 +91,11 @@ int gather_into(Comm& comm, const void* sendbuf, std::int64_t sendcount, const D
 
 bool node_exchange_fits(Comm& comm, NodeExchange kind, std::size_t block, bool forced) {
   if (block == 0) return false;
+  // A scatter root and all-to-all put every block in one slot; a gather's
+  // blocks of any size go in chunks (node_gather).
   const bool all_blocks = kind == NodeExchange::scatter || kind == NodeExchange::alltoall;
-  return node_collective(comm, all_blocks ? block * static_cast<std::size_t>(comm.size()) : block, forced);
+  return node_collective(comm, all_blocks ? block * static_cast<std::size_t>(comm.size()) : node_chunk_bytes(block, 1),
+                         forced);
 }
 
 int node_allgather_run(Comm& comm, const AllgatherArgs& a, std::size_t block) {

@@ -14,9 +14,9 @@ namespace mpi {
 enum class NodeExchange { gather, scatter, allgather, alltoall };
 
 // Whether a blocking collective whose blocks are `block` bytes (0: not a
-// regular form here) runs through the segment: what a slot then holds (one
-// block, or all n for a scatter root and all-to-all) fits, and
-// node_collective() agrees. `forced`: the collective's LAPIS_COLL_<NAME>.
+// regular form here) runs through the segment: what a slot then holds (all
+// n blocks for a scatter root and all-to-all) fits, or a gather's block of
+// any size in chunks, and node_collective() agrees. `forced`: the collective's LAPIS_COLL_<NAME>.
 bool node_exchange_fits(Comm& comm, NodeExchange kind, std::size_t block, bool forced = false);
 
 // `block`: the bytes of one rank's block, as every rank computes it alike

@@ -24,7 +24,7 @@ static MPI_Op compose_op;   /* non-commutative: composition of maps */
 static const int kBigCounts[] = {0, 1, 7, 4095, 4097, 16383, 16385, 262144};
 /* Per-rank counts across allgather's 64 KiB total and alltoall's 32 KiB
  * per peer. */
-static const int kBlockCounts[] = {0, 1, 7, 2000, 9000};
+static const int kBlockCounts[] = {0, 1, 7, 2000, 9000, 40000}; /* 40000: 160 KB, in chunks */
 #define NELEMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static int ival(int r, int i) { return r * 1000003 + i * 7 + 1; }
