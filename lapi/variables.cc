@@ -51,9 +51,9 @@ constexpr std::array kVariables = {
              "it sends wait (see `mpcpi/README.md`)"},
     Variable{"LAPIS_COLL_SHM", "auto", "mpi",
              "`off`: no shared-memory collectives (blocking Barrier, Bcast, Reduce, Allreduce and "
-             "regular Gather, Allgather of any size, in 64 KiB chunks, regular Scatter, Alltoall up "
-             "to 64 KiB per slot, through a segment every rank of a one-host communicator maps; "
-             "polling mode only)"},
+             "regular Gather, Allgather, Alltoall of any size, in 64 KiB chunks, regular Scatter up "
+             "to 64 KiB, through a segment every rank of a one-host communicator maps; polling mode "
+             "only)"},
     Variable{"LAPIS_COLL_BCAST", "auto", "mpi",
              "`binomial`, `scatter_allgather` (see `mpi/README.md` for each collective's choice)"},
     Variable{"LAPIS_COLL_REDUCE", "auto", "mpi", "`binomial`, `linear`"},

@@ -143,7 +143,8 @@ bool published(NodeRegion& r, std::uint64_t g) {
 // reading what its flag line and data slot held before (collective g -
 // kNodeFlags, g - kNodeSlots). The others' done words are read only when
 // the last look does not tell.
-[[nodiscard]] bool publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g) {
+template <typename Fill>
+[[nodiscard]] bool publish_with(NodeSegment& s, std::size_t bytes, std::uint64_t g, Fill fill) {
   const std::uint64_t depth = bytes <= kInlineBytes ? kNodeFlags : kNodeSlots;
   if (g > depth && s.all_done < g - depth) {
     const std::uint64_t need = g - depth;
@@ -155,9 +156,13 @@ bool published(NodeRegion& r, std::uint64_t g) {
     });
     if (!free) return false;
   }
-  if (bytes > 0) std::memcpy(data_of(*s.mine, g, bytes), in, bytes);
+  if (bytes > 0) fill(data_of(*s.mine, g, bytes));
   head_of(*s.mine, g).gen.store(g, std::memory_order_release);
   return true;
+}
+
+[[nodiscard]] bool publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g) {
+  return publish_with(s, bytes, g, [&](std::byte* slot) { std::memcpy(slot, in, bytes); });
 }
 
 void finish(NodeSegment& s, std::uint64_t g) {
@@ -452,19 +457,42 @@ int node_scatter(Comm& comm, const void* all, std::size_t bytes, void* mine, int
   return MPI_SUCCESS;
 }
 
+namespace {
+
+// One segment collective: bytes [at, at + len) of every block (blocks
+// `stride` apart in out and in), the n pieces side by side in the slot.
+int alltoall_one(NodeSegment& s, const std::byte* out, std::byte* in, std::size_t stride, std::size_t at,
+                 std::size_t len) {
+  const std::uint64_t g = ++s.gen;
+  const std::size_t n = s.at.size();
+  const std::size_t total = len * n;
+  const bool published = publish_with(s, total, g, [&](std::byte* slot) {
+    for (std::size_t d = 0; d < n; ++d) std::memcpy(slot + d * len, out + d * stride + at, len);
+  });
+  if (!published || !wait_all_published(s, g)) return broken_error();
+  const std::size_t my_part = len * static_cast<std::size_t>(s.rank);
+  for (std::size_t r = 0; r < n; ++r) std::memcpy(in + r * stride + at, data_of(*s.at[r], g, total) + my_part, len);
+  finish(s, g);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+std::size_t node_alltoall_chunk(std::size_t bytes, std::size_t ranks) {
+  if (bytes * ranks <= kNodeSlotBytes) return bytes;
+  if (ranks < kNodeAlltoallChunkRanks) return 0;
+  return kNodeSlotBytes / ranks / 64 * 64;  // whole cache lines per piece
+}
+
 int node_alltoall(Comm& comm, const void* out, std::size_t bytes, void* in) {
   NodeSegment& s = *comm.node;
   if (member_failed(s)) return broken_error();
-  const std::uint64_t g = ++s.gen;
-  const std::size_t total = bytes * s.at.size();
-  if (!publish(s, out, total, g) || !wait_all_published(s, g)) return broken_error();
+  const std::size_t chunk = node_alltoall_chunk(bytes, s.at.size());
+  const auto* from = static_cast<const std::byte*>(out);
   auto* to = static_cast<std::byte*>(in);
-  const std::size_t my_part = bytes * static_cast<std::size_t>(s.rank);
-  for (NodeRegion* r : s.at) {
-    std::memcpy(to, data_of(*r, g, total) + my_part, bytes);
-    to += bytes;
+  for (std::size_t at = 0; at < bytes; at += chunk) {
+    if (int rc = alltoall_one(s, from, to, bytes, at, std::min(chunk, bytes - at))) return rc;
   }
-  finish(s, g);
   return MPI_SUCCESS;
 }
 

@@ -93,9 +93,12 @@ bool node_exchange_fits(Comm& comm, NodeExchange kind, std::size_t block, bool f
   if (block == 0) return false;
   // A scatter root and all-to-all put every block in one slot; a gather's
   // blocks of any size go in chunks (node_gather).
-  const bool all_blocks = kind == NodeExchange::scatter || kind == NodeExchange::alltoall;
-  return node_collective(comm, all_blocks ? block * static_cast<std::size_t>(comm.size()) : node_chunk_bytes(block, 1),
-                         forced);
+  const auto n = static_cast<std::size_t>(comm.size());
+  if (kind == NodeExchange::alltoall) {
+    const std::size_t chunk = node_alltoall_chunk(block, n);
+    return chunk != 0 && node_collective(comm, chunk * n, forced);
+  }
+  return node_collective(comm, kind == NodeExchange::scatter ? block * n : node_chunk_bytes(block, 1), forced);
 }
 
 int node_allgather_run(Comm& comm, const AllgatherArgs& a, std::size_t block) {
@@ -174,7 +177,8 @@ int node_alltoall_run(Comm& comm, const std::vector<Part>& sends, const std::vec
                       std::size_t block) {
   const auto n = static_cast<std::size_t>(comm.size());
   const bool in_place = sends.empty();  // the data to send is in the receive parts
-  // Small (a slot's worth at most): a reused buffer per thread, no allocation per call.
+  // A reused buffer per thread, no allocation per call (a slot's worth,
+  // unless a large all-to-all of a non-dense layout went by).
   thread_local std::vector<char> out, in;
   const char* send_run = in_place ? nullptr : dense_run(sends, block);
   char* recv_run = in_place ? nullptr : dense_run(recvs, block);
