@@ -480,8 +480,7 @@ int alltoall_one(NodeSegment& s, const std::byte* out, std::byte* in, std::size_
 
 std::size_t node_alltoall_chunk(std::size_t bytes, std::size_t ranks) {
   if (bytes * ranks <= kNodeSlotBytes) return bytes;
-  if (ranks < kNodeAlltoallChunkRanks) return 0;
-  return kNodeSlotBytes / ranks / 64 * 64;  // whole cache lines per piece
+  return kNodeSlotBytes / ranks / 64 * 64;
 }
 
 int node_alltoall(Comm& comm, const void* out, std::size_t bytes, void* in) {
