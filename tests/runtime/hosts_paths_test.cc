@@ -56,6 +56,34 @@ void check_paths(const TestHosts& hosts, const std::string& err) {
   }
 }
 
+// The "OK" lines the ranks of a program printed.
+std::size_t count_oks(const std::string& out) {
+  std::size_t oks = 0;
+  for (auto at = out.find("OK\n"); at != std::string::npos; at = out.find("OK\n", at + 1)) ++oks;
+  return oks;
+}
+
+// True (and says so loudly) when Open MPI's mpirun is not installed.
+bool openmpi_missing() {
+  if (run(Command({"sh", "-c", "command -v mpirun.openmpi"})).status == 0) return false;
+  MESSAGE("mpirun.openmpi is not installed: skipped");
+  std::fprintf(stderr, "\n*** TEST HOSTS: SKIPPED mpirun.openmpi across hosts: not installed ***\n\n");
+  return true;
+}
+
+// Open MPI's mpirun in the first host, starting its daemons through the agent (as rsh) over the
+// hosts' link: `options` (then -H places), and `program` with UCX kept to that link.
+Outcome run_openmpi(const TestHosts& hosts, const std::vector<std::string>& options, const std::string& places,
+                    const std::vector<std::string>& program) {
+  std::vector<std::string> argv = hosts.enter(0);
+  argv.insert(argv.end(), {"mpirun.openmpi", "--allow-run-as-root", "--oversubscribe"});
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.insert(argv.end(), {"-H", places, "--mca", "plm_rsh_agent", TestHosts::agent_path(), "--mca",
+                           "oob_tcp_if_include", "lapis0", "-x", "UCX_NET_DEVICES=lapis0"});
+  argv.insert(argv.end(), program.begin(), program.end());
+  return run(Command(argv, {{"TEST_HOSTS_MAP", hosts.hosts_variable()}, {"TEST_HOSTS_SHELL", "1"}}, 120));
+}
+
 }  // namespace
 
 TEST_CASE("core programs across 2 hosts x 2 ranks: shm within a host, ucx between") {
@@ -133,9 +161,7 @@ TEST_CASE("a rank killed on another host ends alone under --continue-on-failure"
   CHECK(outcome.status != 0);
   CHECK(outcome.status != 124);
   CHECK(!contains(outcome.out + outcome.err, "FAILED"));
-  std::size_t oks = 0;
-  for (auto at = outcome.out.find("OK\n"); at != std::string::npos; at = outcome.out.find("OK\n", at + 1)) ++oks;
-  CHECK(oks == 2);
+  CHECK(count_oks(outcome.out) == 2);
   CHECK(contains(outcome.err, "the others go on (--continue-on-failure)"));
   CHECK(hosts.left_after(10).empty());
 }
@@ -165,9 +191,7 @@ TEST_CASE("a host whose link goes down is reported, and the others go on under -
   INFO(describe(outcome));
   CHECK(outcome.status == 1);
   CHECK(!contains(outcome.out + outcome.err, "FAILED"));
-  std::size_t oks = 0;
-  for (auto at = outcome.out.find("OK\n"); at != std::string::npos; at = outcome.out.find("OK\n", at + 1)) ++oks;
-  CHECK(oks == 2);
+  CHECK(count_oks(outcome.out) == 2);
   CHECK(contains(outcome.err, "lost the connection to rank 2 on " + hosts.name(1)));
   CHECK(contains(outcome.err, "the others go on (--continue-on-failure)"));
   for (const char* rank : {"rank 0: ", "rank 1: "}) {
@@ -194,21 +218,11 @@ TEST_CASE("a host whose link goes down ends the job, naming the rank and its hos
 // through PMIx; Lapis picks the same paths. Under PMIx the core keeps UCX's device choice, so
 // the test names the hosts' link.
 TEST_CASE("MPI p2p across 2 hosts x 2 ranks under Open MPI's mpirun (PMIx) with an rsh agent") {
-  if (run(Command({"sh", "-c", "command -v mpirun.openmpi"})).status != 0) {
-    MESSAGE("mpirun.openmpi is not installed: skipped");
-    std::fprintf(stderr, "\n*** TEST HOSTS: SKIPPED mpirun.openmpi across hosts: not installed ***\n\n");
-    return;
-  }
+  if (openmpi_missing()) return;
   TestHosts hosts(2);
   if (hosts.skip_if_unavailable("mpirun.openmpi across hosts")) return;
-  std::vector<std::string> argv = hosts.enter(0);
-  argv.insert(argv.end(), {"mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "-n", "4", "-H",
-                           hosts.name(0) + ":2," + hosts.name(1) + ":2", "--mca", "plm_rsh_agent",
-                           TestHosts::agent_path(), "--mca", "oob_tcp_if_include", "lapis0", "-x",
-                           "LAPIS_VERBOSE=1", "-x", "UCX_NET_DEVICES=lapis0", runfile("tests/mpi/progs/p2p")});
-  const Outcome outcome = run(Command(argv,
-                                      {{"TEST_HOSTS_MAP", hosts.hosts_variable()}, {"TEST_HOSTS_SHELL", "1"}},
-                                      120));
+  const Outcome outcome = run_openmpi(hosts, {"-n", "4"}, two_each(hosts),
+                                      {"-x", "LAPIS_VERBOSE=1", runfile("tests/mpi/progs/p2p")});
   INFO(describe(outcome));
   CHECK(outcome.status == 0);
   check_paths(hosts, outcome.err + outcome.out);
@@ -220,27 +234,16 @@ TEST_CASE("MPI p2p across 2 hosts x 2 ranks under Open MPI's mpirun (PMIx) with 
 // other hosts are created with peer error handling. Rank 2, alone on the second host, is killed;
 // ranks 0 and 1 get MPIX_ERR_PROC_FAILED and go on (tests/mpi/progs/proc_failed.c).
 TEST_CASE("a rank killed on another host under Open MPI's mpirun --enable-recovery: UCX tells the others") {
-  if (run(Command({"sh", "-c", "command -v mpirun.openmpi"})).status != 0) {
-    MESSAGE("mpirun.openmpi is not installed: skipped");
-    std::fprintf(stderr, "\n*** TEST HOSTS: SKIPPED mpirun.openmpi across hosts: not installed ***\n\n");
-    return;
-  }
+  if (openmpi_missing()) return;
   TestHosts hosts(2);
   if (hosts.skip_if_unavailable("UCX peer failure under mpirun.openmpi")) return;
-  std::vector<std::string> argv = hosts.enter(0);
-  argv.insert(argv.end(), {"mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "--enable-recovery", "-n", "3",
-                           "-H", hosts.name(0) + ":2," + hosts.name(1) + ":1", "--mca", "plm_rsh_agent",
-                           TestHosts::agent_path(), "--mca", "oob_tcp_if_include", "lapis0", "-x",
-                           "UCX_NET_DEVICES=lapis0", "-x", "LAPIS_DEBUG=1", runfile("tests/mpi/progs/proc_failed")});
-  const Outcome outcome = run(Command(argv,
-                                      {{"TEST_HOSTS_MAP", hosts.hosts_variable()}, {"TEST_HOSTS_SHELL", "1"}},
-                                      120));
+  const Outcome outcome =
+      run_openmpi(hosts, {"--enable-recovery", "-n", "3"}, hosts.name(0) + ":2," + hosts.name(1) + ":1",
+                  {"-x", "LAPIS_DEBUG=1", runfile("tests/mpi/progs/proc_failed")});
   INFO(describe(outcome));
   CHECK(!outcome.timed_out);
   CHECK(!contains(outcome.out + outcome.err, "FAILED"));
-  std::size_t oks = 0;
-  for (auto at = outcome.out.find("OK\n"); at != std::string::npos; at = outcome.out.find("OK\n", at + 1)) ++oks;
-  CHECK(oks == 2);
+  CHECK(count_oks(outcome.out) == 2);
   CHECK(contains(outcome.err, "task 2 failed: its connection failed"));
   CHECK(hosts.left_after(10).empty());
 }
