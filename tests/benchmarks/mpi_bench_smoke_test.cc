@@ -260,9 +260,19 @@ TEST_CASE("bad arguments and wrong rank counts end with a clear message, not a h
     CHECK(r.output.find("--variants") != std::string::npos);
   }
   SUBCASE("a pair benchmark alone (one rank)") {
-    const LaunchResult r = run_alone("mpi_latency", "--sizes 8 --iters 1");
+    const LaunchResult r = run_alone("mpi_bw", "--sizes 8 --iters 1");
     CHECK(r.status == 1);
     CHECK(r.output.find("exactly 2 ranks") != std::string::npos);
+  }
+  SUBCASE("the latency benchmark alone (one rank; it takes 2 or more)") {
+    const LaunchResult r = run_alone("mpi_latency", "--sizes 8 --iters 1");
+    CHECK(r.status == 1);
+    CHECK(r.output.find("at least 2 ranks") != std::string::npos);
+  }
+  SUBCASE("the latency benchmark on three ranks: the third only joins the barriers") {
+    const auto r = run_ranks("mpi_latency", 3, {"--sizes", "8", "--iters", "2", "--json"});
+    CHECK(r.status == 0);
+    CHECK(r.output.find("\"bench\":\"mpi_latency\"") != std::string::npos);
   }
   SUBCASE("a pair benchmark on four ranks") {
     const auto r = run_ranks("mpi_msgrate", 4, {"--iters", "1"});
