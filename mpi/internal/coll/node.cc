@@ -486,7 +486,9 @@ std::size_t node_alltoall_chunk(std::size_t bytes, std::size_t ranks) {
 int node_alltoall(Comm& comm, const void* out, std::size_t bytes, void* in) {
   NodeSegment& s = *comm.node;
   if (member_failed(s)) return broken_error();
-  const std::size_t chunk = node_alltoall_chunk(bytes, s.at.size());
+  // node_exchange_fits refuses a chunk of 0 (over 1024 ranks); should a
+  // caller skip it, a byte per round is slow but still ends.
+  const std::size_t chunk = std::max<std::size_t>(node_alltoall_chunk(bytes, s.at.size()), 1);
   const auto* from = static_cast<const std::byte*>(out);
   auto* to = static_cast<std::byte*>(in);
   for (std::size_t at = 0; at < bytes; at += chunk) {
