@@ -407,11 +407,11 @@ class Launcher {
   // the rank is ended (through its agent; cut off, it also ends itself, lapirun_bootstrap.cc).
   void on_link_lost(int rank, const std::string& error) {
     RankState& state = ranks_[static_cast<std::size_t>(rank)];
-    if (!state.running || state.lost || shutting_down_) return;
+    // A rank on this host cannot be cut off; its reap says how it ended.
+    const bool remote = plan_.remote[static_cast<std::size_t>(rank)];
+    if (!remote || !state.running || state.lost || shutting_down_) return;
     state.lost = true;
-    const std::string host = static_cast<std::size_t>(rank) < plan_.places.size()
-                                 ? plan_.places[static_cast<std::size_t>(rank)]
-                                 : std::string("this host");
+    const std::string& host = plan_.places[static_cast<std::size_t>(rank)];  // remote: placed by --host
     const std::string how = "lost the connection to rank " + std::to_string(rank) + " on " + host + " (" + error +
                             "): its host is unreachable";
     server_.mark_rank_gone(rank, how);

@@ -16,6 +16,11 @@ namespace {
 
 constexpr std::size_t kReadChunk = 64 * 1024;
 
+// The rank's own kernel answered: the process ended with data unread (a reset) or the pipe
+// broke. That is an exit or a crash, which the reap (or the rank's agent) reports with its
+// status; only errors that mean no answer came back are a lost link (connection_failed).
+bool peer_process_gone(int error) { return error == ECONNRESET || error == EPIPE; }
+
 std::string describe(MsgType type, std::uint32_t seq) {
   return std::string(msg_type_name(type)) + " #" + std::to_string(seq);
 }
@@ -135,6 +140,7 @@ void RendezvousServer::read_from(Connection& conn) {
     }
     if (n == 0) eof = true;
     else if (errno == EINTR) continue;
+    else if (peer_process_gone(errno)) eof = true;
     else if (errno != EAGAIN && errno != EWOULDBLOCK) error = std::strerror(errno);
     break;
   }
@@ -155,7 +161,11 @@ void RendezvousServer::read_from(Connection& conn) {
   if (conn.dead) return;
   conn.in.erase(conn.in.begin(), conn.in.begin() + static_cast<std::ptrdiff_t>(consumed));
   if (!error.empty()) return connection_failed(conn, error);
-  if (eof) disconnect(conn, "rank " + std::to_string(conn.rank) + " closed its rendezvous connection (exited or crashed)");
+  if (eof) closed_by_rank(conn);
+}
+
+void RendezvousServer::closed_by_rank(Connection& conn) {
+  disconnect(conn, "rank " + std::to_string(conn.rank) + " closed its rendezvous connection (exited or crashed)");
 }
 
 void RendezvousServer::write_to(Connection& conn) {
@@ -166,6 +176,7 @@ void RendezvousServer::write_to(Connection& conn) {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;  // poll() will report POLLOUT
+      if (peer_process_gone(errno)) return closed_by_rank(conn);
       return connection_failed(conn, std::strerror(errno));
     }
     conn.out_offset += static_cast<std::size_t>(n);

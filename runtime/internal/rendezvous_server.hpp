@@ -95,6 +95,7 @@ class RendezvousServer {
   // Fails the open collective (if any) and every later one with `why`.
   void break_collectives(const std::string& why);
   void connection_failed(Connection& conn, const std::string& error);
+  void closed_by_rank(Connection& conn);
   void disconnect(Connection& conn, const std::string& why);
   void send(Connection& conn, MsgType type, std::uint32_t seq, std::span<const std::byte> payload);
   void send_error(Connection& conn, std::uint32_t seq, const std::string& text);
