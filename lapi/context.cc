@@ -135,6 +135,11 @@ Status Context::amsend(TaskId tgt, HandlerId handler, const void* uhdr, std::siz
   return impl_->amsend(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
 }
 
+Status Context::amsend_now(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
+                           const void* data, std::size_t data_len, bool& sent) {
+  return impl_->amsend_now(tgt, handler, uhdr, uhdr_len, data, data_len, sent);
+}
+
 Status Context::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, const void* org_addr,
                     const Counters& counters) {
   return impl_->put(tgt, len, tgt_addr, org_addr, counters);

@@ -119,6 +119,14 @@ class Context {
   // runs there and names the landing buffer.
   Status amsend(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
                 const void* data, std::size_t data_len, const Counters& counters = {});
+  // An Amsend that leaves before the call returns, or is not sent at all: `sent` says which.
+  // When true the data buffer is free at once (what an origin counter would say) and nothing
+  // more happens at the origin; when false (the message is too large to leave at once, the
+  // shared-memory ring is full, the transport busy) nothing was sent and the caller uses
+  // amsend(). For senders that would otherwise keep a record per message only to wait for
+  // its origin counter, such as MPI's eager MPI_Isend.
+  Status amsend_now(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
+                    const void* data, std::size_t data_len, bool& sent);
 
   // Moves len bytes between registered memory here and registered memory at
   // tgt. The target counter moves only after the data is visible there.

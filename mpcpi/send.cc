@@ -142,8 +142,22 @@ Errc Engine::Impl::isend(const void* buf, std::size_t bytes, int dest, int tag,
     if (Errc e = check_send_args(buf, bytes, dest, tag, mode, "isend"); e != Errc::success) return e;
   }
   if (mode == SendMode::buffered) return send_buffered(buf, bytes, dest, tag, context, out);
-  out = new_send(buf, bytes, dest, tag, context, mode);
-  start_send(out);
+  const auto to = static_cast<lapi::TaskId>(dest);
+  Envelope env{context, tag, 0, static_cast<std::uint8_t>(SendMode::standard), 0, 0};
+  // The common case — a caller that takes completion at once, standard mode, another task, no
+  // counted landings, no failed task (start_send's verdicts), eager size and credit to spare —
+  // needs no request at all when lapi is done with the buffer inside the call.
+  if (done_now != nullptr && mode == SendMode::standard && to != me_ &&
+      options_.variant != Variant::counters && !any_peer_failed_.load(std::memory_order_relaxed) &&
+      take_eager_slot(to, bytes, env)) [[likely]] {
+    if (isend_admitted(buf, bytes, to, tag, context, env, out)) {
+      *done_now = true;
+      return Errc::success;
+    }
+  } else {
+    out = new_send(buf, bytes, dest, tag, context, mode);
+    start_send(out);
+  }
   // Complete already (the eager message left inside lapi's amsend): nothing
   // refers to the request any more, so it goes straight back to the pool.
   if (done_now != nullptr && out->done() && out->status.error == Errc::success) {
@@ -152,6 +166,26 @@ Errc Engine::Impl::isend(const void* buf, std::size_t bytes, int dest, int tag,
     *done_now = true;
   }
   return Errc::success;
+}
+
+bool Engine::Impl::isend_admitted(const void* buf, std::size_t bytes, lapi::TaskId to, int tag,
+                                  std::uint32_t context, const Envelope& env, Request*& out) {
+  const lapi::HandlerId handler = handler_base_ + static_cast<lapi::HandlerId>(Msg::eager);
+  bool sent = false;
+  lapi::Status s = ctx_.amsend_now(to, handler, &env, sizeof env, buf, bytes, sent);
+  if (!sent) {
+    // As send_remote's eager sends: the request's counter says when lapi is done with the buffer,
+    // and an error reaches the caller at completion.
+    out = new_send(buf, bytes, static_cast<int>(to), tag, context, SendMode::standard);
+    if (s.ok()) {
+      lapi::Counters counters{};
+      counters.origin = &out->signal;
+      s = ctx_.amsend(to, handler, &env, sizeof env, buf, bytes, counters);
+    }
+    if (!s.ok()) [[unlikely]] fail_request(out, lapi_error(s), out->expected);
+  }
+  drain_outbox();
+  return sent;
 }
 
 Msg Engine::Impl::pick_protocol(const Request& r) const {

@@ -174,9 +174,10 @@ template bool Context::Impl::amsend_shm_locked<true>(TaskId, HandlerId, std::uin
   return check_peer("amsend", tgt);
 }
 
-Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
-                             std::size_t uhdr_len, const void* data, std::size_t data_len,
-                             const Counters& counters) {
+// Inlined into both Amsends: a few compares, and the cold path only when one fails.
+[[gnu::always_inline]] inline Status Context::Impl::check_amsend_call(
+    TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len, const void* data,
+    std::size_t data_len) const {
   if (tl_header_handler_depth > 0) [[unlikely]] {
     return fail(Errc::in_header_handler, "amsend: called from inside a header handler");
   }
@@ -185,7 +186,16 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
         handler >= kMaxUserHandlers || (uhdr == nullptr && uhdr_len > 0) || uhdr_len > max_uhdr_ ||
         (data == nullptr && data_len > 0))) ||
       any_failed_.load(std::memory_order_relaxed)) [[unlikely]] {
-    if (Status s = amsend_arg_error(tgt, handler, uhdr, uhdr_len, data, data_len); !s.ok()) return s;
+    return amsend_arg_error(tgt, handler, uhdr, uhdr_len, data, data_len);
+  }
+  return Errc::success;
+}
+
+Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
+                             std::size_t uhdr_len, const void* data, std::size_t data_len,
+                             const Counters& counters) {
+  if (Status s = check_amsend_call(tgt, handler, uhdr, uhdr_len, data, data_len); !s.ok()) [[unlikely]] {
+    return s;
   }
   Guard guard(lock_);
   // LAPIS_CHECKSUM=crc32c: every frame carries a ChecksumWire (integrity.hpp).
@@ -222,47 +232,85 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
   alignas(8) std::byte frame[kSendHeaderCapacity + kPackedDataLimit];
   const std::size_t off =
       write_frame_locked<false>(frame, handler, extra_flags, uhdr, uhdr_len, counters);
-  AmsendWire w;
-  std::memcpy(&w, frame, sizeof w);
   ++sent_to_[tgt];
   const bool eager = data_len < config_.eager_limit || extra_flags != 0;
 
-  // Small messages: ask UCX to finish at once. Then it has consumed the
-  // header before returning, no pooled copy or callback is needed, and the
-  // origin buffer is already reusable.
+  // Small messages: ask UCX to finish at once.
   if (data_len <= kImmediateLimit && eager) [[likely]] {
-    ucp_request_param_t p;
-    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
-    p.flags = UCP_AM_SEND_FLAG_EAGER;
-    ucs_status_ptr_t r;
-    const bool packed = data_len <= kPackedDataLimit && uhdr_len <= kPackedUhdrLimit;
-    if (packed) [[likely]] {
-      // One contiguous payload (see Proto::amsend_packed).
-      AmsendWire pw = w;
-      pw.flags |= static_cast<std::uint16_t>(uhdr_len << kPackedUhdrShift);
-      std::memcpy(frame, &pw, sizeof pw);
-      if (data_len) std::memcpy(frame + off, data, data_len);
-      r = ucp_am_send_nbx(eps_[tgt], static_cast<unsigned>(Proto::amsend_packed), nullptr, 0,
-                          frame, off + data_len, &p);
-    } else {
-      r = ucp_am_send_nbx(eps_[tgt], static_cast<unsigned>(Proto::amsend), frame, off, data,
-                          data_len, &p);
-    }
-    if (r == nullptr) [[likely]] {
+    const ucs_status_t now = amsend_ucx_immediate_locked(tgt, frame, off, uhdr_len, data, data_len);
+    if (now == UCS_OK) [[likely]] {
       if (counters.origin) bump(*counters.origin);
       return Errc::success;
     }
-    if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE) {
-      return fail(Errc::transport, "amsend to task {}: {}", tgt, ucs_status_string(UCS_PTR_STATUS(r)));
+    if (now != UCS_ERR_NO_RESOURCE) {
+      return fail(Errc::transport, "amsend to task {}: {}", tgt, ucs_status_string(now));
     }
-    // Transport busy: fall through to a queued send, which goes unpacked.
-    if (packed) std::memcpy(frame, &w, sizeof w);
+    // Transport busy: a queued send.
   }
   SendOp* op = send_pool_.acquire();
   std::memcpy(op->header, frame, off);
   op->header_len = static_cast<std::uint32_t>(off);
   const std::uint32_t protocol = eager ? UCP_AM_SEND_FLAG_EAGER : UCP_AM_SEND_FLAG_RNDV;
   return post_op_locked(op, tgt, Proto::amsend, data, data_len, protocol, counters.origin);
+}
+
+// UCS_OK when UCX finished inside the call: then it has consumed frame and data before returning,
+// no pooled copy or callback is needed, and the origin buffer is already reusable.
+// UCS_ERR_NO_RESOURCE when it could not (nothing was sent). `frame` holds the unpacked head
+// (write_frame_locked, `off` bytes) with room for the packed data after it; it is left as it was.
+ucs_status_t Context::Impl::amsend_ucx_immediate_locked(TaskId tgt, std::byte* frame, std::size_t off,
+                                                        std::size_t uhdr_len, const void* data,
+                                                        std::size_t data_len) {
+  ucp_request_param_t p;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+  p.flags = UCP_AM_SEND_FLAG_EAGER;
+  ucs_status_ptr_t r;
+  if (data_len <= kPackedDataLimit && uhdr_len <= kPackedUhdrLimit) [[likely]] {
+    // One contiguous payload (see Proto::amsend_packed).
+    AmsendWire w;
+    std::memcpy(&w, frame, sizeof w);
+    AmsendWire pw = w;
+    pw.flags |= static_cast<std::uint16_t>(uhdr_len << kPackedUhdrShift);
+    std::memcpy(frame, &pw, sizeof pw);
+    if (data_len) std::memcpy(frame + off, data, data_len);
+    r = ucp_am_send_nbx(eps_[tgt], static_cast<unsigned>(Proto::amsend_packed), nullptr, 0, frame,
+                        off + data_len, &p);
+    std::memcpy(frame, &w, sizeof w);
+  } else {
+    r = ucp_am_send_nbx(eps_[tgt], static_cast<unsigned>(Proto::amsend), frame, off, data, data_len, &p);
+  }
+  return UCS_PTR_STATUS(r);
+}
+
+// Amsend only if it leaves inside the call (the caller keeps nothing for it): the shared-memory
+// ring, else UCX's immediate send. Checksummed frames over UCX keep a replay copy and an
+// acknowledgement; they take amsend().
+Status Context::Impl::amsend_now(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
+                                 const void* data, std::size_t data_len, bool& sent) {
+  sent = false;
+  if (Status s = check_amsend_call(tgt, handler, uhdr, uhdr_len, data, data_len); !s.ok()) [[unlikely]] {
+    return s;
+  }
+  Guard guard(lock_);
+  const bool checked = integrity_.on;
+  const bool small = uhdr_len <= kPackedUhdrLimit && data_len < config_.eager_limit;
+  if (small && shm_.reaches(tgt) &&
+      (checked ? amsend_shm_locked<true>(tgt, handler, kChecksummed, uhdr, uhdr_len, data, data_len, {})
+               : amsend_shm_locked<false>(tgt, handler, 0, uhdr, uhdr_len, data, data_len, {}))) [[likely]] {
+    sent = true;
+    return Errc::success;
+  }
+  if (checked || !small || data_len > kImmediateLimit) return Errc::success;
+  alignas(8) std::byte frame[kSendHeaderCapacity + kPackedDataLimit];
+  const std::size_t off = write_frame_locked<false>(frame, handler, 0, uhdr, uhdr_len, {});
+  const ucs_status_t now = amsend_ucx_immediate_locked(tgt, frame, off, uhdr_len, data, data_len);
+  if (now == UCS_OK) [[likely]] {
+    ++sent_to_[tgt];
+    sent = true;
+    return Errc::success;
+  }
+  if (now == UCS_ERR_NO_RESOURCE) return Errc::success;
+  return fail(Errc::transport, "amsend to task {}: {}", tgt, ucs_status_string(now));
 }
 
 }  // namespace lapi

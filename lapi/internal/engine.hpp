@@ -63,6 +63,16 @@ class Context::Impl {
   // ---- am_send.cc
   Status amsend(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
                 const void* data, std::size_t data_len, const Counters& counters);
+  // Context::amsend_now: `sent` false and success when it could not leave inside the call.
+  Status amsend_now(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
+                    const void* data, std::size_t data_len, bool& sent);
+  // Refuses a call from a header handler and bad arguments (amsend_arg_error names them).
+  Status check_amsend_call(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
+                           const void* data, std::size_t data_len) const;
+  // A small eager frame through UCX, only if it completes inside the call (am_send.cc).
+  ucs_status_t amsend_ucx_immediate_locked(TaskId tgt, std::byte* frame, std::size_t off,
+                                           std::size_t uhdr_len, const void* data,
+                                           std::size_t data_len);
   // The arguments' error, or (well-formed) the target's failure, or success.
   Status amsend_arg_error(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
                           const void* data, std::size_t data_len) const;

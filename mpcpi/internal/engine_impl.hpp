@@ -237,6 +237,11 @@ class Engine::Impl {
   // Takes the lock: credit (or a pulled slot) and a sequence number for an
   // eager message that may leave now; false when it must be held.
   bool take_eager_slot(lapi::TaskId dest, std::size_t bytes, detail::Envelope& env);
+  // isend's common case once take_eager_slot admitted it: true when the message left inside
+  // lapi's amsend_now (no request); false with `out` a request that carries it (lapi needs the
+  // buffer after the call) or its error.
+  bool isend_admitted(const void* buf, std::size_t bytes, lapi::TaskId to, int tag, std::uint32_t context,
+                      const detail::Envelope& env, Request*& out);
   // Every blocking send but the common eager case (see send()).
   Errc send_general(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
                     SendMode mode);

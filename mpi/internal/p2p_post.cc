@@ -1,5 +1,9 @@
 #include "mpi/internal/p2p_post.hpp"
 
+#include "mpi/internal/comm.hpp"
+#include "mpi/internal/request.hpp"
+#include "mpi/internal/runtime.hpp"
+
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/p2p_common.hpp"
@@ -30,20 +34,11 @@ int validate_post_args(const char* function, const PostArgs& a, const MPI_Reques
   return rc == MPI_SUCCESS ? MPI_SUCCESS : raise(c, function, rc);
 }
 
-}  // namespace
-
-int post_request(const char* function, const PostArgs& a, bool persistent, MPI_Request* request) {
-  FastP2p f;
-  if (!fast_post_args(a, request, f)) [[unlikely]] {
-    if (int rc = validate_post_args(function, a, request)) return rc;
-    f.comm_slot = state().comms.find(a.comm);
-    f.type_slot = state().types.find(a.datatype);
-  }
-  MPI_Request h = MPI_REQUEST_NULL;
+// A request for the call's arguments (validated; f's table slots set), or null when the handle
+// space is exhausted.
+Request* new_request(const PostArgs& a, const FastP2p& f, bool persistent, MPI_Request& h) {
   Request* r = requests().acquire(h);
-  if (r == nullptr) {
-    return raise(f.comm_slot->get(), function, fail(MPI_ERR_INTERN, "too many requests"));
-  }
+  if (r == nullptr) return nullptr;
   r->kind = a.peer == MPI_PROC_NULL ? RequestKind::null_proc : a.kind;
   r->persistent = persistent;
   r->comm.assign(*f.comm_slot, state().comms.is_predefined(a.comm));
@@ -53,6 +48,60 @@ int post_request(const char* function, const PostArgs& a, bool persistent, MPI_R
   r->peer = a.peer;
   r->tag = a.tag;
   r->mode = a.mode;
+  return r;
+}
+
+int too_many_requests(const char* function, const FastP2p& f) {
+  return raise(f.comm_slot->get(), function, fail(MPI_ERR_INTERN, "too many requests"));
+}
+
+// A send or receive of contiguous data with a rank (fast_post_args): the engine first, so that
+// a send that completes inside the call needs no request of ours either — it gets the shared
+// completed handle (request_table.hpp), and MPI_Wait on it costs a compare.
+int post_contiguous(const char* function, const PostArgs& a, const FastP2p& f, MPI_Request* request) {
+  const Comm& c = *f.comm;
+  const std::uint32_t context = c.context(ContextKind::p2p);
+  mpcpi::Request* pending = nullptr;
+  mpcpi::Errc e;
+  if (a.kind == RequestKind::send) {
+    bool done_now = false;
+    e = engine().isend(f.data, f.bytes, c.peer_world_of(a.peer), a.tag, context, a.mode, pending, &done_now);
+    if (e == mpcpi::Errc::success && done_now) {
+      *request = RequestTable<Request>::kCompletedHandle;
+      return MPI_SUCCESS;
+    }
+  } else {
+    e = engine().irecv(f.data, f.bytes, engine_source(c, a.peer), engine_tag(a.tag), context, pending);
+  }
+  if (e != mpcpi::Errc::success) [[unlikely]] return raise(f.comm, function, engine_error(e));
+  MPI_Request h = MPI_REQUEST_NULL;
+  Request* r = new_request(a, f, false, h);
+  if (r == nullptr) [[unlikely]] {
+    // A receive must not land later, unwatched; a send still completes.
+    if (a.kind == RequestKind::recv) (void)engine().cancel(pending);
+    (void)engine().request_free(pending);
+    return too_many_requests(function, f);
+  }
+  r->engine = pending;
+  r->active = true;
+  *request = h;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int post_request(const char* function, const PostArgs& a, bool persistent, MPI_Request* request) {
+  FastP2p f;
+  if (!fast_post_args(a, request, f)) [[unlikely]] {
+    if (int rc = validate_post_args(function, a, request)) return rc;
+    f.comm_slot = state().comms.find(a.comm);
+    f.type_slot = state().types.find(a.datatype);
+  } else if (!persistent) [[likely]] {
+    return post_contiguous(function, a, f, request);
+  }
+  MPI_Request h = MPI_REQUEST_NULL;
+  Request* r = new_request(a, f, persistent, h);
+  if (r == nullptr) return too_many_requests(function, f);
   if (!persistent) {
     if (int rc = start_request(*r); rc != MPI_SUCCESS) [[unlikely]] {
       CommPtr comm = r->comm.release();

@@ -16,7 +16,17 @@ std::vector<Request> g_detached;
 
 }  // namespace
 
-RequestTable<Request> g_requests;
+namespace {
+
+Request completed_send() {
+  Request r;
+  r.active = true;  // started, and done without the engine (engine null)
+  return r;
+}
+
+}  // namespace
+
+RequestTable<Request> g_requests(completed_send());
 
 void set_empty_status(MPI_Status* status) {
   if (!wants_status(status)) return;
@@ -105,6 +115,11 @@ namespace {
 // that need no engine. Returns true when `rc` is final.
 bool trivial_completion(MPI_Request* handle, MPI_Status* status, Request*& r, int& rc) {
   rc = MPI_SUCCESS;
+  if (*handle == RequestTable<Request>::kCompletedHandle) {
+    set_empty_status(status);  // a send's: no error, not cancelled
+    *handle = MPI_REQUEST_NULL;
+    return true;
+  }
   if (*handle == MPI_REQUEST_NULL) {
     set_empty_status(status);
     return true;

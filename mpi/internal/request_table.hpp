@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "mpi/internal/handles.hpp"
@@ -22,6 +23,15 @@ class RequestTable {
  public:
   static constexpr int kChunkBits = 8;
   static constexpr int kChunk = 1 << kChunkBits;
+  // The handle of every send that completed inside its call: a builtin request handle, like
+  // MPICH's lightweight completed requests (Open MPI's ompi_request_empty). No slot is taken or
+  // recycled for it; it resolves to one shared request that nothing modifies (`done`, given by
+  // the owner: completed, no engine part), so every call taking a request treats it as any
+  // other completed one, and release() leaves it alone.
+  static constexpr int kCompletedHandle =
+      static_cast<int>(kHandleKindBuiltin | static_cast<unsigned>(object_type(HandleKind::request)) << 26);
+
+  explicit RequestTable(T done) : completed_(std::move(done)) {}
 
   // A request in its default state and its handle; null when the handle
   // space is exhausted.
@@ -44,6 +54,7 @@ class RequestTable {
 
   // Null for the null handle, another kind's handle or a released request.
   T* find(int handle) {
+    if (handle == kCompletedHandle) return &completed_;
     const int index = handle_index(HandleKind::request, handle);
     if (index <= 0 || index >= next_) return nullptr;
     Slot& s = slot(index);
@@ -74,6 +85,7 @@ class RequestTable {
   };
   Slot& slot(int index) { return chunks_[index >> kChunkBits][index & (kChunk - 1)]; }
 
+  T completed_;
   std::vector<std::unique_ptr<Slot[]>> chunks_;
   std::vector<int> free_;
   int next_ = 1;  // index 0 is MPI_REQUEST_NULL

@@ -331,6 +331,59 @@ static void completion_families(void) {
   for (int i = 0; i < kN; ++i) CHECK(in[i] == left * 100 + i);
 }
 
+/* A small send usually completes inside MPI_Isend, and all such sends share one completed
+ * handle (as MPICH's lightweight and Open MPI's empty requests do). Every call that takes a
+ * request must treat each copy on its own and leave the others usable: two rounds, so that a
+ * call that spoiled the shared request in the first fails the second. */
+static void sends_done_at_once(void) {
+  enum { kN = 5 };
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  int out[kN], in[kN];
+  MPI_Request sends[kN], recvs[kN];
+  MPI_Status st;
+  int flag = 0, idx = -1;
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < kN; ++i) {
+      out[i] = rank * 10 + i + round * 100;
+      in[i] = -1;
+      CHECK_OK(MPI_Irecv(&in[i], 1, MPI_INT, left, 80 + i, MPI_COMM_WORLD, &recvs[i]));
+    }
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD)); /* receives posted: the sends can leave at once */
+    for (int i = 0; i < kN; ++i) {
+      CHECK_OK(MPI_Isend(&out[i], 1, MPI_INT, right, 80 + i, MPI_COMM_WORLD, &sends[i]));
+      CHECK(sends[i] != MPI_REQUEST_NULL);
+    }
+    do {
+      CHECK_OK(MPI_Test(&sends[0], &flag, &st));
+    } while (!flag);
+    CHECK(sends[0] == MPI_REQUEST_NULL);
+    CHECK_OK(MPI_Test_cancelled(&st, &flag));
+    CHECK(!flag);
+    CHECK_OK(MPI_Cancel(&sends[1])); /* too late: it completed */
+    CHECK_OK(MPI_Wait(&sends[1], &st));
+    CHECK(sends[1] == MPI_REQUEST_NULL);
+    CHECK_OK(MPI_Test_cancelled(&st, &flag));
+    CHECK(!flag);
+    CHECK_OK(MPI_Request_free(&sends[2]));
+    CHECK(sends[2] == MPI_REQUEST_NULL);
+    do {
+      CHECK_OK(MPI_Request_get_status(sends[3], &flag, MPI_STATUS_IGNORE));
+    } while (!flag);
+    CHECK(sends[3] != MPI_REQUEST_NULL); /* get_status leaves it */
+    do {
+      CHECK_OK(MPI_Testany(2, &sends[3], &idx, &flag, MPI_STATUS_IGNORE));
+    } while (!flag);
+    CHECK(idx == 0 || idx == 1);
+    CHECK(sends[3 + idx] == MPI_REQUEST_NULL);
+    do {
+      CHECK_OK(MPI_Testall(kN, sends, &flag, MPI_STATUSES_IGNORE));
+    } while (!flag);
+    for (int i = 0; i < kN; ++i) CHECK(sends[i] == MPI_REQUEST_NULL);
+    CHECK_OK(MPI_Waitall(kN, recvs, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < kN; ++i) CHECK(in[i] == left * 10 + i + round * 100);
+  }
+}
+
 static void persistent(void) {
   int right = (rank + 1) % size, left = (rank + size - 1) % size;
   double out[4], in[4];
@@ -455,6 +508,7 @@ int main(int argc, char** argv) {
   wildcards_and_probe();
   ordering();
   completion_families();
+  sends_done_at_once();
   persistent();
   cancel_and_free();
   sendrecv();
