@@ -200,3 +200,85 @@ TEST_CASE("user headers up to MAX_UHDR_SZ arrive intact") {
   }
   LAPI_OK(ctx.barrier());
 }
+
+namespace {
+// Messages of "amsend_now": the uhdr is the round, which picks the message's landing slot (the
+// paths may reorder messages, and completions may run later on another thread).
+constexpr int kNowRounds = 50;
+struct NowInbox {
+  std::vector<unsigned char> landed = std::vector<unsigned char>(kNowRounds * 8);
+  std::uint32_t from = 0;
+  std::atomic<int> headers{0};
+  std::atomic<int> completed{0};
+};
+NowInbox g_now;
+
+void on_now_complete(lapi::Context&, void*, void*) { g_now.completed.fetch_add(1); }
+
+lapi::Landing on_now(lapi::Context&, const lapi::AmHeaderInfo& info) {
+  int round = -1;
+  if (info.uhdr_len == sizeof round) std::memcpy(&round, info.uhdr, sizeof round);
+  // A message amsend_now should not have sent, or a damaged header: dropped, and the count shows it.
+  if (round < 0 || round >= kNowRounds || info.data_len != 8) return {};
+  g_now.headers.fetch_add(1);
+  return {g_now.landed.data() + round * 8, on_now_complete, nullptr, nullptr};
+}
+}  // namespace
+
+TEST_CASE("amsend_now leaves inside the call or sends nothing") {
+  lapi::Context& ctx = rank_context();
+  const std::uint32_t n = ctx.num_tasks();
+  const lapi::TaskId right = (ctx.task_id() + 1) % n;
+  g_now.from = (ctx.task_id() + n - 1) % n;
+  LAPI_OK(ctx.register_handler(3, on_now, &g_now));
+  LAPI_OK(ctx.barrier());
+
+  // Small messages leave at once (the shared-memory ring, or UCX's immediate send): the buffer
+  // is reusable when the call returns, so it is overwritten at once.
+  int at_once = 0;
+  for (int round = 0; round < kNowRounds; ++round) {
+    unsigned char out[8];
+    for (std::size_t i = 0; i < 8; ++i) out[i] = pattern(ctx.task_id(), i + static_cast<std::size_t>(round));
+    bool sent = false;
+    LAPI_OK(ctx.amsend_now(right, 3, &round, sizeof round, out, sizeof out, sent));
+    if (sent) {
+      ++at_once;
+    } else {
+      lapi::Counter origin;
+      LAPI_OK(ctx.amsend(right, 3, &round, sizeof round, out, sizeof out, {{}, &origin, nullptr}));
+      LAPI_OK(ctx.waitcntr(origin, 1));
+    }
+    std::memset(out, 0xee, sizeof out);
+  }
+  CHECK(at_once > 0);
+
+  // Above the eager limit a message cannot leave inside the call: nothing is sent.
+  std::int64_t eager = 0;
+  LAPI_OK(ctx.qenv(lapi::Query::eager_limit, eager));
+  std::vector<unsigned char> big(static_cast<std::size_t>(eager) + 1);
+  int round = 0;
+  bool sent = true;
+  LAPI_OK(ctx.amsend_now(right, 3, &round, sizeof round, big.data(), big.size(), sent));
+  CHECK_FALSE(sent);
+
+  // Messages that left count for the fence like any Amsend: after it all of them landed (their
+  // completions may still run, on the handler thread).
+  LAPI_OK(ctx.gfence());
+  CHECK(g_now.headers.load() == kNowRounds);
+  while (g_now.completed.load() < kNowRounds) LAPI_OK(ctx.probe());
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < g_now.landed.size(); ++i) wrong += g_now.landed[i] != pattern(g_now.from, i % 8 + i / 8);
+  CHECK(wrong == 0);
+
+  // Bad arguments: the error names them, and nothing is sent.
+  sent = true;
+  lapi::Status s = ctx.amsend_now(n, 3, nullptr, 0, nullptr, 0, sent);
+  CHECK(s.code() == lapi::Errc::tgt);
+  CHECK(s.message().find("tgt=") != std::string::npos);
+  CHECK_FALSE(sent);
+  s = ctx.amsend_now(right, 3, &round, sizeof round, nullptr, 8, sent);
+  CHECK(s.code() == lapi::Errc::org_addr_null);
+  CHECK_FALSE(sent);
+  LAPI_OK(ctx.gfence());
+  CHECK(g_now.headers.load() == kNowRounds);
+}
