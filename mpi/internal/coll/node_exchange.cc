@@ -34,6 +34,11 @@ int packed_block(const void* buf, std::int64_t count, const Datatype& type, std:
   return fail(MPI_ERR_TRUNCATE, "a rank sends {} bytes where its peers expect {}", have, block);
 }
 
+// The first of two results that failed: a rank whose own block could not be packed still takes
+// its part in the exchange (the others wait for it), and a broken exchange (a member failed)
+// must not read as success.
+int first_failure(int first, int then) { return first != MPI_SUCCESS ? first : then; }
+
 // Unpacks `block` bytes into `count` instances at buf (at most what they hold).
 int unpack_block(const void* data, std::size_t block, void* buf, std::int64_t count, const Datatype& type) {
   const auto room = static_cast<std::size_t>(count * type.size());
@@ -83,8 +88,7 @@ int gather_into(Comm& comm, const void* sendbuf, std::int64_t sendcount, const D
   const void* mine = all + block * static_cast<std::size_t>(comm.rank);
   int rc = MPI_SUCCESS;
   if (sendbuf != MPI_IN_PLACE) rc = packed_block(sendbuf, sendcount, *sendtype, block, staging, mine);
-  (void)node_gather(comm, mine, block, all, root);
-  return rc;
+  return first_failure(rc, node_gather(comm, mine, block, all, root));
 }
 
 }  // namespace
@@ -115,7 +119,7 @@ int node_allgather_run(Comm& comm, const AllgatherArgs& a, std::size_t block) {
   } else {
     rc = packed_block(a.sendbuf, a.sendcount, *a.sendtype, block, staging, mine);
   }
-  (void)node_gather(comm, mine, block, area.packed(), -1);
+  rc = first_failure(rc, node_gather(comm, mine, block, area.packed(), -1));
   area.store_all();
   return rc;
 }
@@ -127,8 +131,7 @@ int node_gather_run(Comm& comm, const GatherArgs& a, std::size_t block) {
   int rc = MPI_SUCCESS;
   if (!root) {
     rc = packed_block(a.sendbuf, a.sendcount, *a.sendtype, block, staging, mine);
-    (void)node_gather(comm, mine, block, nullptr, a.root);
-    return rc;
+    return first_failure(rc, node_gather(comm, mine, block, nullptr, a.root));
   }
   if (char* all = dense_blocks(a.recvbuf, *a.recvtype, a.recvcounts, a.displs, comm.size(), block)) {
     return gather_into(comm, a.sendbuf, a.sendcount, a.sendtype, all, block, a.root);
@@ -140,7 +143,7 @@ int node_gather_run(Comm& comm, const GatherArgs& a, std::size_t block) {
   } else {
     rc = packed_block(a.sendbuf, a.sendcount, *a.sendtype, block, staging, mine);
   }
-  (void)node_gather(comm, mine, block, area.packed(), a.root);
+  rc = first_failure(rc, node_gather(comm, mine, block, area.packed(), a.root));
   area.store_all();
   return rc;
 }
@@ -149,13 +152,12 @@ int node_scatter_run(Comm& comm, const ScatterArgs& a, std::size_t block) {
   if (comm.rank != a.root) {
     if (a.recvtype->contiguous_for(a.recvcount) &&
         static_cast<std::size_t>(a.recvcount * a.recvtype->size()) == block) {
-      (void)node_scatter(comm, nullptr, block, data_start(static_cast<char*>(a.recvbuf), *a.recvtype),
-                         a.root);
-      return MPI_SUCCESS;
+      return node_scatter(comm, nullptr, block, data_start(static_cast<char*>(a.recvbuf), *a.recvtype),
+                          a.root);
     }
     Staging staging;
     staging.allocate(block);
-    (void)node_scatter(comm, nullptr, block, staging.data.get(), a.root);
+    if (int rc = node_scatter(comm, nullptr, block, staging.data.get(), a.root)) return rc;
     return unpack_block(staging.data.get(), block, a.recvbuf, a.recvcount, *a.recvtype);
   }
   const char* all = dense_blocks(const_cast<void*>(a.sendbuf), *a.sendtype, a.sendcounts, a.displs,
@@ -168,7 +170,7 @@ int node_scatter_run(Comm& comm, const ScatterArgs& a, std::size_t block) {
     all = area->packed();
     own_at = area->offset(comm.rank);
   }
-  (void)node_scatter(comm, all, block, nullptr, a.root);
+  if (int rc = node_scatter(comm, all, block, nullptr, a.root)) return rc;
   if (a.recvbuf == MPI_IN_PLACE) return MPI_SUCCESS;
   return unpack_block(all + own_at, block, a.recvbuf, a.recvcount, *a.recvtype);
 }
@@ -194,7 +196,7 @@ int node_alltoall_run(Comm& comm, const std::vector<Part>& sends, const std::vec
     if (rc == MPI_SUCCESS) rc = prc;
     std::memcpy(out.data() + r * block, packed, block);
   }
-  (void)node_alltoall(comm, out.data(), block, in.data());
+  rc = first_failure(rc, node_alltoall(comm, out.data(), block, in.data()));
   for (std::size_t r = 0; r < n; ++r) {
     const int urc = unpack_block(in.data() + r * block, block, recvs[r].buf, recvs[r].count,
                                  *recvs[r].type);

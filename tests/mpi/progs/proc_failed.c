@@ -95,6 +95,15 @@ int main(int argc, char** argv) {
   expect_proc_failed(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier on MPI_COMM_WORLD");
   expect_proc_failed(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce on MPI_COMM_WORLD");
   expect_proc_failed(MPI_Bcast(big, sizeof big, MPI_CHAR, 0, MPI_COMM_WORLD), "1 MiB MPI_Bcast on MPI_COMM_WORLD");
+  int blocks[3] = {0, 0, 0};
+  expect_proc_failed(MPI_Allgather(&one, 1, MPI_INT, blocks, 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather on MPI_COMM_WORLD");
+  /* Rooted ones fail where rank 2's part was needed: at the root (rank 1's part may go through). */
+  int rc = MPI_Gather(&one, 1, MPI_INT, blocks, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank == 0) expect_proc_failed(rc, "MPI_Gather to rank 0 on MPI_COMM_WORLD");
+  rc = MPI_Scatter(blocks, 1, MPI_INT, &sum, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank == 0) expect_proc_failed(rc, "MPI_Scatter from rank 0 on MPI_COMM_WORLD");
+  int to_each[3] = {1, 1, 1};
+  expect_proc_failed(MPI_Alltoall(to_each, 1, MPI_INT, blocks, 1, MPI_INT, MPI_COMM_WORLD), "MPI_Alltoall on MPI_COMM_WORLD");
   /* Those on the communicator of the two left go on. */
   CHECK_OK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, pair));
   CHECK(sum == 2);
