@@ -12,6 +12,7 @@
 
 #include "tests/benchmarks/json_rows.hpp"
 #include "tests/support/launch.hpp"
+#include "tests/support/test_hosts.hpp"
 
 using namespace lapis::testing;  // json_rows.hpp and launch.hpp
 
@@ -84,6 +85,22 @@ TEST_CASE("compare_mpi --only runs the steps named and no other") {
   for (const char* bench : {"mpi_latency", "mpi_bw", "mpi_interrupt_latency", "mpi_flood"}) {
     CHECK_MESSAGE(benches.count(bench) == 0, "a row for ", bench, ", a step not asked for");
   }
+}
+
+TEST_CASE("compare_mpi --hosts measures across two test hosts, and only that") {
+  TestHosts probe(1);
+  if (probe.skip_if_unavailable("compare_mpi --hosts")) return;
+  const LaunchResult r = run_shell(compare_mpi_command("--hosts --json --impls lapis --reps 1 --no-plot"));
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  std::set<std::string> benches;
+  for (const auto& row : json_rows(r.output, OtherLines::kRejected)) {
+    const std::string bench = field(row, "bench");
+    benches.insert(bench);
+    if (bench == "mpi_latency_hosts") check_positive(row, "lapis_us");
+    if (bench == "mpi_bw_hosts") check_positive(row, "lapis_MBps");
+  }
+  CHECK(benches == std::set<std::string>{"mpi_latency_hosts", "mpi_bw_hosts", "targets"});
 }
 
 TEST_CASE("compare_mpi names a bad argument") {
