@@ -1,13 +1,12 @@
 #include "mpi/internal/p2p_post.hpp"
 
-#include "mpi/internal/comm.hpp"
-#include "mpi/internal/request.hpp"
-#include "mpi/internal/runtime.hpp"
-
 #include "mpi/internal/checks.hpp"
+#include "mpi/internal/comm.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/p2p_common.hpp"
 #include "mpi/internal/p2p_fast.hpp"
+#include "mpi/internal/request.hpp"
+#include "mpi/internal/runtime.hpp"
 #include "mpi/internal/state.hpp"
 
 namespace mpi {
