@@ -14,10 +14,7 @@ namespace {
 
 std::vector<Request> g_detached;
 
-}  // namespace
-
-namespace {
-
+// The shared request behind RequestTable::kCompletedHandle.
 Request completed_send() {
   Request r;
   r.active = true;  // started, and done without the engine (engine null)
