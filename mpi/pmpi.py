@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """The profiling interface from mpi.h (MPI 3.1, chapter 14).
 
-Every function mpi.h declares as MPI_X also exists as PMPI_X:
+Every function the headers declare as MPI_X also exists as PMPI_X:
   * OUT_HEADER declares PMPI_X with MPI_X's prototype (mpi.h includes it);
   * OUT_DEFSYMS holds one `--defsym=PMPI_X=MPI_X` per function for the
     linker of libmpi.so, so PMPI_X is MPI_X's own code: a tool that defines
     MPI_X in a library loaded before libmpi.so intercepts the program's
     calls and reaches Lapis through PMPI_X.
 
-usage: pmpi.py MPI_H OUT_HEADER OUT_DEFSYMS
+usage: pmpi.py HEADER... OUT_HEADER OUT_DEFSYMS
+  (mpi.h and the mpi_proto*.h files it includes)
 """
 import re
 import sys
@@ -26,10 +27,10 @@ def prototypes(text):
         yield ret, name, args
 
 
-def main(mpi_h, out_header, out_defsyms):
-    found = list(prototypes(open(mpi_h).read()))
+def main(headers, out_header, out_defsyms):
+    found = [p for h in headers for p in prototypes(open(h).read())]
     if len(found) < 50:
-        sys.exit(f"pmpi.py: only {len(found)} prototypes found in {mpi_h}")
+        sys.exit(f"pmpi.py: only {len(found)} prototypes found in {' '.join(headers)}")
     with open(out_header, "w") as h:
         h.write("/* Generated from mpi.h by mpi/pmpi.py: the profiling interface's PMPI_ names. */\n")
         h.write("#ifndef LAPIS_PMPI_H_\n#define LAPIS_PMPI_H_\n")
@@ -44,6 +45,6 @@ def main(mpi_h, out_header, out_defsyms):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    if len(sys.argv) < 4:
         sys.exit(__doc__)
-    main(*sys.argv[1:])
+    main(sys.argv[1:-2], *sys.argv[-2:])

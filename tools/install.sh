@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs Lapis MPI under a prefix:
-#   PREFIX/include   mpi.h, lapis_pmpi.h (its PMPI_ names), lapi.h, mpif.h, mpi.mod, mpi_f08.mod
+#   PREFIX/include   mpi.h with the mpi_proto*.h it includes and lapis_pmpi.h
+#                    (the PMPI_ names), lapi.h, mpif.h, mpi.mod, mpi_f08.mod
 #   PREFIX/lib       libmpi.so.12 (MPICH's soname and ABI) with libmpich.so.12
 #                    and libmpi.so linked to it, libmpifort.so.12 with
 #                    libmpichfort.so.12 and libmpifort.so, liblapi.so,
@@ -45,15 +46,17 @@ else
   srcdir=$from
 fi
 
-for f in "$bin/mpi/shared/libmpi.so.12" "$bin/runtime/lapirun" "$srcdir/mpi/include/mpi.h" \
-         "$bin/mpi/include/lapis_pmpi.h" "$srcdir/tools/mpicc" "$srcdir/tools/mpirun"; do
+# mpi.h and the mpi_proto*.h it includes (mpi/BUILD's C_HEADERS).
+c_headers=("$srcdir"/mpi/include/mpi*.h)
+for f in "$bin/mpi/shared/libmpi.so.12" "$bin/runtime/lapirun" "$bin/mpi/include/lapis_pmpi.h" \
+         "$srcdir/mpi/include/mpi.h" "$srcdir/tools/mpicc" "$srcdir/tools/mpirun"; do
   [ -f "$f" ] || { echo "install.sh: missing $f (build first or check --from)" >&2; exit 1; }
 done
 
 mkdir -p "$prefix/bin" "$prefix/include" "$prefix/lib/pkgconfig"
 prefix=$(cd "$prefix" && pwd)
 
-install -m 0644 "$srcdir/mpi/include/mpi.h" "$prefix/include/mpi.h"
+install -m 0644 "${c_headers[@]}" "$prefix/include/"
 install -m 0644 "$bin/mpi/include/lapis_pmpi.h" "$prefix/include/lapis_pmpi.h"
 install -m 0755 "$bin/mpi/shared/libmpi.so.12" "$prefix/lib/libmpi.so.12"
 # Programs built by MPICH's wrappers need libmpich.so.12 (Debian) or
