@@ -298,7 +298,7 @@ ShmStats Context::shm_stats() const {
   stats.split_sent = impl_->split_sent_;
   stats.split_received = impl_->split_received_;
   stats.split_parts_helped = impl_->split_parts_helped_;
-  for (std::uint32_t pid : impl_->split_pid_) stats.split_peers += pid != 0;
+  for (const internal::Peer& peer : impl_->peers_) stats.split_peers += peer.split_pid != 0;
   return stats;
 }
 

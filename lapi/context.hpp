@@ -92,6 +92,10 @@ std::string_view to_string(Path path);
 // outside any header handler. `why` says how the task ended.
 using PeerFailureHandler = void (*)(Context& ctx, TaskId task, const char* why, void* arg);
 
+namespace testing {
+struct EngineAccess;  // lapi/internal/testing_hooks.cc
+}
+
 class Context {
  public:
   // Collective over all tasks of the job: creates the UCX worker, exchanges
@@ -236,9 +240,11 @@ class Context {
   void hand_over_progress();
 
   class Impl;
-  Impl& impl() { return *impl_; }
 
  private:
+  // lapi/testing.hpp's hooks (//lapi:testing, a test-only target) reach the engine; nothing in
+  // the production library does.
+  friend struct testing::EngineAccess;
   explicit Context(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
   const std::atomic<bool>* concurrent_ = nullptr;  // the engine lock's switch (set by init)

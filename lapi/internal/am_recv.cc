@@ -61,8 +61,8 @@ void on_rndv_landed(void* request, ucs_status_t status, std::size_t, void* user_
   if (src < ntasks_) {
     // A refused Amsend still counts as done here, so its sender's fence
     // does not wait for it forever.
-    ++landed_from_[src];
-    if (fence_wanted_[src] != 0) check_fence_requests_locked(src);
+    ++peers_[src].landed_from;
+    if (peers_[src].fence_wanted != 0) check_fence_requests_locked(src);
   }
   // A refused rendezvous is also failed back through UCX, so the sender's
   // request completes with an error rather than waiting for a pull.
@@ -228,8 +228,8 @@ bool Context::Impl::counter_registered_locked(std::uint64_t handle) {
 }
 
 void Context::Impl::landed_locked(const CompletionJob& job) {
-  ++landed_from_[job.src];
-  if (fence_wanted_[job.src] != 0) check_fence_requests_locked(job.src);
+  ++peers_[job.src].landed_from;
+  if (peers_[job.src].fence_wanted != 0) check_fence_requests_locked(job.src);
   if (job.handler == nullptr) {
     finish_job_locked(job);
   } else if (handler_thread_ && config_.policy == CompletionPolicy::thread) {

@@ -51,7 +51,7 @@ Status Context::Impl::post_op_locked(SendOp* op, TaskId tgt, Proto proto, const 
   p.flags = am_flags;
   p.cb.send = on_send_done;
   p.user_data = op;
-  ucs_status_ptr_t r = ucp_am_send_nbx(eps_[tgt], static_cast<unsigned>(proto), op->header,
+  ucs_status_ptr_t r = ucp_am_send_nbx(peers_[tgt].ep, static_cast<unsigned>(proto), op->header,
                                        op->header_len, data, data_len, &p);
   if (r == nullptr) {  // done already: UCX will not call on_send_done
     if (origin) origin->add();
@@ -73,7 +73,7 @@ void Context::Impl::send_control_locked(TaskId tgt, Proto proto, const void* hea
     now.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
     now.flags = UCP_AM_SEND_FLAG_EAGER;
     ucs_status_ptr_t r =
-        ucp_am_send_nbx(eps_[tgt], static_cast<unsigned>(proto), header, len, nullptr, 0, &now);
+        ucp_am_send_nbx(peers_[tgt].ep, static_cast<unsigned>(proto), header, len, nullptr, 0, &now);
     if (r == nullptr) return;
   }
   // Control messages are small; a transport error here will surface through
@@ -132,7 +132,7 @@ bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16
   } else if (data_len) {
     std::memcpy(p + off, data, data_len);
   }
-  ++sent_to_[tgt];
+  ++peers_[tgt].sent_to;
   if (shm_.end_send(tgt, len) == ShmSend::done_wake) [[unlikely]] {
     const WakeWire wake{me_, 0};
     send_control_locked(tgt, Proto::wake, &wake, sizeof wake);
@@ -201,7 +201,8 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
   // LAPIS_CHECKSUM=crc32c: every frame carries a ChecksumWire (integrity.hpp).
   const bool checked = integrity_.on;
   // A task on this node: straight into its shared-memory ring.
-  if (uhdr_len <= kPackedUhdrLimit && data_len < config_.eager_limit && shm_.reaches(tgt) &&
+  const Path path = peers_[tgt].path;
+  if (uhdr_len <= kPackedUhdrLimit && data_len < config_.eager_limit && path == Path::shm &&
       (checked ? amsend_shm_locked<true>(tgt, handler, kChecksummed, uhdr, uhdr_len, data,
                                          data_len, counters)
                : amsend_shm_locked<false>(tgt, handler, 0, uhdr, uhdr_len, data, data_len,
@@ -209,7 +210,7 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
     return Errc::success;
   }
   // Large data for a task on this node: both tasks copy a part.
-  if (data_len >= config_.eager_limit && data_len >= kSplitMin && split_reaches(tgt)) {
+  if (data_len >= config_.eager_limit && data_len >= kSplitMin && path == Path::shm && split_reaches(tgt)) {
     return amsend_split_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
   }
   return amsend_ucx_locked(tgt, handler, checked ? kChecksummed : 0, uhdr, uhdr_len, data,
@@ -232,7 +233,7 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
   alignas(8) std::byte frame[kSendHeaderCapacity + kPackedDataLimit];
   const std::size_t off =
       write_frame_locked<false>(frame, handler, extra_flags, uhdr, uhdr_len, counters);
-  ++sent_to_[tgt];
+  ++peers_[tgt].sent_to;
   const bool eager = data_len < config_.eager_limit || extra_flags != 0;
 
   // Small messages: ask UCX to finish at once.
@@ -273,11 +274,11 @@ ucs_status_t Context::Impl::amsend_ucx_immediate_locked(TaskId tgt, std::byte* f
     pw.flags |= static_cast<std::uint16_t>(uhdr_len << kPackedUhdrShift);
     std::memcpy(frame, &pw, sizeof pw);
     if (data_len) std::memcpy(frame + off, data, data_len);
-    r = ucp_am_send_nbx(eps_[tgt], static_cast<unsigned>(Proto::amsend_packed), nullptr, 0, frame,
+    r = ucp_am_send_nbx(peers_[tgt].ep, static_cast<unsigned>(Proto::amsend_packed), nullptr, 0, frame,
                         off + data_len, &p);
     std::memcpy(frame, &w, sizeof w);
   } else {
-    r = ucp_am_send_nbx(eps_[tgt], static_cast<unsigned>(Proto::amsend), frame, off, data, data_len, &p);
+    r = ucp_am_send_nbx(peers_[tgt].ep, static_cast<unsigned>(Proto::amsend), frame, off, data, data_len, &p);
   }
   return UCS_PTR_STATUS(r);
 }
@@ -294,7 +295,7 @@ Status Context::Impl::amsend_now(TaskId tgt, HandlerId handler, const void* uhdr
   Guard guard(lock_);
   const bool checked = integrity_.on;
   const bool small = uhdr_len <= kPackedUhdrLimit && data_len < config_.eager_limit;
-  if (small && shm_.reaches(tgt) &&
+  if (small && peers_[tgt].path == Path::shm &&
       (checked ? amsend_shm_locked<true>(tgt, handler, kChecksummed, uhdr, uhdr_len, data, data_len, {})
                : amsend_shm_locked<false>(tgt, handler, 0, uhdr, uhdr_len, data, data_len, {}))) [[likely]] {
     sent = true;
@@ -305,7 +306,7 @@ Status Context::Impl::amsend_now(TaskId tgt, HandlerId handler, const void* uhdr
   const std::size_t off = write_frame_locked<false>(frame, handler, 0, uhdr, uhdr_len, {});
   const ucs_status_t now = amsend_ucx_immediate_locked(tgt, frame, off, uhdr_len, data, data_len);
   if (now == UCS_OK) [[likely]] {
-    ++sent_to_[tgt];
+    ++peers_[tgt].sent_to;
     sent = true;
     return Errc::success;
   }

@@ -32,6 +32,7 @@
 #include "lapi/internal/completion.hpp"
 #include "lapi/internal/integrity.hpp"
 #include "lapi/internal/maybe_mutex.hpp"
+#include "lapi/internal/peer.hpp"
 #include "lapi/internal/send_pool.hpp"
 #include "lapi/internal/shm_channel.hpp"
 #include "lapi/internal/slot_table.hpp"
@@ -222,7 +223,7 @@ class Context::Impl {
   // tasks with cross-memory attach (process_vm_readv/writev).
   // Smaller rendezvous Amsends go through UCX.
   static constexpr std::size_t kSplitMin = 16384;
-  bool split_reaches(TaskId tgt) const { return split_pid_[tgt] != 0; }
+  bool split_reaches(TaskId tgt) const { return peers_[tgt].split_pid != 0; }
   // At init: whether `peer`'s memory is reachable from here.
   void probe_split_peer(TaskId peer, const internal::SplitAddress& addr);
   internal::SplitAddress split_address() const;
@@ -367,7 +368,9 @@ class Context::Impl {
 
   ucp_context_h ucp_ = nullptr;
   ucp_worker_h worker_ = nullptr;
-  std::vector<ucp_ep_h> eps_;
+  // Every task's path, endpoint and per-peer state, by task (peer.hpp): sized at start(), the
+  // endpoints closed and the table emptied at shutdown().
+  std::vector<internal::Peer> peers_;
   int efd_ = -1;
   internal::MaybeMutex lock_;
 
@@ -390,21 +393,6 @@ class Context::Impl {
     std::vector<bool> fetched_by;  // peers that hold our rkey and must drop it
   };
   std::map<std::uint64_t, Region> regions_;
-  // Remote regions learnt from peers, per peer by base address.
-  struct RemoteRegion {
-    std::uint64_t len = 0;
-    ucp_rkey_h rkey = nullptr;
-  };
-  std::vector<std::map<std::uint64_t, RemoteRegion>> remote_regions_;
-  // Per target: the region the last Put/Get/Rmw found, looked at before
-  // the map (an access pattern mostly stays in one window). Cleared
-  // whenever that peer's map loses an entry.
-  struct RkeyHit {
-    std::uint64_t base = 0;
-    std::uint64_t len = 0;
-    ucp_rkey_h rkey = nullptr;
-  };
-  std::vector<RkeyHit> rkey_hit_;
   struct RkeyWait {
     bool done = false;
     Errc code = Errc::success;
@@ -412,12 +400,6 @@ class Context::Impl {
   std::uint64_t next_rkey_token_ = 1;
   std::unordered_map<std::uint64_t, RkeyWait> rkey_waits_;
   std::unordered_map<std::uint64_t, std::vector<TaskId>> drops_pending_;  // token -> peers to answer
-
-  // Fence bookkeeping: Amsends sent to / landed from each task.
-  std::vector<std::uint64_t> sent_to_;
-  std::vector<std::uint64_t> landed_from_;
-  std::vector<std::uint64_t> fence_wanted_;  // per src: count a fence waits for
-  std::vector<std::uint64_t> fence_acked_;   // per tgt: count confirmed landed
 
   // Barrier and address_init.
   std::uint64_t barrier_epoch_ = 0;
@@ -448,8 +430,7 @@ class Context::Impl {
   std::atomic<std::uint32_t> app_epoch_{0};    // bumped at every wait's entry
   std::atomic<std::uint32_t> sleepers_{0};     // threads blocked on efd_
 
-  // Split copy: per task, its pid when its memory is reachable (else 0).
-  std::vector<std::uint32_t> split_pid_;
+  // Split copy (per-peer parts in peers_).
   const std::uint64_t split_probe_ = internal::kSplitProbe;  // peers read it at init
   struct SplitSend {  // origin side, until split_done
     TaskId tgt;
@@ -474,7 +455,6 @@ class Context::Impl {
   static constexpr std::uint32_t kNoCell = UINT32_MAX;
   internal::SlotTable<SplitSend*> split_sends_;
   internal::SlotTable<SplitRecv*> split_recvs_;
-  std::vector<std::vector<std::uint32_t>> split_free_cells_;  // per source
   std::uint64_t split_sent_ = 0;
   std::uint64_t split_received_ = 0;
   std::uint64_t split_parts_helped_ = 0;

@@ -262,9 +262,7 @@ Status Context::Impl::start() {
   } catch (const std::exception& e) {
     return fail(Errc::bootstrap, "init: address exchange: {}", e.what());
   }
-  split_pid_.assign(ntasks_, 0);
-  split_free_cells_.resize(ntasks_);
-  std::vector<bool> other_host(ntasks_, false);
+  peers_ = std::vector<Peer>(ntasks_);
   for (std::uint32_t t = 0; t < ntasks_; ++t) {
     ShmAddress shm_theirs;
     SplitAddress split_theirs;
@@ -276,14 +274,16 @@ Status Context::Impl::start() {
     std::memcpy(&shm_theirs, end - sizeof shm_theirs, sizeof shm_theirs);
     std::memcpy(&split_theirs, end - trailer, sizeof split_theirs);
     all[t].resize(all[t].size() - trailer);
-    other_host[t] = shm_theirs.node != shm_mine.node;
+    Peer& peer = peers_[t];
+    peer.other_host = shm_theirs.node != shm_mine.node;
     if (t != me_) {
       shm_.attach(t, shm_theirs);
       probe_split_peer(t, split_theirs);
     }
+    // The path, once: nothing re-derives it per message.
+    peer.path = t == me_ ? Path::self : shm_.reaches(t) ? Path::shm : Path::ucx;
   }
 
-  eps_.assign(ntasks_, nullptr);
   for (std::uint32_t t = 0; t < ntasks_; ++t) {
     ucp_ep_params_t ep{};
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
@@ -291,13 +291,13 @@ Status Context::Impl::start() {
     // A peer on another host can vanish with its link and no launcher to say so (under PMIx):
     // UCX then fails its operations and tells us, rather than retrying for ever. Within a
     // host the launcher (or the process's exit) is the word, and UCX keeps every transport.
-    if (other_host[t]) {
+    if (peers_[t].other_host) {
       ep.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
       ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
       ep.err_handler.cb = &Impl::on_endpoint_error;
       ep.err_handler.arg = this;
     }
-    st = ucp_ep_create(worker_, &ep, &eps_[t]);
+    st = ucp_ep_create(worker_, &ep, &peers_[t].ep);
     if (st != UCS_OK) {
       return fail(Errc::no_connectivity, "init: cannot connect to task {}: {}", t,
                   ucs_status_string(st));
@@ -306,12 +306,6 @@ Status Context::Impl::start() {
   failed_ = std::make_unique<std::atomic<bool>[]>(ntasks_);
   failed_why_.assign(ntasks_, std::string());
   watch_failures(true);
-  remote_regions_.resize(ntasks_);
-  rkey_hit_.assign(ntasks_, RkeyHit{});
-  sent_to_.assign(ntasks_, 0);
-  landed_from_.assign(ntasks_, 0);
-  fence_wanted_.assign(ntasks_, 0);
-  fence_acked_.assign(ntasks_, 0);
 
   if (const char* verbose = std::getenv("LAPIS_VERBOSE"); verbose != nullptr && *verbose == '1') report_paths();
   apply_policy(config_.policy);
@@ -374,18 +368,14 @@ Status Context::Impl::shutdown() {
   if (entered_job_) lapis::runtime::process_bootstrap().leave_job();
   watch_failures(false);
   shm_.close();
-  for (auto& peer : remote_regions_) {
-    for (auto& [base, r] : peer) ucp_rkey_destroy(r.rkey);
-  }
-  remote_regions_.clear();
-  rkey_hit_.clear();
-  for (ucp_ep_h ep : eps_) {
+  for (Peer& peer : peers_) {
+    for (auto& [base, r] : peer.remote_regions) ucp_rkey_destroy(r.rkey);
     ucp_request_param_t p{};
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-    (void)wait_request(ucp_ep_close_nbx(ep, &p));
+    if (peer.ep != nullptr) (void)wait_request(ucp_ep_close_nbx(peer.ep, &p));
   }
-  eps_.clear();
+  peers_.clear();
   for (auto& [base, r] : regions_) ucp_mem_unmap(ucp_, r.memh);
   regions_.clear();
   if (worker_) ucp_worker_destroy(worker_);

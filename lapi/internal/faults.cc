@@ -20,7 +20,7 @@ void Context::Impl::refuse_locked(std::uint32_t src, Errc code, std::uint64_t co
   if (std::getenv("LAPIS_DEBUG")) {
     fmt::print(stderr, "lapis[{}]: refused request from task {}: {}\n", me_, src, detail);
   }
-  if (src >= ntasks_ || eps_.empty()) return;  // nobody we could tell
+  if (src >= peers_.size() || peers_[src].ep == nullptr) return;  // nobody we could tell
   if (detail.size() > kMaxFaultText) detail.resize(kMaxFaultText);
   const FaultWire fault{me_, static_cast<std::int32_t>(code), cookie};
   SendOp* op = send_pool_.acquire();

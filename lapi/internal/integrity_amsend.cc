@@ -96,7 +96,7 @@ Status Context::Impl::amsend_ucx_checked_locked(TaskId tgt, HandlerId handler,
                                                     static_cast<std::uint32_t>(packed ? 0 : head_len),
                                                     kind});
     if (!s.ok()) return s;
-    ++sent_to_[tgt];
+    ++peers_[tgt].sent_to;
     if (counters.origin) bump(*counters.origin);
     return Errc::success;
   }
@@ -117,7 +117,7 @@ Status Context::Impl::amsend_ucx_checked_locked(TaskId tgt, HandlerId handler,
     integrity_.held_sends.erase(token);
     return s;
   }
-  ++sent_to_[tgt];
+  ++peers_[tgt].sent_to;
   return Errc::success;
 }
 
@@ -129,7 +129,7 @@ Status Context::Impl::send_replay_frame_locked(TaskId tgt, const ReplayRing::Fra
   ucp_request_param_t now;
   now.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
   now.flags = UCP_AM_SEND_FLAG_EAGER;
-  ucs_status_ptr_t r = ucp_am_send_nbx(eps_[tgt], proto, header, header_len,
+  ucs_status_ptr_t r = ucp_am_send_nbx(peers_[tgt].ep, proto, header, header_len,
                                        f.bytes + header_len, f.len - header_len, &now);
   if (r == nullptr) return Errc::success;
   if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE) {
@@ -143,7 +143,7 @@ Status Context::Impl::send_replay_frame_locked(TaskId tgt, const ReplayRing::Fra
   p.flags = UCP_AM_SEND_FLAG_EAGER;
   p.cb.send = on_owned_sent;
   p.user_data = owned;
-  r = ucp_am_send_nbx(eps_[tgt], proto, packed ? nullptr : b, header_len, b + header_len,
+  r = ucp_am_send_nbx(peers_[tgt].ep, proto, packed ? nullptr : b, header_len, b + header_len,
                       f.len - header_len, &p);
   if (r == nullptr || UCS_PTR_IS_ERR(r)) {
     delete owned;

@@ -99,7 +99,7 @@ void Context::Impl::post_held_put_locked(std::uint64_t token) {
   const HeldPut& h = integrity_.held_puts.at(token);
   if (h.len > 0) {
     ucp_request_param_t now{};
-    ucs_status_ptr_t r = ucp_put_nbx(eps_[h.tgt], h.data, h.len, h.tgt_addr,
+    ucs_status_ptr_t r = ucp_put_nbx(peers_[h.tgt].ep, h.data, h.len, h.tgt_addr,
                                      static_cast<ucp_rkey_h>(h.rkey), &now);
     // Completion is awaited through the flush below; UCX frees the request.
     if (UCS_PTR_IS_PTR(r)) ucp_request_free(r);
@@ -109,7 +109,7 @@ void Context::Impl::post_held_put_locked(std::uint64_t token) {
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.send = on_put_flushed;
   p.user_data = op;
-  ucs_status_ptr_t r = ucp_ep_flush_nbx(eps_[h.tgt], &p);
+  ucs_status_ptr_t r = ucp_ep_flush_nbx(peers_[h.tgt].ep, &p);
   if (r == nullptr || UCS_PTR_IS_ERR(r)) on_put_flushed(nullptr, UCS_PTR_STATUS(r), op);
 }
 
@@ -194,7 +194,7 @@ void Context::Impl::post_held_get_locked(std::uint64_t token) {
   p.cb.send = on_get_landed;
   p.user_data = op;
   ucs_status_ptr_t r =
-      ucp_get_nbx(eps_[h.tgt], h.data, h.len, h.tgt_addr, static_cast<ucp_rkey_h>(h.rkey), &p);
+      ucp_get_nbx(peers_[h.tgt].ep, h.data, h.len, h.tgt_addr, static_cast<ucp_rkey_h>(h.rkey), &p);
   if (r == nullptr || UCS_PTR_IS_ERR(r)) on_get_landed(nullptr, UCS_PTR_STATUS(r), op);
 }
 

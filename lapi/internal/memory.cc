@@ -140,11 +140,11 @@ Status Context::Impl::deregister_memory(void* addr, bool allocated) {
 }
 
 void Context::Impl::on_rkey_invalidate_locked(const RkeyInvalidateWire& msg) {
-  auto& peer = remote_regions_[msg.src];
+  auto& peer = peers_[msg.src].remote_regions;
   if (auto it = peer.find(msg.base); it != peer.end()) {
     ucp_rkey_destroy(it->second.rkey);
     peer.erase(it);
-    rkey_hit_[msg.src] = RkeyHit{};
+    peers_[msg.src].rkey_hit = RkeyHit{};
   }
   const RkeyInvalidateWire ack{me_, 0, msg.base, msg.token};
   send_control_locked(msg.src, Proto::rkey_dropped, &ack, sizeof ack);
@@ -191,16 +191,16 @@ void Context::Impl::on_rkey_reply_bytes_locked(const RkeyReplyWire& reply, const
   wait->second.code = static_cast<Errc>(reply.code);
   if (reply.code != static_cast<std::int32_t>(Errc::success)) return;
   ucp_rkey_h rkey = nullptr;
-  if (key_len == 0 || ucp_ep_rkey_unpack(eps_[reply.src], key, &rkey) != UCS_OK) {
+  if (key_len == 0 || ucp_ep_rkey_unpack(peers_[reply.src].ep, key, &rkey) != UCS_OK) {
     wait->second.code = Errc::transport;
     return;
   }
-  auto& peer = remote_regions_[reply.src];
+  auto& peer = peers_[reply.src].remote_regions;
   auto old = peer.find(reply.base);
   if (old != peer.end()) {
     ucp_rkey_destroy(old->second.rkey);
     peer.erase(old);
-    rkey_hit_[reply.src] = RkeyHit{};
+    peers_[reply.src].rkey_hit = RkeyHit{};
   }
   peer.emplace(reply.base, RemoteRegion{reply.len, rkey});
 }
@@ -245,12 +245,12 @@ Status Context::Impl::remote_key(TaskId tgt, std::uint64_t addr, std::size_t len
   std::uint64_t token;
   {
     Guard guard(lock_);
-    RkeyHit& hit = rkey_hit_[tgt];
+    RkeyHit& hit = peers_[tgt].rkey_hit;
     if (hit.rkey != nullptr && addr - hit.base <= hit.len && len <= hit.len - (addr - hit.base)) {
       out = hit.rkey;
       return Errc::success;
     }
-    auto& peer = remote_regions_[tgt];
+    auto& peer = peers_[tgt].remote_regions;
     auto it = covering(peer, addr, len);
     if (it != peer.end()) [[likely]] {
       hit = RkeyHit{it->first, it->second.len, it->second.rkey};
@@ -273,7 +273,7 @@ Status Context::Impl::remote_key(TaskId tgt, std::uint64_t addr, std::size_t len
   if (code != Errc::success) {
     return fail(code, "task {} has no registered memory covering [{:#x}, +{})", tgt, addr, len);
   }
-  auto& peer = remote_regions_[tgt];
+  auto& peer = peers_[tgt].remote_regions;
   auto it = covering(peer, addr, len);
   if (it == peer.end()) {
     return fail(Errc::not_registered, "task {} region for {:#x} vanished", tgt, addr);

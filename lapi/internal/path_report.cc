@@ -23,9 +23,8 @@ std::string_view to_string(Path path) {
 }
 
 PathInfo Context::Impl::path_info(TaskId t) const {
-  if (t == me_) return {Path::self, false};
-  if (shm_.reaches(t)) return {Path::shm, split_reaches(t)};
-  return {Path::ucx, false};
+  const internal::Peer& peer = peers_[t];
+  return {peer.path, peer.path == Path::shm && peer.split_pid != 0};
 }
 
 Status Context::path_of(TaskId task, PathInfo& out) const {

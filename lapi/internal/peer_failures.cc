@@ -31,8 +31,8 @@ void Context::Impl::note_peer_failure(int task, const std::string& why) {
 
 void Context::Impl::on_endpoint_error(void* impl, ucp_ep_h ep, ucs_status_t status) {
   auto* self = static_cast<Impl*>(impl);
-  for (std::uint32_t t = 0; t < self->eps_.size(); ++t) {
-    if (self->eps_[t] == ep) {
+  for (std::uint32_t t = 0; t < self->peers_.size(); ++t) {
+    if (self->peers_[t].ep == ep) {
       self->note_peer_failure(static_cast<int>(t), fmt::format("its connection failed ({})", ucs_status_string(status)));
       return;
     }

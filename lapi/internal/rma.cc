@@ -103,14 +103,14 @@ Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
     // put that must wait gets a completion record.
     ucp_request_param_t now;
     now.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
-    ucs_status_ptr_t r = ucp_put_nbx(eps_[tgt], org_addr, len, tgt_addr, rkey, &now);
+    ucs_status_ptr_t r = ucp_put_nbx(peers_[tgt].ep, org_addr, len, tgt_addr, rkey, &now);
     if (r == nullptr) {
       if (counters.origin) counters.origin->add();
     } else {
       auto* op = new RmaOp{this, tgt, counters.origin, 0, nullptr};
       p.cb.send = on_put_local_done;
       p.user_data = op;
-      r = ucp_put_nbx(eps_[tgt], org_addr, len, tgt_addr, rkey, &p);
+      r = ucp_put_nbx(peers_[tgt].ep, org_addr, len, tgt_addr, rkey, &p);
       if (r == nullptr || UCS_PTR_IS_ERR(r)) on_put_local_done(nullptr, UCS_PTR_STATUS(r), op);
     }
   } else if (counters.origin) {
@@ -121,7 +121,7 @@ Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
     auto* op = new RmaOp{this, tgt, nullptr, counters.target.handle, counters.completion};
     p.cb.send = on_rma_done;
     p.user_data = op;
-    settle(ucp_ep_flush_nbx(eps_[tgt], &p), op);
+    settle(ucp_ep_flush_nbx(peers_[tgt].ep, &p), op);
   }
   return Errc::success;
 }
@@ -145,7 +145,7 @@ Status Context::Impl::get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, v
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.send = on_rma_done;
   p.user_data = op;
-  settle(ucp_get_nbx(eps_[tgt], org_addr, len, tgt_addr, rkey, &p), op);
+  settle(ucp_get_nbx(peers_[tgt].ep, org_addr, len, tgt_addr, rkey, &p), op);
   return Errc::success;
 }
 
@@ -226,7 +226,7 @@ Status Context::Impl::rmw(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int
   p.user_data = state;
   p.datatype = ucp_dt_make_contig(width);
   p.reply_buffer = &state->result;
-  ucs_status_ptr_t r = ucp_atomic_op_nbx(eps_[tgt], uop, &state->operand, 1, tgt_addr, rkey, &p);
+  ucs_status_ptr_t r = ucp_atomic_op_nbx(peers_[tgt].ep, uop, &state->operand, 1, tgt_addr, rkey, &p);
   if (r == nullptr || UCS_PTR_IS_ERR(r)) on_rmw_done(nullptr, UCS_PTR_STATUS(r), state);
   return Errc::success;
 }

@@ -122,8 +122,8 @@ void Context::Impl::probe_split_peer(TaskId peer, const SplitAddress& addr) {
   if (!config_.split_copy || addr.pid == 0 || !shm_.reaches(peer)) return;
   std::uint64_t word = 0;
   if (cma_copy(addr.pid, &word, addr.probe, sizeof word, false) != 0 || word != kSplitProbe) return;
-  split_pid_[peer] = addr.pid;
-  auto& cells = split_free_cells_[peer];
+  peers_[peer].split_pid = addr.pid;
+  auto& cells = peers_[peer].split_free_cells;
   for (std::uint32_t c = ShmChannel::kSplitCells; c-- > 0;) cells.push_back(c);
 }
 
@@ -188,7 +188,7 @@ void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* 
   const std::uint64_t token = split_recvs_.insert(rec);
   int err = 0;
   bool last = true;  // unless the origin may still be copying a part
-  auto& free_cells = split_free_cells_[src];
+  auto& free_cells = peers_[src].split_free_cells;
   if (parts > 1 && !free_cells.empty()) {
     // Hand the origin a cell to claim parts from, then copy alongside it.
     rec->cell = free_cells.back();
@@ -204,12 +204,12 @@ void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* 
     send_control_locked(src, Proto::split_go, &go, sizeof go);
     last = copy_parts(cell, gen, parts, true, [&](std::uint32_t k, std::uint32_t count) {
       const std::size_t off = std::size_t{k} * part;
-      return cma_copy(split_pid_[src], dst + off, split.addr + off,
+      return cma_copy(peers_[src].split_pid, dst + off, split.addr + off,
                       std::min(part * count, split.len - off), false);
     }, err);
   } else {
     // One part, or no cell free: all of it here.
-    err = cma_copy(split_pid_[src], dst, split.addr, split.len, false);
+    err = cma_copy(peers_[src].split_pid, dst, split.addr, split.len, false);
   }
   if (err != 0) {
     rec->error = Errc::transport;
@@ -220,7 +220,7 @@ void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* 
 
 bool Context::Impl::split_copy_again_locked(TaskId src, void* buffer, std::uint64_t addr,
                                             std::size_t len) {
-  return cma_copy(split_pid_[src], buffer, addr, len, false) == 0;
+  return cma_copy(peers_[src].split_pid, buffer, addr, len, false) == 0;
 }
 
 void Context::Impl::release_split_locked(TaskId src, std::uint64_t id, Errc code) {
@@ -252,7 +252,7 @@ void Context::Impl::on_split_go_locked(const SplitGoWire& msg) {
                                [&](std::uint32_t k, std::uint32_t) {
     ++split_parts_helped_;
     const std::size_t off = std::size_t{k} * msg.part_bytes;
-    return cma_copy(split_pid_[msg.src], reinterpret_cast<std::byte*>(op.wire.addr + off),
+    return cma_copy(peers_[msg.src].split_pid, reinterpret_cast<std::byte*>(op.wire.addr + off),
                     msg.buffer + off, std::min<std::size_t>(msg.part_bytes, op.wire.len - off), true);
   }, err);
   if (err != 0) send_errors_++;  // the target reports it, with the Amsend's cookie
@@ -301,7 +301,7 @@ void Context::Impl::finish_split_recv_locked(std::uint64_t token) {
       rec->error = Errc::transport;
       rec->detail = fmt::format("split copy: task {} could not write its parts of the amsend", rec->src);
     }
-    split_free_cells_[rec->src].push_back(rec->cell);
+    peers_[rec->src].split_free_cells.push_back(rec->cell);
   }
   // LAPIS_CHECKSUM: check (and mend) the data while the origin still holds
   // its buffer, before split_done frees it.

@@ -22,9 +22,9 @@ Status Context::Impl::fence() {
   {
     Guard guard(lock_);
     for (TaskId t = 0; t < ntasks_; ++t) {
-      if (sent_to_[t] == fence_acked_[t] || failed_[t].load(std::memory_order_relaxed)) continue;
-      want[t] = sent_to_[t];
-      const FenceWire req{me_, 0, sent_to_[t]};
+      if (peers_[t].sent_to == peers_[t].fence_acked || failed_[t].load(std::memory_order_relaxed)) continue;
+      want[t] = peers_[t].sent_to;
+      const FenceWire req{me_, 0, peers_[t].sent_to};
       send_control_locked(t, Proto::fence_request, &req, sizeof req);
     }
   }
@@ -38,7 +38,7 @@ Status Context::Impl::fence() {
   return wait_until([&] {
     Guard guard(lock_);
     for (TaskId t = 0; t < ntasks_; ++t) {
-      if (fence_acked_[t] < want[t] && !failed_[t].load(std::memory_order_relaxed)) return false;
+      if (peers_[t].fence_acked < want[t] && !failed_[t].load(std::memory_order_relaxed)) return false;
     }
     // LAPIS_CHECKSUM: a Put or Get is complete once its data checked.
     return integrity_.held_puts.empty() && integrity_.held_gets.empty();
@@ -55,27 +55,27 @@ Status Context::Impl::flush_rma(TaskId tgt) {
   {
     Guard guard(lock_);
     ucp_request_param_t p{};
-    flush = ucp_ep_flush_nbx(eps_[tgt], &p);
+    flush = ucp_ep_flush_nbx(peers_[tgt].ep, &p);
   }
   if (wait_request(flush) != UCS_OK) return fail(Errc::transport, "flush_rma: endpoint flush failed");
   return Errc::success;
 }
 
 void Context::Impl::on_fence_request_locked(const FenceWire& msg) {
-  fence_wanted_[msg.src] = std::max(fence_wanted_[msg.src], msg.count);
+  peers_[msg.src].fence_wanted = std::max(peers_[msg.src].fence_wanted, msg.count);
   check_fence_requests_locked(msg.src);
 }
 
 void Context::Impl::check_fence_requests_locked(TaskId src) {
-  const std::uint64_t wanted = fence_wanted_[src];
-  if (wanted == 0 || landed_from_[src] < wanted) return;
-  fence_wanted_[src] = 0;
+  const std::uint64_t wanted = peers_[src].fence_wanted;
+  if (wanted == 0 || peers_[src].landed_from < wanted) return;
+  peers_[src].fence_wanted = 0;
   const FenceWire reply{me_, 0, wanted};
   send_control_locked(src, Proto::fence_reply, &reply, sizeof reply);
 }
 
 void Context::Impl::on_fence_reply_locked(const FenceWire& msg) {
-  fence_acked_[msg.src] = std::max(fence_acked_[msg.src], msg.count);
+  peers_[msg.src].fence_acked = std::max(peers_[msg.src].fence_acked, msg.count);
 }
 
 Status Context::Impl::barrier() {

@@ -5,9 +5,13 @@
 
 namespace lapi::testing {
 
+struct EngineAccess {
+  static Context::Impl& of(Context& ctx) { return *ctx.impl_; }
+};
+
 Status send_raw(Context& ctx, TaskId tgt, unsigned am_id, const void* header,
                 std::size_t header_len, const void* data, std::size_t data_len) {
-  Context::Impl& e = ctx.impl();
+  Context::Impl& e = EngineAccess::of(ctx);
   if (tgt >= e.ntasks_) return fail(Errc::tgt, "send_raw: tgt={} out of range", tgt);
   if (header_len > internal::kSendHeaderCapacity) return fail(Errc::hdr_len, "send_raw: header too long");
   Counter sent;
@@ -22,7 +26,7 @@ Status send_raw(Context& ctx, TaskId tgt, unsigned am_id, const void* header,
 
 Status shm_send_raw(Context& ctx, TaskId tgt, const void* frame, std::size_t len,
                     std::uint32_t claimed_len) {
-  Context::Impl& e = ctx.impl();
+  Context::Impl& e = EngineAccess::of(ctx);
   internal::Guard guard(e.lock_);
   if (!e.shm_.reaches(tgt)) return fail(Errc::tgt, "shm_send_raw: tgt={} not on this node", tgt);
   if (len > internal::ShmChannel::kFrameLimit) return fail(Errc::hdr_len, "shm_send_raw: len={} too long", len);
@@ -34,7 +38,7 @@ Status shm_send_raw(Context& ctx, TaskId tgt, const void* frame, std::size_t len
 }
 
 bool shm_peer_sleeping(Context& ctx, TaskId tgt) {
-  Context::Impl& e = ctx.impl();
+  Context::Impl& e = EngineAccess::of(ctx);
   internal::Guard guard(e.lock_);
   return e.shm_.peer_sleeping(tgt);
 }

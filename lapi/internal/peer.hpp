@@ -1,0 +1,57 @@
+#pragma once
+// One task as this task sees it: the path that reaches it, chosen once when
+// the job connects (engine_init.cc), and every per-peer piece of the
+// engine's state, in one struct in one table (Context::Impl::peers_).
+// Before this, each piece was a vector of its own indexed by task, and the
+// path was re-derived on every send from whichever component knew it.
+
+#include <ucp/api/ucp.h>
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "lapi/context.hpp"
+
+namespace lapi::internal {
+
+// A region of a peer's memory this task learnt the rkey of.
+struct RemoteRegion {
+  std::uint64_t len = 0;
+  ucp_rkey_h rkey = nullptr;
+};
+
+// The region the last Put/Get/Rmw to a peer found, looked at before the map
+// (an access pattern mostly stays in one window). Cleared whenever that
+// peer's map loses an entry.
+struct RkeyHit {
+  std::uint64_t base = 0;
+  std::uint64_t len = 0;
+  ucp_rkey_h rkey = nullptr;
+};
+
+struct Peer {
+  // self: this task (UCX's self transport); shm: the same host, its
+  // shared-memory ring mapped (and split copy when split_pid != 0); ucx:
+  // everything through UCX, over whatever transport UCX found.
+  Path path = Path::ucx;
+  bool other_host = false;  // its endpoint reports errors (peer error handling)
+  ucp_ep_h ep = nullptr;
+
+  // Fence bookkeeping: Amsends sent to it / landed from it.
+  std::uint64_t sent_to = 0;
+  std::uint64_t landed_from = 0;
+  std::uint64_t fence_wanted = 0;  // as a source: the count a fence waits for
+  std::uint64_t fence_acked = 0;   // as a target: the count confirmed landed
+
+  // Its memory: regions by base address, and the last one used.
+  std::map<std::uint64_t, RemoteRegion> remote_regions;
+  RkeyHit rkey_hit;
+
+  // Split copy: its pid when its memory is reachable (else 0), and our free
+  // claim cells in its ring.
+  std::uint32_t split_pid = 0;
+  std::vector<std::uint32_t> split_free_cells;
+};
+
+}  // namespace lapi::internal
