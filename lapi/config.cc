@@ -94,6 +94,22 @@ std::string_view to_string(CompletionPolicy policy) {
 
 namespace {
 
+// "shm", "tcp", "shm,tcp" (either order; each at most once).
+bool parse_transports(std::string_view list, std::uint8_t& out) {
+  std::uint8_t bits = 0;
+  while (true) {
+    const std::size_t comma = list.find(',');
+    const std::string_view name = list.substr(0, comma);
+    const std::uint8_t bit = name == "shm" ? kTransportShm : name == "tcp" ? kTransportTcp : 0;
+    if (bit == 0 || (bits & bit) != 0) return false;
+    bits |= bit;
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  out = bits;
+  return true;
+}
+
 // LAPIS_NET_IF names an interface that exists here and is up; otherwise the
 // error lists those that would do.
 Status check_net_if(const std::string& name) {
@@ -170,6 +186,11 @@ Status Config::from_env(Config& config) {
   }
   if (!parse_flag("LAPIS_SHM", config.shm)) {
     return fail(Errc::set_val, "LAPIS_SHM='{}': expected 0 or 1", env("LAPIS_SHM"));
+  }
+  if (const char* v = env("LAPIS_TRANSPORTS")) {
+    if (!parse_transports(v, config.transports)) {
+      return fail(Errc::set_val, "LAPIS_TRANSPORTS='{}': expected shm, tcp or shm,tcp", v);
+    }
   }
   if (!parse_flag("LAPIS_SPLIT_COPY", config.split_copy)) {
     return fail(Errc::set_val, "LAPIS_SPLIT_COPY='{}': expected 0 or 1", env("LAPIS_SPLIT_COPY"));

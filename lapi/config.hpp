@@ -41,6 +41,17 @@ struct FaultCorrupt {
   std::uint32_t every = 0;
 };
 
+// The methods a job may use between its tasks (LAPIS_TRANSPORTS; Nexus'
+// per-job choice). shm: within a host, the core's shared-memory rings and
+// split copy, and UCX's shared-memory transports; tcp: UCX over TCP (across
+// hosts, or within one host over loopback). Each peer's path is chosen
+// once, at init, among the allowed ones (Context::path_of).
+enum Transport : std::uint8_t {
+  kTransportShm = 1u << 0,
+  kTransportTcp = 1u << 1,
+  kTransportsAll = kTransportShm | kTransportTcp,
+};
+
 struct Config {
   ProgressMode mode = ProgressMode::polling;
   CompletionPolicy policy = CompletionPolicy::inline_run;
@@ -61,6 +72,11 @@ struct Config {
   // Small Amsends to tasks on the same node go through rings in shared
   // memory instead of UCX (see lapi/internal/shm_channel.hpp).
   bool shm = true;
+  // Transport bits (above). Without kTransportShm the rings and split copy
+  // are off and UCX keeps to TCP; without kTransportTcp UCX keeps to shared
+  // memory, and a task on another host is an init error. A UCX_TLS the
+  // user set wins over the UCX part.
+  std::uint8_t transports = kTransportsAll;
   // Large Amsends (at or above the eager limit, 16 KiB at least) to tasks
   // on the same node are copied by both tasks at once, in parts, with
   // cross-memory attach (see lapi/internal/split_copy.cc). Needs `shm`.
@@ -81,7 +97,7 @@ struct Config {
   // Reads LAPIS_MODE (polling|interrupt), LAPIS_POLICY (inline|thread|fiber),
   // LAPIS_AM_EAGER_LIMIT (bytes), LAPIS_ERROR_CHECK (0|1) and
   // LAPIS_TAKEOVER_GRACE_US (microseconds), LAPIS_UCX_POLL_EVERY (1..4096),
-  // LAPIS_SHM (0|1) and
+  // LAPIS_SHM (0|1), LAPIS_TRANSPORTS (shm,tcp: a list of one or both),
   // LAPIS_SPLIT_COPY (0|1), LAPIS_CHECKSUM (none|crc32c) and
   // LAPIS_FAULT_CORRUPT (PATH[,PATH...]:N, PATH one of shm, eager, rndv,
   // split, put, get, all) over the given defaults. An invalid value is an

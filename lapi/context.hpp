@@ -75,14 +75,16 @@ struct FaultStats {
 using RemoteErrorHandler = void (*)(Context& ctx, TaskId target, Errc code, const char* detail,
                                     void* arg);
 
-// How a task is reached, chosen once at init (Nexus' per-peer method):
-// itself; the same-host shared-memory rings (and, for large Amsends, split
-// copy when `split` in PathInfo); or UCX for everything (another host, or
-// shared memory off), over the transport UCX picked (shared memory or TCP).
+// How a task is reached, chosen once at init (Nexus' per-peer method) among
+// the methods LAPIS_TRANSPORTS allows: itself; the same-host shared-memory
+// rings (and, for large Amsends, split copy when `split` in PathInfo); or
+// UCX for everything (another host, or the rings off), over the transport
+// UCX picks: TCP when `tcp` (LAPIS_TRANSPORTS=tcp kept it to TCP).
 enum class Path : std::uint8_t { self, shm, ucx };
 struct PathInfo {
   Path path = Path::ucx;
   bool split = false;  // large Amsends copied by both tasks (split copy)
+  bool tcp = false;    // path ucx: UCX is kept to TCP
 };
 std::string_view to_string(Path path);
 

@@ -84,6 +84,10 @@ constexpr std::array kVariables = {
              "launcher ends itself after twice as long"},
     Variable{"LAPIS_RENDEZVOUS_ADDR", "route to the first other host", "launcher",
              "a job across hosts: this host's IPv4 address the rendezvous listens on (only there)"},
+    Variable{"LAPIS_TRANSPORTS", "shm,tcp", "core",
+             "the methods between tasks: `shm` (within a host: the shared-memory rings, split copy and "
+             "UCX's shared memory), `tcp` (UCX over TCP); `tcp` alone sends within a host over "
+             "loopback, `shm` alone cannot reach another host (an init error). `UCX_TLS` wins over it"},
     Variable{"LAPIS_NET_IF", "unset", "core",
              "the network interface UCX uses (must exist and be up); unset: loopback on one host, the "
              "interface that reaches the launcher across hosts, UCX's choice under PMIx"},

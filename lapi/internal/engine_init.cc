@@ -157,6 +157,14 @@ Status Context::Impl::start() {
       return fail(Errc::transport, "init: restricting UCX to {}: {}", devices, ucs_status_string(st));
     }
   }
+  // LAPIS_TRANSPORTS: UCX keeps to the methods allowed (and self, for a task's own messages).
+  if (config_.transports != kTransportsAll && std::getenv("UCX_TLS") == nullptr) {
+    const char* tls = (config_.transports & kTransportShm) != 0 ? "sm,self" : "tcp,self";
+    if (ucs_status_t st = ucp_config_modify(ucp_config, "TLS", tls); st != UCS_OK) {
+      ucp_config_release(ucp_config);
+      return fail(Errc::transport, "init: restricting UCX to {}: {}", tls, ucs_status_string(st));
+    }
+  }
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
   params.features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
@@ -244,7 +252,7 @@ Status Context::Impl::start() {
   // Each task publishes its UCX address followed by its split-copy probe and
   // its shared-memory inbox (empty ones when it has none).
   ShmAddress shm_mine{};
-  if (config_.shm && ntasks_ > 1) {
+  if (config_.shm && (config_.transports & kTransportShm) != 0 && ntasks_ > 1) {
     // Without shared memory (no /dev/shm, say) every message goes through UCX.
     std::string why;
     (void)shm_.create(me_, ntasks_, shm_mine, why);
@@ -276,6 +284,15 @@ Status Context::Impl::start() {
     all[t].resize(all[t].size() - trailer);
     Peer& peer = peers_[t];
     peer.other_host = shm_theirs.node != shm_mine.node;
+    if (peer.other_host && (config_.transports & kTransportTcp) == 0) {
+      return fail(Errc::no_connectivity,
+                  "init: task {} is on another host, and LAPIS_TRANSPORTS=shm reaches no other host "
+                  "(allow tcp too)",
+                  t);
+    }
+    // Known only when LAPIS_TRANSPORTS kept UCX to TCP: otherwise UCX picks (its shared memory
+    // between network namespaces of one kernel, say, and TCP between real hosts).
+    peer.over_tcp = config_.transports == kTransportTcp && std::getenv("UCX_TLS") == nullptr;
     if (t != me_) {
       shm_.attach(t, shm_theirs);
       probe_split_peer(t, split_theirs);

@@ -36,6 +36,7 @@ struct Peer {
   // everything through UCX, over whatever transport UCX found.
   Path path = Path::ucx;
   bool other_host = false;  // its endpoint reports errors (peer error handling)
+  bool over_tcp = false;    // UCX is kept to TCP (LAPIS_TRANSPORTS=tcp)
   ucp_ep_h ep = nullptr;
 
   // Fence bookkeeping: Amsends sent to it / landed from it.

@@ -29,9 +29,17 @@ using namespace lapis::testing;
 
 namespace {
 
+// The rings are on unless LAPIS_SHM=0 or LAPIS_TRANSPORTS leaves shm out.
 bool shm_on() {
   const char* v = std::getenv("LAPIS_SHM");
-  return v == nullptr || std::string(v) != "0";
+  const char* transports = std::getenv("LAPIS_TRANSPORTS");
+  return (v == nullptr || std::string(v) != "0") &&
+         (transports == nullptr || std::string(transports).find("shm") != std::string::npos);
+}
+
+bool tcp_only() {
+  const char* transports = std::getenv("LAPIS_TRANSPORTS");
+  return transports != nullptr && std::string(transports) == "tcp";
 }
 
 // shm_send_raw, retried while the peer's ring is full or the peer sleeps
@@ -67,6 +75,8 @@ TEST_CASE("small amsends to tasks on this node take shared memory; LAPIS_SHM=0 k
   if (n > 1) {
     LAPI_OK(s.ctx.path_of(right, path));
     CHECK(path.path == (shm_on() ? lapi::Path::shm : lapi::Path::ucx));
+    CHECK(path.tcp == tcp_only());
+    if (!shm_on()) CHECK_FALSE(path.split);  // split copy only beside the rings
   }
   CHECK(s.ctx.path_of(n, path).code() == lapi::Errc::tgt);
   if (shm_on() && n > 1) {

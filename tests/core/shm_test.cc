@@ -1,5 +1,6 @@
 // Runs shm_ranks under lapirun: with the channel (2, 4 and 8 ranks, more
-// than cores) and without it (LAPIS_SHM=0).
+// than cores) and without it (LAPIS_SHM=0), and with the methods
+// LAPIS_TRANSPORTS allows (tcp alone: UCX over loopback).
 
 #include <doctest/doctest.h>
 
@@ -18,5 +19,14 @@ TEST_CASE("shared-memory channel on and off") {
       INFO(r.output);
       CHECK(r.status == 0);
     }
+  }
+}
+
+TEST_CASE("LAPIS_TRANSPORTS: shm alone, tcp alone") {
+  for (const char* transports : {"shm", "tcp"}) {
+    CAPTURE(transports);
+    const auto r = launch({2, 180, {std::string("LAPIS_TRANSPORTS=") + transports}}, "tests/core/shm_ranks");
+    INFO(r.output);
+    CHECK(r.status == 0);
   }
 }

@@ -193,6 +193,7 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   expect_rejected("LAPIS_TAKEOVER_GRACE_US", {"0", "fast", "20000000"});
   expect_rejected("LAPIS_UCX_POLL_EVERY", {"0", "4097", "often", "-1"});
   expect_rejected("LAPIS_SHM", {"yes", "2", "-1"});
+  expect_rejected("LAPIS_TRANSPORTS", {"udp", "SHM", "shm,shm", "tcp,", ",shm", "shm;tcp"});
   expect_rejected("LAPIS_SPLIT_COPY", {"on", "3"});
   expect_rejected("LAPIS_CHECKSUM", {"crc", "CRC32C", "1"});
   expect_rejected("LAPIS_NET_IF", {"nosuchif0", "lo0"});

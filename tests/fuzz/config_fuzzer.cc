@@ -30,7 +30,7 @@ void require(bool ok) {
 constexpr const char* kVars[] = {
     "LAPIS_MODE",       "LAPIS_POLICY",    "LAPIS_AM_EAGER_LIMIT", "LAPIS_TAKEOVER_GRACE_US",
     "LAPIS_ERROR_CHECK", "LAPIS_SHM",      "LAPIS_SPLIT_COPY",     "LAPIS_MPI_VARIANT",
-    "LAPIS_EAGER_LIMIT", "LAPIS_EARLY_ARRIVAL_MAX",
+    "LAPIS_EAGER_LIMIT", "LAPIS_EARLY_ARRIVAL_MAX", "LAPIS_TRANSPORTS",
 };
 constexpr std::size_t kNumVars = sizeof kVars / sizeof kVars[0];
 
@@ -49,6 +49,7 @@ void check_lapi_config() {
     return;
   }
   require(config.takeover_grace_us >= 1 && config.takeover_grace_us <= 10'000'000);
+  require(config.transports != 0 && (config.transports & ~lapi::kTransportsAll) == 0);
 }
 
 void check_mpcpi_options() {

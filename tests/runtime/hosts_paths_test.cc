@@ -37,8 +37,8 @@ Outcome run_across(const TestHosts& hosts, const std::string& program, const std
 }
 
 // Rank r's line: "lapis[r] on HOST: paths: 0=... 1=... 2=... 3=..." (printed once per context);
-// ranks 2h and 2h+1 are on host h.
-void check_paths(const TestHosts& hosts, const std::string& err) {
+// ranks 2h and 2h+1 are on host h. `tcp_only`: LAPIS_TRANSPORTS=tcp, every peer "ucx/tcp".
+void check_paths(const TestHosts& hosts, const std::string& err, bool tcp_only = false) {
   const int ranks = 2 * hosts.size();
   for (int rank = 0; rank < ranks; ++rank) {
     const int host = rank / 2;
@@ -50,6 +50,7 @@ void check_paths(const TestHosts& hosts, const std::string& err) {
     for (int peer = 0; peer < ranks; ++peer) {
       const std::string p = " " + std::to_string(peer) + "=";
       if (peer == rank) CHECK(contains(line, p + "self"));
+      else if (tcp_only) CHECK(contains(line, p + "ucx/tcp"));
       else if (peer / 2 == host) CHECK(contains(line, p + "shm"));
       else CHECK(contains(line, p + "ucx"));
     }
@@ -116,6 +117,26 @@ TEST_CASE("with UCX_TLS=tcp,self UCX joins the hosts over TCP on lapis0") {
     CHECK_FALSE(contains(outcome.out, "tcp/lo"));
     CHECK_FALSE(contains(outcome.err, "is not a Lapis variable"));
   }
+}
+
+// LAPIS_TRANSPORTS=tcp: every peer, on this host too, through UCX over TCP on lapis0 (never
+// loopback: the job spans hosts). LAPIS_TRANSPORTS=shm cannot reach the other host: every rank
+// says so at init, naming the variable, and the job ends.
+TEST_CASE("LAPIS_TRANSPORTS across hosts: tcp alone carries every pair, shm alone is an init error") {
+  TestHosts hosts(2);
+  if (hosts.skip_if_unavailable("LAPIS_TRANSPORTS across hosts")) return;
+  const Outcome tcp = run_across(hosts, "tests/core/amsend_ranks", {"LAPIS_TRANSPORTS=tcp", "UCX_LOG_LEVEL=info"});
+  INFO(describe(tcp));
+  CHECK(tcp.status == 0);
+  check_paths(hosts, tcp.err, true);
+  CHECK(contains(tcp.out, "tcp/lapis0"));
+  CHECK_FALSE(contains(tcp.out, "tcp/lo"));
+  const Outcome shm = run_across(hosts, "tests/core/amsend_ranks", {"LAPIS_TRANSPORTS=shm"});
+  INFO(describe(shm));
+  CHECK(shm.status != 0);
+  CHECK(shm.status != 124);
+  CHECK(contains(shm.out + shm.err, "LAPIS_TRANSPORTS=shm reaches no other host"));
+  CHECK(hosts.left_after(10).empty());
 }
 
 TEST_CASE("MPI point-to-point across 2 and 3 hosts x 2 ranks") {
