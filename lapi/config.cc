@@ -1,4 +1,5 @@
 #include "lapi/config.hpp"
+#include "lapi/internal/path_rules.hpp"
 #include "lapi/variables.hpp"
 
 #include <ifaddrs.h>
@@ -191,6 +192,11 @@ Status Config::from_env(Config& config) {
     if (!parse_transports(v, config.transports)) {
       return fail(Errc::set_val, "LAPIS_TRANSPORTS='{}': expected shm, tcp or shm,tcp", v);
     }
+  }
+  if (const char* v = env("LAPIS_PATHS")) {
+    std::vector<internal::PathRule> rules;
+    if (Status s = internal::parse_path_rules(v, rules); !s.ok()) return s;
+    config.paths = v;
   }
   if (!parse_flag("LAPIS_SPLIT_COPY", config.split_copy)) {
     return fail(Errc::set_val, "LAPIS_SPLIT_COPY='{}': expected 0 or 1", env("LAPIS_SPLIT_COPY"));

@@ -77,6 +77,9 @@ struct Config {
   // memory, and a task on another host is an init error. A UCX_TLS the
   // user set wins over the UCX part.
   std::uint8_t transports = kTransportsAll;
+  // Per-pair rules, as LAPIS_PATHS reads them: HOSTA-HOSTB=shm|tcp[;...]
+  // (lapi/internal/path_rules.hpp). Empty: the automatic choice for all.
+  std::string paths;
   // Large Amsends (at or above the eager limit, 16 KiB at least) to tasks
   // on the same node are copied by both tasks at once, in parts, with
   // cross-memory attach (see lapi/internal/split_copy.cc). Needs `shm`.
@@ -98,6 +101,7 @@ struct Config {
   // LAPIS_AM_EAGER_LIMIT (bytes), LAPIS_ERROR_CHECK (0|1) and
   // LAPIS_TAKEOVER_GRACE_US (microseconds), LAPIS_UCX_POLL_EVERY (1..4096),
   // LAPIS_SHM (0|1), LAPIS_TRANSPORTS (shm,tcp: a list of one or both),
+  // LAPIS_PATHS (HOSTA-HOSTB=shm|tcp[;...]; its hosts are checked at init),
   // LAPIS_SPLIT_COPY (0|1), LAPIS_CHECKSUM (none|crc32c) and
   // LAPIS_FAULT_CORRUPT (PATH[,PATH...]:N, PATH one of shm, eager, rndv,
   // split, put, get, all) over the given defaults. An invalid value is an

@@ -298,7 +298,13 @@ ShmStats Context::shm_stats() const {
   stats.split_sent = impl_->split_sent_;
   stats.split_received = impl_->split_received_;
   stats.split_parts_helped = impl_->split_parts_helped_;
-  for (const internal::Peer& peer : impl_->peers_) stats.split_peers += peer.split_pid != 0;
+  // Peers whose chosen path is the rings (a LAPIS_PATHS rule may send a peer of this host through
+  // UCX; its ring is still watched).
+  stats.peers = 0;
+  for (const internal::Peer& peer : impl_->peers_) {
+    stats.peers += peer.path == Path::shm;
+    stats.split_peers += peer.path == Path::shm && peer.split_pid != 0;
+  }
   return stats;
 }
 

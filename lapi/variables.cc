@@ -88,6 +88,10 @@ constexpr std::array kVariables = {
              "the methods between tasks: `shm` (within a host: the shared-memory rings, split copy and "
              "UCX's shared memory), `tcp` (UCX over TCP); `tcp` alone sends within a host over "
              "loopback, `shm` alone cannot reach another host (an init error). `UCX_TLS` wins over it"},
+    Variable{"LAPIS_PATHS", "unset", "core",
+             "per-pair methods, `HOSTA-HOSTB=shm` or `=tcp`, `;`-separated, `*` any host, the last match "
+             "wins (`tcp` within a host too: UCX over TCP); a rule naming a host not in the job, or `shm` "
+             "between two hosts, is an init error"},
     Variable{"LAPIS_NET_IF", "unset", "core",
              "the network interface UCX uses (must exist and be up); unset: loopback on one host, the "
              "interface that reaches the launcher across hosts, UCX's choice under PMIx"},

@@ -38,10 +38,16 @@
 #include "lapi/internal/slot_table.hpp"
 #include "lapi/internal/wire.hpp"
 
+namespace lapis::runtime {
+class Bootstrap;
+}
+
 namespace lapi {
 
 namespace internal {
 struct AmsendFrame;  // amsend_frame.hpp
+struct PeerCard;     // peer_card.hpp
+class PathRules;     // path_rules.hpp
 }
 
 using internal::CompletionJob;
@@ -55,6 +61,13 @@ class Context::Impl {
   // ---- engine_init.cc
   Status start();
   Status shutdown();
+
+  // ---- connect.cc
+  // Publishes this task's card, reads the others' and connects to each on the path chosen for
+  // it (LAPIS_TRANSPORTS, LAPIS_PATHS). Sizes peers_.
+  Status connect_peers(lapis::runtime::Bootstrap& boot);
+  Status choose_path(TaskId t, const internal::PeerCard& card, const internal::PeerCard& mine,
+                     const internal::PathRules& rules);
 
   // ---- path_report.cc
   // LAPIS_VERBOSE=1: one line on stderr naming the path to each peer (self, shm, ucx).

@@ -243,83 +243,9 @@ Status Context::Impl::start() {
     if (st != UCS_OK) return fail(Errc::transport, "init: AM handler registration failed");
   }
 
-  // Exchange worker addresses and connect to every task (self included:
-  // UCX's self transport gives loopback the same code path).
-  ucp_address_t* address = nullptr;
-  std::size_t address_len = 0;
-  st = ucp_worker_get_address(worker_, &address, &address_len);
-  if (st != UCS_OK) return fail(Errc::transport, "init: ucp_worker_get_address failed");
-  // Each task publishes its UCX address followed by its split-copy probe and
-  // its shared-memory inbox (empty ones when it has none).
-  ShmAddress shm_mine{};
-  if (config_.shm && (config_.transports & kTransportShm) != 0 && ntasks_ > 1) {
-    // Without shared memory (no /dev/shm, say) every message goes through UCX.
-    std::string why;
-    (void)shm_.create(me_, ntasks_, shm_mine, why);
-  }
-  shm_mine.node = node_identity();  // with or without an inbox: which peers are on other hosts
-  const SplitAddress split_mine = split_address();
-  std::vector<std::byte> blob(address_len + sizeof split_mine + sizeof shm_mine);
-  std::memcpy(blob.data(), address, address_len);
-  std::memcpy(blob.data() + address_len, &split_mine, sizeof split_mine);
-  std::memcpy(blob.data() + address_len + sizeof split_mine, &shm_mine, sizeof shm_mine);
-  ucp_worker_release_address(worker_, address);
-  std::vector<std::vector<std::byte>> all;
-  try {
-    all = boot->allgather(blob);
-  } catch (const std::exception& e) {
-    return fail(Errc::bootstrap, "init: address exchange: {}", e.what());
-  }
-  peers_ = std::vector<Peer>(ntasks_);
-  for (std::uint32_t t = 0; t < ntasks_; ++t) {
-    ShmAddress shm_theirs;
-    SplitAddress split_theirs;
-    const std::size_t trailer = sizeof shm_theirs + sizeof split_theirs;
-    if (all[t].size() < trailer) {
-      return fail(Errc::bootstrap, "init: task {} published {} address bytes", t, all[t].size());
-    }
-    const std::byte* end = all[t].data() + all[t].size();
-    std::memcpy(&shm_theirs, end - sizeof shm_theirs, sizeof shm_theirs);
-    std::memcpy(&split_theirs, end - trailer, sizeof split_theirs);
-    all[t].resize(all[t].size() - trailer);
-    Peer& peer = peers_[t];
-    peer.other_host = shm_theirs.node != shm_mine.node;
-    if (peer.other_host && (config_.transports & kTransportTcp) == 0) {
-      return fail(Errc::no_connectivity,
-                  "init: task {} is on another host, and LAPIS_TRANSPORTS=shm reaches no other host "
-                  "(allow tcp too)",
-                  t);
-    }
-    // Known only when LAPIS_TRANSPORTS kept UCX to TCP: otherwise UCX picks (its shared memory
-    // between network namespaces of one kernel, say, and TCP between real hosts).
-    peer.over_tcp = config_.transports == kTransportTcp && std::getenv("UCX_TLS") == nullptr;
-    if (t != me_) {
-      shm_.attach(t, shm_theirs);
-      probe_split_peer(t, split_theirs);
-    }
-    // The path, once: nothing re-derives it per message.
-    peer.path = t == me_ ? Path::self : shm_.reaches(t) ? Path::shm : Path::ucx;
-  }
-
-  for (std::uint32_t t = 0; t < ntasks_; ++t) {
-    ucp_ep_params_t ep{};
-    ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
-    ep.address = reinterpret_cast<const ucp_address_t*>(all[t].data());
-    // A peer on another host can vanish with its link and no launcher to say so (under PMIx):
-    // UCX then fails its operations and tells us, rather than retrying for ever. Within a
-    // host the launcher (or the process's exit) is the word, and UCX keeps every transport.
-    if (peers_[t].other_host) {
-      ep.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
-      ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-      ep.err_handler.cb = &Impl::on_endpoint_error;
-      ep.err_handler.arg = this;
-    }
-    st = ucp_ep_create(worker_, &ep, &peers_[t].ep);
-    if (st != UCS_OK) {
-      return fail(Errc::no_connectivity, "init: cannot connect to task {}: {}", t,
-                  ucs_status_string(st));
-    }
-  }
+  // Exchange cards and connect to every task (self included: UCX's self transport gives
+  // loopback the same code path).
+  if (Status s = connect_peers(*boot); !s.ok()) return s;
   failed_ = std::make_unique<std::atomic<bool>[]>(ntasks_);
   failed_why_.assign(ntasks_, std::string());
   watch_failures(true);

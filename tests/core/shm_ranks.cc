@@ -29,18 +29,17 @@ using namespace lapis::testing;
 
 namespace {
 
-// The rings are on unless LAPIS_SHM=0 or LAPIS_TRANSPORTS leaves shm out.
-bool shm_on() {
-  const char* v = std::getenv("LAPIS_SHM");
-  const char* transports = std::getenv("LAPIS_TRANSPORTS");
-  return (v == nullptr || std::string(v) != "0") &&
-         (transports == nullptr || std::string(transports).find("shm") != std::string::npos);
+bool env_is(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::string(v) == value;
 }
 
-bool tcp_only() {
-  const char* transports = std::getenv("LAPIS_TRANSPORTS");
-  return transports != nullptr && std::string(transports) == "tcp";
-}
+// Every pair through UCX over TCP: LAPIS_TRANSPORTS=tcp, or a rule for all pairs
+// (shm_test runs these two).
+bool tcp_only() { return env_is("LAPIS_TRANSPORTS", "tcp") || env_is("LAPIS_PATHS", "*-*=tcp"); }
+
+// The rings are on unless LAPIS_SHM=0 or every pair takes TCP.
+bool shm_on() { return !env_is("LAPIS_SHM", "0") && !tcp_only(); }
 
 // shm_send_raw, retried while the peer's ring is full or the peer sleeps
 // (a peer still waiting in lapi's barrier may sleep there a while).

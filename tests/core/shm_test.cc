@@ -1,6 +1,6 @@
 // Runs shm_ranks under lapirun: with the channel (2, 4 and 8 ranks, more
 // than cores) and without it (LAPIS_SHM=0), and with the methods
-// LAPIS_TRANSPORTS allows (tcp alone: UCX over loopback).
+// LAPIS_TRANSPORTS allows and LAPIS_PATHS asks (tcp: UCX over loopback).
 
 #include <doctest/doctest.h>
 
@@ -22,10 +22,10 @@ TEST_CASE("shared-memory channel on and off") {
   }
 }
 
-TEST_CASE("LAPIS_TRANSPORTS: shm alone, tcp alone") {
-  for (const char* transports : {"shm", "tcp"}) {
-    CAPTURE(transports);
-    const auto r = launch({2, 180, {std::string("LAPIS_TRANSPORTS=") + transports}}, "tests/core/shm_ranks");
+TEST_CASE("LAPIS_TRANSPORTS shm alone, tcp alone; LAPIS_PATHS with TCP for every pair") {
+  for (const char* setting : {"LAPIS_TRANSPORTS=shm", "LAPIS_TRANSPORTS=tcp", "LAPIS_PATHS=*-*=tcp"}) {
+    CAPTURE(setting);
+    const auto r = launch({2, 180, {setting}}, "tests/core/shm_ranks");
     INFO(r.output);
     CHECK(r.status == 0);
   }

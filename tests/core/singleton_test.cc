@@ -194,6 +194,19 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   expect_rejected("LAPIS_UCX_POLL_EVERY", {"0", "4097", "often", "-1"});
   expect_rejected("LAPIS_SHM", {"yes", "2", "-1"});
   expect_rejected("LAPIS_TRANSPORTS", {"udp", "SHM", "shm,shm", "tcp,", ",shm", "shm;tcp"});
+  expect_rejected("LAPIS_PATHS", {"a=b", "h1-h2=udp", "h1-h2", "h1-h2=tcp;"});
+  {
+    // Well-formed, but naming a host this job lacks: refused at init, when the hosts are known.
+    ::setenv("LAPIS_PATHS", "nosuchhost-*=tcp", 1);
+    lapi::Config config;
+    REQUIRE(lapi::Config::from_env(config).ok());
+    std::unique_ptr<lapi::Context> ctx;
+    const lapi::Status s = lapi::Context::init(config, ctx);
+    INFO(s.message());
+    CHECK(s.code() == lapi::Errc::set_val);
+    CHECK(s.message().find("'nosuchhost-*=tcp' names a host not in this job") != std::string::npos);
+    ::unsetenv("LAPIS_PATHS");
+  }
   expect_rejected("LAPIS_SPLIT_COPY", {"on", "3"});
   expect_rejected("LAPIS_CHECKSUM", {"crc", "CRC32C", "1"});
   expect_rejected("LAPIS_NET_IF", {"nosuchif0", "lo0"});

@@ -36,9 +36,22 @@ Outcome run_across(const TestHosts& hosts, const std::string& program, const std
                      300));
 }
 
+// What a pair of hosts uses: the automatic choice (shm within a host, ucx between), or ucx/tcp.
+enum class Pairs { automatic, all_tcp, between_tcp, first_within_tcp };
+
+bool tcp_between(Pairs pairs, int host, int peer_host) {
+  switch (pairs) {
+    case Pairs::automatic: return false;
+    case Pairs::all_tcp: return true;
+    case Pairs::between_tcp: return host != peer_host;
+    case Pairs::first_within_tcp: return host == 0 && peer_host == 0;
+  }
+  return false;
+}
+
 // Rank r's line: "lapis[r] on HOST: paths: 0=... 1=... 2=... 3=..." (printed once per context);
-// ranks 2h and 2h+1 are on host h. `tcp_only`: LAPIS_TRANSPORTS=tcp, every peer "ucx/tcp".
-void check_paths(const TestHosts& hosts, const std::string& err, bool tcp_only = false) {
+// ranks 2h and 2h+1 are on host h.
+void check_paths(const TestHosts& hosts, const std::string& err, Pairs pairs = Pairs::automatic) {
   const int ranks = 2 * hosts.size();
   for (int rank = 0; rank < ranks; ++rank) {
     const int host = rank / 2;
@@ -50,7 +63,7 @@ void check_paths(const TestHosts& hosts, const std::string& err, bool tcp_only =
     for (int peer = 0; peer < ranks; ++peer) {
       const std::string p = " " + std::to_string(peer) + "=";
       if (peer == rank) CHECK(contains(line, p + "self"));
-      else if (tcp_only) CHECK(contains(line, p + "ucx/tcp"));
+      else if (tcp_between(pairs, host, peer / 2)) CHECK(contains(line, p + "ucx/tcp"));
       else if (peer / 2 == host) CHECK(contains(line, p + "shm"));
       else CHECK(contains(line, p + "ucx"));
     }
@@ -128,7 +141,7 @@ TEST_CASE("LAPIS_TRANSPORTS across hosts: tcp alone carries every pair, shm alon
   const Outcome tcp = run_across(hosts, "tests/core/amsend_ranks", {"LAPIS_TRANSPORTS=tcp", "UCX_LOG_LEVEL=info"});
   INFO(describe(tcp));
   CHECK(tcp.status == 0);
-  check_paths(hosts, tcp.err, true);
+  check_paths(hosts, tcp.err, Pairs::all_tcp);
   CHECK(contains(tcp.out, "tcp/lapis0"));
   CHECK_FALSE(contains(tcp.out, "tcp/lo"));
   const Outcome shm = run_across(hosts, "tests/core/amsend_ranks", {"LAPIS_TRANSPORTS=shm"});
@@ -136,6 +149,36 @@ TEST_CASE("LAPIS_TRANSPORTS across hosts: tcp alone carries every pair, shm alon
   CHECK(shm.status != 0);
   CHECK(shm.status != 124);
   CHECK(contains(shm.out + shm.err, "LAPIS_TRANSPORTS=shm reaches no other host"));
+  CHECK(hosts.left_after(10).empty());
+}
+
+// LAPIS_PATHS, per pair of hosts. By default UCX joins these hosts through its shared memory (one
+// kernel); a rule for the pair makes it TCP on lapis0. A rule for the first host's own pair sends
+// its two ranks over TCP while the second host's keep the rings. Rules that cannot hold are init
+// errors naming them.
+TEST_CASE("LAPIS_PATHS: TCP between the hosts, TCP within one host, and rules that cannot hold") {
+  TestHosts hosts(2);
+  if (hosts.skip_if_unavailable("LAPIS_PATHS across hosts")) return;
+  const std::string h0 = hosts.name(0), h1 = hosts.name(1);
+  const Outcome between = run_across(hosts, "tests/core/amsend_ranks", {"LAPIS_PATHS=" + h0 + "-" + h1 + "=tcp", "UCX_LOG_LEVEL=info"});
+  INFO(describe(between));
+  CHECK(between.status == 0);
+  check_paths(hosts, between.err, Pairs::between_tcp);
+  CHECK(contains(between.out, "tcp/lapis0"));
+  const Outcome within = run_across(hosts, "tests/mpi/progs/p2p", {"LAPIS_PATHS=" + h0 + "-" + h0 + "=tcp"});
+  INFO(describe(within));
+  CHECK(within.status == 0);
+  CHECK(count_oks(within.out) == 4);
+  check_paths(hosts, within.err, Pairs::first_within_tcp);
+  for (const std::string& rule : {h0 + "-" + h1 + "=shm", h0 + "-nosuchhost=tcp"}) {
+    CAPTURE(rule);
+    const Outcome bad = run_across(hosts, "tests/core/amsend_ranks", {"LAPIS_PATHS=" + rule});
+    INFO(describe(bad));
+    CHECK(bad.status != 0);
+    CHECK(bad.status != 124);
+    CHECK(contains(bad.out + bad.err, "LAPIS_PATHS"));
+    CHECK(contains(bad.out + bad.err, rule));
+  }
   CHECK(hosts.left_after(10).empty());
 }
 

@@ -1,0 +1,143 @@
+// Connecting at init: each task publishes its card (peer_card.hpp), reads every other's, and
+// chooses its path to each once (Nexus' per-peer method): itself; the same host's shared-memory
+// rings; or UCX, with every transport or, where LAPIS_TRANSPORTS or a LAPIS_PATHS rule asks for
+// TCP, with the peer's network-only address, so that UCX cannot take its shared memory.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "lapi/internal/engine.hpp"
+#include "lapi/internal/path_rules.hpp"
+#include "lapi/internal/peer_card.hpp"
+#include "runtime/bootstrap.hpp"
+
+namespace lapi {
+
+using namespace internal;
+
+namespace {
+
+std::string host_name() {
+  char host[256] = {};
+  (void)::gethostname(host, sizeof host - 1);
+  return host;
+}
+
+// This worker's UCX address, with every transport or (net_only) the network ones.
+Status worker_address(ucp_worker_h worker, bool net_only, std::vector<std::byte>& out) {
+  ucp_worker_attr_t attr{};
+  attr.field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS | UCP_WORKER_ATTR_FIELD_ADDRESS_FLAGS;
+  attr.address_flags = net_only ? UCP_WORKER_ADDRESS_FLAG_NET_ONLY : 0;
+  if (ucs_status_t st = ucp_worker_query(worker, &attr); st != UCS_OK) {
+    return fail(Errc::transport, "init: ucp_worker_query: {}", ucs_status_string(st));
+  }
+  const auto* bytes = reinterpret_cast<const std::byte*>(attr.address);
+  out.assign(bytes, bytes + attr.address_length);
+  ucp_worker_release_address(worker, attr.address);
+  return Errc::success;
+}
+
+}  // namespace
+
+Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
+  PeerCard mine;
+  if (Status s = worker_address(worker_, false, mine.ucx_address); !s.ok()) return s;
+  if ((config_.transports & kTransportTcp) != 0) {
+    if (Status s = worker_address(worker_, true, mine.ucx_net_address); !s.ok()) return s;
+  }
+  if (config_.shm && (config_.transports & kTransportShm) != 0 && ntasks_ > 1) {
+    // Without shared memory (no /dev/shm, say) every message goes through UCX.
+    std::string why;
+    (void)shm_.create(me_, ntasks_, mine.shm, why);
+  }
+  mine.shm.node = node_identity();  // with or without an inbox: which peers are on other hosts
+  mine.split = split_address();
+  mine.host = host_name();
+
+  std::vector<std::vector<std::byte>> all;
+  try {
+    all = boot.allgather(pack_card(mine));
+  } catch (const std::exception& e) {
+    return fail(Errc::bootstrap, "init: address exchange: {}", e.what());
+  }
+  std::vector<PeerCard> cards(ntasks_);
+  std::vector<std::string> hosts;
+  for (std::uint32_t t = 0; t < ntasks_; ++t) {
+    if (!unpack_card(all[t], cards[t])) {
+      return fail(Errc::bootstrap, "init: task {} published {} bytes that are not its card", t, all[t].size());
+    }
+    hosts.push_back(cards[t].host);
+  }
+  std::vector<PathRule> written;
+  PathRules rules;
+  if (!config_.paths.empty()) {
+    if (Status s = parse_path_rules(config_.paths, written); !s.ok()) return s;
+  }
+  if (Status s = PathRules::resolve(written, hosts, rules); !s.ok()) return s;
+
+  peers_ = std::vector<Peer>(ntasks_);
+  for (std::uint32_t t = 0; t < ntasks_; ++t) {
+    if (Status s = choose_path(t, cards[t], mine, rules); !s.ok()) return s;
+  }
+  for (std::uint32_t t = 0; t < ntasks_; ++t) {
+    const PeerCard& card = cards[t];
+    ucp_ep_params_t ep{};
+    ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+    ep.address = reinterpret_cast<const ucp_address_t*>(
+        peers_[t].over_tcp && !card.ucx_net_address.empty() ? card.ucx_net_address.data() : card.ucx_address.data());
+    // A peer on another host can vanish with its link and no launcher to say so (under PMIx):
+    // UCX then fails its operations and tells us, rather than retrying for ever. Within a
+    // host the launcher (or the process's exit) is the word, and UCX keeps every transport.
+    if (peers_[t].other_host) {
+      ep.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+      ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+      ep.err_handler.cb = &Impl::on_endpoint_error;
+      ep.err_handler.arg = this;
+    }
+    if (ucs_status_t st = ucp_ep_create(worker_, &ep, &peers_[t].ep); st != UCS_OK) {
+      return fail(Errc::no_connectivity, "init: cannot connect to task {}: {}", t, ucs_status_string(st));
+    }
+  }
+  return Errc::success;
+}
+
+Status Context::Impl::choose_path(TaskId t, const PeerCard& card, const PeerCard& mine, const PathRules& rules) {
+  Peer& peer = peers_[t];
+  peer.other_host = card.shm.node != mine.shm.node;
+  if (peer.other_host && (config_.transports & kTransportTcp) == 0) {
+    return fail(Errc::no_connectivity,
+                "init: task {} is on another host ({}), and LAPIS_TRANSPORTS=shm reaches no other host "
+                "(allow tcp too)",
+                t, card.host);
+  }
+  std::string rule;
+  const std::optional<PairMethod> asked = t == me_ ? std::nullopt : rules.lookup(mine.host, card.host, &rule);
+  if (asked == PairMethod::shm && peer.other_host) {
+    return fail(Errc::no_connectivity,
+                "init: LAPIS_PATHS rule '{}' asks for shm between {} and {}, which are different hosts "
+                "(task {} is on {})",
+                rule, mine.host, card.host, t, card.host);
+  }
+  if (asked == PairMethod::tcp && (config_.transports & kTransportTcp) == 0) {
+    return fail(Errc::no_connectivity, "init: LAPIS_PATHS rule '{}' asks for tcp, which LAPIS_TRANSPORTS leaves out",
+                rule);
+  }
+  // Always watched, so that a peer that chose its ring to us is heard whatever we chose.
+  if (t != me_) {
+    shm_.attach(t, card.shm);
+    probe_split_peer(t, card.split);
+  }
+  // UCX kept to TCP: the job (LAPIS_TRANSPORTS=tcp, unless UCX_TLS says otherwise) or the pair
+  // (a rule: the peer's network-only address). Otherwise UCX picks (its shared memory between
+  // network namespaces of one kernel, say, and TCP between real hosts).
+  const bool job_tcp = config_.transports == kTransportTcp && std::getenv("UCX_TLS") == nullptr;
+  peer.over_tcp = t != me_ && (job_tcp || (asked == PairMethod::tcp && !card.ucx_net_address.empty()));
+  // The path, once: nothing re-derives it per message.
+  peer.path = t == me_                                                ? Path::self
+              : asked != PairMethod::tcp && shm_.reaches(t) ? Path::shm
+                                                                      : Path::ucx;
+  return Errc::success;
+}
+
+}  // namespace lapi

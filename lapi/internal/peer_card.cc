@@ -1,0 +1,60 @@
+#include "lapi/internal/peer_card.hpp"
+
+#include <cstdint>
+#include <cstring>
+
+namespace lapi::internal {
+namespace {
+
+constexpr std::uint64_t kCardMagic = 0x6c61706973636431;  // "lapiscd1"
+
+struct CardHead {
+  std::uint64_t magic = kCardMagic;
+  std::uint32_t ucx_len = 0;
+  std::uint32_t net_len = 0;
+  std::uint32_t host_len = 0;
+  std::uint32_t reserved = 0;
+  SplitAddress split;
+  ShmAddress shm;
+};
+
+}  // namespace
+
+std::vector<std::byte> pack_card(const PeerCard& card) {
+  CardHead head;
+  head.ucx_len = static_cast<std::uint32_t>(card.ucx_address.size());
+  head.net_len = static_cast<std::uint32_t>(card.ucx_net_address.size());
+  head.host_len = static_cast<std::uint32_t>(card.host.size());
+  head.split = card.split;
+  head.shm = card.shm;
+  std::vector<std::byte> blob(sizeof head + head.ucx_len + head.net_len + head.host_len);
+  std::byte* at = blob.data();
+  auto put = [&at](const void* p, std::size_t n) {
+    if (n) std::memcpy(at, p, n);
+    at += n;
+  };
+  put(&head, sizeof head);
+  put(card.ucx_address.data(), head.ucx_len);
+  put(card.ucx_net_address.data(), head.net_len);
+  put(card.host.data(), head.host_len);
+  return blob;
+}
+
+bool unpack_card(std::span<const std::byte> blob, PeerCard& out) {
+  CardHead head;
+  if (blob.size() < sizeof head) return false;
+  std::memcpy(&head, blob.data(), sizeof head);
+  const std::size_t body = std::size_t{head.ucx_len} + head.net_len + head.host_len;
+  if (head.magic != kCardMagic || blob.size() != sizeof head + body) return false;
+  const std::byte* at = blob.data() + sizeof head;
+  out.ucx_address.assign(at, at + head.ucx_len);
+  at += head.ucx_len;
+  out.ucx_net_address.assign(at, at + head.net_len);
+  at += head.net_len;
+  out.host.assign(reinterpret_cast<const char*>(at), head.host_len);
+  out.split = head.split;
+  out.shm = head.shm;
+  return true;
+}
+
+}  // namespace lapi::internal

@@ -1,0 +1,30 @@
+#pragma once
+// What each task publishes at init, through the bootstrap's allgather, for
+// the others to choose their path to it once (Context::Impl::start): its
+// UCX worker address with every transport and with the network ones only
+// (a LAPIS_PATHS rule asking tcp connects to that one), its split-copy
+// probe, its shared-memory inbox, and its host name (for LAPIS_PATHS).
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lapi/internal/shm_channel.hpp"
+#include "lapi/internal/wire.hpp"
+
+namespace lapi::internal {
+
+struct PeerCard {
+  std::vector<std::byte> ucx_address;      // every transport
+  std::vector<std::byte> ucx_net_address;  // network transports only (may be empty)
+  SplitAddress split;
+  ShmAddress shm;
+  std::string host;
+};
+
+std::vector<std::byte> pack_card(const PeerCard& card);
+// False when `blob` is not a whole card.
+bool unpack_card(std::span<const std::byte> blob, PeerCard& out);
+
+}  // namespace lapi::internal
