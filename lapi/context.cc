@@ -275,15 +275,15 @@ Status Context::address_init(std::uint64_t mine, std::span<std::uint64_t> out) {
 
 void Context::set_remote_error_handler(RemoteErrorHandler handler, void* arg) {
   internal::Guard guard(impl_->lock_);
-  impl_->remote_error_handler_ = handler;
-  impl_->remote_error_arg_ = arg;
+  impl_->faults_.remote_error_handler = handler;
+  impl_->faults_.remote_error_arg = arg;
 }
 
 FaultStats Context::fault_stats() const {
   const internal::IntegrityStats& i = impl_->integrity_.stats;
   FaultStats f;
-  f.refused_here = impl_->refused_here_.load();
-  f.reported_to_me = impl_->reported_to_me_.load();
+  f.refused_here = impl_->faults_.refused_here.load();
+  f.reported_to_me = impl_->faults_.reported_to_me.load();
   f.checksum_mismatches = i.mismatches.load(std::memory_order_relaxed);
   f.retransmissions = i.retransmissions.load(std::memory_order_relaxed);
   f.checksum_repaired = i.repaired.load(std::memory_order_relaxed);
@@ -295,9 +295,9 @@ FaultStats Context::fault_stats() const {
 ShmStats Context::shm_stats() const {
   internal::Guard guard(impl_->lock_);
   ShmStats stats = impl_->shm_.stats();
-  stats.split_sent = impl_->split_sent_;
-  stats.split_received = impl_->split_received_;
-  stats.split_parts_helped = impl_->split_parts_helped_;
+  stats.split_sent = impl_->split_.sent;
+  stats.split_received = impl_->split_.received;
+  stats.split_parts_helped = impl_->split_.parts_helped;
   // Peers whose chosen path is the rings (a LAPIS_PATHS rule may send a peer of this host through
   // UCX; its ring is still watched).
   stats.peers = 0;
@@ -310,7 +310,7 @@ ShmStats Context::shm_stats() const {
 
 bool Context::in_header_handler() const { return tl_header_handler_depth > 0; }
 
-void Context::hand_over_progress() { impl_->hand_over_progress(); }
+void Context::hand_over_progress() { impl_->progress_.hand_over(); }
 
 Status Context::unregister_handler(HandlerId id) {
   if (Status s = check_live(*impl_, "unregister_handler"); !s.ok()) return s;

@@ -232,11 +232,10 @@ void Context::Impl::landed_locked(const CompletionJob& job) {
   if (peers_[job.src].fence_wanted != 0) check_fence_requests_locked(job.src);
   if (job.handler == nullptr) {
     finish_job_locked(job);
-  } else if (handler_thread_ && config_.policy == CompletionPolicy::thread) {
-    handler_thread_->push(job);
+  } else if (runner_.handler_thread && config_.policy == CompletionPolicy::thread) {
+    runner_.handler_thread->push(job);
   } else {
-    deferred_.push_back(job);  // inline or fiber: run after ucp_worker_progress returns
-    deferred_count_.store(static_cast<std::uint32_t>(deferred_.size()), std::memory_order_relaxed);
+    runner_.defer(job);  // inline or fiber: run after ucp_worker_progress returns
   }
 }
 
@@ -256,7 +255,7 @@ void Context::Impl::finish_job(const CompletionJob& job) {
   }
   // Off the progress path (handler thread): a waiter asleep on the event fd
   // would not see a counter move, so wake it.
-  if (sleepers_.load(std::memory_order_acquire) > 0) ucp_worker_signal(worker_);
+  if (progress_.sleepers.load(std::memory_order_acquire) > 0) ucp_worker_signal(worker_);
 }
 
 void Context::Impl::on_completion_ack_locked(const CompletionAckWire& msg) {

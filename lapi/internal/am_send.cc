@@ -185,7 +185,7 @@ template bool Context::Impl::amsend_shm_locked<true>(TaskId, HandlerId, std::uin
        (terminated_.load(std::memory_order_relaxed) || tgt >= ntasks_ || handler == 0 ||
         handler >= kMaxUserHandlers || (uhdr == nullptr && uhdr_len > 0) || uhdr_len > max_uhdr_ ||
         (data == nullptr && data_len > 0))) ||
-      any_failed_.load(std::memory_order_relaxed)) [[unlikely]] {
+      failures_.any_failed.load(std::memory_order_relaxed)) [[unlikely]] {
     return amsend_arg_error(tgt, handler, uhdr, uhdr_len, data, data_len);
   }
   return Errc::success;

@@ -5,24 +5,26 @@
 // and rkeys), progress.cc (poll, wait, interrupt thread), sync.cc (fence,
 // barrier, address_init), faults.cc (refusal and reporting).
 //
+// Its state: what every file reads (the task, the UCX worker, the peers,
+// lock_) at the end of the class, then one member per component (peer
+// failures, progress thread, completion runner, registered memory,
+// barrier and address_init, split copy, faults), each in a header of its
+// own that says what it owns and under which lock.
+//
 // Locking: lock_ guards the UCX worker and every table below when more than
-// one thread may drive the engine. UCX callbacks run with lock_ held (they
-// are only reached through ucp_worker_progress), so code called from them
-// uses the *_locked helpers and never takes lock_ again.
+// one thread may drive the engine (unless its header says otherwise). UCX
+// callbacks run with lock_ held (they are only reached through
+// ucp_worker_progress), so code called from them uses the *_locked helpers
+// and never takes lock_ again.
 
 #include <ucp/api/ucp.h>
 
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
-#include <thread>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -30,12 +32,19 @@
 #include "handlers/handler.hpp"
 #include "lapi/context.hpp"
 #include "lapi/internal/completion.hpp"
+#include "lapi/internal/completion_runner.hpp"
+#include "lapi/internal/fault_state.hpp"
 #include "lapi/internal/integrity.hpp"
 #include "lapi/internal/maybe_mutex.hpp"
 #include "lapi/internal/peer.hpp"
+#include "lapi/internal/peer_failures.hpp"
+#include "lapi/internal/progress_state.hpp"
+#include "lapi/internal/region_table.hpp"
 #include "lapi/internal/send_pool.hpp"
 #include "lapi/internal/shm_channel.hpp"
 #include "lapi/internal/slot_table.hpp"
+#include "lapi/internal/split_copy_state.hpp"
+#include "lapi/internal/sync_state.hpp"
 #include "lapi/internal/wire.hpp"
 
 namespace lapis::runtime {
@@ -207,7 +216,6 @@ class Context::Impl {
   void start_progress_thread();
   void progress_loop();
   void stop_progress_thread();
-  void hand_over_progress();
   // Waits for a UCX request returned by a *_nbx call to finish.
   ucs_status_t wait_request(ucs_status_ptr_t request);
 
@@ -327,8 +335,6 @@ class Context::Impl {
   void post_held_rmw_locked(std::uint64_t token);
   void on_rmw_request_locked(const internal::RmwRequestWire& msg);
   void on_rmw_reply_locked(const internal::RmwReplyWire& msg);
-  // Whether [addr, addr + len) is registered here.
-  bool registered_range_locked(std::uint64_t addr, std::size_t len) const;
 
   // ---- peer_failures.cc: tasks that failed (lapirun --continue-on-failure)
   // Any thread (the bootstrap's listener): takes note, wakes a sleeper.
@@ -337,16 +343,16 @@ class Context::Impl {
   // keepalive gave up): its task failed, as if the launcher had said so.
   static void on_endpoint_error(void* impl, ucp_ep_h ep, ucs_status_t status);
   // Engine side: marks the tasks noted since the last call as failed and
-  // runs the failure handlers. Called by poll_once when failure_epoch_ moved.
+  // runs the failure handlers. Called by poll_once when failures_.epoch moved.
   void absorb_failures();
   // Registers with the bootstrap (on) or leaves it (off, before the engine goes).
   void watch_failures(bool on);
   // Errc::tgt_purged naming the failed `task` (and `fn`).
   Status failed_peer_error(const char* fn, TaskId task) const;
   // An operation naming `tgt`: refused when tgt failed. Only called once
-  // any_failed_ is set; tgt may be out of range (the operation says so).
+  // failures_.any_failed is set; tgt may be out of range (the operation says so).
   Status check_peer(const char* fn, TaskId tgt) const {
-    if (tgt < ntasks_ && failed_[tgt].load(std::memory_order_acquire)) return failed_peer_error(fn, tgt);
+    if (tgt < ntasks_ && failures_.failed[tgt].load(std::memory_order_acquire)) return failed_peer_error(fn, tgt);
     return Errc::success;
   }
 
@@ -397,80 +403,14 @@ class Context::Impl {
   std::uint64_t last_counter_hit_ = 0;          // memo of the last validated handle
   internal::SlotTable<Counter*> completions_;   // cookie -> completion counter
 
-  // Local registered regions, by base address.
-  struct Region {
-    std::size_t len = 0;
-    ucp_mem_h memh = nullptr;
-    std::vector<std::byte> packed_rkey;
-    bool allocated = false;
-    std::vector<bool> fetched_by;  // peers that hold our rkey and must drop it
-  };
-  std::map<std::uint64_t, Region> regions_;
-  struct RkeyWait {
-    bool done = false;
-    Errc code = Errc::success;
-  };
-  std::uint64_t next_rkey_token_ = 1;
-  std::unordered_map<std::uint64_t, RkeyWait> rkey_waits_;
-  std::unordered_map<std::uint64_t, std::vector<TaskId>> drops_pending_;  // token -> peers to answer
-
-  // Barrier and address_init.
-  std::uint64_t barrier_epoch_ = 0;
-  std::array<std::array<std::uint32_t, 32>, 2> barrier_arrivals_{};
-  std::uint64_t addr_epoch_ = 0;
-  struct AddrRound {
-    std::vector<std::uint64_t> values;
-    std::uint32_t arrived = 0;
-  };
-  std::map<std::uint64_t, AddrRound> addr_rounds_;
-
-  // Completion policies.
-  std::vector<CompletionJob> deferred_;  // inline and fiber jobs, guarded by lock_
-  std::atomic<std::uint32_t> deferred_count_{0};  // jobs pending, readable without lock_
-  std::size_t deferred_next_ = 0;                  // next job to run (single-thread mode)
-  int deferred_depth_ = 0;                         // nesting of run_deferred (single-thread mode)
-  std::unique_ptr<internal::HandlerThread> handler_thread_;
-  std::unique_ptr<internal::FiberScheduler> fibers_;
-  std::mutex fiber_mutex_;  // one thread at a time resumes fibers
-
-  // Interrupt mode.
-  std::thread progress_thread_;
-  std::atomic<bool> progress_stop_{false};
-  std::atomic<bool> has_progress_thread_{false};
-  std::atomic<std::uint32_t> app_waiters_{0};  // threads driving progress themselves
-  std::atomic<bool> progress_parked_{false};  // the progress thread sits out a grace period
-  std::atomic<bool> hand_over_{false};        // hand_over_progress(): end that grace now
-  std::atomic<std::uint32_t> app_epoch_{0};    // bumped at every wait's entry
-  std::atomic<std::uint32_t> sleepers_{0};     // threads blocked on efd_
-
-  // Split copy (per-peer parts in peers_).
-  const std::uint64_t split_probe_ = internal::kSplitProbe;  // peers read it at init
-  struct SplitSend {  // origin side, until split_done
-    TaskId tgt;
-    Counter* origin;
-    // The origin buffer, and the Amsend's data: must outlive a queued send.
-    internal::SplitWire wire;
-  };
-  struct SplitRecv {  // target side, until every part is in
-    TaskId src;
-    CompletionJob job;
-    std::uint64_t id;     // origin's record
-    std::uint32_t cell;   // claim cell, or kNoCell
-    std::uint32_t parts;
-    Errc error;
-    std::string detail;
-    // LAPIS_CHECKSUM: the origin's buffer and the data's CRC32C.
-    void* buffer = nullptr;
-    std::uint64_t addr = 0;
-    std::uint64_t len = 0;
-    std::uint32_t crc = 0;
-  };
-  static constexpr std::uint32_t kNoCell = UINT32_MAX;
-  internal::SlotTable<SplitSend*> split_sends_;
-  internal::SlotTable<SplitRecv*> split_recvs_;
-  std::uint64_t split_sent_ = 0;
-  std::uint64_t split_received_ = 0;
-  std::uint64_t split_parts_helped_ = 0;
+  // ---- components (in the order the members had when they stood here one
+  // by one): each header says what it owns, who touches it and under which
+  // lock.
+  internal::RegionTable regions_;      // region_table.hpp: this task's registered memory
+  internal::SyncState sync_;           // sync_state.hpp: barrier and address_init rounds
+  internal::CompletionRunner runner_;  // completion_runner.hpp: completion policies
+  internal::ProgressState progress_;   // progress_state.hpp: interrupt mode
+  internal::SplitCopyState split_;     // split_copy_state.hpp: split-copy records
 
   internal::Integrity integrity_;
   // The held-send token of the Amsend frame being accepted (0: none), for
@@ -485,28 +425,8 @@ class Context::Impl {
   unsigned ucx_quiet_polls_ = 0;
   std::atomic<std::uint64_t> send_errors_{0};
 
-  // Failed peers (peer_failures.cc). note_peer_failure appends under
-  // failure_mutex_ and bumps failure_epoch_; absorb_failures catches up.
-  mutable std::mutex failure_mutex_;
-  bool watching_failures_ = false;  // registered with the bootstrap (start) until shutdown
-  std::vector<std::pair<TaskId, std::string>> failure_notes_;  // noted, not yet absorbed
-  std::vector<std::string> failed_why_;                        // by task, under failure_mutex_
-  std::unique_ptr<std::atomic<bool>[]> failed_;                // by task, set once absorbed
-  std::atomic<bool> any_failed_{false};
-  std::atomic<std::uint32_t> failure_epoch_{0};
-  std::atomic<std::uint32_t> absorbed_epoch_{0};
-  std::atomic<TaskId> last_failed_{0};  // the latest task absorbed, for an interrupted wait's message
-  struct PeerFailureHook {
-    PeerFailureHandler fn = nullptr;
-    void* arg = nullptr;
-  };
-  std::array<PeerFailureHook, Context::kMaxPeerFailureHandlers> failure_hooks_{};
-
-  // Faults.
-  std::atomic<std::uint64_t> refused_here_{0};
-  std::atomic<std::uint64_t> reported_to_me_{0};
-  RemoteErrorHandler remote_error_handler_ = nullptr;
-  void* remote_error_arg_ = nullptr;
+  internal::PeerFailures failures_;  // peer_failures.hpp: tasks that failed
+  internal::FaultState faults_;      // fault_state.hpp: refusals and the remote error handler
 };
 
 // Set while a header handler runs on this thread (any context).

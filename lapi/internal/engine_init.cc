@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "lapi/internal/crc32c.hpp"
@@ -246,8 +247,7 @@ Status Context::Impl::start() {
   // Exchange cards and connect to every task (self included: UCX's self transport gives
   // loopback the same code path).
   if (Status s = connect_peers(*boot); !s.ok()) return s;
-  failed_ = std::make_unique<std::atomic<bool>[]>(ntasks_);
-  failed_why_.assign(ntasks_, std::string());
+  failures_.size_for(ntasks_);
   watch_failures(true);
 
   if (const char* verbose = std::getenv("LAPIS_VERBOSE"); verbose != nullptr && *verbose == '1') report_paths();
@@ -267,13 +267,13 @@ Status Context::Impl::shutdown() {
   // With failed tasks this barrier cannot complete: the tasks left meet in
   // the bootstrap's barrier of the survivors instead (barrier_without), polling
   // meanwhile, so that a survivor still in its fence gets our answers.
-  const bool failures = any_failed_.load(std::memory_order_acquire);
+  const bool failures = failures_.any_failed.load(std::memory_order_acquire);
   if (failures) {
     s = Errc::success;
     std::atomic<bool> met{false};
     std::vector<int> failed;
     for (std::uint32_t t = 0; t < ntasks_; ++t) {
-      if (failed_[t].load(std::memory_order_acquire)) failed.push_back(static_cast<int>(t));
+      if (failures_.failed[t].load(std::memory_order_acquire)) failed.push_back(static_cast<int>(t));
     }
     std::thread meet([&met, &failed] {
       try {
@@ -299,8 +299,8 @@ Status Context::Impl::shutdown() {
                f.retransmissions, f.checksum_repaired, f.checksum_failures, f.corruptions_injected);
   }
   stop_progress_thread();
-  handler_thread_.reset();  // joins after finishing queued jobs
-  fibers_.reset();
+  runner_.handler_thread.reset();  // joins after finishing queued jobs
+  runner_.fibers.reset();
   // A final out-of-band barrier: nobody closes endpoints while a peer may
   // still be receiving our last barrier message. (With failures, the one
   // above.)
@@ -319,8 +319,8 @@ Status Context::Impl::shutdown() {
     if (peer.ep != nullptr) (void)wait_request(ucp_ep_close_nbx(peer.ep, &p));
   }
   peers_.clear();
-  for (auto& [base, r] : regions_) ucp_mem_unmap(ucp_, r.memh);
-  regions_.clear();
+  for (auto& [base, r] : regions_.by_base) ucp_mem_unmap(ucp_, r.memh);
+  regions_.by_base.clear();
   if (worker_) ucp_worker_destroy(worker_);
   if (ucp_) ucp_cleanup(ucp_);
   worker_ = nullptr;

@@ -16,7 +16,7 @@ constexpr std::size_t kMaxFaultText = 200;
 
 void Context::Impl::refuse_locked(std::uint32_t src, Errc code, std::uint64_t cookie,
                                   std::string detail) {
-  refused_here_.fetch_add(1, std::memory_order_relaxed);
+  faults_.refused_here.fetch_add(1, std::memory_order_relaxed);
   if (std::getenv("LAPIS_DEBUG")) {
     fmt::print(stderr, "lapis[{}]: refused request from task {}: {}\n", me_, src, detail);
   }
@@ -32,15 +32,13 @@ void Context::Impl::refuse_locked(std::uint32_t src, Errc code, std::uint64_t co
 
 void Context::Impl::on_fault_bytes_locked(const FaultWire& msg, const void* text,
                                           std::size_t len) {
-  reported_to_me_.fetch_add(1, std::memory_order_relaxed);
+  faults_.reported_to_me.fetch_add(1, std::memory_order_relaxed);
   const std::string detail(static_cast<const char*>(text), std::min(len, kMaxFaultText));
   if (msg.cookie != 0) {
     if (auto counter = completions_.take(msg.cookie)) (*counter)->set_error(msg.code);
   }
-  if (remote_error_handler_) {
-    remote_error_handler_(owner_, msg.src, static_cast<Errc>(msg.code), detail.c_str(),
-                          remote_error_arg_);
-  } else if (std::getenv("LAPIS_DEBUG")) {
+  if (!faults_.tell_handler(owner_, msg.src, static_cast<Errc>(msg.code), detail) &&
+      std::getenv("LAPIS_DEBUG")) {
     fmt::print(stderr, "lapis[{}]: task {} refused our request: {}\n", me_, msg.src, detail);
   }
 }

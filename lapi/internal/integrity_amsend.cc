@@ -242,10 +242,8 @@ void Context::Impl::release_failed_split_locked(TaskId tgt, const std::byte* fra
   SplitWire split;
   if ((w.flags & kSplitData) == 0 || len < data_off + sizeof split) return;
   std::memcpy(&split, frame + data_off, sizeof split);
-  SplitSend** found = split_sends_.find(split.id);
-  if (found == nullptr || (*found)->tgt != tgt) return;
-  const std::unique_ptr<SplitSend> op(*split_sends_.take(split.id));
-  if (op->origin) op->origin->set_error(static_cast<int>(Errc::data_corrupt));
+  const std::unique_ptr<SplitSend> op = split_.take_send(split.id, tgt);
+  if (op && op->origin) op->origin->set_error(static_cast<int>(Errc::data_corrupt));
 }
 
 void Context::Impl::on_checksum_ack_locked(const ChecksumAckWire& msg) {
@@ -269,9 +267,7 @@ void Context::Impl::on_checksum_ack_locked(const ChecksumAckWire& msg) {
 
 void Context::Impl::report_integrity_failure_locked(TaskId peer, Errc code,
                                                     const std::string& detail) {
-  if (remote_error_handler_) {
-    remote_error_handler_(owner_, peer, code, detail.c_str(), remote_error_arg_);
-  } else if (std::getenv("LAPIS_DEBUG")) {
+  if (!faults_.tell_handler(owner_, peer, code, detail) && std::getenv("LAPIS_DEBUG")) {
     fmt::print(stderr, "lapis[{}]: {}\n", me_, detail);
   }
 }

@@ -73,13 +73,6 @@ void on_get_landed(void* request, ucs_status_t status, void* user_data) {
 
 }  // namespace
 
-bool Context::Impl::registered_range_locked(std::uint64_t addr, std::size_t len) const {
-  auto it = regions_.upper_bound(addr);
-  if (it == regions_.begin()) return false;
-  --it;
-  return addr - it->first <= it->second.len && len <= it->second.len - (addr - it->first);
-}
-
 // ---------------------------------------------------------------- Put
 
 Status Context::Impl::put_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
@@ -115,7 +108,7 @@ void Context::Impl::post_held_put_locked(std::uint64_t token) {
 
 void Context::Impl::on_put_verify_locked(const PutVerifyWire& msg) {
   ChecksumAckWire verdict{me_, 0, msg.token};
-  if (msg.len > 0 && !registered_range_locked(msg.addr, msg.len)) {
+  if (msg.len > 0 && !regions_.covers(msg.addr, msg.len)) {
     verdict.code = static_cast<std::int32_t>(Errc::not_registered);
     refuse_locked(msg.src, Errc::not_registered, 0,
                   fmt::format("put_verify names [{:#x}, +{}), not registered memory here",
@@ -200,7 +193,7 @@ void Context::Impl::post_held_get_locked(std::uint64_t token) {
 
 void Context::Impl::on_get_check_locked(const GetCheckWire& msg) {
   GetCheckReplyWire reply{me_, 0, msg.token, 0, 0};
-  if (!registered_range_locked(msg.addr, msg.len)) {
+  if (!regions_.covers(msg.addr, msg.len)) {
     reply.code = static_cast<std::int32_t>(Errc::not_registered);
     refuse_locked(msg.src, Errc::not_registered, 0,
                   fmt::format("get_check names [{:#x}, +{}), not registered memory here", msg.addr,

@@ -85,7 +85,7 @@ void Context::Impl::on_rmw_request_locked(const RmwRequestWire& arrived) {
         result.code = static_cast<std::int32_t>(Errc::rmw_op);
         refuse_locked(msg.src, Errc::rmw_op, 0,
                       fmt::format("rmw_request with op {} width {} at {:#x}", msg.op, msg.width, msg.addr));
-      } else if (!registered_range_locked(msg.addr, msg.width)) {
+      } else if (!regions_.covers(msg.addr, msg.width)) {
         result.code = static_cast<std::int32_t>(Errc::not_registered);
         refuse_locked(msg.src, Errc::not_registered, 0,
                       fmt::format("rmw_request names [{:#x}, +{}), not registered memory here",

@@ -16,18 +16,6 @@ using namespace internal;
 
 namespace {
 
-// The region in `m` (keyed by base) that covers [addr, addr+len), if any.
-template <typename Map>
-auto covering(Map& m, std::uint64_t addr, std::uint64_t len) -> decltype(m.begin()) {
-  auto it = m.upper_bound(addr);
-  if (it == m.begin()) return m.end();
-  --it;
-  const std::uint64_t base = it->first;
-  const std::uint64_t size = it->second.len;
-  if (addr - base > size || len > size - (addr - base)) return m.end();
-  return it;
-}
-
 // RAM plus swap: more than this can never be allocated. UCX would not say
 // so: it tries a POSIX shared-memory file first and fills /dev/shm with
 // zeros for as long as it takes (a file a killed process leaves behind).
@@ -81,11 +69,11 @@ Status Context::Impl::register_memory(void* addr, std::size_t len, bool allocate
   // Register exactly what the user asked for (UCX may round the mapping up).
   const std::uint64_t base =
       allocate ? reinterpret_cast<std::uint64_t>(attr.address) : reinterpret_cast<std::uint64_t>(addr);
-  if (regions_.count(base)) {
+  if (regions_.by_base.count(base)) {
     ucp_mem_unmap(ucp_, region.memh);
     return fail(Errc::set_val, "register_memory: {:#x} is already registered", base);
   }
-  regions_.emplace(base, std::move(region));
+  regions_.by_base.emplace(base, std::move(region));
   if (out) *out = reinterpret_cast<void*>(base);
   return Errc::success;
 }
@@ -95,8 +83,8 @@ Status Context::Impl::deregister_memory(void* addr, bool allocated) {
   std::uint64_t token = 0;
   {
     Guard guard(lock_);
-    auto it = regions_.find(base);
-    if (it == regions_.end() || it->second.allocated != allocated) {
+    auto it = regions_.by_base.find(base);
+    if (it == regions_.by_base.end() || it->second.allocated != allocated) {
       return fail(Errc::org_addr_null, "{}: {} is not a {} region",
                   allocated ? "free_registered" : "deregister_memory", addr,
                   allocated ? "allocated" : "registered");
@@ -106,13 +94,13 @@ Status Context::Impl::deregister_memory(void* addr, bool allocated) {
     // the stale key.
     // Count the holders first: a message to ourselves may be answered
     // before send returns (UCX's self transport runs handlers inline).
-    token = next_rkey_token_++;
+    token = regions_.next_token++;
     const auto& holders = it->second.fetched_by;
     std::vector<TaskId> asked;
     for (TaskId t = 0; t < holders.size(); ++t) {
-      if (holders[t] && !failed_[t].load(std::memory_order_relaxed)) asked.push_back(t);
+      if (holders[t] && !failures_.failed[t].load(std::memory_order_relaxed)) asked.push_back(t);
     }
-    if (!asked.empty()) drops_pending_[token] = asked;
+    if (!asked.empty()) regions_.drops_pending[token] = asked;
     for (TaskId t : asked) {
       const RkeyInvalidateWire msg{me_, 0, base, token};
       send_control_locked(t, Proto::rkey_invalidate, &msg, sizeof msg);
@@ -121,21 +109,21 @@ Status Context::Impl::deregister_memory(void* addr, bool allocated) {
   // A failed holder will never answer (and cannot use the key any more).
   auto answered = [&] {
     Guard guard(lock_);
-    auto pending = drops_pending_.find(token);
-    if (pending == drops_pending_.end()) return true;
+    auto pending = regions_.drops_pending.find(token);
+    if (pending == regions_.drops_pending.end()) return true;
     for (TaskId t : pending->second) {
-      if (!failed_[t].load(std::memory_order_relaxed)) return false;
+      if (!failures_.failed[t].load(std::memory_order_relaxed)) return false;
     }
-    drops_pending_.erase(pending);
+    regions_.drops_pending.erase(pending);
     return true;
   };
   Status s = wait_until(answered);
   while (s.code() == Errc::tgt_purged && !answered()) s = wait_until(answered);
   if (s.code() == Errc::tgt_purged) s = Errc::success;
   Guard guard(lock_);
-  auto it = regions_.find(base);
+  auto it = regions_.by_base.find(base);
   ucp_mem_unmap(ucp_, it->second.memh);
-  regions_.erase(it);
+  regions_.by_base.erase(it);
   return s;
 }
 
@@ -151,18 +139,18 @@ void Context::Impl::on_rkey_invalidate_locked(const RkeyInvalidateWire& msg) {
 }
 
 void Context::Impl::on_rkey_dropped_locked(const RkeyInvalidateWire& msg) {
-  auto it = drops_pending_.find(msg.token);
-  if (it == drops_pending_.end()) return;  // stale or forged
+  auto it = regions_.drops_pending.find(msg.token);
+  if (it == regions_.drops_pending.end()) return;  // stale or forged
   std::erase(it->second, msg.src);
-  if (it->second.empty()) drops_pending_.erase(it);
+  if (it->second.empty()) regions_.drops_pending.erase(it);
 }
 
 void Context::Impl::on_rkey_request_locked(const RkeyRequestWire& req) {
   RkeyReplyWire reply{me_, static_cast<std::int32_t>(Errc::success), req.token, 0, 0};
-  auto it = covering(regions_, req.addr, req.len);
-  if (it == regions_.end()) {
+  auto it = covering(regions_.by_base, req.addr, req.len);
+  if (it == regions_.by_base.end()) {
     reply.code = static_cast<std::int32_t>(Errc::not_registered);
-    refused_here_.fetch_add(1, std::memory_order_relaxed);
+    faults_.refused_here.fetch_add(1, std::memory_order_relaxed);
     send_control_locked(req.src, Proto::rkey_reply, &reply, sizeof reply);
     return;
   }
@@ -185,8 +173,8 @@ void Context::Impl::on_rkey_request_locked(const RkeyRequestWire& req) {
 
 void Context::Impl::on_rkey_reply_bytes_locked(const RkeyReplyWire& reply, const void* key,
                                                std::size_t key_len) {
-  auto wait = rkey_waits_.find(reply.token);
-  if (wait == rkey_waits_.end()) return;  // stale or forged: nobody asked
+  auto wait = regions_.rkey_waits.find(reply.token);
+  if (wait == regions_.rkey_waits.end()) return;  // stale or forged: nobody asked
   wait->second.done = true;
   wait->second.code = static_cast<Errc>(reply.code);
   if (reply.code != static_cast<std::int32_t>(Errc::success)) return;
@@ -210,7 +198,7 @@ Status Context::Impl::map_remote(TaskId tgt, std::uint64_t addr, std::size_t len
   ucp_rkey_h rkey = nullptr;
   if (tgt == me_) {
     Guard guard(lock_);
-    if (covering(regions_, addr, len) == regions_.end()) {
+    if (!regions_.covers(addr, len)) {
       return fail(Errc::not_registered, "map_remote: [{:#x}, +{}) is not registered here", addr,
                   len);
     }
@@ -257,18 +245,18 @@ Status Context::Impl::remote_key(TaskId tgt, std::uint64_t addr, std::size_t len
       out = it->second.rkey;
       return Errc::success;
     }
-    token = next_rkey_token_++;
-    rkey_waits_[token] = {};
+    token = regions_.next_token++;
+    regions_.rkey_waits[token] = {};
     const RkeyRequestWire req{me_, 0, addr, len, token};
     send_control_locked(tgt, Proto::rkey_request, &req, sizeof req);
   }
   Status s = wait_until([&] {
     Guard guard(lock_);
-    return rkey_waits_[token].done;
+    return regions_.rkey_waits[token].done;
   });
   Guard guard(lock_);
-  const Errc code = rkey_waits_[token].code;
-  rkey_waits_.erase(token);
+  const Errc code = regions_.rkey_waits[token].code;
+  regions_.rkey_waits.erase(token);
   if (!s.ok()) return s;
   if (code != Errc::success) {
     return fail(code, "task {} has no registered memory covering [{:#x}, +{})", tgt, addr, len);

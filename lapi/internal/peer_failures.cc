@@ -19,11 +19,7 @@ namespace lapi {
 
 void Context::Impl::note_peer_failure(int task, const std::string& why) {
   if (task < 0 || static_cast<std::uint32_t>(task) >= ntasks_ || static_cast<TaskId>(task) == me_) return;
-  {
-    std::lock_guard<std::mutex> g(failure_mutex_);
-    failure_notes_.emplace_back(static_cast<TaskId>(task), why);
-    failure_epoch_.fetch_add(1, std::memory_order_release);
-  }
+  failures_.note(static_cast<TaskId>(task), why);
   // A thread asleep on the worker's event fd (interrupt mode's progress
   // thread sleeps without a timeout) must come and look.
   if (worker_ != nullptr) ucp_worker_signal(worker_);
@@ -40,38 +36,26 @@ void Context::Impl::on_endpoint_error(void* impl, ucp_ep_h ep, ucs_status_t stat
 }
 
 void Context::Impl::absorb_failures() {
-  std::vector<std::pair<TaskId, std::string>> fresh;
-  {
-    std::lock_guard<std::mutex> g(failure_mutex_);
-    fresh.swap(failure_notes_);
-    for (const auto& [task, why] : fresh) {
-      if (failed_why_[task].empty()) failed_why_[task] = why.empty() ? "failed" : why;
-    }
-    absorbed_epoch_.store(failure_epoch_.load(std::memory_order_acquire), std::memory_order_release);
-  }
+  const internal::PeerFailures::Notes fresh = failures_.take_notes();
   for (const auto& [task, why] : fresh) {
-    if (failed_[task].exchange(true, std::memory_order_acq_rel)) continue;  // heard twice
-    any_failed_.store(true, std::memory_order_release);
-    last_failed_.store(task, std::memory_order_release);
+    if (failures_.failed[task].exchange(true, std::memory_order_acq_rel)) continue;  // heard twice
+    failures_.any_failed.store(true, std::memory_order_release);
+    failures_.last_failed.store(task, std::memory_order_release);
     if (std::getenv("LAPIS_DEBUG")) fmt::print(stderr, "lapis[{}]: task {} failed: {}\n", me_, task, why);
-    for (const PeerFailureHook& hook : failure_hooks_) {
+    for (const internal::PeerFailureHook& hook : failures_.hooks) {
       if (hook.fn != nullptr) hook.fn(owner_, task, why.c_str(), hook.arg);
     }
   }
 }
 
 Status Context::Impl::failed_peer_error(const char* fn, TaskId task) const {
-  std::string why;
-  {
-    std::lock_guard<std::mutex> g(failure_mutex_);
-    why = task < failed_why_.size() ? failed_why_[task] : std::string();
-  }
+  const std::string why = failures_.reason(task);
   return fail(Errc::tgt_purged, "{}: task {} failed ({})", fn, task, why.empty() ? "failed" : why);
 }
 
 void Context::Impl::watch_failures(bool on) {
-  if (on == watching_failures_) return;
-  watching_failures_ = on;
+  if (on == failures_.watching) return;
+  failures_.watching = on;
   lapis::runtime::Bootstrap::FailureListener listener;
   if (on) listener = [this](int task, const std::string& why) { note_peer_failure(task, why); };
   try {
@@ -83,26 +67,15 @@ void Context::Impl::watch_failures(bool on) {
 Status Context::add_peer_failure_handler(PeerFailureHandler handler, void* arg) {
   if (handler == nullptr) return fail(Errc::parm_null, "add_peer_failure_handler: handler is null");
   internal::Guard guard(impl_->lock_);
-  for (auto& hook : impl_->failure_hooks_) {
-    if (hook.fn == handler) {  // added again (a layer's next instance): the new argument
-      hook.arg = arg;
-      return Errc::success;
-    }
-  }
-  for (auto& hook : impl_->failure_hooks_) {
-    if (hook.fn == nullptr) {
-      hook = {handler, arg};
-      return Errc::success;
-    }
-  }
+  if (impl_->failures_.add_hook(handler, arg)) return Errc::success;
   return fail(Errc::all_hndl_in_use, "add_peer_failure_handler: {} handlers already added",
               kMaxPeerFailureHandlers);
 }
 
 bool Context::peer_failed(TaskId task) const {
-  return task < impl_->ntasks_ && impl_->failed_[task].load(std::memory_order_acquire);
+  return task < impl_->ntasks_ && impl_->failures_.failed[task].load(std::memory_order_acquire);
 }
 
-bool Context::any_peer_failed() const { return impl_->any_failed_.load(std::memory_order_acquire); }
+bool Context::any_peer_failed() const { return impl_->failures_.any_failed.load(std::memory_order_acquire); }
 
 }  // namespace lapi

@@ -3,13 +3,12 @@
 // calls them: the waiting application thread, or a progress thread that
 // sleeps on the worker's event fd (drain → arm → poll).
 
-#include <linux/futex.h>
 #include <poll.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include <sched.h>
 
 #include <chrono>
+#include <memory>
+#include <thread>
 
 #include "lapi/internal/engine.hpp"
 
@@ -31,8 +30,7 @@ constexpr int kSleepTimeoutMs = 10;
 
 bool Context::Impl::poll_once() {
   bool did = false;
-  if (failure_epoch_.load(std::memory_order_relaxed) !=
-      absorbed_epoch_.load(std::memory_order_relaxed)) [[unlikely]] {
+  if (failures_.unabsorbed()) [[unlikely]] {
     absorb_failures();
     did = true;
   }
@@ -59,32 +57,25 @@ bool Context::Impl::poll_once() {
       }
     }
   }
-  if (deferred_count_.load(std::memory_order_relaxed) != 0) {
+  if (runner_.has_deferred()) {
     run_deferred();
     did = true;
   }
-  if (fibers_ && fibers_->has_waiting() && !FiberScheduler::in_fiber()) {
-    std::unique_lock<std::mutex> g(fiber_mutex_, std::try_to_lock);
-    if (g.owns_lock() && fibers_->resume_waiting()) did = true;
-  }
+  if (runner_.resume_fibers()) did = true;
   return did;
 }
 
 void Context::Impl::run_deferred() {
   if (!lock_.enabled()) {
-    // Only this thread touches deferred_: run jobs in place. A handler that
-    // waits polls again and simply continues this same queue; the outermost
-    // call clears it.
-    ++deferred_depth_;
-    while (deferred_next_ < deferred_.size()) {
-      const CompletionJob job = deferred_[deferred_next_++];
+    // Only this thread touches the deferred jobs: run them in place. A
+    // handler that waits polls again and simply continues this same queue;
+    // the outermost call clears it.
+    ++runner_.depth;
+    while (runner_.next < runner_.deferred.size()) {
+      const CompletionJob job = runner_.deferred[runner_.next++];
       run_job(job);
     }
-    if (--deferred_depth_ == 0) {
-      deferred_.clear();
-      deferred_next_ = 0;
-      deferred_count_.store(0, std::memory_order_relaxed);
-    }
+    if (--runner_.depth == 0) runner_.clear_deferred();
     return;
   }
   // Several threads may poll: swap the jobs out under the lock and run them
@@ -95,24 +86,17 @@ void Context::Impl::run_deferred() {
   jobs.clear();
   {
     Guard guard(lock_);
-    jobs.swap(deferred_);
-    deferred_next_ = 0;
-    deferred_count_.store(0, std::memory_order_relaxed);
+    runner_.take_deferred(jobs);
   }
   for (const CompletionJob& job : jobs) run_job(job);
   tl_spare = std::move(jobs);
 }
 
 void Context::Impl::run_job(const CompletionJob& job) {
-  if (config_.policy == CompletionPolicy::fiber && fibers_) {
+  if (config_.policy == CompletionPolicy::fiber && runner_.fibers) {
     // Fibers are resumed by one thread at a time; the mutex matters only
     // when several threads drive the engine.
-    if (lock_.enabled()) {
-      std::lock_guard<std::mutex> g(fiber_mutex_);
-      fibers_->spawn(job);
-    } else {
-      fibers_->spawn(job);
-    }
+    runner_.spawn_fiber(job, lock_.enabled());
   } else {
     job.handler(owner_, job.user_info, job.completion_arg);
     finish_job(job);
@@ -141,10 +125,10 @@ void Context::Impl::sleep_on_efd(int timeout_ms) {
     st = shm_.pending() ? UCS_ERR_BUSY : ucp_worker_arm(worker_);
   }
   if (st == UCS_OK) {  // UCS_ERR_BUSY: something is pending, poll again
-    sleepers_.fetch_add(1, std::memory_order_acq_rel);
+    progress_.sleepers.fetch_add(1, std::memory_order_acq_rel);
     pollfd pfd{efd_, POLLIN, 0};
     (void)::poll(&pfd, 1, timeout_ms);
-    sleepers_.fetch_sub(1, std::memory_order_acq_rel);
+    progress_.sleepers.fetch_sub(1, std::memory_order_acq_rel);
   }
   shm_.sleep_end();
 }
@@ -168,83 +152,47 @@ ucs_status_t Context::Impl::wait_request(ucs_status_ptr_t request) {
   }
 }
 
-namespace {
-
-// Sleeps until *word != value, a wake-up, or the timeout (futex; no
-// std::atomic::wait with a timeout in C++20).
-void futex_wait_for(std::atomic<std::uint32_t>& word, std::uint32_t value, long timeout_ns) {
-  timespec ts{timeout_ns / 1'000'000'000, timeout_ns % 1'000'000'000};
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, value, &ts,
-            nullptr, 0);
-}
-
-}  // namespace
-
 void Context::Impl::start_progress_thread() {
-  if (progress_thread_.joinable()) return;
+  if (progress_.thread.joinable()) return;
   lock_.enable(true);
-  has_progress_thread_.store(true, std::memory_order_release);
-  progress_stop_.store(false, std::memory_order_release);
-  progress_thread_ = std::thread([this] { progress_loop(); });
+  progress_.has_thread.store(true, std::memory_order_release);
+  progress_.stop.store(false, std::memory_order_release);
+  progress_.thread = std::thread([this] { progress_loop(); });
 }
 
 void Context::Impl::progress_loop() {
   const long grace_ns = static_cast<long>(config_.takeover_grace_us) * 1000;
-  std::uint32_t seen_epoch = app_epoch_.load(std::memory_order_acquire);
-  while (!progress_stop_.load(std::memory_order_acquire)) {
+  std::uint32_t seen_epoch = progress_.app_epoch.load(std::memory_order_acquire);
+  while (!progress_.stop.load(std::memory_order_acquire)) {
     // While application threads keep entering waits they drive progress
     // themselves: stay parked, so one thread (not two) wakes per message
     // and a wait's exit costs no wake-up call. Take over once the
     // application has stayed out of the library for a grace period.
-    const std::uint32_t epoch = app_epoch_.load(std::memory_order_acquire);
-    const std::uint32_t waiters = app_waiters_.load(std::memory_order_acquire);
+    const std::uint32_t epoch = progress_.app_epoch.load(std::memory_order_acquire);
+    const std::uint32_t waiters = progress_.app_waiters.load(std::memory_order_acquire);
     if (waiters != 0 || epoch != seen_epoch) {
-      // Park for the grace period, unless hand_over_progress() asks for the
-      // take-over now: before the park (seen here, after announcing the
-      // park) or during it (it wakes us).
-      auto handed_over = [this] {
-        return app_waiters_.load(std::memory_order_acquire) == 0 &&
-               hand_over_.exchange(false, std::memory_order_acq_rel);
-      };
-      progress_parked_.store(true, std::memory_order_seq_cst);
-      bool now = handed_over();
-      if (!now) {
-        futex_wait_for(app_waiters_, waiters, grace_ns);
-        now = handed_over();
-      }
-      progress_parked_.store(false, std::memory_order_relaxed);
-      if (!now) {
+      if (!progress_.park(waiters, grace_ns)) {
         seen_epoch = epoch;
         continue;
       }
-      seen_epoch = app_epoch_.load(std::memory_order_acquire);
+      seen_epoch = progress_.app_epoch.load(std::memory_order_acquire);
     }
-    hand_over_.store(false, std::memory_order_relaxed);  // taking over anyway
+    progress_.hand_over_asked.store(false, std::memory_order_relaxed);  // taking over anyway
     while (poll_once()) {
     }
     sleep_on_efd(-1);
   }
 }
 
-void Context::Impl::hand_over_progress() {
-  if (!has_progress_thread_.load(std::memory_order_acquire)) return;
-  hand_over_.store(true, std::memory_order_seq_cst);
-  if (progress_parked_.load(std::memory_order_seq_cst)) {
-    ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&app_waiters_), FUTEX_WAKE_PRIVATE, 1,
-              nullptr, nullptr, 0);
-  }
-}
-
 void Context::Impl::stop_progress_thread() {
-  if (!progress_thread_.joinable()) return;
-  progress_stop_.store(true, std::memory_order_release);
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&app_waiters_), FUTEX_WAKE_PRIVATE, 1,
-            nullptr, nullptr, 0);
+  if (!progress_.thread.joinable()) return;
+  progress_.stop.store(true, std::memory_order_release);
+  progress_.wake_parked();
   ucp_worker_signal(worker_);
-  progress_thread_.join();
-  has_progress_thread_.store(false, std::memory_order_release);
+  progress_.thread.join();
+  progress_.has_thread.store(false, std::memory_order_release);
   // The handler thread, once started, may still take the lock.
-  lock_.enable(handler_thread_ != nullptr);
+  lock_.enable(runner_.handler_thread != nullptr);
 }
 
 void Context::Impl::run_job_here(void* self, const CompletionJob& job) {
@@ -256,11 +204,13 @@ void Context::Impl::run_job_here(void* self, const CompletionJob& job) {
 void Context::Impl::apply_policy(CompletionPolicy policy) {
   config_.policy = policy;
   const internal::JobRunner runner{&Context::Impl::run_job_here, this};
-  if (policy == CompletionPolicy::thread && !handler_thread_) {
+  if (policy == CompletionPolicy::thread && !runner_.handler_thread) {
     lock_.enable(true);
-    handler_thread_ = std::make_unique<HandlerThread>(runner);
+    runner_.handler_thread = std::make_unique<HandlerThread>(runner);
   }
-  if (policy == CompletionPolicy::fiber && !fibers_) fibers_ = std::make_unique<FiberScheduler>(runner);
+  if (policy == CompletionPolicy::fiber && !runner_.fibers) {
+    runner_.fibers = std::make_unique<FiberScheduler>(runner);
+  }
 }
 
 }  // namespace lapi

@@ -70,7 +70,7 @@ Status Context::Impl::prepare_transfer(const char* fn, TaskId tgt, std::size_t l
   if (tl_header_handler_depth > 0) {
     return fail(Errc::in_header_handler, "{}: called from inside a header handler", fn);
   }
-  if (config_.error_checking || any_failed_.load(std::memory_order_relaxed)) {
+  if (config_.error_checking || failures_.any_failed.load(std::memory_order_relaxed)) {
     if (Status s = check_transfer_args(fn, tgt, len, tgt_addr, org_addr); !s.ok()) return s;
   }
   // The target's region covering the range; fetched once, then cached.
@@ -83,7 +83,7 @@ Status Context::Impl::check_transfer_args(const char* fn, TaskId tgt, std::size_
   if (tgt >= ntasks_) return fail(Errc::tgt, "{}: tgt={} is not a task (0..{})", fn, tgt, ntasks_ - 1);
   if (len > 0 && org_addr == nullptr) return fail(Errc::org_addr_null, "{}: org_addr is null but len={}", fn, len);
   if (len > 0 && tgt_addr == 0) return fail(Errc::tgt_addr_null, "{}: tgt_addr is null but len={}", fn, len);
-  return any_failed_.load(std::memory_order_relaxed) ? check_peer(fn, tgt) : Status(Errc::success);
+  return failures_.any_failed.load(std::memory_order_relaxed) ? check_peer(fn, tgt) : Status(Errc::success);
 }
 
 Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
@@ -185,7 +185,7 @@ Status Context::Impl::rmw(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int
     }
     if (op > RmwOp::compare_and_swap) return fail(Errc::rmw_op, "rmw: op={} is not an Rmw operation", static_cast<int>(op));
   }
-  if (any_failed_.load(std::memory_order_relaxed)) [[unlikely]] {
+  if (failures_.any_failed.load(std::memory_order_relaxed)) [[unlikely]] {
     if (Status s = check_peer("rmw", tgt); !s.ok()) return s;
   }
   if (tgt == me_) return rmw_self(op, tgt_addr, operand, compare, prev, width, org_cntr);
@@ -237,8 +237,8 @@ Status Context::Impl::rmw_self(RmwOp op, std::uint64_t tgt_addr, std::int64_t op
                                Counter* org_cntr) {
   {
     Guard guard(lock_);
-    if (!registered_range_locked(tgt_addr, width)) {
-      refused_here_.fetch_add(1, std::memory_order_relaxed);
+    if (!regions_.covers(tgt_addr, width)) {
+      faults_.refused_here.fetch_add(1, std::memory_order_relaxed);
       return fail(Errc::not_registered, "rmw: task {} has no registered memory covering [{:#x}, +{})",
                   me_, tgt_addr, width);
     }

@@ -113,7 +113,7 @@ SplitAddress Context::Impl::split_address() const {
   SplitAddress a;
   if (config_.split_copy) {
     a.pid = static_cast<std::uint32_t>(getpid());
-    a.probe = reinterpret_cast<std::uint64_t>(&split_probe_);
+    a.probe = reinterpret_cast<std::uint64_t>(&split_.probe);
   }
   return a;
 }
@@ -131,7 +131,7 @@ Status Context::Impl::amsend_split_locked(TaskId tgt, HandlerId handler, const v
                                           std::size_t uhdr_len, const void* data,
                                           std::size_t data_len, const Counters& counters) {
   auto* op = new SplitSend{tgt, counters.origin, {}};
-  const std::uint64_t id = split_sends_.insert(op);
+  const std::uint64_t id = split_.sends.insert(op);
   op->wire = SplitWire{reinterpret_cast<std::uint64_t>(data), data_len, id};
   // The origin counter moves once every part is copied, not when the frame is sent.
   Counters later = counters;
@@ -154,9 +154,9 @@ Status Context::Impl::amsend_split_locked(TaskId tgt, HandlerId handler, const v
                            : amsend_ucx_locked(tgt, handler, flags, uhdr, uhdr_len, &op->wire,
                                                sizeof op->wire, later);
   if (s.ok()) {
-    ++split_sent_;
+    ++split_.sent;
   } else {
-    (void)split_sends_.take(id);
+    (void)split_.sends.take(id);
     delete op;
   }
   return s;
@@ -164,7 +164,7 @@ Status Context::Impl::amsend_split_locked(TaskId tgt, HandlerId handler, const v
 
 void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* buffer,
                                       const CompletionJob& job, std::uint32_t split_crc) {
-  ++split_received_;
+  ++split_.received;
   if (split.len == 0 || buffer == nullptr) {  // nothing to move, or discarded
     release_split_locked(src, split.id, Errc::success);
     landed_locked(job);
@@ -183,9 +183,9 @@ void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* 
   auto* dst = static_cast<std::byte*>(buffer);
   const std::size_t part = part_bytes(split.len);
   const auto parts = static_cast<std::uint32_t>((split.len + part - 1) / part);
-  auto* rec = new SplitRecv{src, job, split.id, kNoCell, parts, Errc::success, {},
+  auto* rec = new SplitRecv{src, job, split.id, SplitRecv::kNoCell, parts, Errc::success, {},
                             buffer, split.addr, split.len, split_crc};
-  const std::uint64_t token = split_recvs_.insert(rec);
+  const std::uint64_t token = split_.recvs.insert(rec);
   int err = 0;
   bool last = true;  // unless the origin may still be copying a part
   auto& free_cells = peers_[src].split_free_cells;
@@ -229,7 +229,7 @@ void Context::Impl::release_split_locked(TaskId src, std::uint64_t id, Errc code
 }
 
 void Context::Impl::on_split_go_locked(const SplitGoWire& msg) {
-  SplitSend** found = split_sends_.find(msg.id);
+  SplitSend** found = split_.sends.find(msg.id);
   ShmChannel::SplitCell* cells = shm_.cells_to(msg.src);
   const bool sane = found != nullptr && (*found)->tgt == msg.src && cells != nullptr &&
                     split_reaches(msg.src) && msg.cell < ShmChannel::kSplitCells &&
@@ -250,7 +250,7 @@ void Context::Impl::on_split_go_locked(const SplitGoWire& msg) {
   int err = 0;
   const bool last = copy_parts(cells[msg.cell], msg.generation, msg.parts, false,
                                [&](std::uint32_t k, std::uint32_t) {
-    ++split_parts_helped_;
+    ++split_.parts_helped;
     const std::size_t off = std::size_t{k} * msg.part_bytes;
     return cma_copy(peers_[msg.src].split_pid, reinterpret_cast<std::byte*>(op.wire.addr + off),
                     msg.buffer + off, std::min<std::size_t>(msg.part_bytes, op.wire.len - off), true);
@@ -263,9 +263,9 @@ void Context::Impl::on_split_go_locked(const SplitGoWire& msg) {
 }
 
 void Context::Impl::on_split_last_locked(const SplitDoneWire& msg) {
-  SplitRecv** found = split_recvs_.find(msg.record);
+  SplitRecv** found = split_.recvs.find(msg.record);
   const SplitRecv* rec = found != nullptr ? *found : nullptr;
-  if (rec == nullptr || rec->src != msg.src || rec->cell == kNoCell ||
+  if (rec == nullptr || rec->src != msg.src || rec->cell == SplitRecv::kNoCell ||
       static_cast<std::uint32_t>(std::atomic_ref<std::uint64_t>(shm_.cells_from(msg.src)[rec->cell].done)
                                      .load(std::memory_order_acquire)) != rec->parts) [[unlikely]] {
     refuse_locked(msg.src, Errc::hndl_invalid, 0,
@@ -278,8 +278,8 @@ void Context::Impl::on_split_last_locked(const SplitDoneWire& msg) {
 }
 
 void Context::Impl::on_split_done_locked(const SplitDoneWire& msg) {
-  SplitSend** found = split_sends_.find(msg.record);
-  if (found == nullptr || (*found)->tgt != msg.src) [[unlikely]] {
+  const std::unique_ptr<SplitSend> op = split_.take_send(msg.record, msg.src);
+  if (!op) [[unlikely]] {
     refuse_locked(msg.src, Errc::hndl_invalid, 0,
                   fmt::format("split_done names no split amsend of this task to task {} "
                               "(record {:#x})",
@@ -287,14 +287,13 @@ void Context::Impl::on_split_done_locked(const SplitDoneWire& msg) {
     return;
   }
   // A failure was reported by the target (a fault with the Amsend's cookie).
-  const std::unique_ptr<SplitSend> op(*split_sends_.take(msg.record));
   if (op->origin) bump(*op->origin);
 }
 
 void Context::Impl::finish_split_recv_locked(std::uint64_t token) {
-  const std::unique_ptr<SplitRecv> rec(split_recvs_.take(token).value_or(nullptr));
+  const std::unique_ptr<SplitRecv> rec(split_.recvs.take(token).value_or(nullptr));
   if (!rec) return;
-  if (rec->cell != kNoCell) {
+  if (rec->cell != SplitRecv::kNoCell) {
     const std::uint64_t done = std::atomic_ref<std::uint64_t>(shm_.cells_from(rec->src)[rec->cell].done)
                                    .load(std::memory_order_acquire);
     if (done >= ShmChannel::kSplitCellError && rec->error == Errc::success) {

@@ -22,7 +22,7 @@ Status Context::Impl::fence() {
   {
     Guard guard(lock_);
     for (TaskId t = 0; t < ntasks_; ++t) {
-      if (peers_[t].sent_to == peers_[t].fence_acked || failed_[t].load(std::memory_order_relaxed)) continue;
+      if (peers_[t].sent_to == peers_[t].fence_acked || failures_.failed[t].load(std::memory_order_relaxed)) continue;
       want[t] = peers_[t].sent_to;
       const FenceWire req{me_, 0, peers_[t].sent_to};
       send_control_locked(t, Proto::fence_request, &req, sizeof req);
@@ -38,7 +38,7 @@ Status Context::Impl::fence() {
   return wait_until([&] {
     Guard guard(lock_);
     for (TaskId t = 0; t < ntasks_; ++t) {
-      if (peers_[t].fence_acked < want[t] && !failed_[t].load(std::memory_order_relaxed)) return false;
+      if (peers_[t].fence_acked < want[t] && !failures_.failed[t].load(std::memory_order_relaxed)) return false;
     }
     // LAPIS_CHECKSUM: a Put or Get is complete once its data checked.
     return integrity_.held_puts.empty() && integrity_.held_gets.empty();
@@ -80,13 +80,13 @@ void Context::Impl::on_fence_reply_locked(const FenceWire& msg) {
 
 Status Context::Impl::barrier() {
   if (ntasks_ == 1) return Errc::success;
-  if (any_failed_.load(std::memory_order_acquire)) [[unlikely]] {
-    return failed_peer_error("barrier", last_failed_.load(std::memory_order_acquire));
+  if (failures_.any_failed.load(std::memory_order_acquire)) [[unlikely]] {
+    return failed_peer_error("barrier", failures_.last_failed.load(std::memory_order_acquire));
   }
   std::uint64_t epoch;
   {
     Guard guard(lock_);
-    epoch = ++barrier_epoch_;
+    epoch = ++sync_.barrier_epoch;
   }
   const unsigned rounds = std::bit_width(ntasks_ - 1);
   for (unsigned r = 0; r < rounds; ++r) {
@@ -96,14 +96,9 @@ Status Context::Impl::barrier() {
       const BarrierWire msg{me_, r, epoch};
       send_control_locked(to, Proto::barrier, &msg, sizeof msg);
     }
-    // A peer can be at most one epoch ahead (it cannot finish an epoch we
-    // have not joined), so arrivals are kept per epoch parity and consumed.
     Status s = wait_until([&] {
       Guard guard(lock_);
-      auto& slot = barrier_arrivals_[epoch & 1][r];
-      if (slot == 0) return false;
-      --slot;
-      return true;
+      return sync_.take_barrier_arrival(epoch, r);
     });
     if (!s.ok()) return s;
   }
@@ -111,11 +106,11 @@ Status Context::Impl::barrier() {
 }
 
 void Context::Impl::on_barrier_locked(const BarrierWire& msg) {
-  if (msg.round >= barrier_arrivals_[0].size()) {
+  if (msg.round >= SyncState::kMaxBarrierRounds) {
     refuse_locked(msg.src, Errc::hdr_len, 0, fmt::format("barrier round {} out of range", msg.round));
     return;
   }
-  ++barrier_arrivals_[msg.epoch & 1][msg.round];
+  ++sync_.barrier_arrivals[msg.epoch & 1][msg.round];
 }
 
 Status Context::Impl::address_init(std::uint64_t mine, std::span<std::uint64_t> out) {
@@ -125,10 +120,8 @@ Status Context::Impl::address_init(std::uint64_t mine, std::span<std::uint64_t> 
   std::uint64_t epoch;
   {
     Guard guard(lock_);
-    epoch = ++addr_epoch_;
-    auto& round = addr_rounds_[epoch];
-    round.values.resize(ntasks_);
-    round.values[me_] = mine;
+    epoch = ++sync_.addr_epoch;
+    (void)sync_.note_addr(epoch, ntasks_, me_, mine);
     for (TaskId t = 0; t < ntasks_; ++t) {
       if (t == me_) continue;
       const AddressInitWire msg{me_, 0, epoch, mine};
@@ -137,26 +130,21 @@ Status Context::Impl::address_init(std::uint64_t mine, std::span<std::uint64_t> 
   }
   Status s = wait_until([&] {
     Guard guard(lock_);
-    return addr_rounds_[epoch].arrived >= ntasks_ - 1;
+    return sync_.addr_rounds[epoch].arrived >= ntasks_ - 1;
   });
   if (!s.ok()) return s;
   Guard guard(lock_);
-  auto node = addr_rounds_.extract(epoch);
+  auto node = sync_.addr_rounds.extract(epoch);
   std::copy(node.mapped().values.begin(), node.mapped().values.end(), out.begin());
   return Errc::success;
 }
 
 void Context::Impl::on_address_init_locked(const AddressInitWire& msg) {
-  // Only our current round or the next one can arrive (a peer cannot finish
-  // a round we have not joined); anything else is junk.
-  if (msg.epoch != addr_epoch_ && msg.epoch != addr_epoch_ + 1) {
+  if (!sync_.expects_addr_round(msg.epoch)) {
     refuse_locked(msg.src, Errc::hdr_len, 0, fmt::format("address_init round {} unexpected", msg.epoch));
     return;
   }
-  auto& round = addr_rounds_[msg.epoch];
-  round.values.resize(ntasks_);
-  round.values[msg.src] = msg.value;
-  ++round.arrived;
+  ++sync_.note_addr(msg.epoch, ntasks_, msg.src, msg.value).arrived;
 }
 
 }  // namespace lapi

@@ -14,15 +14,10 @@ Status Context::Impl::wait_until(Done done) {
     while (!done()) internal::FiberScheduler::yield();
     return Errc::success;
   }
-  // With a progress thread, announce that this thread drives progress now,
-  // so the progress thread stays parked (one wake-up per message, not two).
-  const bool announce = has_progress_thread_.load(std::memory_order_acquire);
-  if (announce) {
-    app_waiters_.fetch_add(1, std::memory_order_acq_rel);
-    app_epoch_.fetch_add(1, std::memory_order_release);
-  }
+  // With a progress thread, announce that this thread drives progress now.
+  const bool announced = progress_.enter_wait();
   // A task failing meanwhile interrupts the wait: it may be the one waited for.
-  const std::uint32_t failures = failure_epoch_.load(std::memory_order_acquire);
+  const std::uint32_t failures = failures_.epoch.load(std::memory_order_acquire);
   int idle = 0;
   Status result = Errc::success;
   while (!done()) {
@@ -31,14 +26,13 @@ Status Context::Impl::wait_until(Done done) {
     } else {
       idle_backoff(idle);
     }
-    if (failure_epoch_.load(std::memory_order_relaxed) != failures) [[unlikely]] {
+    if (failures_.epoch.load(std::memory_order_relaxed) != failures) [[unlikely]] {
       absorb_failures();  // another thread may be at it: its handlers have run, or will
-      if (!done()) result = failed_peer_error("wait", last_failed_.load(std::memory_order_acquire));
+      if (!done()) result = failed_peer_error("wait", failures_.last_failed.load(std::memory_order_acquire));
       break;
     }
   }
-  // No wake-up on exit: the progress thread notices idleness by itself.
-  if (announce) app_waiters_.fetch_sub(1, std::memory_order_acq_rel);
+  progress_.leave_wait(announced);
   return result;
 }
 

@@ -1,0 +1,65 @@
+#pragma once
+// Split copy's records and counts (split_copy.cc): the Amsends this task
+// sends by split copy until the target's split_done, and those it receives
+// until every part is in. Records travel as SlotTable cookies, so a forged
+// or stale message is refused rather than followed. Everything here is
+// guarded by the engine's lock_ (UCX callbacks and the sending thread);
+// `probe` is read by peers, once, at init. The per-peer parts (pid, free
+// claim cells) live in Peer (peer.hpp).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "counters/counter.hpp"
+#include "handlers/handler.hpp"
+#include "lapi/internal/completion.hpp"
+#include "lapi/internal/slot_table.hpp"
+#include "lapi/internal/wire.hpp"
+#include "lapi/status.hpp"
+
+namespace lapi::internal {
+
+struct SplitSend {  // origin side, until split_done
+  TaskId tgt;
+  Counter* origin;
+  // The origin buffer, and the Amsend's data: must outlive a queued send.
+  SplitWire wire;
+};
+
+struct SplitRecv {  // target side, until every part is in
+  TaskId src;
+  CompletionJob job;
+  std::uint64_t id;     // origin's record
+  std::uint32_t cell;   // claim cell, or kNoCell
+  std::uint32_t parts;
+  Errc error;
+  std::string detail;
+  // LAPIS_CHECKSUM: the origin's buffer and the data's CRC32C.
+  void* buffer = nullptr;
+  std::uint64_t addr = 0;
+  std::uint64_t len = 0;
+  std::uint32_t crc = 0;
+
+  static constexpr std::uint32_t kNoCell = UINT32_MAX;
+};
+
+struct SplitCopyState {
+  const std::uint64_t probe = kSplitProbe;  // peers read it at init (split_address)
+  SlotTable<SplitSend*> sends;
+  SlotTable<SplitRecv*> recvs;
+  // For shm_stats().
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0;
+  std::uint64_t parts_helped = 0;
+
+  // The record of split Amsend `id` to `tgt`, taken out of the table;
+  // null (the table unchanged) when `id` names no such Amsend.
+  std::unique_ptr<SplitSend> take_send(std::uint64_t id, TaskId tgt) {
+    SplitSend** found = sends.find(id);
+    if (found == nullptr || (*found)->tgt != tgt) return nullptr;
+    return std::unique_ptr<SplitSend>(*sends.take(id));
+  }
+};
+
+}  // namespace lapi::internal
