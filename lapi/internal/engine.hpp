@@ -1,6 +1,7 @@
 #pragma once
 // Context::Impl — the engine behind lapi::Context. Its methods live in files
-// by responsibility: engine_init.cc (UCX setup, connect, term), am_send.cc /
+// by responsibility: engine_init.cc (UCX setup, term), connect.cc (the cards
+// tasks exchange, the path chosen for each peer: peer.hpp), am_send.cc /
 // am_recv.cc (Amsend both sides), rma.cc (Put/Get/Rmw), memory.cc (regions
 // and rkeys), progress.cc (poll, wait, interrupt thread), sync.cc (fence,
 // barrier, address_init), faults.cc (refusal and reporting).

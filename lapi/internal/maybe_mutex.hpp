@@ -19,11 +19,15 @@ class MaybeMutex {
 
   // The lock/unlock pair must see the same `enabled` value; enable() is only
   // called while no other engine thread runs, so a plain read is safe.
-  void lock() {
+  // Always inlined: at -O2 without LTO gcc kept unlock() out of line in
+  // poll_once and amsend, a call on every message for a flag test.
+  [[gnu::always_inline]] void lock() {
     if (enabled_.load(std::memory_order_relaxed)) mutex_.lock();
   }
-  bool try_lock() { return enabled_.load(std::memory_order_relaxed) ? mutex_.try_lock() : true; }
-  void unlock() {
+  [[gnu::always_inline]] bool try_lock() {
+    return enabled_.load(std::memory_order_relaxed) ? mutex_.try_lock() : true;
+  }
+  [[gnu::always_inline]] void unlock() {
     if (enabled_.load(std::memory_order_relaxed)) mutex_.unlock();
   }
 
