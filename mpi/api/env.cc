@@ -108,6 +108,9 @@ extern "C" int MPI_Finalize(void) {
   CommPtr* world = s.comms.find(MPI_COMM_WORLD);
   s.world_errhandler = world ? (*world)->errhandler : fatal_errhandler();
   int rc = stop_runtime();
+  // Finalized from here: what the program left (communicators, windows...) is released below,
+  // and their deleters must not reach the engine, which is gone.
+  s.phase = Phase::finalized;
   requests().clear();
   s.comms.clear();
   s.types.clear();
@@ -116,7 +119,6 @@ extern "C" int MPI_Finalize(void) {
   s.ops.clear();
   s.infos.clear();
   s.keyvals.clear();
-  s.phase = Phase::finalized;
   return raise(nullptr, kFn, rc);
 }
 
