@@ -65,7 +65,8 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
   std::vector<std::string> hosts;
   for (std::uint32_t t = 0; t < ntasks_; ++t) {
     if (!unpack_card(all[t], cards[t])) {
-      return fail(Errc::bootstrap, "init: task {} published {} bytes that are not its card", t, all[t].size());
+      return fail(Errc::bootstrap, "init: task {} published {} bytes that are not its card", t,
+                  all[t].size());
     }
     hosts.push_back(cards[t].host);
   }
@@ -85,7 +86,8 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
     ucp_ep_params_t ep{};
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
     ep.address = reinterpret_cast<const ucp_address_t*>(
-        peers_[t].over_tcp && !card.ucx_net_address.empty() ? card.ucx_net_address.data() : card.ucx_address.data());
+        peers_[t].over_tcp && !card.ucx_net_address.empty() ? card.ucx_net_address.data()
+                                                            : card.ucx_address.data());
     // A peer on another host can vanish with its link and no launcher to say so (under PMIx):
     // UCX then fails its operations and tells us, rather than retrying for ever. Within a
     // host the launcher (or the process's exit) is the word, and UCX keeps every transport.
@@ -96,31 +98,37 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
       ep.err_handler.arg = this;
     }
     if (ucs_status_t st = ucp_ep_create(worker_, &ep, &peers_[t].ep); st != UCS_OK) {
-      return fail(Errc::no_connectivity, "init: cannot connect to task {}: {}", t, ucs_status_string(st));
+      return fail(Errc::no_connectivity, "init: cannot connect to task {}: {}", t,
+                  ucs_status_string(st));
     }
   }
   return Errc::success;
 }
 
-Status Context::Impl::choose_path(TaskId t, const PeerCard& card, const PeerCard& mine, const PathRules& rules) {
+Status Context::Impl::choose_path(TaskId t, const PeerCard& card, const PeerCard& mine,
+                                  const PathRules& rules) {
   Peer& peer = peers_[t];
   peer.other_host = card.shm.node != mine.shm.node;
   if (peer.other_host && (config_.transports & kTransportTcp) == 0) {
-    return fail(Errc::no_connectivity,
-                "init: task {} is on another host ({}), and LAPIS_TRANSPORTS=shm reaches no other host "
-                "(allow tcp too)",
-                t, card.host);
+    return fail(
+        Errc::no_connectivity,
+        "init: task {} is on another host ({}), and LAPIS_TRANSPORTS=shm reaches no other host "
+        "(allow tcp too)",
+        t, card.host);
   }
   std::string rule;
-  const std::optional<PairMethod> asked = t == me_ ? std::nullopt : rules.lookup(mine.host, card.host, &rule);
+  const std::optional<PairMethod> asked =
+      t == me_ ? std::nullopt : rules.lookup(mine.host, card.host, &rule);
   if (asked == PairMethod::shm && peer.other_host) {
-    return fail(Errc::no_connectivity,
-                "init: LAPIS_PATHS rule '{}' asks for shm between {} and {}, which are different hosts "
-                "(task {} is on {})",
-                rule, mine.host, card.host, t, card.host);
+    return fail(
+        Errc::no_connectivity,
+        "init: LAPIS_PATHS rule '{}' asks for shm between {} and {}, which are different hosts "
+        "(task {} is on {})",
+        rule, mine.host, card.host, t, card.host);
   }
   if (asked == PairMethod::tcp && (config_.transports & kTransportTcp) == 0) {
-    return fail(Errc::no_connectivity, "init: LAPIS_PATHS rule '{}' asks for tcp, which LAPIS_TRANSPORTS leaves out",
+    return fail(Errc::no_connectivity,
+                "init: LAPIS_PATHS rule '{}' asks for tcp, which LAPIS_TRANSPORTS leaves out",
                 rule);
   }
   // Always watched, so that a peer that chose its ring to us is heard whatever we chose.
@@ -132,11 +140,12 @@ Status Context::Impl::choose_path(TaskId t, const PeerCard& card, const PeerCard
   // (a rule: the peer's network-only address). Otherwise UCX picks (its shared memory between
   // network namespaces of one kernel, say, and TCP between real hosts).
   const bool job_tcp = config_.transports == kTransportTcp && std::getenv("UCX_TLS") == nullptr;
-  peer.over_tcp = t != me_ && (job_tcp || (asked == PairMethod::tcp && !card.ucx_net_address.empty()));
+  peer.over_tcp =
+      t != me_ && (job_tcp || (asked == PairMethod::tcp && !card.ucx_net_address.empty()));
   // The path, once: nothing re-derives it per message.
-  peer.path = t == me_                                                ? Path::self
+  peer.path = t == me_                                      ? Path::self
               : asked != PairMethod::tcp && shm_.reaches(t) ? Path::shm
-                                                                      : Path::ucx;
+                                                            : Path::ucx;
   return Errc::success;
 }
 

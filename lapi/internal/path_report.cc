@@ -25,7 +25,8 @@ std::string_view to_string(Path path) {
 
 PathInfo Context::Impl::path_info(TaskId t) const {
   const internal::Peer& peer = peers_[t];
-  return {peer.path, peer.path == Path::shm && peer.split_pid != 0, peer.path == Path::ucx && peer.over_tcp};
+  return {peer.path, peer.path == Path::shm && peer.split_pid != 0,
+          peer.path == Path::ucx && peer.over_tcp};
 }
 
 Status Context::path_of(TaskId task, PathInfo& out) const {
@@ -42,7 +43,8 @@ void Context::Impl::report_paths() const {
   std::string line = fmt::format("lapis[{}] on {}: paths:", me_, host);
   for (std::uint32_t t = 0; t < ntasks_; ++t) {
     const PathInfo p = path_info(t);
-    line += fmt::format(" {}={}{}{}", t, to_string(p.path), p.split ? "+split" : "", p.tcp ? "/tcp" : "");
+    line += fmt::format(" {}={}{}{}", t, to_string(p.path), p.split ? "+split" : "",
+                        p.tcp ? "/tcp" : "");
   }
   line += '\n';
   std::fputs(line.c_str(), stderr);

@@ -32,7 +32,8 @@ Status parse_path_rules(std::string_view text, std::vector<PathRule>& out) {
                   "separated by ';', '*' is any host)",
                   rule);
     }
-    out.push_back({std::string(rule), std::string(pair), method == "shm" ? PairMethod::shm : PairMethod::tcp});
+    out.push_back({std::string(rule), std::string(pair),
+                   method == "shm" ? PairMethod::shm : PairMethod::tcp});
     if (semicolon == std::string_view::npos) break;
     text.remove_prefix(semicolon + 1);
   }
@@ -47,26 +48,32 @@ Status PathRules::resolve(const std::vector<PathRule>& rules, const std::vector<
   out.rules_.clear();
   for (const PathRule& rule : rules) {
     std::vector<Resolved> splits;
-    for (std::size_t dash = rule.pair.find('-'); dash != std::string::npos; dash = rule.pair.find('-', dash + 1)) {
+    for (std::size_t dash = rule.pair.find('-'); dash != std::string::npos;
+         dash = rule.pair.find('-', dash + 1)) {
       const std::string a = rule.pair.substr(0, dash), b = rule.pair.substr(dash + 1);
       if (known(a) && known(b)) splits.push_back({a, b, rule.text, rule.method});
     }
     if (splits.empty()) {
-      return fail(Errc::set_val, "LAPIS_PATHS: rule '{}' names a host not in this job (its hosts: {})",
-                  rule.text, listed(hosts));
+      return fail(Errc::set_val,
+                  "LAPIS_PATHS: rule '{}' names a host not in this job (its hosts: {})", rule.text,
+                  listed(hosts));
     }
     if (splits.size() > 1) {
-      return fail(Errc::set_val,
-                  "LAPIS_PATHS: rule '{}' pairs {} with {}, or {} with {}: its hosts' names are ambiguous",
-                  rule.text, splits[0].a, splits[0].b, splits[1].a, splits[1].b);
+      return fail(
+          Errc::set_val,
+          "LAPIS_PATHS: rule '{}' pairs {} with {}, or {} with {}: its hosts' names are ambiguous",
+          rule.text, splits[0].a, splits[0].b, splits[1].a, splits[1].b);
     }
     out.rules_.push_back(std::move(splits.front()));
   }
   return Errc::success;
 }
 
-std::optional<PairMethod> PathRules::lookup(const std::string& a, const std::string& b, std::string* rule) const {
-  auto is = [](const std::string& pattern, const std::string& host) { return pattern == "*" || pattern == host; };
+std::optional<PairMethod> PathRules::lookup(const std::string& a, const std::string& b,
+                                            std::string* rule) const {
+  auto is = [](const std::string& pattern, const std::string& host) {
+    return pattern == "*" || pattern == host;
+  };
   for (auto it = rules_.rbegin(); it != rules_.rend(); ++it) {
     if ((is(it->a, a) && is(it->b, b)) || (is(it->a, b) && is(it->b, a))) {
       if (rule) *rule = it->text;

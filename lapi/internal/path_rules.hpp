@@ -37,7 +37,8 @@ class PathRules {
   static Status resolve(const std::vector<PathRule>& rules, const std::vector<std::string>& hosts,
                         PathRules& out);
   // The method of the last rule matching the hosts {a, b} (either order), and its text.
-  std::optional<PairMethod> lookup(const std::string& a, const std::string& b, std::string* rule = nullptr) const;
+  std::optional<PairMethod> lookup(const std::string& a, const std::string& b,
+                                   std::string* rule = nullptr) const;
   bool empty() const { return rules_.empty(); }
 
  private:

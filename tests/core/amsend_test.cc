@@ -21,9 +21,12 @@ TEST_CASE("amsend in every mode and policy") {
         CAPTURE(mode);
         CAPTURE(policy);
         CAPTURE(ranks);
-        const auto r = launch({ranks, 120, {std::string("LAPIS_MODE=") + mode,
-                                            std::string("LAPIS_POLICY=") + policy}},
-                              "tests/core/amsend_ranks");
+        const auto r = launch(
+            {.ranks = ranks,
+             .timeout_s = 120,
+             .env = {std::string("LAPIS_MODE=") + mode, std::string("LAPIS_POLICY=") + policy},
+             .flags = {}},
+            "tests/core/amsend_ranks");
         INFO(r.output);
         CHECK(r.status == 0);
       }
@@ -32,8 +35,8 @@ TEST_CASE("amsend in every mode and policy") {
 }
 
 TEST_CASE("amsend of 1 GiB (rendezvous, zero-copy into the landing buffer)") {
-  const auto r = launch({2, 300, {"LAPIS_TEST_HUGE=1"}}, "tests/core/amsend_ranks",
-                        {"--test-case=amsend of 1 GiB*"});
+  const auto r = launch({.ranks = 2, .timeout_s = 300, .env = {"LAPIS_TEST_HUGE=1"}, .flags = {}},
+                        "tests/core/amsend_ranks", {"--test-case=amsend of 1 GiB*"});
   INFO(r.output);
   CHECK(r.status == 0);
   CHECK(r.output.find("1 passed") != std::string::npos);

@@ -11,7 +11,11 @@ TEST_CASE("faults are refused and reported") {
     for (int ranks : {2, 4}) {
       CAPTURE(mode);
       CAPTURE(ranks);
-      const auto r = launch({ranks, 120, {std::string("LAPIS_MODE=") + mode}}, "tests/core/faults_ranks");
+      const auto r = launch({.ranks = ranks,
+                             .timeout_s = 120,
+                             .env = {std::string("LAPIS_MODE=") + mode},
+                             .flags = {}},
+                            "tests/core/faults_ranks");
       INFO(r.output);
       CHECK(r.status == 0);
     }

@@ -11,7 +11,11 @@ TEST_CASE("fence in both modes") {
     for (int ranks : {2, 4, 8}) {
       CAPTURE(mode);
       CAPTURE(ranks);
-      const auto r = launch({ranks, 180, {std::string("LAPIS_MODE=") + mode}}, "tests/core/fence_ranks");
+      const auto r = launch({.ranks = ranks,
+                             .timeout_s = 180,
+                             .env = {std::string("LAPIS_MODE=") + mode},
+                             .flags = {}},
+                            "tests/core/fence_ranks");
       INFO(r.output);
       CHECK(r.status == 0);
     }

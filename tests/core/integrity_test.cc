@@ -53,7 +53,8 @@ TEST_CASE("checksums: intact data, and every injected corruption repaired on eve
     std::string env;
     for (const std::string& e : run.env) env += e + " ";
     CAPTURE(env);
-    const auto r = launch({run.ranks, 180, run.env}, "tests/core/integrity_ranks");
+    const auto r = launch({.ranks = run.ranks, .timeout_s = 180, .env = run.env, .flags = {}},
+                          "tests/core/integrity_ranks");
     INFO(r.output);
     CHECK(r.status == 0);
   }

@@ -11,9 +11,12 @@ TEST_CASE("interrupt mode progresses a task that does not call lapi") {
     for (int ranks : {2, 4}) {
       CAPTURE(policy);
       CAPTURE(ranks);
-      const auto r = launch({ranks, 120, {"LAPIS_MODE=interrupt", std::string("LAPIS_POLICY=") + policy}},
-                            "tests/core/interrupt_ranks",
-                            {"--test-case-exclude=hand_over_progress*"});
+      const auto r =
+          launch({.ranks = ranks,
+                  .timeout_s = 120,
+                  .env = {"LAPIS_MODE=interrupt", std::string("LAPIS_POLICY=") + policy},
+                  .flags = {}},
+                 "tests/core/interrupt_ranks", {"--test-case-exclude=hand_over_progress*"});
       INFO(r.output);
       CHECK(r.status == 0);
     }
@@ -23,7 +26,10 @@ TEST_CASE("interrupt mode progresses a task that does not call lapi") {
 TEST_CASE("hand_over_progress: the progress thread takes over without waiting out its grace") {
   // A grace (10 s) beyond the ranks' 5 s spin deadline: the test can
   // pass only through the hand-over.
-  const auto r = launch({2, 120, {"LAPIS_MODE=interrupt", "LAPIS_TAKEOVER_GRACE_US=10000000"}},
+  const auto r = launch({.ranks = 2,
+                         .timeout_s = 120,
+                         .env = {"LAPIS_MODE=interrupt", "LAPIS_TAKEOVER_GRACE_US=10000000"},
+                         .flags = {}},
                         "tests/core/interrupt_ranks", {"--test-case=hand_over_progress*"});
   INFO(r.output);
   CHECK(r.status == 0);

@@ -1,11 +1,11 @@
 // LAPIS_PATHS' rules (lapi/internal/path_rules.hpp): the syntax, splitting a
 // pair at the right '-' when host names hold '-', and which rule wins.
+#include "lapi/internal/path_rules.hpp"
+
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
-
-#include "lapi/internal/path_rules.hpp"
 
 using lapi::internal::PairMethod;
 using lapi::internal::PathRule;
@@ -26,8 +26,8 @@ PathRules resolved(const std::string& text, const std::vector<std::string>& host
 }  // namespace
 
 TEST_CASE("bad rules are refused, naming the rule") {
-  for (const char* text : {"", "a", "a=tcp", "a-b", "a-b=udp", "a-b=TCP", "-b=tcp", "a-=tcp", "a-b=tcp;",
-                           ";a-b=tcp", "a b-c=tcp", "a-b=shm;c=tcp"}) {
+  for (const char* text : {"", "a", "a=tcp", "a-b", "a-b=udp", "a-b=TCP", "-b=tcp", "a-=tcp",
+                           "a-b=tcp;", ";a-b=tcp", "a b-c=tcp", "a-b=shm;c=tcp"}) {
     CAPTURE(text);
     std::vector<PathRule> rules;
     const lapi::Status s = lapi::internal::parse_path_rules(text, rules);
@@ -52,8 +52,10 @@ TEST_CASE("a pair splits at the '-' that leaves two hosts of the job") {
   PathRules out;
   const lapi::Status unknown = PathRules::resolve(written, hosts, out);
   CHECK(unknown.code() == lapi::Errc::set_val);
-  CHECK(unknown.message().find("'node-1-nowhere=tcp' names a host not in this job (its hosts: login, node-1, node-2)") !=
-        std::string::npos);
+  CHECK(
+      unknown.message().find(
+          "'node-1-nowhere=tcp' names a host not in this job (its hosts: login, node-1, node-2)") !=
+      std::string::npos);
   // "a-b-c" is a-(b-c) and (a-b)-c when all four are hosts: ambiguous.
   REQUIRE(lapi::internal::parse_path_rules("a-b-c=tcp", written).ok());
   const lapi::Status two_ways = PathRules::resolve(written, {"a", "b-c", "a-b", "c"}, out);

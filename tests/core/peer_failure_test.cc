@@ -11,7 +11,10 @@ using lapis::testing::launch;
 TEST_CASE("a killed task ends alone under --continue-on-failure") {
   for (const char* mode : {"polling", "interrupt"}) {
     CAPTURE(mode);
-    const auto r = launch({3, 60, {std::string("LAPIS_MODE=") + mode}, {"--continue-on-failure"}},
+    const auto r = launch({.ranks = 3,
+                           .timeout_s = 60,
+                           .env = {std::string("LAPIS_MODE=") + mode},
+                           .flags = {"--continue-on-failure"}},
                           "tests/core/peer_failure_ranks");
     INFO(r.output);
     CHECK(r.status == 128 + 9);
@@ -25,7 +28,8 @@ TEST_CASE("a killed task ends alone under --continue-on-failure") {
 }
 
 TEST_CASE("without the option a killed task still ends the job") {
-  const auto r = launch({3, 60, {}}, "tests/core/peer_failure_ranks");
+  const auto r = launch({.ranks = 3, .timeout_s = 60, .env = {}, .flags = {}},
+                        "tests/core/peer_failure_ranks");
   INFO(r.output);
   CHECK(r.status == 128 + 9);
   CHECK(r.output.find("the others go on") == std::string::npos);

@@ -12,8 +12,12 @@ TEST_CASE("rma in both modes") {
       CAPTURE(mode);
       CAPTURE(ranks);
       // One host, UCX's defaults: transport memory must map (rma_ranks' map_remote case).
-      const auto r = launch({ranks, 180, {std::string("LAPIS_MODE=") + mode, "LAPIS_TEST_EXPECT_MAPPED=1"}},
-                            "tests/core/rma_ranks");
+      const auto r =
+          launch({.ranks = ranks,
+                  .timeout_s = 180,
+                  .env = {std::string("LAPIS_MODE=") + mode, "LAPIS_TEST_EXPECT_MAPPED=1"},
+                  .flags = {}},
+                 "tests/core/rma_ranks");
       INFO(r.output);
       CHECK(r.status == 0);
     }

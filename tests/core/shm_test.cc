@@ -15,7 +15,9 @@ TEST_CASE("shared-memory channel on and off") {
     for (int ranks : {2, 4, 8}) {
       CAPTURE(shm);
       CAPTURE(ranks);
-      const auto r = launch({ranks, 180, {std::string("LAPIS_SHM=") + shm}}, "tests/core/shm_ranks");
+      const auto r = launch(
+          {.ranks = ranks, .timeout_s = 180, .env = {std::string("LAPIS_SHM=") + shm}, .flags = {}},
+          "tests/core/shm_ranks");
       INFO(r.output);
       CHECK(r.status == 0);
     }
@@ -23,9 +25,11 @@ TEST_CASE("shared-memory channel on and off") {
 }
 
 TEST_CASE("LAPIS_TRANSPORTS shm alone, tcp alone; LAPIS_PATHS with TCP for every pair") {
-  for (const char* setting : {"LAPIS_TRANSPORTS=shm", "LAPIS_TRANSPORTS=tcp", "LAPIS_PATHS=*-*=tcp"}) {
+  for (const char* setting :
+       {"LAPIS_TRANSPORTS=shm", "LAPIS_TRANSPORTS=tcp", "LAPIS_PATHS=*-*=tcp"}) {
     CAPTURE(setting);
-    const auto r = launch({2, 180, {setting}}, "tests/core/shm_ranks");
+    const auto r = launch({.ranks = 2, .timeout_s = 180, .env = {setting}, .flags = {}},
+                          "tests/core/shm_ranks");
     INFO(r.output);
     CHECK(r.status == 0);
   }

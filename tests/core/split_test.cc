@@ -25,7 +25,8 @@ TEST_CASE("split copy on and off, polling and interrupt mode") {
   for (const Run& run : runs) {
     CAPTURE(run.ranks);
     CAPTURE(run.env.back());
-    const auto r = launch({run.ranks, 180, run.env}, "tests/core/split_ranks");
+    const auto r = launch({.ranks = run.ranks, .timeout_s = 180, .env = run.env, .flags = {}},
+                          "tests/core/split_ranks");
     INFO(r.output);
     CHECK(r.status == 0);
   }

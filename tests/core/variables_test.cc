@@ -98,7 +98,9 @@ TEST_CASE("lapis_info lists every variable with its value, and names a bad argum
 }
 
 TEST_CASE("a job with a misspelt variable warns once, from rank 0") {
-  const auto r = lapis::testing::launch({2, 120, {"LAPIS_SHMM=0"}}, "tests/core/fence_ranks");
+  const auto r =
+      lapis::testing::launch({.ranks = 2, .timeout_s = 120, .env = {"LAPIS_SHMM=0"}, .flags = {}},
+                             "tests/core/fence_ranks");
   INFO(r.output);
   CHECK(r.status == 0);
   CHECK(count(r.output, "lapis: warning: LAPIS_SHMM is not a Lapis variable; did you mean LAPIS_SHM?") == 1);

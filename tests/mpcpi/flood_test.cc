@@ -43,7 +43,8 @@ void run(int ranks, std::vector<std::string> env) {
   std::string shown;
   for (const auto& e : env) shown += e + " ";
   CAPTURE(shown);
-  const auto r = launch({ranks, 300, env}, "tests/mpcpi/flood_ranks");
+  const auto r = launch({.ranks = ranks, .timeout_s = 300, .env = env, .flags = {}},
+                        "tests/mpcpi/flood_ranks");
   INFO(r.output);
   CHECK(r.status == 0);
   MESSAGE(r.output.substr(0, r.output.find('\n', r.output.find("flood:"))));

@@ -20,7 +20,7 @@ void run(int ranks, std::vector<std::string> env) {
   std::string shown;
   for (const auto& e : env) shown += e + " ";
   CAPTURE(shown);
-  const auto r = launch({ranks, 240, env}, RANK_PROGRAM);
+  const auto r = launch({.ranks = ranks, .timeout_s = 240, .env = env, .flags = {}}, RANK_PROGRAM);
   INFO(r.output);
   CHECK(r.status == 0);
 }

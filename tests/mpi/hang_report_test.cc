@@ -18,7 +18,8 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 }  // namespace
 
 TEST_CASE("a deadlocked job: the timeout report names each rank's MPI call") {
-  const auto r = launch({3, 2, {}}, "tests/mpi/progs/deadlock");
+  const auto r =
+      launch({.ranks = 3, .timeout_s = 2, .env = {}, .flags = {}}, "tests/mpi/progs/deadlock");
   INFO(r.output);
   CHECK(r.status == 124);
   CHECK(has(r.output, "lapirun: timeout after 2 s; where each rank waits:"));

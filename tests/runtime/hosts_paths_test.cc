@@ -41,10 +41,14 @@ enum class Pairs { automatic, all_tcp, between_tcp, first_within_tcp };
 
 bool tcp_between(Pairs pairs, int host, int peer_host) {
   switch (pairs) {
-    case Pairs::automatic: return false;
-    case Pairs::all_tcp: return true;
-    case Pairs::between_tcp: return host != peer_host;
-    case Pairs::first_within_tcp: return host == 0 && peer_host == 0;
+    case Pairs::automatic:
+      return false;
+    case Pairs::all_tcp:
+      return true;
+    case Pairs::between_tcp:
+      return host != peer_host;
+    case Pairs::first_within_tcp:
+      return host == 0 && peer_host == 0;
   }
   return false;
 }
@@ -63,7 +67,8 @@ void check_paths(const TestHosts& hosts, const std::string& err, Pairs pairs = P
     for (int peer = 0; peer < ranks; ++peer) {
       const std::string p = " " + std::to_string(peer) + "=";
       if (peer == rank) CHECK(contains(line, p + "self"));
-      else if (tcp_between(pairs, host, peer / 2)) CHECK(contains(line, p + "ucx/tcp"));
+      else if (tcp_between(pairs, host, peer / 2))
+        CHECK(contains(line, p + "ucx/tcp"));
       else if (peer / 2 == host) CHECK(contains(line, p + "shm"));
       else CHECK(contains(line, p + "ucx"));
     }
@@ -135,10 +140,12 @@ TEST_CASE("with UCX_TLS=tcp,self UCX joins the hosts over TCP on lapis0") {
 // LAPIS_TRANSPORTS=tcp: every peer, on this host too, through UCX over TCP on lapis0 (never
 // loopback: the job spans hosts). LAPIS_TRANSPORTS=shm cannot reach the other host: every rank
 // says so at init, naming the variable, and the job ends.
-TEST_CASE("LAPIS_TRANSPORTS across hosts: tcp alone carries every pair, shm alone is an init error") {
+TEST_CASE(
+    "LAPIS_TRANSPORTS across hosts: tcp alone carries every pair, shm alone is an init error") {
   TestHosts hosts(2);
   if (hosts.skip_if_unavailable("LAPIS_TRANSPORTS across hosts")) return;
-  const Outcome tcp = run_across(hosts, "tests/core/amsend_ranks", {"LAPIS_TRANSPORTS=tcp", "UCX_LOG_LEVEL=info"});
+  const Outcome tcp =
+      run_across(hosts, "tests/core/amsend_ranks", {"LAPIS_TRANSPORTS=tcp", "UCX_LOG_LEVEL=info"});
   INFO(describe(tcp));
   CHECK(tcp.status == 0);
   check_paths(hosts, tcp.err, Pairs::all_tcp);
@@ -160,12 +167,15 @@ TEST_CASE("LAPIS_PATHS: TCP between the hosts, TCP within one host, and rules th
   TestHosts hosts(2);
   if (hosts.skip_if_unavailable("LAPIS_PATHS across hosts")) return;
   const std::string h0 = hosts.name(0), h1 = hosts.name(1);
-  const Outcome between = run_across(hosts, "tests/core/amsend_ranks", {"LAPIS_PATHS=" + h0 + "-" + h1 + "=tcp", "UCX_LOG_LEVEL=info"});
+  const Outcome between =
+      run_across(hosts, "tests/core/amsend_ranks",
+                 {"LAPIS_PATHS=" + h0 + "-" + h1 + "=tcp", "UCX_LOG_LEVEL=info"});
   INFO(describe(between));
   CHECK(between.status == 0);
   check_paths(hosts, between.err, Pairs::between_tcp);
   CHECK(contains(between.out, "tcp/lapis0"));
-  const Outcome within = run_across(hosts, "tests/mpi/progs/p2p", {"LAPIS_PATHS=" + h0 + "-" + h0 + "=tcp"});
+  const Outcome within =
+      run_across(hosts, "tests/mpi/progs/p2p", {"LAPIS_PATHS=" + h0 + "-" + h0 + "=tcp"});
   INFO(describe(within));
   CHECK(within.status == 0);
   CHECK(count_oks(within.out) == 4);

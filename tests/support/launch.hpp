@@ -12,6 +12,8 @@ struct LaunchResult {
   std::string output;  // launch(): stdout and stderr, interleaved
 };
 
+// Callers name the fields (launch({.ranks = 4, .env = {...}, .flags = {}}, ...)); gcc 12 warns
+// about a field left out even of a designated initializer.
 struct LaunchOptions {
   int ranks = 2;
   int timeout_s = 120;
