@@ -104,7 +104,9 @@ extern "C" int MPI_Type_free_keyval(int* type_keyval) {
   if (int rc = check_running(kFn)) return rc;
   TypeKeyval* kv = nullptr;
   int rc = check_not_null(type_keyval, "type_keyval");
-  if (rc == MPI_SUCCESS) rc = find_type_keyval(*type_keyval, kv, true);
+  // A keyval freed already, through another copy of its number, may be freed again while
+  // values still hold it, as for communicators (MPICH's keyval_double_free_type).
+  if (rc == MPI_SUCCESS) rc = find_type_keyval(*type_keyval, kv, false);
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
   kv->freed = true;
   *type_keyval = MPI_KEYVAL_INVALID;
@@ -171,9 +173,11 @@ extern "C" int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
     }
   }
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
-  void* value = (*values)[type_keyval];
-  values->erase(type_keyval);
-  return raise(nullptr, kFn, run_delete(datatype, type_keyval, value));
+  // A delete callback that fails keeps the attribute (as for communicators), so that its
+  // copy and delete callbacks still run with the datatype.
+  rc = run_delete(datatype, type_keyval, (*values)[type_keyval]);
+  if (rc == MPI_SUCCESS) values->erase(type_keyval);
+  return raise(nullptr, kFn, rc);
 }
 
 // The profiling interface's hook for tools (any level, any extra

@@ -34,8 +34,10 @@ class KeepStatusError {
   explicit KeepStatusError(MPI_Status* status)
       : status_(status != nullptr && wants_status(status) ? status : nullptr),
         saved_(status_ != nullptr ? status_->MPI_ERROR : 0) {}
+  // An empty status (a null or inactive request: source MPI_ANY_SOURCE, which no message
+  // has) keeps the MPI_SUCCESS set_empty_status wrote: the standard defines it with it.
   ~KeepStatusError() {
-    if (status_ != nullptr) status_->MPI_ERROR = saved_;
+    if (status_ != nullptr && status_->MPI_SOURCE != MPI_ANY_SOURCE) status_->MPI_ERROR = saved_;
   }
   KeepStatusError(const KeepStatusError&) = delete;
   KeepStatusError& operator=(const KeepStatusError&) = delete;

@@ -223,6 +223,18 @@ static int delete_fn(MPI_Datatype t, int key, void* value, void* extra) {
   return MPI_SUCCESS;
 }
 
+static int allow_type_delete = 1, type_deletes_seen;
+static int failing_type_copy(MPI_Datatype t, int key, void* extra, void* in, void* out, int* flag) {
+  (void)t, (void)key, (void)extra, (void)in, (void)out;
+  *flag = 0;
+  return MPI_ERR_OTHER;
+}
+static int flagged_type_delete(MPI_Datatype t, int key, void* value, void* extra) {
+  (void)t, (void)key, (void)value, (void)extra;
+  ++type_deletes_seen;
+  return allow_type_delete ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
 static void type_attributes(void) {
   int key, key2;
   static char anchor[8];
@@ -263,6 +275,35 @@ static void type_attributes(void) {
   CHECK(deletes == 4);
   CHECK_OK(MPI_Type_free(&t));
   CHECK_OK(MPI_Type_free_keyval(&key2));
+  /* Callbacks that fail (MPICH's attrerrtype): a delete that fails keeps the value (set_attr
+   * and delete_attr return the error); a copy that fails fails MPI_Type_dup, which leaves no
+   * type (MPI_DATATYPE_NULL); MPI_Type_free runs the delete once it succeeds. */
+  int bomb;
+  CHECK_OK(MPI_Type_create_keyval(failing_type_copy, flagged_type_delete, &bomb, NULL));
+  CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &t2));
+  CHECK_OK(MPI_Type_set_attr(t2, bomb, anchor));
+  MPI_Errhandler old_errh;
+  CHECK_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &old_errh));
+  CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  allow_type_delete = 0;
+  CHECK(MPI_Type_set_attr(t2, bomb, anchor + 1) != MPI_SUCCESS);
+  CHECK(MPI_Type_delete_attr(t2, bomb) != MPI_SUCCESS);
+  CHECK_OK(MPI_Type_get_attr(t2, bomb, &v, &flag));
+  CHECK(flag && v == anchor);
+  MPI_Datatype t3 = MPI_INT;
+  CHECK(MPI_Type_dup(t2, &t3) != MPI_SUCCESS);
+  CHECK(t3 == MPI_DATATYPE_NULL);
+  CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, old_errh));
+  CHECK_OK(MPI_Errhandler_free(&old_errh));
+  allow_type_delete = 1;
+  type_deletes_seen = 0;
+  CHECK_OK(MPI_Type_free(&t2));
+  CHECK(type_deletes_seen == 1);
+  /* Freed twice through two copies of its number while a value holds it (MPICH's
+   * keyval_double_free_type), as for communicators. */
+  int bomb_copy = bomb;
+  CHECK_OK(MPI_Type_free_keyval(&bomb));
+  CHECK_OK(MPI_Type_free_keyval(&bomb_copy));
   /* Window keyvals exist (no windows yet). */
   int wkey;
   CHECK_OK(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &wkey, NULL));

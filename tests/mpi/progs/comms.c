@@ -166,6 +166,12 @@ static int delete_fn(MPI_Comm c, int key, void* value, void* extra) {
   return MPI_SUCCESS;
 }
 
+static int failing_copy_fn(MPI_Comm c, int key, void* extra, void* in, void* out, int* flag) {
+  (void)c, (void)key, (void)extra, (void)in, (void)out;
+  *flag = 0;
+  return MPI_ERR_OTHER;
+}
+
 static void attributes(void) {
   int* v;
   int flag = 0;
@@ -215,6 +221,21 @@ static void attributes(void) {
   CHECK_OK(MPI_Comm_free_keyval(&key));
   CHECK(key == MPI_KEYVAL_INVALID);
   CHECK_OK(MPI_Comm_free_keyval(&k2));
+
+  /* A copy callback that fails fails the dup: its error comes back, and no half-copied
+   * communicator is left (newcomm is MPI_COMM_NULL, as MPICH's attrerr expects). */
+  int k3;
+  CHECK_OK(MPI_Comm_create_keyval(failing_copy_fn, MPI_COMM_NULL_DELETE_FN, &k3, NULL));
+  CHECK_OK(MPI_Comm_set_attr(MPI_COMM_WORLD, k3, base));
+  MPI_Errhandler old;
+  CHECK_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &old));
+  CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  d = MPI_COMM_WORLD;
+  CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &d) != MPI_SUCCESS);
+  CHECK(d == MPI_COMM_NULL);
+  CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, old));
+  CHECK_OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, k3));
+  CHECK_OK(MPI_Comm_free_keyval(&k3));
 }
 
 /* Delete callbacks run in reverse order of setting (MPI-2.2+ requires it for

@@ -144,9 +144,21 @@ static void self_and_null(void) {
   CHECK_OK(MPI_Sendrecv_replace(&w, INT_MAX, MPI_INT, MPI_PROC_NULL, 0, MPI_PROC_NULL, 0,
                                 MPI_COMM_WORLD, &st));
   CHECK(w == 9 && st.MPI_SOURCE == MPI_PROC_NULL);
-  /* Waiting on MPI_REQUEST_NULL is fine. */
+  /* Waiting on MPI_REQUEST_NULL is fine, and gives an empty status: source and tag
+   * wildcards and MPI_SUCCESS in MPI_ERROR (MPI 3.1 section 3.7.3), whatever MPI_ERROR
+   * held before. The same from MPI_Test and MPI_Request_get_status. */
   r = MPI_REQUEST_NULL;
+  st.MPI_ERROR = -77;
   CHECK_OK(MPI_Wait(&r, &st));
+  CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG && st.MPI_ERROR == MPI_SUCCESS);
+  st.MPI_ERROR = -77;
+  flag = 0;
+  CHECK_OK(MPI_Test(&r, &flag, &st));
+  CHECK(flag && st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_ERROR == MPI_SUCCESS);
+  st.MPI_ERROR = -77;
+  flag = 0;
+  CHECK_OK(MPI_Request_get_status(MPI_REQUEST_NULL, &flag, &st));
+  CHECK(flag && st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG && st.MPI_ERROR == MPI_SUCCESS);
 }
 
 static void wildcards_and_probe(void) {
