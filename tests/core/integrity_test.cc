@@ -30,7 +30,10 @@ TEST_CASE("checksums: intact data, and every injected corruption repaired on eve
   const std::string on = "LAPIS_CHECKSUM=crc32c";
   const std::vector<Run> runs = {
       {2, {on}},
-      {2, {on, "LAPIS_FAULT_CORRUPT=shm:3", "INTEGRITY_MIN_INJECTED=20"}},
+      // A frame for a target that sleeps goes through UCX instead of the ring, so how many
+      // take the ring depends on the load: 32 injected when quiet, 10 once in a loaded
+      // sanitizer CI run. 6 still shows the ring path hit again and again.
+      {2, {on, "LAPIS_FAULT_CORRUPT=shm:3", "INTEGRITY_MIN_INJECTED=6"}},
       {2, {on, "LAPIS_FAULT_CORRUPT=eager:3", "LAPIS_SHM=0", "INTEGRITY_MIN_INJECTED=20"}},
       {2, {on, "LAPIS_FAULT_CORRUPT=rndv:2", "LAPIS_SPLIT_COPY=0", "INTEGRITY_MIN_INJECTED=10"}},
       {2, {on, "LAPIS_FAULT_CORRUPT=split:2", "INTEGRITY_MIN_INJECTED=10"}},
