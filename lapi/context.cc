@@ -303,7 +303,7 @@ ShmStats Context::shm_stats() const {
   stats.peers = 0;
   for (const internal::Peer& peer : impl_->peers_) {
     stats.peers += peer.path == Path::shm;
-    stats.split_peers += peer.path == Path::shm && peer.split_pid != 0;
+    stats.split_peers += peer.split;
   }
   return stats;
 }

@@ -79,7 +79,8 @@ using RemoteErrorHandler = void (*)(Context& ctx, TaskId target, Errc code, cons
 // the methods LAPIS_TRANSPORTS allows: itself; the same-host shared-memory
 // rings (and, for large Amsends, split copy when `split` in PathInfo); or
 // UCX for everything (another host, or the rings off), over the transport
-// UCX picks: TCP when `tcp` (LAPIS_TRANSPORTS=tcp kept it to TCP).
+// UCX picks: TCP when `tcp` (LAPIS_TRANSPORTS=tcp, or a LAPIS_PATHS rule for
+// the pair, kept it to TCP).
 enum class Path : std::uint8_t { self, shm, ucx };
 struct PathInfo {
   Path path = Path::ucx;

@@ -210,7 +210,7 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
     return Errc::success;
   }
   // Large data for a task on this node: both tasks copy a part.
-  if (data_len >= config_.eager_limit && data_len >= kSplitMin && path == Path::shm && split_reaches(tgt)) {
+  if (data_len >= config_.eager_limit && data_len >= kSplitMin && peers_[tgt].split) {
     return amsend_split_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
   }
   return amsend_ucx_locked(tgt, handler, checked ? kChecksummed : 0, uhdr, uhdr_len, data,

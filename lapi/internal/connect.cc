@@ -4,7 +4,6 @@
 // TCP, with the peer's network-only address, so that UCX cannot take its shared memory.
 #include <unistd.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "lapi/internal/engine.hpp"
@@ -136,16 +135,18 @@ Status Context::Impl::choose_path(TaskId t, const PeerCard& card, const PeerCard
     shm_.attach(t, card.shm);
     probe_split_peer(t, card.split);
   }
-  // UCX kept to TCP: the job (LAPIS_TRANSPORTS=tcp, unless UCX_TLS says otherwise) or the pair
-  // (a rule: the peer's network-only address). Otherwise UCX picks (its shared memory between
-  // network namespaces of one kernel, say, and TCP between real hosts).
-  const bool job_tcp = config_.transports == kTransportTcp && std::getenv("UCX_TLS") == nullptr;
+  // UCX kept to TCP: the job (start() set UCX's transports so) or the pair (a rule: the peer's
+  // network-only address). Otherwise UCX picks (its shared memory between network namespaces
+  // of one kernel, say, and TCP between real hosts).
   peer.over_tcp =
-      t != me_ && (job_tcp || (asked == PairMethod::tcp && !card.ucx_net_address.empty()));
+      t != me_ && (ucx_tcp_only_ || (asked == PairMethod::tcp && !card.ucx_net_address.empty()));
+  peer.host = card.host;
   // The path, once: nothing re-derives it per message.
   peer.path = t == me_                                      ? Path::self
               : asked != PairMethod::tcp && shm_.reaches(t) ? Path::shm
                                                             : Path::ucx;
+  // Large Amsends to it by split copy: the rings' path, and its memory reachable.
+  peer.split = peer.path == Path::shm && peer.split_pid != 0;
   return Errc::success;
 }
 

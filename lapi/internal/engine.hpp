@@ -391,6 +391,7 @@ class Context::Impl {
   // Every task's path, endpoint and per-peer state, by task (peer.hpp): sized at start(), the
   // endpoints closed and the table emptied at shutdown().
   std::vector<internal::Peer> peers_;
+  bool ucx_tcp_only_ = false;  // LAPIS_TRANSPORTS=tcp kept UCX to tcp,self (start())
   int efd_ = -1;
   internal::MaybeMutex lock_;
 

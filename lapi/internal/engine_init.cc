@@ -160,7 +160,8 @@ Status Context::Impl::start() {
   }
   // LAPIS_TRANSPORTS: UCX keeps to the methods allowed (and self, for a task's own messages).
   if (config_.transports != kTransportsAll && std::getenv("UCX_TLS") == nullptr) {
-    const char* tls = (config_.transports & kTransportShm) != 0 ? "sm,self" : "tcp,self";
+    ucx_tcp_only_ = (config_.transports & kTransportShm) == 0;
+    const char* tls = ucx_tcp_only_ ? "tcp,self" : "sm,self";
     if (ucs_status_t st = ucp_config_modify(ucp_config, "TLS", tls); st != UCS_OK) {
       ucp_config_release(ucp_config);
       return fail(Errc::transport, "init: restricting UCX to {}: {}", tls, ucs_status_string(st));

@@ -183,7 +183,7 @@ void Context::Impl::on_checksum_nack_locked(const ChecksumNackWire& msg) {
     sum.attempt = attempt_after(msg.attempt);
     seal_frame(f->bytes, at.sum_off, at.uhdr_len, sum);
     integrity_.stats.retransmissions.fetch_add(1, std::memory_order_relaxed);
-    if (f->kind == ReplayRing::Kind::packed && shm_.reaches(tgt)) {
+    if (f->kind == ReplayRing::Kind::packed && peers_[tgt].path == Path::shm) {
       ShmSend why;
       if (std::byte* p = shm_.begin_send(tgt, f->len, why)) {
         std::memcpy(p, f->bytes, f->len);

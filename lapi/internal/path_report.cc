@@ -1,9 +1,7 @@
 // Which path each peer is reached by, for LAPIS_VERBOSE=1: "self" (this task), "shm" (same
 // host: the shared-memory ring, and split copy where "+split"), "ucx" (the rings off or unusable:
-// every message through UCX, over the transport it picks), "ucx/tcp" (LAPIS_TRANSPORTS=tcp: every
-// message through UCX over TCP).
-#include <unistd.h>
-
+// every message through UCX, over the transport it picks), "ucx/tcp" (LAPIS_TRANSPORTS=tcp or a
+// LAPIS_PATHS rule: every message through UCX over TCP).
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -25,8 +23,7 @@ std::string_view to_string(Path path) {
 
 PathInfo Context::Impl::path_info(TaskId t) const {
   const internal::Peer& peer = peers_[t];
-  return {peer.path, peer.path == Path::shm && peer.split_pid != 0,
-          peer.path == Path::ucx && peer.over_tcp};
+  return {peer.path, peer.split, peer.over_tcp};
 }
 
 Status Context::path_of(TaskId task, PathInfo& out) const {
@@ -38,9 +35,7 @@ Status Context::path_of(TaskId task, PathInfo& out) const {
 }
 
 void Context::Impl::report_paths() const {
-  char host[256] = {};
-  (void)::gethostname(host, sizeof host - 1);
-  std::string line = fmt::format("lapis[{}] on {}: paths:", me_, host);
+  std::string line = fmt::format("lapis[{}] on {}: paths:", me_, peers_[me_].host);
   for (std::uint32_t t = 0; t < ntasks_; ++t) {
     const PathInfo p = path_info(t);
     line += fmt::format(" {}={}{}{}", t, to_string(p.path), p.split ? "+split" : "",

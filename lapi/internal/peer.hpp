@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "lapi/context.hpp"
@@ -32,11 +33,12 @@ struct RkeyHit {
 
 struct Peer {
   // self: this task (UCX's self transport); shm: the same host, its
-  // shared-memory ring mapped (and split copy when split_pid != 0); ucx:
+  // shared-memory ring mapped (and split copy when `split`); ucx:
   // everything through UCX, over whatever transport UCX found.
   Path path = Path::ucx;
   bool other_host = false;  // its endpoint reports errors (peer error handling)
-  bool over_tcp = false;    // UCX is kept to TCP (LAPIS_TRANSPORTS=tcp)
+  bool over_tcp = false;    // UCX is kept to TCP (LAPIS_TRANSPORTS=tcp, a LAPIS_PATHS rule)
+  bool split = false;       // large Amsends to it by split copy (path shm, split_pid set)
   ucp_ep_h ep = nullptr;
 
   // Fence bookkeeping: Amsends sent to it / landed from it.
@@ -49,10 +51,12 @@ struct Peer {
   std::map<std::uint64_t, RemoteRegion> remote_regions;
   RkeyHit rkey_hit;
 
-  // Split copy: its pid when its memory is reachable (else 0), and our free
-  // claim cells in its ring.
+  // Split copy: its pid when its memory is reachable (else 0: split Amsends
+  // from it are refused), and our free claim cells in its ring.
   std::uint32_t split_pid = 0;
   std::vector<std::uint32_t> split_free_cells;
+
+  std::string host;  // its host name (LAPIS_PATHS, LAPIS_VERBOSE); last: never on a message's way
 };
 
 }  // namespace lapi::internal

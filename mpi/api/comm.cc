@@ -151,10 +151,5 @@ extern "C" int MPI_Comm_free(MPI_Comm* comm) {
     rc = fail(MPI_ERR_COMM, "{} cannot be freed", c->name);
   }
   if (rc != MPI_SUCCESS) return raise(c.get(), kFn, rc);
-  rc = delete_all_attributes(*c);
-  // Pending requests hold the object; its context slot returns to the pool
-  // when the last of them completes (see new_comm).
-  state().comms.erase(*comm);
-  *comm = MPI_COMM_NULL;
-  return raise(c.get(), kFn, rc);
+  return raise(c.get(), kFn, release_comm(*c, comm));
 }

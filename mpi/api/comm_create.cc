@@ -46,13 +46,9 @@ int dup_comm(const Comm& parent, std::shared_ptr<Info> info, MPI_Comm* newcomm) 
     (*created)->info = std::move(info);
     (*created)->topo = c->topo;  // a duplicate keeps the topology
     rc = copy_attributes(*c, **created);
-    if (rc != MPI_SUCCESS) {
-      // A copy callback failed: no half-copied communicator is left behind (as MPICH does),
-      // and the attributes it did copy get their delete callbacks.
-      (void)delete_all_attributes(**created);
-      state().comms.erase(*newcomm);
-      *newcomm = MPI_COMM_NULL;
-    }
+    // A copy callback failed: no half-copied communicator is left behind (as MPICH does), and
+    // the attributes it did copy get their delete callbacks.
+    if (rc != MPI_SUCCESS) (void)release_comm(**created, newcomm);
   }
   return rc;
 }

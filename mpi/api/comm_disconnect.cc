@@ -37,8 +37,5 @@ extern "C" int MPI_Comm_disconnect(MPI_Comm* comm) {
   drain_detached_on(*c);
   rc = c->is_inter() ? inter_internal_barrier(*c) : internal_barrier(*c);
   if (rc != MPI_SUCCESS) return raise(c.get(), kFn, rc);
-  rc = delete_all_attributes(*c);
-  state().comms.erase(*comm);
-  *comm = MPI_COMM_NULL;
-  return raise(c.get(), kFn, rc);
+  return raise(c.get(), kFn, release_comm(*c, comm));
 }

@@ -68,6 +68,13 @@ int copy_type_attributes(MPI_Datatype from, MPI_Datatype to) {
   return MPI_SUCCESS;
 }
 
+int release_type(MPI_Datatype* handle) {
+  const int rc = delete_type_attributes(*handle);
+  state().types.erase(*handle);
+  *handle = MPI_DATATYPE_NULL;
+  return rc;
+}
+
 int delete_type_attributes(MPI_Datatype type) {
   auto it = g_type_values.find(type);
   if (it == g_type_values.end()) return MPI_SUCCESS;

@@ -295,13 +295,9 @@ extern "C" int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   }
   if (rc == MPI_SUCCESS) {
     rc = copy_type_attributes(oldtype, *newtype);
-    if (rc != MPI_SUCCESS) {
-      // A copy callback failed: no half-copied type is left, newtype is MPI_DATATYPE_NULL,
-      // and what was copied gets its delete callbacks.
-      (void)delete_type_attributes(*newtype);
-      state().types.erase(*newtype);
-      *newtype = MPI_DATATYPE_NULL;
-    }
+    // A copy callback failed: no half-copied type is left, newtype is MPI_DATATYPE_NULL, and
+    // what was copied gets its delete callbacks.
+    if (rc != MPI_SUCCESS) (void)release_type(newtype);
   }
   return raise(nullptr, kFn, rc);
 }

@@ -65,11 +65,7 @@ extern "C" int MPI_Type_free(MPI_Datatype* datatype) {
     rc = fail(MPI_ERR_TYPE, "datatype {} is predefined and cannot be freed", t->name);
   }
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
-  rc = delete_type_attributes(*datatype);
-  // Pending operations and derived types keep their own reference.
-  state().types.erase(*datatype);
-  *datatype = MPI_DATATYPE_NULL;
-  return raise(nullptr, kFn, rc);
+  return raise(nullptr, kFn, release_type(datatype));
 }
 
 extern "C" int MPI_Type_size(MPI_Datatype datatype, int* size) {

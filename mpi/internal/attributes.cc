@@ -56,4 +56,11 @@ int delete_all_attributes(Comm& comm) {
   return first_error;
 }
 
+int release_comm(Comm& comm, MPI_Comm* handle) {
+  const int rc = delete_all_attributes(comm);
+  state().comms.erase(*handle);
+  *handle = MPI_COMM_NULL;
+  return rc;
+}
+
 }  // namespace mpi

@@ -16,5 +16,10 @@ void erase_attribute(Comm& comm, int keyval);
 // MPI_Comm_free / MPI_Finalize: runs the delete callbacks in reverse order of
 // setting (LIFO, as MPI requires for MPI_COMM_SELF), empties the map.
 int delete_all_attributes(Comm& comm);
+// MPI_Comm_free, MPI_Comm_disconnect, a failed MPI_Comm_dup: deletes the attributes, drops the
+// handle (pending requests keep the object; its context slot returns to the pool when the last
+// of them completes, see new_comm) and sets it to MPI_COMM_NULL. Returns the delete callbacks'
+// first error.
+int release_comm(Comm& comm, MPI_Comm* handle);
 
 }  // namespace mpi

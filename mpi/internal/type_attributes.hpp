@@ -11,5 +11,9 @@ namespace mpi {
 int copy_type_attributes(MPI_Datatype from, MPI_Datatype to);
 // MPI_Type_free: runs the delete callbacks and forgets the type's values.
 int delete_type_attributes(MPI_Datatype type);
+// MPI_Type_free, a failed MPI_Type_dup: deletes the attributes, drops the handle (pending
+// operations and derived types keep their own reference) and sets it to MPI_DATATYPE_NULL.
+// Returns the delete callbacks' first error.
+int release_type(MPI_Datatype* handle);
 
 }  // namespace mpi
