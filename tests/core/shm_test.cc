@@ -34,3 +34,18 @@ TEST_CASE("LAPIS_TRANSPORTS shm alone, tcp alone; LAPIS_PATHS with TCP for every
     CHECK(r.status == 0);
   }
 }
+
+// A rule asking for a method the job's LAPIS_TRANSPORTS leaves out cannot hold: every task says
+// so at init, naming the rule, and the job ends (nothing waits for the missing method).
+TEST_CASE("LAPIS_PATHS asking for tcp when LAPIS_TRANSPORTS=shm is an init error naming the rule") {
+  const auto r = launch({.ranks = 2,
+                         .timeout_s = 60,
+                         .env = {"LAPIS_TRANSPORTS=shm", "LAPIS_PATHS=*-*=tcp"},
+                         .flags = {}},
+                        "tests/core/shm_ranks");
+  INFO(r.output);
+  CHECK(r.status != 0);
+  CHECK(r.status != 124);
+  CHECK(r.output.find("LAPIS_PATHS rule '*-*=tcp' asks for tcp, which LAPIS_TRANSPORTS leaves out") !=
+        std::string::npos);
+}
