@@ -241,7 +241,7 @@ Status Context::flush_rma(TaskId tgt) {
 
 Status Context::prefetch_key(TaskId tgt, std::uint64_t addr, std::size_t len) {
   if (Status s = check_live(*impl_, "prefetch_key"); !s.ok()) return s;
-  if (tgt >= num_tasks()) return fail(Errc::tgt, "prefetch_key: tgt={} is not a task", tgt);
+  if (tgt >= impl_->npeers()) return fail(Errc::tgt, "prefetch_key: tgt={} is not a task", tgt);
   if (Status s = impl_->check_peer("prefetch_key", tgt); !s.ok()) return s;
   if (len == 0) return Errc::success;
   ucp_rkey_h rkey = nullptr;
@@ -251,7 +251,7 @@ Status Context::prefetch_key(TaskId tgt, std::uint64_t addr, std::size_t len) {
 Status Context::map_remote(TaskId tgt, std::uint64_t addr, std::size_t len, void*& local) {
   local = nullptr;
   if (Status s = check_live(*impl_, "map_remote"); !s.ok()) return s;
-  if (tgt >= num_tasks()) return fail(Errc::tgt, "map_remote: tgt={} is not a task", tgt);
+  if (tgt >= impl_->npeers()) return fail(Errc::tgt, "map_remote: tgt={} is not a task", tgt);
   if (Status s = impl_->check_peer("map_remote", tgt); !s.ok()) return s;
   if (addr == 0) return fail(Errc::tgt_addr_null, "map_remote: addr is null");
   return impl_->map_remote(tgt, addr, len, local);

@@ -20,7 +20,9 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "counters/counter.hpp"
 #include "handlers/handler.hpp"
@@ -94,6 +96,8 @@ std::string_view to_string(Path path);
 // polling or waiting in this context, or interrupt mode's progress thread),
 // outside any header handler. `why` says how the task ended.
 using PeerFailureHandler = void (*)(Context& ctx, TaskId task, const char* why, void* arg);
+
+class Link;  // link.hpp
 
 namespace testing {
 struct EngineAccess;  // lapi/internal/testing_hooks.cc
@@ -241,6 +245,33 @@ class Context {
   // nothing to do (no progress thread, or it is not parked); a no-op in
   // polling mode.
   void hand_over_progress();
+
+  // ---- Jobs that connect (MPI_Comm_accept/connect/join; link.hpp has the channel the two
+  // jobs meet over). Tasks of another job join this context as tasks num_tasks(), ... of this
+  // task's own numbering (each task numbers the tasks it joined itself). Amsend, Put, Get, Rmw
+  // and fence reach them as any task; barrier, gfence and address_init stay the job's.
+  //
+  // What another job's task needs to reach this one, and `base`: the id this task will give the
+  // first task it joins next (the others number this task base + its index among the cards).
+  Status join_card(std::vector<std::byte>& out, TaskId& base) const;
+  // Joins one task per card, numbered base, base+1, ...: `base` from this task's join_card
+  // (Errc::set_val when another join came between). `my_index`: this task's place among the
+  // cards the other side joins. Both sides must have joined before either sends.
+  Status join_tasks(TaskId base, std::span<const std::vector<std::byte>> cards,
+                    std::uint32_t my_index);
+  // Refuses operations naming joined tasks [first, first+count) from now on (Errc::tgt_purged)
+  // and closes their endpoints at once, needing nothing from them: what must land first is
+  // the caller's to fence (MPI_Comm_disconnect: every operation between the two groups has
+  // completed, then a barrier). Term leaves the tasks still joined the same way.
+  Status leave_tasks(TaskId first, std::uint32_t count);
+  // num_tasks() plus the tasks joined (left ones included: ids are never reused).
+  std::uint32_t num_peers() const;
+  // Ports (link.hpp: PortTable), listening on the interface UCX's network traffic keeps to.
+  Status open_port(std::string& name);
+  Status close_port(std::string_view name);
+  // Waits for the other job at `port` (opened here), running this context's progress meanwhile.
+  Status accept_link(std::string_view port, std::unique_ptr<Link>& out);
+  Status connect_link(std::string_view port, std::unique_ptr<Link>& out);
 
   class Impl;
 

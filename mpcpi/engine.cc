@@ -88,6 +88,7 @@ Errc Engine::Impl::start() {
       return fail(Errc::transport, "create: setting the completion policy: {}", s.message());
   }
 
+  npeers_.store(ntasks_, std::memory_order_relaxed);
   my_window_ = window_for(options_, ntasks_);
   send_peers_.resize(ntasks_);
   recv_peers_.resize(ntasks_);
@@ -116,22 +117,27 @@ Errc Engine::Impl::start() {
     if (variant != options_.variant)
       return fail(Errc::invalid_arg, "create: task {} runs variant {}, this task {}", t,
                   to_string(variant), to_string(options_.variant));
-    SendPeer& peer = send_peers_[t];
-    peer.window = setup[t] & ((std::uint64_t{1} << kVariantShift) - 1);
-    peer.credits = static_cast<std::int64_t>(peer.window);
-    // Never eager beyond what the receiver's window can ever hold.
-    peer.eager_limit = std::min<std::size_t>(options_.eager_limit, peer.window / 4);
+    init_send_peer(t, setup[t]);
   }
   if (options_.variant == Variant::counters) {
     lapi::RemoteCounter mine;
     if (lapi::Status s = ctx_.register_counter(landing_counter_, mine); !s.ok())
       return fail(Errc::transport, "create: {}", s.message());
+    landing_handle_ = mine.handle;
     std::vector<std::uint64_t> handles(ntasks_);
     if (lapi::Status s = ctx_.address_init(mine.handle, handles); !s.ok())
       return fail(Errc::transport, "create: exchanging landing counters: {}", s.message());
     for (lapi::TaskId t = 0; t < ntasks_; ++t) peer_landing_[t].handle = handles[t];
   }
   return Errc::success;
+}
+
+void Engine::Impl::init_send_peer(std::size_t t, std::uint64_t setup) {
+  SendPeer& peer = send_peers_[t];
+  peer.window = setup & ((std::uint64_t{1} << kVariantShift) - 1);
+  peer.credits = static_cast<std::int64_t>(peer.window);
+  // Never eager beyond what the receiver's window can ever hold.
+  peer.eager_limit = std::min<std::size_t>(options_.eager_limit, peer.window / 4);
 }
 
 Errc Engine::Impl::finalize() {
@@ -222,6 +228,35 @@ EngineStats Engine::stats() const {
 }
 lapi::TaskId Engine::task_id() const { return impl_->me_; }
 std::uint32_t Engine::num_tasks() const { return impl_->ntasks_; }
+
+Engine::JoinSetup Engine::join_setup() const {
+  return {pack_setup(impl_->my_window_, impl_->options_.variant), impl_->landing_handle_};
+}
+
+Errc Engine::join_peers(lapi::TaskId first, std::span<const JoinSetup> theirs) {
+  Impl& e = *impl_;
+  if (first != e.npeers()) {
+    return fail(Errc::invalid_arg, "join_peers: first={} but the next task id is {}", first, e.npeers());
+  }
+  for (std::size_t i = 0; i < theirs.size(); ++i) {
+    const auto variant = static_cast<Variant>(theirs[i].setup >> kVariantShift);
+    if (variant != e.options_.variant)
+      return fail(Errc::invalid_arg, "join_peers: task {} of the other job runs variant {}, this task {}",
+                  first + i, to_string(variant), to_string(e.options_.variant));
+  }
+  EngineLock lock(e);
+  const std::size_t n = first + theirs.size();
+  e.send_peers_.resize(n);
+  e.recv_peers_.resize(n);
+  e.failed_peers_.resize(n, false);
+  e.peer_landing_.resize(n);
+  for (std::size_t i = 0; i < theirs.size(); ++i) {
+    e.init_send_peer(first + i, theirs[i].setup);
+    e.peer_landing_[first + i].handle = theirs[i].landing;
+  }
+  e.npeers_.store(static_cast<std::uint32_t>(n), std::memory_order_release);
+  return Errc::success;
+}
 
 Errc Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
                    SendMode mode, Request*& out, bool* done_now) {

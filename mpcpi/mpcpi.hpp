@@ -170,6 +170,19 @@ class Engine {
   lapi::TaskId task_id() const;
   std::uint32_t num_tasks() const;
 
+  // Jobs that connect: tasks lapi joined (lapi::Context::join_tasks) become peers here too.
+  // What a task of the other job needs from this one: its window and variant, and (counters
+  // variant) its landing counter. The two jobs must run the same variant.
+  struct JoinSetup {
+    std::uint64_t setup = 0;
+    std::uint64_t landing = 0;
+  };
+  JoinSetup join_setup() const;
+  // Tasks [first, first + theirs.size()) are the ones lapi just joined; theirs[i] is task
+  // first + i's join_setup(). Errc::invalid_arg when they are not the next tasks or run another
+  // variant.
+  Errc join_peers(lapi::TaskId first, std::span<const JoinSetup> theirs);
+
   // ---- Point to point -------------------------------------------------
   // Nonblocking send of `bytes` contiguous bytes. The request completes when
   // `buf` may be reused (synchronous: and the receive has matched; ready:

@@ -57,7 +57,7 @@ void Engine::Impl::fail_context_locked(std::uint32_t context, const std::string&
 }
 
 void Engine::Impl::fail_requests_of(lapi::TaskId task, const char* why) {
-  if (task >= ntasks_) return;
+  if (task >= npeers()) return;
   const std::string detail = fmt::format("task {} failed ({})", task, why);
   {
     EngineLock lock(*this);
@@ -96,7 +96,7 @@ void Engine::bind_context(std::uint32_t context, std::span<const lapi::TaskId> m
   }
   if (!impl_->any_peer_failed_.load(std::memory_order_relaxed)) return;
   for (lapi::TaskId t : members) {  // bound after a member failed: broken from the start
-    if (t < impl_->ntasks_ && impl_->failed_peers_[t]) {
+    if (t < impl_->npeers() && impl_->failed_peers_[t]) {
       impl_->fail_context_locked(context, fmt::format("task {} failed: a member of this communicator", t));
       return;
     }

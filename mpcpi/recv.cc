@@ -17,7 +17,7 @@ using detail::Msg;
 Errc Engine::Impl::check_recv_args(const void* buf, std::size_t capacity, int source, int tag,
                                    const char* fn) const {
   if (finalized_) return fail(Errc::terminated, "{}: engine already finalized", fn);
-  if (source != kAnySource && (source < 0 || static_cast<std::uint32_t>(source) >= ntasks_))
+  if (source != kAnySource && (source < 0 || static_cast<std::uint32_t>(source) >= npeers()))
     return fail(Errc::invalid_rank, "{}: source={} is not a task (0..{}) nor any-source", fn,
                 source, ntasks_ - 1);
   if (tag != kAnyTag && (tag < 0 || tag > kMaxTag))
@@ -131,7 +131,7 @@ void Engine::Impl::post_recv(Request* r) {
         const auto src = static_cast<lapi::TaskId>(source);
         if (recv_peers_[src].starved) consider_pull_locked(src, 0, false);
       } else {
-        for (lapi::TaskId t = 0; t < ntasks_; ++t)
+        for (lapi::TaskId t = 0; t < npeers(); ++t)
           if (recv_peers_[t].starved) consider_pull_locked(t, 0, false);
       }
     }
@@ -299,7 +299,7 @@ Errc Engine::Impl::iprobe(int source, int tag, std::uint32_t context, bool& foun
     } else if (source != kAnySource) {
       consider_pull_locked(static_cast<lapi::TaskId>(source), context, true);
     } else {
-      for (lapi::TaskId t = 0; t < ntasks_; ++t)
+      for (lapi::TaskId t = 0; t < npeers(); ++t)
         if (recv_peers_[t].starved) consider_pull_locked(t, context, true);
     }
   }

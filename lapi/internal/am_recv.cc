@@ -52,13 +52,13 @@ void on_rndv_landed(void* request, ucs_status_t status, std::size_t, void* user_
     bool rndv, std::uint32_t src, Errc code, std::uint64_t cookie, std::string detail,
     std::uint64_t split_id) {
   refuse_locked(src, code, cookie, std::move(detail));
-  if (accepting_held_ != 0 && src < ntasks_) {
+  if (accepting_held_ != 0 && src < npeers()) {
     // A held Amsend's origin counter waits for the target's word.
     send_checksum_ack_locked(src, accepting_held_, code);
     accepting_held_ = 0;
   }
-  if (split_id != 0 && src < ntasks_) release_split_locked(src, split_id, code);
-  if (src < ntasks_) {
+  if (split_id != 0 && src < npeers()) release_split_locked(src, split_id, code);
+  if (src < npeers()) {
     // A refused Amsend still counts as done here, so its sender's fence
     // does not wait for it forever.
     ++peers_[src].landed_from;
@@ -168,7 +168,7 @@ ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const s
   //    then the handler and counter it names.
   AmsendFrame f;
   if (const FrameFault fault = parse_amsend_frame(rndv, packed, bytes, frame_len, data, length,
-                                                  ntasks_, f);
+                                                  npeers(), f);
       fault != FrameFault::none) [[unlikely]] {
     return refuse_amsend_locked(rndv, fault == FrameFault::truncated ? UINT32_MAX : f.wire.src,
                                 Errc::hdr_len, f.cookie, describe(fault, f, frame_len));

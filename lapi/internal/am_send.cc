@@ -45,6 +45,15 @@ Status Context::Impl::post_op_locked(SendOp* op, TaskId tgt, Proto proto, const 
                                      Counter* origin) {
   op->engine = this;
   op->origin = origin;
+  const Peer& peer = peers_[tgt];
+  if (peer.joined) [[unlikely]] {
+    if (peer.ep == nullptr) {  // it left (leave_tasks): nothing more goes to it
+      send_pool_.release(op);
+      return fail(Errc::tgt_purged, "send to task {}: it left (leave_tasks)", tgt);
+    }
+    // Every frame and control message starts with its sender's id, as the target numbers it.
+    std::memcpy(op->header, &peer.id_there, sizeof peer.id_there);
+  }
   ucp_request_param_t p;
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                    UCP_OP_ATTR_FIELD_FLAGS;
@@ -67,8 +76,9 @@ Status Context::Impl::post_op_locked(SendOp* op, TaskId tgt, Proto proto, const 
 
 void Context::Impl::send_control_locked(TaskId tgt, Proto proto, const void* header,
                                         std::size_t len, const void* data, std::size_t data_len) {
-  if (data_len == 0) {
-    // Usually done at once, with the header read from the caller's memory.
+  if (data_len == 0 && !peers_[tgt].joined) {
+    // Usually done at once, with the header read from the caller's memory (a joined task's
+    // takes post_send_locked, which writes our id as it numbers us into a copy).
     ucp_request_param_t now;
     now.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
     now.flags = UCP_AM_SEND_FLAG_EAGER;
@@ -156,7 +166,7 @@ template bool Context::Impl::amsend_shm_locked<true>(TaskId, HandlerId, std::uin
   if (terminated_.load(std::memory_order_relaxed)) {
     return fail(Errc::terminated, "amsend: context already terminated");
   }
-  if (tgt >= ntasks_) return fail(Errc::tgt, "amsend: tgt={} is not a task (0..{})", tgt, ntasks_ - 1);
+  if (tgt >= npeers()) return fail(Errc::tgt, "amsend: tgt={} is not a task (0..{})", tgt, npeers() - 1);
   if (handler == 0 || handler >= kMaxUserHandlers) {
     return fail(Errc::hdr_hndlr_null, "amsend: handler={} is not a handler id (1..{})", handler,
                 kMaxUserHandlers - 1);
@@ -182,7 +192,7 @@ template bool Context::Impl::amsend_shm_locked<true>(TaskId, HandlerId, std::uin
     return fail(Errc::in_header_handler, "amsend: called from inside a header handler");
   }
   if ((config_.error_checking &&
-       (terminated_.load(std::memory_order_relaxed) || tgt >= ntasks_ || handler == 0 ||
+       (terminated_.load(std::memory_order_relaxed) || tgt >= npeers() || handler == 0 ||
         handler >= kMaxUserHandlers || (uhdr == nullptr && uhdr_len > 0) || uhdr_len > max_uhdr_ ||
         (data == nullptr && data_len > 0))) ||
       failures_.any_failed.load(std::memory_order_relaxed)) [[unlikely]] {
@@ -271,6 +281,7 @@ ucs_status_t Context::Impl::amsend_ucx_immediate_locked(TaskId tgt, std::byte* f
     AmsendWire w;
     std::memcpy(&w, frame, sizeof w);
     AmsendWire pw = w;
+    pw.src = peers_[tgt].id_there;
     pw.flags |= static_cast<std::uint16_t>(uhdr_len << kPackedUhdrShift);
     std::memcpy(frame, &pw, sizeof pw);
     if (data_len) std::memcpy(frame + off, data, data_len);
@@ -278,6 +289,7 @@ ucs_status_t Context::Impl::amsend_ucx_immediate_locked(TaskId tgt, std::byte* f
                         off + data_len, &p);
     std::memcpy(frame, &w, sizeof w);
   } else {
+    std::memcpy(frame, &peers_[tgt].id_there, sizeof(TaskId));  // the src as the target numbers us
     r = ucp_am_send_nbx(peers_[tgt].ep, static_cast<unsigned>(Proto::amsend), frame, off, data, data_len, &p);
   }
   return UCS_PTR_STATUS(r);

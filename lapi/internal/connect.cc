@@ -23,20 +23,6 @@ std::string host_name() {
   return host;
 }
 
-// This worker's UCX address, with every transport or (net_only) the network ones.
-Status worker_address(ucp_worker_h worker, bool net_only, std::vector<std::byte>& out) {
-  ucp_worker_attr_t attr{};
-  attr.field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS | UCP_WORKER_ATTR_FIELD_ADDRESS_FLAGS;
-  attr.address_flags = net_only ? UCP_WORKER_ADDRESS_FLAG_NET_ONLY : 0;
-  if (ucs_status_t st = ucp_worker_query(worker, &attr); st != UCS_OK) {
-    return fail(Errc::transport, "init: ucp_worker_query: {}", ucs_status_string(st));
-  }
-  const auto* bytes = reinterpret_cast<const std::byte*>(attr.address);
-  out.assign(bytes, bytes + attr.address_length);
-  ucp_worker_release_address(worker, attr.address);
-  return Errc::success;
-}
-
 }  // namespace
 
 Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
@@ -77,6 +63,8 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
   if (Status s = PathRules::resolve(written, hosts, rules); !s.ok()) return s;
 
   peers_ = std::vector<Peer>(ntasks_);
+  peers_.reserve(ntasks_ + kMaxJoinedTasks);  // join_tasks appends without moving an entry
+  for (Peer& peer : peers_) peer.id_there = me_;
   for (std::uint32_t t = 0; t < ntasks_; ++t) {
     if (Status s = choose_path(t, cards[t], mine, rules); !s.ok()) return s;
   }
@@ -101,6 +89,7 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
                   ucs_status_string(st));
     }
   }
+  npeers_.store(ntasks_, std::memory_order_release);
   return Errc::success;
 }
 

@@ -79,6 +79,13 @@ class Context::Impl {
   Status choose_path(TaskId t, const internal::PeerCard& card, const internal::PeerCard& mine,
                      const internal::PathRules& rules);
 
+  // ---- join.cc: tasks of other jobs (Context::join_card, join_tasks, leave_tasks)
+  std::uint32_t npeers() const { return npeers_.load(std::memory_order_acquire); }
+  // Refuses operations naming joined task `t` from now on and closes its endpoint.
+  void leave_locked(TaskId t);
+  // leave_locked for every joined task; at shutdown, after the job's fence.
+  void leave_joined_locked();
+
   // ---- path_report.cc
   // LAPIS_VERBOSE=1: one line on stderr naming the path to each peer (self, shm, ucx).
   void report_paths() const;
@@ -222,6 +229,8 @@ class Context::Impl {
 
   // ---- sync.cc
   Status fence();
+  // fence() towards tasks [first, end) only.
+  Status fence_tasks(TaskId first, TaskId end);
   Status flush_rma(TaskId tgt);
   Status barrier();
   Status address_init(std::uint64_t mine, std::span<std::uint64_t> out);
@@ -353,7 +362,7 @@ class Context::Impl {
   // An operation naming `tgt`: refused when tgt failed. Only called once
   // failures_.any_failed is set; tgt may be out of range (the operation says so).
   Status check_peer(const char* fn, TaskId tgt) const {
-    if (tgt < ntasks_ && failures_.failed[tgt].load(std::memory_order_acquire)) return failed_peer_error(fn, tgt);
+    if (tgt < npeers() && failures_.failed[tgt].load(std::memory_order_acquire)) return failed_peer_error(fn, tgt);
     return Errc::success;
   }
 
@@ -388,9 +397,15 @@ class Context::Impl {
 
   ucp_context_h ucp_ = nullptr;
   ucp_worker_h worker_ = nullptr;
-  // Every task's path, endpoint and per-peer state, by task (peer.hpp): sized at start(), the
-  // endpoints closed and the table emptied at shutdown().
+  // Every task's path, endpoint and per-peer state, by task (peer.hpp): the job's tasks at
+  // start(), tasks of other jobs appended by join_tasks (join.cc) up to kMaxJoinedTasks, the
+  // endpoints closed and the table emptied at shutdown(). Its capacity is reserved at start(),
+  // so appending never moves an entry; npeers_ (released after an entry is built) bounds the
+  // task ids an operation may name.
+  static constexpr std::uint32_t kMaxJoinedTasks = 1024;
   std::vector<internal::Peer> peers_;
+  std::atomic<std::uint32_t> npeers_{0};
+  std::string net_if_;       // the interface UCX's network traffic keeps to (start()); ports listen there
   bool ucx_tcp_only_ = false;  // LAPIS_TRANSPORTS=tcp kept UCX to tcp,self (start())
   int efd_ = -1;
   internal::MaybeMutex lock_;

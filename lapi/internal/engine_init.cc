@@ -50,7 +50,7 @@ ucs_status_t on_fixed(void* arg, const void* header, size_t header_len, void*, s
   }
   Wire msg;
   std::memcpy(&msg, header, sizeof msg);
-  if (msg.src >= impl->ntasks_) {
+  if (msg.src >= impl->npeers()) {
     impl->refuse_locked(UINT32_MAX, Errc::tgt, 0, fmt::format("bad source task {}", msg.src));
     return UCS_OK;
   }
@@ -70,7 +70,7 @@ ucs_status_t on_variable(void* arg, const void* header, size_t header_len, void*
   }
   Wire msg;
   std::memcpy(&msg, header, sizeof msg);
-  if (msg.src >= impl->ntasks_) {
+  if (msg.src >= impl->npeers()) {
     impl->refuse_locked(UINT32_MAX, Errc::tgt, 0, fmt::format("bad source task {}", msg.src));
     return UCS_OK;
   }
@@ -150,6 +150,7 @@ Status Context::Impl::start() {
   // LAPIS_NET_IF (config_.net_if) overrides either choice, under PMIx too.
   const std::string_view boot_kind = boot->kind();
   const std::string net_if = !config_.net_if.empty() ? config_.net_if : boot->network_interface();
+  net_if_ = net_if;
   if ((boot_kind == "lapirun" || boot_kind == "singleton" || !config_.net_if.empty()) &&
       std::getenv("UCX_NET_DEVICES") == nullptr) {
     const std::string devices = net_if.empty() ? "lo" : net_if;
@@ -248,7 +249,7 @@ Status Context::Impl::start() {
   // Exchange cards and connect to every task (self included: UCX's self transport gives
   // loopback the same code path).
   if (Status s = connect_peers(*boot); !s.ok()) return s;
-  failures_.size_for(ntasks_);
+  failures_.size_for(ntasks_ + kMaxJoinedTasks);
   watch_failures(true);
 
   if (const char* verbose = std::getenv("LAPIS_VERBOSE"); verbose != nullptr && *verbose == '1') report_paths();
@@ -263,12 +264,18 @@ Status Context::Impl::start() {
 
 Status Context::Impl::shutdown() {
   if (terminated_.exchange(true)) return Errc::success;
-  Status s = fence();
+  // The job's tasks only: a joined task left without leave_tasks (MPI_Comm_disconnect) may be in
+  // its own shutdown, its endpoint to us closed, and never answer.
+  Status s = fence_tasks(0, ntasks_);
+  {
+    Guard guard(lock_);
+    leave_joined_locked();
+  }
   if (s.ok()) s = barrier();
   // With failed tasks this barrier cannot complete: the tasks left meet in
   // the bootstrap's barrier of the survivors instead (barrier_without), polling
   // meanwhile, so that a survivor still in its fence gets our answers.
-  const bool failures = failures_.any_failed.load(std::memory_order_acquire);
+  const bool failures = failures_.any_job_failed.load(std::memory_order_acquire);
   if (failures) {
     s = Errc::success;
     std::atomic<bool> met{false};

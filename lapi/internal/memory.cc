@@ -154,7 +154,7 @@ void Context::Impl::on_rkey_request_locked(const RkeyRequestWire& req) {
     send_control_locked(req.src, Proto::rkey_reply, &reply, sizeof reply);
     return;
   }
-  if (it->second.fetched_by.size() != ntasks_) it->second.fetched_by.assign(ntasks_, false);
+  if (it->second.fetched_by.size() <= req.src) it->second.fetched_by.resize(npeers(), false);
   it->second.fetched_by[req.src] = true;
   reply.base = it->first;
   reply.len = it->second.len;

@@ -27,8 +27,8 @@ PathInfo Context::Impl::path_info(TaskId t) const {
 }
 
 Status Context::path_of(TaskId task, PathInfo& out) const {
-  if (task >= impl_->ntasks_) {
-    return fail(Errc::tgt, "path_of: task={} is not a task (0..{})", task, impl_->ntasks_ - 1);
+  if (task >= impl_->npeers()) {
+    return fail(Errc::tgt, "path_of: task={} is not a task (0..{})", task, impl_->npeers() - 1);
   }
   out = impl_->path_info(task);
   return Errc::success;

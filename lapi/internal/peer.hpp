@@ -56,6 +56,14 @@ struct Peer {
   std::uint32_t split_pid = 0;
   std::vector<std::uint32_t> split_free_cells;
 
+  // Jobs that connect (join.cc): a task of another job, numbered here from num_tasks() up by
+  // join_tasks, not a member of this job (no barrier, fence at leave_tasks), always reached
+  // through UCX with peer error handling. `left`: leave_tasks closed its endpoint.
+  bool joined = false;
+  bool left = false;
+  // How it numbers this task: the `src` of every message sent to it (me_, but for joined tasks).
+  TaskId id_there = 0;
+
   std::string host;  // its host name (LAPIS_PATHS, LAPIS_VERBOSE); last: never on a message's way
 };
 

@@ -57,4 +57,19 @@ bool unpack_card(std::span<const std::byte> blob, PeerCard& out) {
   return true;
 }
 
+// This worker's UCX address, with every transport or (net_only) the network ones.
+Status worker_address(ucp_worker_h worker, bool net_only, std::vector<std::byte>& out) {
+  ucp_worker_attr_t attr{};
+  attr.field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS | UCP_WORKER_ATTR_FIELD_ADDRESS_FLAGS;
+  attr.address_flags = net_only ? UCP_WORKER_ADDRESS_FLAG_NET_ONLY : 0;
+  if (ucs_status_t st = ucp_worker_query(worker, &attr); st != UCS_OK) {
+    return fail(Errc::transport, "init: ucp_worker_query: {}", ucs_status_string(st));
+  }
+  const auto* bytes = reinterpret_cast<const std::byte*>(attr.address);
+  out.assign(bytes, bytes + attr.address_length);
+  ucp_worker_release_address(worker, attr.address);
+  return Errc::success;
+}
+
+
 }  // namespace lapi::internal

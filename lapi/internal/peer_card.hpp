@@ -5,12 +5,15 @@
 // (a LAPIS_PATHS rule asking tcp connects to that one), its split-copy
 // probe, its shared-memory inbox, and its host name (for LAPIS_PATHS).
 
+#include <ucp/api/ucp.h>
+
 #include <cstddef>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "lapi/internal/shm_channel.hpp"
+#include "lapi/status.hpp"
 #include "lapi/internal/wire.hpp"
 
 namespace lapi::internal {
@@ -24,6 +27,8 @@ struct PeerCard {
 };
 
 std::vector<std::byte> pack_card(const PeerCard& card);
+// This worker's UCX address, with every transport or (net_only) the network ones only.
+Status worker_address(ucp_worker_h worker, bool net_only, std::vector<std::byte>& out);
 // False when `blob` is not a whole card.
 bool unpack_card(std::span<const std::byte> blob, PeerCard& out);
 

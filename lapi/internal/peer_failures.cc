@@ -18,7 +18,7 @@
 namespace lapi {
 
 void Context::Impl::note_peer_failure(int task, const std::string& why) {
-  if (task < 0 || static_cast<std::uint32_t>(task) >= ntasks_ || static_cast<TaskId>(task) == me_) return;
+  if (task < 0 || static_cast<std::uint32_t>(task) >= npeers() || static_cast<TaskId>(task) == me_) return;
   failures_.note(static_cast<TaskId>(task), why);
   // A thread asleep on the worker's event fd (interrupt mode's progress
   // thread sleeps without a timeout) must come and look.
@@ -40,6 +40,7 @@ void Context::Impl::absorb_failures() {
   for (const auto& [task, why] : fresh) {
     if (failures_.failed[task].exchange(true, std::memory_order_acq_rel)) continue;  // heard twice
     failures_.any_failed.store(true, std::memory_order_release);
+    if (task < ntasks_) failures_.any_job_failed.store(true, std::memory_order_release);
     failures_.last_failed.store(task, std::memory_order_release);
     if (std::getenv("LAPIS_DEBUG")) fmt::print(stderr, "lapis[{}]: task {} failed: {}\n", me_, task, why);
     for (const internal::PeerFailureHook& hook : failures_.hooks) {
@@ -73,7 +74,7 @@ Status Context::add_peer_failure_handler(PeerFailureHandler handler, void* arg) 
 }
 
 bool Context::peer_failed(TaskId task) const {
-  return task < impl_->ntasks_ && impl_->failures_.failed[task].load(std::memory_order_acquire);
+  return task < impl_->npeers() && impl_->failures_.failed[task].load(std::memory_order_acquire);
 }
 
 bool Context::any_peer_failed() const { return impl_->failures_.any_failed.load(std::memory_order_acquire); }

@@ -37,6 +37,7 @@ struct PeerFailures {
   std::vector<std::string> why;            // by task, under mutex
   std::unique_ptr<std::atomic<bool>[]> failed;  // by task, set once absorbed
   std::atomic<bool> any_failed{false};
+  std::atomic<bool> any_job_failed{false};  // a task of this job (not one joined from another)
   std::atomic<std::uint32_t> epoch{0};  // bumped by every note
   std::atomic<std::uint32_t> absorbed_epoch{0};
   std::atomic<TaskId> last_failed{0};  // the latest task absorbed, for an interrupted wait's message
@@ -69,6 +70,15 @@ struct PeerFailures {
     }
     absorbed_epoch.store(epoch.load(std::memory_order_acquire), std::memory_order_release);
     return fresh;
+  }
+  // A joined task that left (join.cc): refused like a failed one, no hooks run.
+  void mark_left(TaskId task) {
+    {
+      std::lock_guard<std::mutex> g(mutex);
+      if (why[task].empty()) why[task] = "it left: leave_tasks, MPI_Comm_disconnect";
+    }
+    failed[task].store(true, std::memory_order_release);
+    any_failed.store(true, std::memory_order_release);
   }
   // Why `task` failed (empty: not known to have failed, or out of range).
   std::string reason(TaskId task) const {

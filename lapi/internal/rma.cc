@@ -80,7 +80,7 @@ Status Context::Impl::prepare_transfer(const char* fn, TaskId tgt, std::size_t l
 Status Context::Impl::check_transfer_args(const char* fn, TaskId tgt, std::size_t len,
                                           std::uint64_t tgt_addr, const void* org_addr) const {
   if (terminated_.load(std::memory_order_relaxed)) return fail(Errc::terminated, "{}: context already terminated", fn);
-  if (tgt >= ntasks_) return fail(Errc::tgt, "{}: tgt={} is not a task (0..{})", fn, tgt, ntasks_ - 1);
+  if (tgt >= npeers()) return fail(Errc::tgt, "{}: tgt={} is not a task (0..{})", fn, tgt, npeers() - 1);
   if (len > 0 && org_addr == nullptr) return fail(Errc::org_addr_null, "{}: org_addr is null but len={}", fn, len);
   if (len > 0 && tgt_addr == 0) return fail(Errc::tgt_addr_null, "{}: tgt_addr is null but len={}", fn, len);
   return failures_.any_failed.load(std::memory_order_relaxed) ? check_peer(fn, tgt) : Status(Errc::success);
@@ -178,7 +178,7 @@ Status Context::Impl::rmw(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int
   }
   if (config_.error_checking) {
     if (terminated_.load(std::memory_order_relaxed)) return fail(Errc::terminated, "rmw: context already terminated");
-    if (tgt >= ntasks_) return fail(Errc::tgt, "rmw: tgt={} is not a task (0..{})", tgt, ntasks_ - 1);
+    if (tgt >= npeers()) return fail(Errc::tgt, "rmw: tgt={} is not a task (0..{})", tgt, npeers() - 1);
     if (tgt_addr == 0) return fail(Errc::tgt_var_null, "rmw: tgt_var is null");
     if (tgt_addr % width != 0) {
       return fail(Errc::tgt_var_null, "rmw: tgt_var={:#x} is not {}-byte aligned", tgt_addr, width);

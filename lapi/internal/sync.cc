@@ -14,14 +14,16 @@ namespace lapi {
 
 using namespace internal;
 
-Status Context::Impl::fence() {
+Status Context::Impl::fence() { return fence_tasks(0, npeers()); }
+
+Status Context::Impl::fence_tasks(TaskId first, TaskId end) {
   if (tl_header_handler_depth > 0) {
     return fail(Errc::in_header_handler, "fence: called from inside a header handler");
   }
-  std::vector<std::uint64_t> want(ntasks_, 0);
+  std::vector<std::uint64_t> want(end, 0);
   {
     Guard guard(lock_);
-    for (TaskId t = 0; t < ntasks_; ++t) {
+    for (TaskId t = first; t < end; ++t) {
       if (peers_[t].sent_to == peers_[t].fence_acked || failures_.failed[t].load(std::memory_order_relaxed)) continue;
       want[t] = peers_[t].sent_to;
       const FenceWire req{me_, 0, peers_[t].sent_to};
@@ -37,7 +39,7 @@ Status Context::Impl::fence() {
   if (wait_request(flush) != UCS_OK) return fail(Errc::transport, "fence: worker flush failed");
   return wait_until([&] {
     Guard guard(lock_);
-    for (TaskId t = 0; t < ntasks_; ++t) {
+    for (TaskId t = first; t < end; ++t) {
       if (peers_[t].fence_acked < want[t] && !failures_.failed[t].load(std::memory_order_relaxed)) return false;
     }
     // LAPIS_CHECKSUM: a Put or Get is complete once its data checked.
@@ -49,7 +51,7 @@ Status Context::Impl::flush_rma(TaskId tgt) {
   if (tl_header_handler_depth > 0) {
     return fail(Errc::in_header_handler, "flush_rma: called from inside a header handler");
   }
-  if (tgt >= ntasks_) return fail(Errc::tgt, "flush_rma: tgt={} is not a task (0..{})", tgt, ntasks_ - 1);
+  if (tgt >= npeers()) return fail(Errc::tgt, "flush_rma: tgt={} is not a task (0..{})", tgt, npeers() - 1);
   if (integrity_.on) return fence();  // held (checked) Puts and Gets complete there
   ucs_status_ptr_t flush;
   {
@@ -80,7 +82,7 @@ void Context::Impl::on_fence_reply_locked(const FenceWire& msg) {
 
 Status Context::Impl::barrier() {
   if (ntasks_ == 1) return Errc::success;
-  if (failures_.any_failed.load(std::memory_order_acquire)) [[unlikely]] {
+  if (failures_.any_job_failed.load(std::memory_order_acquire)) [[unlikely]] {
     return failed_peer_error("barrier", failures_.last_failed.load(std::memory_order_acquire));
   }
   std::uint64_t epoch;

@@ -12,7 +12,7 @@ struct EngineAccess {
 Status send_raw(Context& ctx, TaskId tgt, unsigned am_id, const void* header,
                 std::size_t header_len, const void* data, std::size_t data_len) {
   Context::Impl& e = EngineAccess::of(ctx);
-  if (tgt >= e.ntasks_) return fail(Errc::tgt, "send_raw: tgt={} out of range", tgt);
+  if (tgt >= e.npeers()) return fail(Errc::tgt, "send_raw: tgt={} out of range", tgt);
   if (header_len > internal::kSendHeaderCapacity) return fail(Errc::hdr_len, "send_raw: header too long");
   Counter sent;
   {

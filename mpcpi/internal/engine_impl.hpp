@@ -214,14 +214,14 @@ class Engine::Impl {
   // The argument checks as one inline predicate for the blocking hot paths;
   // when it fails, check_send_args / check_recv_args name what is wrong.
   bool send_args_ok(const void* buf, std::size_t bytes, int dest, int tag, SendMode mode) const {
-    return !finalized_ && static_cast<std::uint32_t>(dest) < ntasks_ &&
+    return !finalized_ && static_cast<std::uint32_t>(dest) < npeers() &&
            static_cast<std::uint32_t>(tag) <= static_cast<std::uint32_t>(kMaxTag) &&
            (buf != nullptr || bytes == 0) &&
            static_cast<unsigned>(mode) <= static_cast<unsigned>(SendMode::buffered);
   }
   bool recv_args_ok(const void* buf, std::size_t capacity, int source, int tag) const {
     constexpr auto kTagLimit = static_cast<std::uint32_t>(kMaxTag);
-    return !finalized_ && (source == kAnySource || static_cast<std::uint32_t>(source) < ntasks_) &&
+    return !finalized_ && (source == kAnySource || static_cast<std::uint32_t>(source) < npeers()) &&
            (tag == kAnyTag || static_cast<std::uint32_t>(tag) <= kTagLimit) &&
            (buf != nullptr || capacity == 0);
   }
@@ -396,6 +396,8 @@ class Engine::Impl {
   // releasing it; returns its error.
   Errc wait_done(Request* r, Status* status);
   void reap_locked();
+  // A sender's credit towards task t, from t's published setup (window and variant).
+  void init_send_peer(std::size_t t, std::uint64_t setup);
   void idle(int& spins);
   void fill_status(const Request* r, Status* status) const;
 
@@ -404,6 +406,10 @@ class Engine::Impl {
   Options options_;
   lapi::TaskId me_ = 0;
   std::uint32_t ntasks_ = 0;
+  // The job's tasks and those of other jobs joined since (join_peers): the bound of a task id.
+  // Grows on the application thread with the per-peer vectors below (under mu_).
+  std::atomic<std::uint32_t> npeers_{0};
+  std::uint32_t npeers() const { return npeers_.load(std::memory_order_relaxed); }
   std::size_t lapi_eager_limit_ = 0;  // below it lapi copies eagerly (counted landings)
   std::uint64_t my_window_ = 0;       // credit each sender gets from me
   bool finalized_ = false;
@@ -444,6 +450,7 @@ class Engine::Impl {
 
   // Counters variant: a landing counter peers name as their target counter.
   lapi::Counter landing_counter_;
+  std::uint64_t landing_handle_ = 0;  // its handle, for tasks of other jobs (join_setup)
   std::vector<lapi::RemoteCounter> peer_landing_;
   std::deque<Landed> landed_fifo_;
   int progress_calls_ = 0;

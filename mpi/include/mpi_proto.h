@@ -384,6 +384,20 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
  * sends and nonblocking collectives), waits for every member, then frees it
  * (*comm = MPI_COMM_NULL). Not MPI_COMM_WORLD / MPI_COMM_SELF. */
 int MPI_Comm_disconnect(MPI_Comm *comm);
+
+/* Jobs that connect: two independently started jobs meet at a port (or over a connected
+ * socket, MPI_Comm_join) and get an inter-communicator. A port name is
+ * "lapis-port:v1:IP:PORT:SECRET"; it listens on LAPIS_NET_IF (or the interface lapirun
+ * chose across hosts), else on loopback only, and serves only connections that prove its
+ * secret. Freeing or disconnecting the last communicator that reaches the other job leaves
+ * its tasks. */
+int MPI_Open_port(MPI_Info info, char *port_name);
+int MPI_Close_port(const char *port_name);
+int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                    MPI_Comm *newcomm);
+int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                     MPI_Comm *newcomm);
+int MPI_Comm_join(int fd, MPI_Comm *intercomm);
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
 int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
 

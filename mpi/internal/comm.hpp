@@ -75,6 +75,7 @@ class ContextSlots {
 struct Info;
 struct Topology;     // topology.hpp
 struct NodeSegment;  // coll/node.hpp
+struct JoinedTasks;  // connect.hpp
 
 struct Comm {
   GroupPtr group;
@@ -113,6 +114,9 @@ struct Comm {
   // collective): a member's failure then fails its collectives everywhere
   // rather than leaving ranks waiting for live ones that gave up.
   mutable bool coll_bound = false;
+  // Tasks of another job it reaches (MPI_Comm_accept/connect/join; connect.hpp), shared by the
+  // communicators made from it: left once the last of them is freed or disconnected.
+  std::vector<std::shared_ptr<JoinedTasks>> joined;
 
   bool is_inter() const { return remote_group != nullptr; }
   // The group point-to-point ranks address: the remote group of an

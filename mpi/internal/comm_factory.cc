@@ -102,6 +102,7 @@ int register_comm(const Comm& parent, std::vector<int> members, int slot, MPI_Co
   c->rank = rank;
   c->slot = slot;
   c->errhandler = parent.errhandler;
+  c->joined = parent.joined;
   return install_comm(c, slot, out);
 }
 

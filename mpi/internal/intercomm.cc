@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "lapi/link.hpp"
 #include "mpi/internal/comm_factory.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/internal_coll.hpp"
@@ -27,6 +28,15 @@ std::vector<char> encode(const Comm& local, const std::vector<CreateEntry>& entr
 }
 
 int swap_with_remote(const Bridge& b, std::vector<char>& mine, std::vector<char>& theirs) {
+  if (b.link != nullptr) {
+    std::vector<std::byte> got;
+    if (lapi::Status s = b.link->exchange(std::as_bytes(std::span(mine)), got); !s.ok()) {
+      return fail(MPI_ERR_PORT, "the link to the other job: {}", s.message());
+    }
+    theirs.resize(got.size());
+    if (!got.empty()) std::memcpy(theirs.data(), got.data(), got.size());
+    return MPI_SUCCESS;
+  }
   mpcpi::Engine& eng = engine();
   // Sizes first (neither side knows the other's), then the payloads.
   std::uint64_t my_size = mine.size(), their_size = 0;
@@ -64,8 +74,9 @@ int bridged_exchange(const Comm& local, int leader, const Bridge& bridge, const 
   std::uint64_t their_size = 0;
   if (local.rank == leader && leader_rc == MPI_SUCCESS) {
     std::vector<char> payload = encode(local, out.local);
-    if (int rc = swap_with_remote(bridge, payload, theirs)) return rc;
-    their_size = theirs.size();
+    // A failed swap (the other job gone, say) fails the whole group, not only its leader.
+    leader_rc = swap_with_remote(bridge, payload, theirs);
+    their_size = leader_rc == MPI_SUCCESS ? theirs.size() : 0;
   }
   // Size 0: the leader failed (its detail is its own).
   std::string detail = local.rank == leader ? std::string(error_detail()) : std::string();
@@ -150,6 +161,7 @@ int register_inter(const Comm& parent, std::vector<int> local_members,
   c->rank = rank;
   c->slot = slot;
   c->errhandler = parent.errhandler;
+  c->joined = parent.joined;
   return install_comm(c, slot, out);
 }
 

@@ -17,13 +17,19 @@
 #include "mpi/internal/comm.hpp"
 #include "mpi/internal/comm_factory.hpp"
 
+namespace lapi {
+class Link;  // lapi/link.hpp
+}
+
 namespace mpi {
 
-// The leaders' channel: the remote leader's task id, a context and tag.
+// The leaders' channel: the remote leader's task id, a context and tag; or, between two jobs
+// before they joined (MPI_Comm_accept/connect/join), the link between the leaders.
 struct Bridge {
   int remote_leader = -1;
   std::uint32_t context = 0;
   int tag = 0;
+  lapi::Link* link = nullptr;
 };
 
 // What both groups contributed.

@@ -1,0 +1,180 @@
+#include "mpi/internal/connect.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "lapi/link.hpp"
+#include "mpi/internal/checks.hpp"
+#include "mpi/internal/comm_factory.hpp"
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/intercomm.hpp"
+#include "mpi/internal/internal_coll.hpp"
+#include "mpi/internal/runtime.hpp"
+#include "mpi/internal/state.hpp"
+
+namespace mpi {
+namespace {
+
+// A member's entry: what the other job's tasks need to reach it (lapi's join card) and to
+// send to it (mpcpi's setup).
+struct EntryHead {
+  mpcpi::Engine::JoinSetup setup;
+};
+
+// A group's description, as the roots swap it: member count, the longest entry, each entry's
+// length, then the entries, each padded to the longest.
+struct GroupHead {
+  std::uint64_t members = 0;
+  std::uint64_t stride = 0;
+};
+
+struct RemoteGroup {
+  std::vector<std::vector<std::byte>> cards;
+  std::vector<mpcpi::Engine::JoinSetup> setups;
+};
+
+bool decode(const std::vector<char>& bytes, RemoteGroup& out) {
+  GroupHead head;
+  if (bytes.size() < sizeof head) return false;
+  std::memcpy(&head, bytes.data(), sizeof head);
+  if (head.members == 0 || head.members > 1u << 20 || head.stride < sizeof(EntryHead) ||
+      bytes.size() != sizeof head + head.members * (sizeof(std::uint64_t) + head.stride)) {
+    return false;
+  }
+  const char* lens = bytes.data() + sizeof head;
+  const char* entries = lens + head.members * sizeof(std::uint64_t);
+  for (std::uint64_t i = 0; i < head.members; ++i) {
+    std::uint64_t len = 0;
+    std::memcpy(&len, lens + i * sizeof len, sizeof len);
+    if (len < sizeof(EntryHead) || len > head.stride) return false;
+    const char* e = entries + i * head.stride;
+    EntryHead eh;
+    std::memcpy(&eh, e, sizeof eh);
+    const auto* card = reinterpret_cast<const std::byte*>(e + sizeof eh);
+    out.setups.push_back(eh.setup);
+    out.cards.emplace_back(card, card + (len - sizeof eh));
+  }
+  return true;
+}
+
+// Every member's entry gathered, described for the other group (GroupHead layout).
+int describe_group(const Comm& comm, std::vector<char>& out) {
+  lapi::TaskId base = 0;
+  std::vector<std::byte> card;
+  if (lapi::Status s = lapi_context().join_card(card, base); !s.ok()) {
+    return fail(MPI_ERR_INTERN, "{}", s.message());
+  }
+  const EntryHead head{engine().join_setup()};
+  std::vector<char> mine(sizeof head + card.size());
+  std::memcpy(mine.data(), &head, sizeof head);
+  std::memcpy(mine.data() + sizeof head, card.data(), card.size());
+  const std::uint64_t len = mine.size();
+  std::vector<char> lens;
+  if (int rc = internal_allgather(comm, &len, sizeof len, lens)) return rc;
+  std::uint64_t stride = 0;
+  for (int r = 0; r < comm.size(); ++r) {
+    std::uint64_t l = 0;
+    std::memcpy(&l, lens.data() + r * sizeof l, sizeof l);
+    stride = std::max(stride, l);
+  }
+  mine.resize(stride);
+  std::vector<char> entries;
+  if (int rc = internal_allgather(comm, mine.data(), stride, entries)) return rc;
+  const GroupHead gh{static_cast<std::uint64_t>(comm.size()), stride};
+  out.resize(sizeof gh);
+  std::memcpy(out.data(), &gh, sizeof gh);
+  out.insert(out.end(), lens.begin(), lens.end());
+  out.insert(out.end(), entries.begin(), entries.end());
+  return MPI_SUCCESS;
+}
+
+// The roots swap their groups' descriptions over the link; every member gets the other's.
+int swap_groups(const Comm& comm, int root, lapi::Link* link, int root_rc,
+                const std::vector<char>& ours, RemoteGroup& out) {
+  std::vector<char> theirs;
+  std::uint64_t size = 0;
+  if (comm.rank == root && root_rc == MPI_SUCCESS) {
+    std::vector<std::byte> got;
+    if (lapi::Status s = link->exchange(std::as_bytes(std::span(ours)), got); !s.ok()) {
+      root_rc = fail(MPI_ERR_PORT, "{}", s.message());
+    } else {
+      theirs.resize(got.size());
+      std::memcpy(theirs.data(), got.data(), got.size());
+      size = theirs.size();
+    }
+  }
+  const std::string detail = comm.rank == root ? std::string(error_detail()) : std::string();
+  if (int rc = internal_bcast(comm, root, &size, sizeof size)) return rc;
+  if (size == 0) {  // the root failed: it says why, the others that it did
+    if (comm.rank == root) {
+      set_error_detail(detail);
+      return root_rc;
+    }
+    return fail(MPI_ERR_PORT, "the root (rank {}) could not reach the other job", root);
+  }
+  theirs.resize(size);
+  if (int rc = internal_bcast(comm, root, theirs.data(), theirs.size())) return rc;
+  if (!decode(theirs, out)) return fail(MPI_ERR_INTERN, "malformed group description from the other job");
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+JoinedTasks::~JoinedTasks() {
+  // After MPI_Finalize began, lapi's term leaves them (the context may be gone already).
+  if (state().phase == Phase::running) (void)lapi_context().leave_tasks(first, count);
+}
+
+int join_other_group(const Comm& comm, int root, lapi::Link* link, int root_rc, MPI_Comm* out) {
+  *out = MPI_COMM_NULL;
+  std::vector<char> ours;
+  if (int rc = describe_group(comm, ours)) return rc;
+  RemoteGroup remote;
+  if (int rc = swap_groups(comm, root, link, root_rc, ours, remote)) return rc;
+
+  // Join them, numbered from here on; they number us as our cards said.
+  lapi::Context& ctx = lapi_context();
+  const lapi::TaskId base = ctx.num_peers();
+  const auto n = static_cast<std::uint32_t>(remote.cards.size());
+  int rc = MPI_SUCCESS;
+  if (lapi::Status s = ctx.join_tasks(base, remote.cards, static_cast<std::uint32_t>(comm.rank)); !s.ok()) {
+    rc = fail(MPI_ERR_OTHER, "joining the other job's tasks: {}", s.message());
+  } else if (int erc = engine_error(engine().join_peers(base, remote.setups))) {
+    rc = erc;
+  }
+  // Whatever was joined is left again unless a communicator keeps it.
+  auto joined = std::make_shared<JoinedTasks>(base, ctx.num_peers() - base);
+
+  // Nobody sends before every member of both groups has joined: each exchange below goes
+  // through all of them. The first also tells whether everyone could.
+  Bridge bridge;
+  bridge.link = link;
+  CreateEntry flag{};
+  flag.color = rc == MPI_SUCCESS ? 1 : 0;
+  BridgedEntries flags;
+  const std::string my_detail(error_detail());
+  if (int xrc = bridged_exchange(comm, root, bridge, flag, flags)) return rc != MPI_SUCCESS ? rc : xrc;
+  const auto failed = [](const CreateEntry& f) { return f.color != 1; };
+  if (rc != MPI_SUCCESS) {
+    set_error_detail(my_detail);
+    return rc;
+  }
+  if (std::any_of(flags.local.begin(), flags.local.end(), failed) ||
+      std::any_of(flags.remote.begin(), flags.remote.end(), failed)) {
+    return fail(MPI_ERR_OTHER, "a member of one of the two groups could not join the other's tasks");
+  }
+  BridgedEntries e;
+  int slot = -1;
+  if (int arc = bridged_agree(comm, root, bridge, CreateEntry{}, e, slot)) return arc;
+  std::vector<int> remote_members(n);
+  for (std::uint32_t i = 0; i < n; ++i) remote_members[i] = static_cast<int>(base + i);
+  if (int irc = register_inter(comm, comm.group->members(), std::move(remote_members), slot, out)) return irc;
+  CommPtr made;
+  if (int lrc = lookup_comm(*out, made)) return lrc;
+  made->joined.push_back(std::move(joined));
+  return MPI_SUCCESS;
+}
+
+}  // namespace mpi

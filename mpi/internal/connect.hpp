@@ -1,0 +1,35 @@
+#pragma once
+// Jobs that connect (MPI 3.1 10.4: MPI_Comm_accept, MPI_Comm_connect, MPI_Comm_join). Two
+// groups in independently started jobs meet over a link between their roots (lapi/link.hpp);
+// every member joins the other group's tasks into its lapi context and mpcpi engine (numbered
+// after its own job's tasks), then the two groups agree on a context slot as
+// MPI_Intercomm_create's do, over the link, and get an inter-communicator.
+
+#include <cstdint>
+#include <memory>
+
+#include "lapi/context.hpp"
+#include "mpi.h"
+#include "mpi/internal/comm.hpp"
+
+namespace mpi {
+
+// Tasks this process joined from another job. Shared by the communicators that reach them
+// (Comm::joined); the last one freed or disconnected leaves them (lapi's leave_tasks), unless
+// MPI has finalized (lapi's term leaves them then).
+struct JoinedTasks {
+  lapi::TaskId first = 0;
+  std::uint32_t count = 0;
+  JoinedTasks(lapi::TaskId f, std::uint32_t n) : first(f), count(n) {}
+  ~JoinedTasks();
+  JoinedTasks(const JoinedTasks&) = delete;
+  JoinedTasks& operator=(const JoinedTasks&) = delete;
+};
+
+// Collective over the intra-communicator `comm`. At `root`, `link` reaches the other group's
+// root, or is null and `root_rc` says why (the group then fails without waiting for the other
+// job, which sees the link close). On success *out is the inter-communicator whose remote
+// group is the other job's group, in its rank order.
+int join_other_group(const Comm& comm, int root, lapi::Link* link, int root_rc, MPI_Comm* out);
+
+}  // namespace mpi
