@@ -241,7 +241,7 @@ Status PortTable::close(std::string_view name) {
   return Errc::success;
 }
 
-Status PortTable::accept(std::string_view name, void (*idle)(void*), void* idle_arg,
+Status PortTable::accept(std::string_view name, bool (*idle)(void*), void* idle_arg,
                          std::unique_ptr<Link>& out) {
   OpenPort port;
   {
@@ -255,7 +255,7 @@ Status PortTable::accept(std::string_view name, void (*idle)(void*), void* idle_
     const int ready = ::poll(&pfd, 1, 10);
     if (ready < 0 && errno != EINTR) return fail(Errc::no_connectivity, "accept: poll: {}", std::strerror(errno));
     if (ready <= 0) {
-      if (idle != nullptr) idle(idle_arg);
+      if (idle != nullptr && !idle(idle_arg)) return fail(Errc::timeout, "accept: stopped waiting");
       continue;
     }
     const int fd = ::accept4(port.fd, nullptr, nullptr, SOCK_CLOEXEC);

@@ -36,12 +36,13 @@ class Link {
   // Sends `mine` and receives the other side's message (any lengths, up to 64 MiB). Errc::bootstrap
   // naming what failed when the other side went away.
   Status exchange(std::span<const std::byte> mine, std::vector<std::byte>& theirs);
+  // One message each way, for a side that knows its turn (a server answering a request).
+  Status send(std::span<const std::byte> bytes);
+  Status receive(std::vector<std::byte>& bytes);
 
  private:
   friend class PortTable;
   Link(int fd, bool speaks_first) : fd_(fd), speaks_first_(speaks_first) {}
-  Status send(std::span<const std::byte> bytes);
-  Status receive(std::vector<std::byte>& bytes);
   int fd_ = -1;
   bool speaks_first_ = false;  // the connecting side; the other reads first
 };
@@ -54,9 +55,10 @@ class PortTable {
   // Stops listening; later connects to the name are refused. Errc::set_val for a name not open here.
   static Status close(std::string_view name);
   // Waits for a connection to the port `name` (opened here) that proves its secret; connections
-  // that do not are dropped and the wait goes on. `idle` runs between waits of a few
-  // milliseconds (the caller's progress engine).
-  static Status accept(std::string_view name, void (*idle)(void*), void* idle_arg,
+  // that do not are dropped and the wait goes on. `idle` (optional) runs between waits of a few
+  // milliseconds (the caller's progress engine); when it returns false the wait ends with
+  // Errc::timeout.
+  static Status accept(std::string_view name, bool (*idle)(void*), void* idle_arg,
                        std::unique_ptr<Link>& out);
   // Connects to the port `name` (opened by any job) and proves its secret. Errc::set_val for a
   // name that is not a port's; Errc::no_connectivity when nothing listens there (the port was

@@ -81,8 +81,12 @@ class Context::Impl {
 
   // ---- join.cc: tasks of other jobs (Context::join_card, join_tasks, leave_tasks)
   std::uint32_t npeers() const { return npeers_.load(std::memory_order_acquire); }
-  // Refuses operations naming joined task `t` from now on and closes its endpoint.
-  void leave_locked(TaskId t);
+  // Refuses operations naming joined task `t` from now on and closes its endpoint, telling it
+  // first (`goodbye`: leave_tasks) or not (term: to the other job this task is gone).
+  void leave_locked(TaskId t, bool goodbye);
+  // A joined task left us: refused from now on like a failed one, without failure handlers (its
+  // endpoint's coming error is expected). From a task of this job: refused.
+  void on_goodbye_locked(const internal::GoodbyeWire& msg);
   // leave_locked for every joined task; at shutdown, after the job's fence.
   void leave_joined_locked();
 
@@ -221,6 +225,10 @@ class Context::Impl {
   template <typename Done>
   Status wait_until(Done done);
   void idle_backoff(int& idle);
+  // wait_until for the job's own rounds (fence, barrier, address_init): a task of another job
+  // failing (join.cc) does not end the wait, which never waits for it; one of the job does.
+  template <typename Done>
+  Status wait_for_job(Done done);
   void start_progress_thread();
   void progress_loop();
   void stop_progress_thread();

@@ -225,6 +225,7 @@ Status Context::Impl::start() {
       {Proto::barrier, on_fixed<BarrierWire, &Context::Impl::on_barrier_locked>},
       {Proto::address_init, on_fixed<AddressInitWire, &Context::Impl::on_address_init_locked>},
       {Proto::wake, on_fixed<WakeWire, &Context::Impl::on_wake_locked>},
+      {Proto::goodbye, on_fixed<GoodbyeWire, &Context::Impl::on_goodbye_locked>},
       {Proto::split_go, on_fixed<SplitGoWire, &Context::Impl::on_split_go_locked>},
       {Proto::split_last, on_fixed<SplitDoneWire, &Context::Impl::on_split_last_locked>},
       {Proto::split_done, on_fixed<SplitDoneWire, &Context::Impl::on_split_done_locked>},

@@ -37,7 +37,13 @@ bool unpack_join_card(std::span<const std::byte> blob, TaskId& base, PeerCard& c
   return unpack_card(blob.subspan(sizeof base), card);
 }
 
-void run_probe(void* ctx) { (void)static_cast<Context*>(ctx)->probe(); }
+// Tries of leave_locked's goodbye while the transport is busy (each with a progress call).
+constexpr int kGoodbyeAttempts = 10000;
+
+bool run_probe(void* ctx) {
+  (void)static_cast<Context*>(ctx)->probe();
+  return true;
+}
 
 }  // namespace
 
@@ -118,11 +124,11 @@ Status Context::leave_tasks(TaskId first, std::uint32_t count) {
     if (!e.peers_[t].joined) return fail(Errc::tgt, "leave_tasks: task {} is of this job, not joined", t);
   }
   Guard guard(e.lock_);
-  for (TaskId t = first; t < first + count; ++t) e.leave_locked(t);
+  for (TaskId t = first; t < first + count; ++t) e.leave_locked(t, true);
   return Errc::success;
 }
 
-void Context::Impl::leave_locked(TaskId t) {
+void Context::Impl::leave_locked(TaskId t, bool goodbye) {
   Peer& peer = peers_[t];
   if (peer.ep == nullptr) return;
   // Operations naming it are refused from now on, as for a failed task, without the failure
@@ -133,6 +139,20 @@ void Context::Impl::leave_locked(TaskId t) {
   peer.rkey_hit = RkeyHit{};
   ucp_ep_h ep = peer.ep;
   peer.ep = nullptr;
+  if (goodbye) {
+    // Handed to the transport before the endpoint closes (a forced close drops what UCX still
+    // holds): the other task then takes our endpoint's end for leaving, not for a failure.
+    const GoodbyeWire bye{peer.id_there, 0};
+    ucp_request_param_t now;
+    now.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+    now.flags = UCP_AM_SEND_FLAG_EAGER;
+    for (int attempt = 0; attempt < kGoodbyeAttempts; ++attempt) {
+      ucs_status_ptr_t r = ucp_am_send_nbx(ep, static_cast<unsigned>(Proto::goodbye), &bye, sizeof bye,
+                                           nullptr, 0, &now);
+      if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE) break;
+      ucp_worker_progress(worker_);
+    }
+  }
   ucp_request_param_t p{};
   p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   // Forced: local, needing nothing from the other side, which may be leaving too or gone. What
@@ -146,8 +166,16 @@ void Context::Impl::leave_locked(TaskId t) {
   if (r != nullptr && !UCS_PTR_IS_ERR(r)) ucp_request_free(r);
 }
 
+void Context::Impl::on_goodbye_locked(const GoodbyeWire& msg) {
+  if (!peers_[msg.src].joined) {
+    refuse_locked(msg.src, Errc::tgt, 0, "goodbye from a task of this job");
+    return;
+  }
+  failures_.mark_left(msg.src);
+}
+
 void Context::Impl::leave_joined_locked() {
-  for (TaskId t = ntasks_; t < npeers(); ++t) leave_locked(t);
+  for (TaskId t = ntasks_; t < npeers(); ++t) leave_locked(t, false);
 }
 
 Status Context::open_port(std::string& name) { return PortTable::open(impl_->net_if_, name); }

@@ -37,7 +37,7 @@ Status Context::Impl::fence_tasks(TaskId first, TaskId end) {
     flush = ucp_worker_flush_nbx(worker_, &p);
   }
   if (wait_request(flush) != UCS_OK) return fail(Errc::transport, "fence: worker flush failed");
-  return wait_until([&] {
+  return wait_for_job([&] {
     Guard guard(lock_);
     for (TaskId t = first; t < end; ++t) {
       if (peers_[t].fence_acked < want[t] && !failures_.failed[t].load(std::memory_order_relaxed)) return false;
@@ -98,7 +98,7 @@ Status Context::Impl::barrier() {
       const BarrierWire msg{me_, r, epoch};
       send_control_locked(to, Proto::barrier, &msg, sizeof msg);
     }
-    Status s = wait_until([&] {
+    Status s = wait_for_job([&] {
       Guard guard(lock_);
       return sync_.take_barrier_arrival(epoch, r);
     });
@@ -130,7 +130,7 @@ Status Context::Impl::address_init(std::uint64_t mine, std::span<std::uint64_t> 
       send_control_locked(t, Proto::address_init, &msg, sizeof msg);
     }
   }
-  Status s = wait_until([&] {
+  Status s = wait_for_job([&] {
     Guard guard(lock_);
     return sync_.addr_rounds[epoch].arrived >= ntasks_ - 1;
   });

@@ -36,4 +36,12 @@ Status Context::Impl::wait_until(Done done) {
   return result;
 }
 
+template <typename Done>
+Status Context::Impl::wait_for_job(Done done) {
+  for (;;) {
+    Status s = wait_until(done);
+    if (s.ok() || s.code() != Errc::tgt_purged || failures_.any_job_failed.load(std::memory_order_acquire)) return s;
+  }
+}
+
 }  // namespace lapi

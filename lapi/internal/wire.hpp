@@ -38,6 +38,7 @@ enum class Proto : unsigned {
   checksum_verified = 25,  // ChecksumVerifiedWire: replay frames that arrived intact
   rmw_request = 26,      // RmwRequestWire: a checksummed Rmw, applied by the target's CPU
   rmw_reply = 27,        // RmwReplyWire: its old value (or why not)
+  goodbye = 28,          // GoodbyeWire: a joined task leaves (join.cc); its silence is no failure
   kCount
 };
 
@@ -181,6 +182,11 @@ struct BarrierWire {
 };
 
 struct WakeWire {
+  std::uint32_t src;
+  std::uint32_t reserved;
+};
+
+struct GoodbyeWire {
   std::uint32_t src;
   std::uint32_t reserved;
 };

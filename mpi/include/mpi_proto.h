@@ -398,6 +398,12 @@ int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm com
 int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
                      MPI_Comm *newcomm);
 int MPI_Comm_join(int fd, MPI_Comm *intercomm);
+/* The name service: a lapis_names daemon, reached at the port LAPIS_NAME_SERVER names (what
+ * the daemon prints when it starts). Without one these calls fail (MPI_ERR_SERVICE,
+ * MPI_ERR_NAME) saying so. */
+int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
+int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
+int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
 int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
 

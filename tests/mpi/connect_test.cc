@@ -51,8 +51,9 @@ struct Outcome {
   std::string output;
 };
 
-// Runs both jobs at once (each under lapirun --timeout), the FIFO between them.
-std::pair<Outcome, Outcome> run_pair(const Job& a, const Job& b) {
+// Runs both jobs at once (each under lapirun --timeout), the FIFO between them; with
+// `name_server`, beside a lapis_names daemon whose LAPIS_NAME_SERVER both jobs get.
+std::pair<Outcome, Outcome> run_pair(const Job& a, const Job& b, bool name_server = false) {
   char dir_template[] = "/tmp/lapis-connect-XXXXXX";
   const std::string dir = mkdtemp(dir_template);
   const std::string fifo = dir + "/port";
@@ -64,8 +65,12 @@ std::pair<Outcome, Outcome> run_pair(const Job& a, const Job& b) {
     argv.insert(argv.end(), {runfile("tests/mpi/progs/connect"), j.mode, fifo});
     return quote(argv);
   };
-  const std::string script = "(" + command(a) + " > " + dir + "/a.log 2>&1; echo $? > " + dir + "/a.rc) & " +
-                             command(b) + " > " + dir + "/b.log 2>&1; echo $? > " + dir + "/b.rc; wait";
+  std::string script = "(" + command(a) + " > " + dir + "/a.log 2>&1; echo $? > " + dir + "/a.rc) & A=$!; " +
+                       command(b) + " > " + dir + "/b.log 2>&1; echo $? > " + dir + "/b.rc; wait $A";
+  if (name_server) {  // its one line, read through a FIFO (blocks until it is written)
+    script = "mkfifo " + dir + "/ns && { '" + runfile("tools/lapis_names") + "' > " + dir + "/ns & N=$!; read line < " +
+             dir + "/ns; export \"$line\"; " + script + "; kill $N; wait $N; }";
+  }
   (void)run_shell(script);
   Outcome ra{std::atoi(slurp(dir + "/a.rc").c_str()), slurp(dir + "/a.log")};
   Outcome rb{std::atoi(slurp(dir + "/b.rc").c_str()), slurp(dir + "/b.log")};
@@ -95,6 +100,15 @@ TEST_CASE("two jobs on this host connect, talk across and disconnect") {
   SUBCASE("interrupt mode, 3 and 2 ranks") {
     expect_both_ok({{}, 3, "accept", {"LAPIS_MODE=interrupt"}}, {{}, 2, "connect", {"LAPIS_MODE=interrupt"}});
   }
+}
+
+TEST_CASE("the port found through the name service (lapis_names)") {
+  const auto [ra, rb] = run_pair({{}, 2, "publish-accept", {}}, {{}, 2, "lookup-connect", {}}, true);
+  INFO("publishing job:\n", ra.output, "\nlooking-up job:\n", rb.output);
+  CHECK(ra.status == 0);
+  CHECK(rb.status == 0);
+  CHECK(count_lines(ra.output, "OK\n") == 2);
+  CHECK(count_lines(rb.output, "OK\n") == 2);
 }
 
 TEST_CASE("MPI_Comm_join over a socket the two processes made") {

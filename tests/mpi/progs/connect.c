@@ -7,7 +7,9 @@
  *                         (the listener writes its port into FIFO), then MPI_Comm_join
  *   connect vanish-accept FIFO / vanish-connect FIFO   the connecting job ends without
  *                         disconnecting; the accepting job's receive from it fails
- *   connect bad           bad port names and arguments, one job alone
+ *   connect publish-accept FIFO / lookup-connect FIFO   the port found through the name
+ *                         service (a lapis_names daemon at LAPIS_NAME_SERVER); FIFO says "ready"
+ *   connect bad           bad port names and arguments, one job alone (no name server)
  *
  * The FIFO is the only synchronisation between the jobs: opening it blocks until the other
  * side opens it too. Every rank prints OK. */
@@ -214,6 +216,57 @@ static void vanish_side(const char* fifo, int accepting) {
   }
 }
 
+static const char kService[] = "lapis-connect-test";
+
+static void publish_side(const char* fifo) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  char port[MPI_MAX_PORT_NAME] = "ignored at non-root ranks";
+  if (rank == 0) {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK_OK(MPI_Open_port(MPI_INFO_NULL, port));
+    CHECK_OK(MPI_Publish_name(kService, MPI_INFO_NULL, port));
+    int cls = 0;
+    MPI_Error_class(MPI_Publish_name(kService, MPI_INFO_NULL, port), &cls);  /* taken */
+    CHECK(cls == MPI_ERR_SERVICE);
+    write_line(fifo, "ready");
+  }
+  MPI_Comm inter;
+  CHECK_OK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
+  exercise(inter, 0);
+  CHECK_OK(MPI_Comm_disconnect(&inter));
+  if (rank == 0) {
+    CHECK_OK(MPI_Unpublish_name(kService, MPI_INFO_NULL, port));
+    int cls = 0;
+    MPI_Error_class(MPI_Unpublish_name(kService, MPI_INFO_NULL, port), &cls);
+    CHECK(cls == MPI_ERR_SERVICE);
+    char gone[MPI_MAX_PORT_NAME];
+    MPI_Error_class(MPI_Lookup_name(kService, MPI_INFO_NULL, gone), &cls);
+    CHECK(cls == MPI_ERR_NAME);
+    CHECK_OK(MPI_Close_port(port));
+  }
+}
+
+static void lookup_side(const char* fifo) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  char port[MPI_MAX_PORT_NAME] = "ignored at non-root ranks";
+  if (rank == 0) {
+    char ready[16];
+    read_line(fifo, ready, sizeof ready);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int cls = 0;
+    MPI_Error_class(MPI_Lookup_name("no-such-service", MPI_INFO_NULL, port), &cls);
+    CHECK(cls == MPI_ERR_NAME);
+    CHECK_OK(MPI_Lookup_name(kService, MPI_INFO_NULL, port));
+    CHECK(strncmp(port, "lapis-port:v1:", 14) == 0);
+  }
+  MPI_Comm inter;
+  CHECK_OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
+  exercise(inter, 1);
+  CHECK_OK(MPI_Comm_disconnect(&inter));
+}
+
 static void bad_input(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
@@ -242,6 +295,13 @@ static void bad_input(void) {
   CHECK(cls == MPI_ERR_ARG);
   MPI_Error_class(MPI_Open_port(MPI_INFO_NULL, NULL), &cls);
   CHECK(cls == MPI_ERR_ARG);
+  /* No name server: the name service says so. */
+  MPI_Error_class(MPI_Publish_name("svc", MPI_INFO_NULL, "lapis-port:v1:127.0.0.1:1:00"), &cls);
+  CHECK(cls == MPI_ERR_SERVICE);
+  MPI_Error_class(MPI_Lookup_name("svc", MPI_INFO_NULL, port), &cls);
+  CHECK(cls == MPI_ERR_NAME);
+  MPI_Error_class(MPI_Lookup_name(NULL, MPI_INFO_NULL, port), &cls);
+  CHECK(cls == MPI_ERR_ARG);
   MPI_Error_class(MPI_Comm_join(-1, &inter), &cls);
   CHECK(cls == MPI_ERR_ARG);
   CHECK(inter == MPI_COMM_NULL);
@@ -262,6 +322,8 @@ int main(int argc, char** argv) {
   else if (strcmp(mode, "join-connect") == 0) join_side(fifo, 0);
   else if (strcmp(mode, "vanish-accept") == 0) vanish_side(fifo, 1);
   else if (strcmp(mode, "vanish-connect") == 0) vanish_side(fifo, 0);
+  else if (strcmp(mode, "publish-accept") == 0) publish_side(fifo);
+  else if (strcmp(mode, "lookup-connect") == 0) lookup_side(fifo);
   else if (strcmp(mode, "bad") == 0) bad_input();
   else CHECK(!"unknown mode");
   CHECK_OK(MPI_Finalize());

@@ -1,0 +1,27 @@
+#pragma once
+// The name service of jobs that connect (MPI_Publish_name, MPI_Lookup_name,
+// MPI_Unpublish_name), as Open MPI's ompi-server: a small daemon, `lapis-names`
+// (runtime/lapis_names.cc), keeps service name -> port name pairs; jobs reach it at the port
+// named by LAPIS_NAME_SERVER (what the daemon prints when it starts). Requests travel over a
+// Link (link.hpp), so each proves the daemon's secret.
+
+#include <atomic>
+#include <string>
+#include <string_view>
+
+#include "lapi/status.hpp"
+
+namespace lapi::names {
+
+// Errc::no_connectivity when LAPIS_NAME_SERVER is unset or nothing answers there;
+// Errc::set_val naming the problem when the daemon refuses (the service is published
+// already, is not published, or a name is empty or too long).
+Status publish(std::string_view service, std::string_view port);
+Status lookup(std::string_view service, std::string& port);
+Status unpublish(std::string_view service);
+
+// The daemon: answers requests at `port` (opened here with PortTable::open) until `stop`
+// becomes true (checked between requests and every few milliseconds while idle).
+Status serve(std::string_view port, const std::atomic<bool>& stop);
+
+}  // namespace lapi::names
