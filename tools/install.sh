@@ -7,7 +7,7 @@
 #                    libmpichfort.so.12 and libmpifort.so, liblapi.so,
 #                    pkgconfig/{mpi,lapis-mpi,lapi}.pc
 #   PREFIX/bin       mpicc, mpicxx, mpic++, mpifort, mpif90, mpif77, mpirun,
-#                    mpiexec, lapirun, lapis_info
+#                    mpiexec, lapirun, lapis_info, lapis_names
 #
 #   bash tools/install.sh PREFIX              # builds with bazel, then installs
 #   bash tools/install.sh --from DIR PREFIX   # installs already-built files
@@ -38,7 +38,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 if [ -z "$from" ]; then
   (cd "$src" && bazel build -c opt --config=lto //mpi/shared:libmpi.so.12 //mpi/shared:liblapi.so \
      //mpi/shared:libmpifort.so //mpi/fortran:fortran_includes //mpi:pmpi //runtime:lapirun \
-     //tools:lapis_info)
+     //tools:lapis_info //tools:lapis_names)
   bin=$(cd "$src" && bazel info -c opt --config=lto bazel-bin)
   srcdir=$src
 else
@@ -82,6 +82,7 @@ if [ -f "$bin/mpi/shared/libmpifort.so" ] && [ -f "$bin/mpi/fortran/include/mpif
 fi
 install -m 0755 "$bin/runtime/lapirun" "$prefix/bin/lapirun"
 if [ -f "$bin/tools/lapis_info" ]; then install -m 0755 "$bin/tools/lapis_info" "$prefix/bin/lapis_info"; fi
+if [ -f "$bin/tools/lapis_names" ]; then install -m 0755 "$bin/tools/lapis_names" "$prefix/bin/lapis_names"; fi
 install -m 0755 "$srcdir/tools/mpicc" "$prefix/bin/mpicc"
 install -m 0755 "$srcdir/tools/mpirun" "$prefix/bin/mpirun"
 ln -sf mpicc "$prefix/bin/mpicxx"

@@ -5,9 +5,10 @@
 // library still has in flight on the communicator is finished here: sends
 // and receives whose requests were freed (MPI_Request_free) and freed
 // nonblocking collectives. A barrier over every member (both groups of an
-// inter-communicator) then makes sure no member still works on it. There is
-// no dynamic process management in Lapis, so the communicators are the
-// ones Lapis made; each is freed like MPI_Comm_free.
+// inter-communicator) then makes sure no member still works on it; then it
+// is freed like MPI_Comm_free. The last communicator reaching another job's
+// tasks (MPI_Comm_accept/connect/join) leaves them as it goes
+// (connect.hpp's JoinedTasks).
 #include "mpi.h"
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/attributes.hpp"
