@@ -62,7 +62,8 @@ constexpr std::array kVariables = {
     Variable{"LAPIS_COLL_ALLGATHER", "auto", "mpi", "`recursive_doubling`, `ring`"},
     Variable{"LAPIS_COLL_ALLTOALL", "auto", "mpi", "`linear`, `pairwise`"},
     Variable{"LAPIS_TIMEOUT", "none", "launcher",
-             "`lapirun`'s default `--timeout` (beyond ~30 years: no deadline)"},
+             "`lapirun`'s default `--timeout` (beyond ~30 years: no deadline); unset, MPICH's "
+             "`MPIEXEC_TIMEOUT` is read the same way"},
     Variable{"LAPIS_BOOTSTRAP_TIMEOUT", "none", "launcher",
              "seconds a rank waits for the launcher's rendezvous to answer"},
     Variable{"LAPIS_RANK", "set by lapirun", "launcher", "this rank's number (do not set by hand)"},

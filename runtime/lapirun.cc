@@ -50,9 +50,11 @@ std::vector<lapis::runtime::HostSlots> read_hostfile(const std::string& path) {
 int main(int argc, char** argv) {
   using namespace lapis::runtime;
   const std::vector<std::string_view> args(argv + 1, argv + argc);
-  const char* timeout_env = std::getenv("LAPIS_TIMEOUT");
-  const ParsedCommandLine parsed =
-      parse_launcher_options(args, timeout_env ? std::optional<std::string_view>(timeout_env) : std::nullopt);
+  // LAPIS_TIMEOUT, else MPICH's MPIEXEC_TIMEOUT (test suites written for mpiexec set it).
+  const char* timeout_name = std::getenv("LAPIS_TIMEOUT") != nullptr ? "LAPIS_TIMEOUT" : "MPIEXEC_TIMEOUT";
+  const char* timeout_env = std::getenv(timeout_name);
+  const ParsedCommandLine parsed = parse_launcher_options(
+      args, timeout_env ? std::optional<std::string_view>(timeout_env) : std::nullopt, timeout_name);
   if (std::holds_alternative<HelpRequested>(parsed)) {
     std::fputs(launcher_usage().c_str(), stdout);
     return 0;

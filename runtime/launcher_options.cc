@@ -77,7 +77,8 @@ std::pair<std::string_view, std::optional<std::string_view>> split_inline_value(
 }  // namespace
 
 ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
-                                         std::optional<std::string_view> timeout_env) {
+                                         std::optional<std::string_view> timeout_env,
+                                         std::string_view timeout_env_name) {
   LauncherOptions options;
   bool have_nranks = false;
   std::size_t i = 0;
@@ -172,7 +173,8 @@ ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
   if (!options.timeout_seconds && timeout_env && !timeout_env->empty()) {
     options.timeout_seconds = parse_seconds(*timeout_env);
     if (!options.timeout_seconds) {
-      return UsageError{"invalid LAPIS_TIMEOUT '" + std::string(*timeout_env) + "': expected a positive number of seconds"};
+      return UsageError{"invalid " + std::string(timeout_env_name) + " '" + std::string(*timeout_env) +
+                        "': expected a positive number of seconds"};
     }
   }
   return options;
@@ -192,7 +194,7 @@ std::string launcher_usage(std::string_view program_name) {
          "                       listens on TCP at $LAPIS_RENDEZVOUS_ADDR (default: the address that\n"
          "                       reaches the first other host) and checks a per-job secret\n"
          "  --timeout S          kill all ranks after S seconds and exit 124 (default: $LAPIS_TIMEOUT,\n"
-         "                       else none), first saying where each rank waits (gdb; SIGUSR1 to\n"
+         "                       else MPICH's $MPIEXEC_TIMEOUT, else none), first saying where each rank waits (gdb; SIGUSR1 to\n"
          "                       lapirun says it at any time)\n"
          "  --get-stack-traces   with that report, every rank's backtraces\n"
          "  -x VAR[=VAL]         set VAR=VAL in every rank, or forward this process's VAR (repeatable)\n"

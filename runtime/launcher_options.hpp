@@ -49,14 +49,16 @@ struct UsageError {
 
 using ParsedCommandLine = std::variant<LauncherOptions, HelpRequested, VersionRequested, UsageError>;
 
-// `args` excludes argv[0]. `timeout_env` is the value of LAPIS_TIMEOUT, used when --timeout is absent.
+// `args` excludes argv[0]. `timeout_env` is the value of LAPIS_TIMEOUT (or, unset, MPICH's
+// MPIEXEC_TIMEOUT: `timeout_env_name` says which, for its error), used when --timeout is absent.
 // Options: -n/-np/--np/-c N, --timeout S, -x VAR[=VAL], --tag-output, --bind-to, --map-by,
 // --report-bindings, --continue-on-failure, --output-filename DIR, -H/--host LIST, --hostfile FILE, -ppn N, -h/--help, -V/--version, "--" ends options; --oversubscribe and
 // --allow-run-as-root are accepted for scripts written for Open MPI (they change nothing here).
 // Long options also accept --opt=value, and the single-dash spellings of Open MPI and MPICH
 // (-bind-to, -map-by, -report-bindings). The first non-option argument starts the command.
 ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
-                                         std::optional<std::string_view> timeout_env = std::nullopt);
+                                         std::optional<std::string_view> timeout_env = std::nullopt,
+                                         std::string_view timeout_env_name = "LAPIS_TIMEOUT");
 
 // The usage text printed after a UsageError and for --help (several lines, ends in '\n').
 // It lists every option parse_launcher_options accepts.

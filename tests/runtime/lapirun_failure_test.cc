@@ -113,6 +113,16 @@ TEST_CASE("LAPIS_TIMEOUT works like --timeout") {
   CHECK(contains(outcome.err, "timeout after 0.5 s"));
 }
 
+TEST_CASE("MPICH's MPIEXEC_TIMEOUT works like --timeout when LAPIS_TIMEOUT is unset") {
+  const Outcome outcome = run({{lapirun_path(), "-n", "2", probe_path(), "sleep"}, {{"MPIEXEC_TIMEOUT", "0.5"}}});
+  INFO(describe(outcome));
+  CHECK(outcome.status == 124);
+  CHECK(contains(outcome.err, "timeout after 0.5 s"));
+  const Outcome bad = run({{lapirun_path(), "-n", "2", probe_path(), "sleep"}, {{"MPIEXEC_TIMEOUT", "soon"}}});
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.err, "invalid MPIEXEC_TIMEOUT 'soon'"));
+}
+
 TEST_CASE("a rank dying while the others wait in allgather: they get an error, not a hang") {
   // The waiting ranks ignore SIGTERM, so only the rendezvous error can end them before the
   // launcher's SIGKILL, and only then do they print.
