@@ -1,15 +1,18 @@
-// MPI_Type_create_f90_real / _complex / _integer: the predefined type of
-// the Fortran kind SELECTED_REAL_KIND(p, r) / SELECTED_INT_KIND(r) selects
-// with gfortran (the only Fortran compiler Lapis binds for).
+// MPI_Type_create_f90_real / _complex / _integer: the type of the Fortran
+// kind SELECTED_REAL_KIND(p, r) / SELECTED_INT_KIND(r) selects with gfortran
+// (the only Fortran compiler Lapis binds for).
 //
-// The handle returned is the named type itself (MPI_REAL8 ...), so it is
-// predefined: MPI_Type_free refuses it, and MPI_Type_get_envelope reports
-// MPI_COMBINER_NAMED rather than the standard's MPI_COMBINER_F90_* with
-// (p, r) — distinct cached handles per (p, r) are not implemented.
+// As the standard has it (MPI 3.1, 17.1.9), each (p, r) gets a type of its
+// own, made once and returned every time after: the named type's typemap
+// with combiner MPI_COMBINER_F90_REAL / _COMPLEX / _INTEGER and (p, r) as
+// its contents. It is predefined: committed, usable in reductions as the
+// named type, and MPI_Type_free refuses it.
 #include "mpi.h"
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
+#include "mpi/internal/datatype.hpp"
 #include "mpi/internal/errors.hpp"
+#include "mpi/internal/state.hpp"
 
 using namespace mpi;
 
@@ -29,6 +32,32 @@ constexpr RealKind kRealKinds[] = {
     {33, 4931, MPI_REAL16, MPI_COMPLEX32},
 };
 
+// The cached type of (combiner, ints) over the named type `named`.
+int f90_type(int combiner, std::vector<int> ints, MPI_Datatype named, MPI_Datatype* out) {
+  State& s = state();
+  const std::array<int, 3> key{combiner, ints[0], ints.size() > 1 ? ints[1] : 0};
+  if (auto it = s.f90_types.find(key); it != s.f90_types.end()) {
+    *out = it->second;
+    return MPI_SUCCESS;
+  }
+  const Datatype* base = nullptr;
+  if (int rc = lookup_type(named, base, false)) return rc;
+  TypePtr* base_ptr = s.types.find(named);
+  auto made = std::const_pointer_cast<Datatype>(Datatype::dup(*base_ptr));
+  if (made == nullptr) return fail(MPI_ERR_INTERN, "cannot copy {}", base->name);
+  made->commit();
+  auto envelope = std::make_shared<Envelope>();
+  envelope->combiner = combiner;
+  envelope->ints = std::move(ints);
+  made->envelope = std::move(envelope);
+  made->name = base->name;
+  const MPI_Datatype handle = s.types.insert(std::move(made));
+  if (handle == MPI_DATATYPE_NULL) return fail(MPI_ERR_INTERN, "no datatype handle left");
+  s.f90_types.emplace(key, handle);
+  *out = handle;
+  return MPI_SUCCESS;
+}
+
 int select_real(const char* fn, int p, int r, bool complex, MPI_Datatype* newtype) {
   int rc = check_not_null(newtype, "newtype");
   if (rc == MPI_SUCCESS && p == MPI_UNDEFINED && r == MPI_UNDEFINED) {
@@ -37,8 +66,9 @@ int select_real(const char* fn, int p, int r, bool complex, MPI_Datatype* newtyp
   if (rc != MPI_SUCCESS) return raise(nullptr, fn, rc);
   for (const RealKind& k : kRealKinds) {
     if ((p == MPI_UNDEFINED || p <= k.precision) && (r == MPI_UNDEFINED || r <= k.range)) {
-      *newtype = complex ? k.complex : k.real;
-      return MPI_SUCCESS;
+      return raise(nullptr, fn,
+                   f90_type(complex ? MPI_COMBINER_F90_COMPLEX : MPI_COMBINER_F90_REAL, {p, r},
+                            complex ? k.complex : k.real, newtype));
     }
   }
   return raise(nullptr, fn,
@@ -82,10 +112,7 @@ extern "C" int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
   if (rc == MPI_SUCCESS && r == MPI_UNDEFINED) rc = fail(MPI_ERR_ARG, "r is MPI_UNDEFINED");
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
   for (const IntKind& k : kIntKinds) {
-    if (r <= k.range) {
-      *newtype = k.type;
-      return MPI_SUCCESS;
-    }
+    if (r <= k.range) return raise(nullptr, kFn, f90_type(MPI_COMBINER_F90_INTEGER, {r}, k.type, newtype));
   }
   return raise(nullptr, kFn,
                fail(MPI_ERR_ARG, "no INTEGER kind with an MPI type has range r={} (at most 18)", r));

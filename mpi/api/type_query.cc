@@ -61,7 +61,11 @@ extern "C" int MPI_Type_free(MPI_Datatype* datatype) {
   if (int rc = check_running(kFn)) return rc;
   TypePtr t;
   int rc = lookup_type_at(datatype, t);
-  if (rc == MPI_SUCCESS && state().types.is_predefined(*datatype)) {
+  const bool f90 = rc == MPI_SUCCESS && t->envelope != nullptr &&
+                   (t->envelope->combiner == MPI_COMBINER_F90_REAL ||
+                    t->envelope->combiner == MPI_COMBINER_F90_COMPLEX ||
+                    t->envelope->combiner == MPI_COMBINER_F90_INTEGER);
+  if (rc == MPI_SUCCESS && (state().types.is_predefined(*datatype) || f90)) {
     rc = fail(MPI_ERR_TYPE, "datatype {} is predefined and cannot be freed", t->name);
   }
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);

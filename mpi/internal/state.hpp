@@ -7,6 +7,7 @@
 // MPI_THREAD_MULTIPLE, only by the thread holding the MPI lock
 // (api_call.hpp).
 
+#include <array>
 #include <map>
 #include <thread>
 
@@ -48,6 +49,8 @@ struct State {
   HandleTable<OpPtr> ops{HandleKind::op};
   HandleTable<InfoPtr> infos{HandleKind::info};
   std::map<int, Keyval> keyvals;
+  // MPI_Type_create_f90_*: one handle per (combiner, p, r), made on first use (type_f90.cc).
+  std::map<std::array<int, 3>, MPI_Datatype> f90_types;
   int next_keyval = kFirstUserKeyval;
   ContextSlots slots;
 

@@ -297,10 +297,31 @@ static void big_status_counts(void) {
   CHECK_OK(MPI_Type_free(&two));
 }
 
-/* MPI_Type_create_f90_real/complex/integer: the named type of gfortran's
- * SELECTED_REAL_KIND(p, r) / SELECTED_INT_KIND(r); either p or r may be
- * MPI_UNDEFINED, not both; a precision or range no kind has is
- * MPI_ERR_ARG. The types are predefined: MPI_Type_free refuses them. */
+/* t is the type MPI_Type_create_f90_* gave for (p, r): combiner `combiner`, contents (p, r) or
+ * (r), no datatypes, the size of `named` and the same handle when asked again. */
+static void check_f90(MPI_Datatype t, int combiner, int p, int r, MPI_Datatype named) {
+  int ni = -1, na = -1, nd = -1, comb = -1, ints[2] = {-1, -1}, size = 0, named_size = 0;
+  CHECK(t != MPI_DATATYPE_NULL && t != named);
+  CHECK_OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+  CHECK(comb == combiner);
+  CHECK(na == 0 && nd == 0);
+  CHECK(ni == (combiner == MPI_COMBINER_F90_INTEGER ? 1 : 2));
+  CHECK_OK(MPI_Type_get_contents(t, 2, 0, 0, ints, NULL, NULL));
+  if (combiner == MPI_COMBINER_F90_INTEGER) {
+    CHECK(ints[0] == r);
+  } else {
+    CHECK(ints[0] == p && ints[1] == r);
+  }
+  CHECK_OK(MPI_Type_size(t, &size));
+  CHECK_OK(MPI_Type_size(named, &named_size));
+  CHECK(size == named_size);
+}
+
+/* MPI_Type_create_f90_real/complex/integer: a type of its own per (p, r), over the named type
+ * of gfortran's SELECTED_REAL_KIND(p, r) / SELECTED_INT_KIND(r), with the standard's F90
+ * combiner and contents, the same handle every time; either p or r may be MPI_UNDEFINED, not
+ * both; a precision or range no kind has is MPI_ERR_ARG. The types are predefined:
+ * MPI_Type_free refuses them; they move data and reduce as the named type. */
 static void f90_types(void) {
   CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   static const struct {
@@ -318,26 +339,23 @@ static void f90_types(void) {
       {33, 4931, MPI_REAL16, MPI_COMPLEX32},
   };
   for (size_t i = 0; i < sizeof reals / sizeof reals[0]; ++i) {
-    MPI_Datatype t = MPI_DATATYPE_NULL;
+    MPI_Datatype t = MPI_DATATYPE_NULL, again = MPI_DATATYPE_NULL;
     CHECK_OK(MPI_Type_create_f90_real(reals[i].p, reals[i].r, &t));
-    CHECK(t == reals[i].real);
+    check_f90(t, MPI_COMBINER_F90_REAL, reals[i].p, reals[i].r, reals[i].real);
+    CHECK_OK(MPI_Type_create_f90_real(reals[i].p, reals[i].r, &again));
+    CHECK(again == t);
     CHECK_OK(MPI_Type_create_f90_complex(reals[i].p, reals[i].r, &t));
-    CHECK(t == reals[i].complex);
+    check_f90(t, MPI_COMBINER_F90_COMPLEX, reals[i].p, reals[i].r, reals[i].complex);
   }
   static const struct {
     int r;
     MPI_Datatype type;
-    int bytes;
-  } ints[] = {{0, MPI_INTEGER1, 1}, {2, MPI_INTEGER1, 1}, {3, MPI_INTEGER2, 2},
-              {4, MPI_INTEGER2, 2}, {5, MPI_INTEGER4, 4}, {9, MPI_INTEGER4, 4},
-              {10, MPI_INTEGER8, 8}, {18, MPI_INTEGER8, 8}};
+  } ints[] = {{0, MPI_INTEGER1}, {2, MPI_INTEGER1}, {3, MPI_INTEGER2}, {4, MPI_INTEGER2},
+              {5, MPI_INTEGER4}, {9, MPI_INTEGER4}, {10, MPI_INTEGER8}, {18, MPI_INTEGER8}};
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; ++i) {
     MPI_Datatype t = MPI_DATATYPE_NULL;
-    int bytes = 0;
     CHECK_OK(MPI_Type_create_f90_integer(ints[i].r, &t));
-    CHECK(t == ints[i].type);
-    CHECK_OK(MPI_Type_size(t, &bytes));
-    CHECK(bytes == ints[i].bytes);
+    check_f90(t, MPI_COMBINER_F90_INTEGER, 0, ints[i].r, ints[i].type);
   }
   MPI_Datatype t = MPI_DATATYPE_NULL;
   CHECK_CLASS(MPI_Type_create_f90_real(34, MPI_UNDEFINED, &t), MPI_ERR_ARG);
@@ -350,13 +368,18 @@ static void f90_types(void) {
   CHECK_CLASS(MPI_Type_create_f90_integer(MPI_UNDEFINED, &t), MPI_ERR_ARG);
   CHECK(t == MPI_DATATYPE_NULL);
   CHECK_OK(MPI_Type_create_f90_real(15, MPI_UNDEFINED, &t));
+  const MPI_Datatype kept = t;
   CHECK_CLASS(MPI_Type_free(&t), MPI_ERR_TYPE);
-  CHECK(t == MPI_REAL8);
-  /* Moved like any type: a REAL*8 pair round the ring. */
+  CHECK(t == kept);
+  /* Moved like any type, uncommitted (it is predefined): a REAL*8 pair round the ring; and
+   * summed as MPI_REAL8 is. */
   double out[2] = {rank + 0.5, -rank - 0.25}, in[2] = {0, 0};
   CHECK_OK(MPI_Sendrecv(out, 2, t, right, 8, in, 2, t, left, 8, MPI_COMM_WORLD,
                         MPI_STATUS_IGNORE));
   CHECK(in[0] == left + 0.5 && in[1] == -left - 0.25);
+  double sum[2] = {0, 0};
+  CHECK_OK(MPI_Allreduce(out, sum, 2, t, MPI_SUM, MPI_COMM_WORLD));
+  CHECK(sum[0] == size * (size - 1) / 2.0 + 0.5 * size);
   CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
