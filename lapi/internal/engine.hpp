@@ -406,11 +406,12 @@ class Context::Impl {
   ucp_context_h ucp_ = nullptr;
   ucp_worker_h worker_ = nullptr;
   // Every task's path, endpoint and per-peer state, by task (peer.hpp): the job's tasks at
-  // start(), tasks of other jobs appended by join_tasks (join.cc) up to kMaxJoinedTasks, the
+  // start(), tasks of other jobs appended by join_tasks (join.cc) up to kMaxJoinedTasks over the
+  // context's life (ids are not reused: a server accepting one-task jobs serves 16384), the
   // endpoints closed and the table emptied at shutdown(). Its capacity is reserved at start(),
   // so appending never moves an entry; npeers_ (released after an entry is built) bounds the
   // task ids an operation may name.
-  static constexpr std::uint32_t kMaxJoinedTasks = 1024;
+  static constexpr std::uint32_t kMaxJoinedTasks = 16384;
   std::vector<internal::Peer> peers_;
   std::atomic<std::uint32_t> npeers_{0};
   std::string net_if_;       // the interface UCX's network traffic keeps to (start()); ports listen there
