@@ -221,10 +221,14 @@ class Context {
   // re-creates itself on the context points it at its new state).
   static constexpr int kMaxPeerFailureHandlers = 4;
   Status add_peer_failure_handler(PeerFailureHandler handler, void* arg);
+  // Whether `task` failed (a joined task that left counts as failed: operations naming it are
+  // refused alike).
   bool peer_failed(TaskId task) const;
   // How `task` is reached (LAPIS_VERBOSE=1 prints it for every task at
   // init). Errc::tgt for a task that does not exist.
   Status path_of(TaskId task, PathInfo& out) const;
+  // Whether a task of this job failed (tasks of other jobs, joined, failing or leaving do not
+  // count: the job's own collectives can still complete).
   bool any_peer_failed() const;
   FaultStats fault_stats() const;
   ShmStats shm_stats() const;

@@ -53,8 +53,18 @@ std::string format_name(const PortName& p) {
   return fmt::format("{}{}:{}:{}", kPrefix, ip, p.port, hex(p.secret));
 }
 
+// A name without the whitespace that may trail it: programs that hand names through a file
+// read them back with fgets, newline and all (MPICH's tests do), and a port name holds none.
+std::string_view trimmed(std::string_view name) {
+  while (!name.empty() && (name.back() == '\n' || name.back() == '\r' || name.back() == ' ' || name.back() == '\t')) {
+    name.remove_suffix(1);
+  }
+  return name;
+}
+
 // "lapis-port:v1:IP:PORT:SECRET". Errc::set_val naming what is wrong.
 Status parse_name(std::string_view name, PortName& out) {
+  name = trimmed(name);
   auto bad = [&](std::string_view what) {
     return fail(Errc::set_val, "port name '{}' is not a Lapis port ({})", name, what);
   };
@@ -233,6 +243,7 @@ Status PortTable::open(const std::string& interface, std::string& name) {
 }
 
 Status PortTable::close(std::string_view name) {
+  name = trimmed(name);
   std::lock_guard<std::mutex> g(g_ports_mutex);
   auto it = g_ports.find(name);
   if (it == g_ports.end()) return fail(Errc::set_val, "close_port: '{}' is not a port opened by this process", name);
@@ -244,6 +255,7 @@ Status PortTable::close(std::string_view name) {
 Status PortTable::accept(std::string_view name, bool (*idle)(void*), void* idle_arg,
                          std::unique_ptr<Link>& out) {
   OpenPort port;
+  name = trimmed(name);
   {
     std::lock_guard<std::mutex> g(g_ports_mutex);
     auto it = g_ports.find(name);

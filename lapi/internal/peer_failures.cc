@@ -77,6 +77,6 @@ bool Context::peer_failed(TaskId task) const {
   return task < impl_->npeers() && impl_->failures_.failed[task].load(std::memory_order_acquire);
 }
 
-bool Context::any_peer_failed() const { return impl_->failures_.any_failed.load(std::memory_order_acquire); }
+bool Context::any_peer_failed() const { return impl_->failures_.any_job_failed.load(std::memory_order_acquire); }
 
 }  // namespace lapi

@@ -2,6 +2,7 @@
 // MPI_Comm_remote_group, MPI_Comm_get_parent (the rest of their support
 // sits in the communicator functions: size/rank/compare/dup/split/create/free
 // and point-to-point address the remote group).
+#include <random>
 #include <utility>
 
 #include "mpi.h"
@@ -93,16 +94,21 @@ extern "C" int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newin
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
   CreateEntry mine{};
   mine.color = high ? 1 : 0;
+  // Between two jobs (MPI_Comm_accept/connect/join) task ids are each process's own, so equal
+  // choices are ordered by the leaders' draws instead, which both sides see alike.
+  const bool across_jobs = !c->joined.empty();
+  if (across_jobs) mine.key = static_cast<int>(std::random_device{}() & 0x7fffffff);
   BridgedEntries e;
   int slot = -1;
   rc = bridged_agree(*c->local, 0, bridge_of(*c), mine, e, slot);
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
   // The "low" group first; with equal choices, the group whose leader has
-  // the lower task id (both sides decide alike).
+  // the lower task id, or between two jobs the lower draw (both sides decide alike).
   const int my_high = e.local[0].color, their_high = e.remote[0].color;
-  const bool local_first = my_high != their_high
-                               ? my_high < their_high
-                               : c->group->world_of(0) < c->remote_group->world_of(0);
+  const bool by_draw = across_jobs && e.local[0].key != e.remote[0].key;
+  const bool local_first = my_high != their_high ? my_high < their_high
+                           : by_draw             ? e.local[0].key < e.remote[0].key
+                                                 : c->group->world_of(0) < c->remote_group->world_of(0);
   const Group& first = local_first ? *c->group : *c->remote_group;
   const Group& second = local_first ? *c->remote_group : *c->group;
   std::vector<int> members = first.members();

@@ -92,8 +92,8 @@ Outcome expect_both_ok(const Job& a, const Job& b) {
 }  // namespace
 
 TEST_CASE("two jobs on this host connect, talk across and disconnect") {
-  SUBCASE("2 ranks accept, 3 connect; the port listens on loopback only") {
-    const Outcome a = expect_both_ok({{}, 2, "accept", {}}, {{}, 3, "connect", {}});
+  SUBCASE("2 of 3 ranks accept, 3 connect; the port listens on loopback only") {
+    const Outcome a = expect_both_ok({{}, 3, "accept", {}}, {{}, 3, "connect", {}});
     CHECK(a.output.find("port on 127.0.0.1\n") != std::string::npos);
   }
   SUBCASE("one rank each") { expect_both_ok({{}, 1, "accept", {}}, {{}, 1, "connect", {}}); }

@@ -105,6 +105,33 @@ static void exercise(MPI_Comm inter, int high) {
   CHECK_OK(MPI_Allreduce(&brank, &sum, 1, MPI_INT, MPI_SUM, both));
   CHECK(sum == bsize * (bsize - 1) / 2);
   CHECK_OK(MPI_Comm_free(&both));
+
+  /* Both sides asking for the same order: the two jobs still agree on one (task ids are each
+   * process's own, so they cannot decide it). */
+  MPI_Comm tie;
+  CHECK_OK(MPI_Intercomm_merge(inter, 0, &tie));
+  int trank, *ranks = malloc((size_t)bsize * sizeof(int));
+  CHECK(ranks != NULL);
+  CHECK_OK(MPI_Comm_rank(tie, &trank));
+  CHECK_OK(MPI_Allgather(&trank, 1, MPI_INT, ranks, 1, MPI_INT, tie));
+  for (int i = 0; i < bsize; ++i) CHECK(ranks[i] == i);
+  free(ranks);
+  CHECK_OK(MPI_Comm_free(&tie));
+}
+
+/* The job's own collectives after a disconnect, node-segment ones included, with every rank
+ * (whether it took part in the connection or not). */
+static void after_disconnect(void) {
+  int rank, size, sum = 0, root_sum = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (int i = 0; i < 50; ++i) {
+    CHECK_OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(sum == size * (size - 1) / 2);
+    CHECK_OK(MPI_Reduce(&rank, &root_sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
+    if (rank == 0) CHECK(root_sum == sum);
+  }
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
 static void accept_side(const char* fifo) {
@@ -119,12 +146,19 @@ static void accept_side(const char* fifo) {
     printf("port on %s\n", ip);
     write_line(fifo, port);
   }
-  MPI_Comm inter;
-  CHECK_OK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
-  exercise(inter, 0);
-  CHECK_OK(MPI_Comm_disconnect(&inter));
-  CHECK(inter == MPI_COMM_NULL);
+  /* Ranks 0 and 1 meet the other job; the others stay out of it. */
+  MPI_Comm part;
+  CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &part));
+  if (part != MPI_COMM_NULL) {
+    MPI_Comm inter;
+    CHECK_OK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, part, &inter));
+    exercise(inter, 0);
+    CHECK_OK(MPI_Comm_disconnect(&inter));
+    CHECK(inter == MPI_COMM_NULL);
+    CHECK_OK(MPI_Comm_free(&part));
+  }
   if (rank == 0) CHECK_OK(MPI_Close_port(port));
+  after_disconnect();
 }
 
 static void connect_side(const char* fifo) {
@@ -145,9 +179,12 @@ static void connect_side(const char* fifo) {
     CHECK(cls == MPI_ERR_PORT);
     CHECK(inter == MPI_COMM_NULL);
   }
+  /* As a name read back with fgets: the newline is not part of it. */
+  if (rank == 0) strcat(port, "\n");
   CHECK_OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
   exercise(inter, 1);
   CHECK_OK(MPI_Comm_disconnect(&inter));
+  after_disconnect();
 }
 
 /* MPI_Comm_join over a socket the two processes made themselves. */
