@@ -273,8 +273,11 @@ class Context {
   // Ports (link.hpp: PortTable), listening on the interface UCX's network traffic keeps to.
   Status open_port(std::string& name);
   Status close_port(std::string_view name);
-  // Waits for the other job at `port` (opened here), running this context's progress meanwhile.
-  Status accept_link(std::string_view port, std::unique_ptr<Link>& out);
+  // Waits for the other job at `port` (opened here), running this context's progress meanwhile;
+  // `keep_waiting(arg)`, when given, is asked between waits too, and false ends the wait
+  // (Errc::timeout): MPI_Comm_spawn stops when the job it started ends first.
+  Status accept_link(std::string_view port, std::unique_ptr<Link>& out,
+                     bool (*keep_waiting)(void*) = nullptr, void* arg = nullptr);
   Status connect_link(std::string_view port, std::unique_ptr<Link>& out);
 
   class Impl;

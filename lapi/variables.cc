@@ -96,11 +96,15 @@ constexpr std::array kVariables = {
     Variable{"LAPIS_NET_IF", "unset", "core",
              "the network interface UCX uses (must exist and be up); unset: loopback on one host, the "
              "interface that reaches the launcher across hosts, UCX's choice under PMIx"},
+    Variable{"LAPIS_SPAWN_PORT", "set by MPI_Comm_spawn", "mpi",
+             "the port a spawned job's ranks connect back to in `MPI_Init` (do not set by hand)"},
     Variable{"LAPIS_NAME_SERVER", "unset", "mpi",
              "the port of a `lapis_names` daemon (what it prints at start): the name service of "
              "`MPI_Publish_name`, `MPI_Lookup_name` and `MPI_Unpublish_name`"},
     Variable{"LAPIS_VERBOSE", "0", "lapi", "`1`: each task prints the path to each peer (self, shm, ucx)"},
-    Variable{"LAPIS_LAPIRUN", "next to mpirun", "tools", "the `lapirun` that `mpirun` starts"},
+    Variable{"LAPIS_LAPIRUN", "next to mpirun", "tools",
+             "the `lapirun` that `mpirun` starts, and that `MPI_Comm_spawn` starts (lapirun sets it "
+             "to itself for its ranks; elsewhere `lapirun` on `PATH`)"},
     Variable{"LAPIS_MPICC_CC", "cc", "tools", "the C compiler `mpicc` runs"},
     Variable{"LAPIS_MPICXX_CXX", "c++", "tools", "the C++ compiler `mpicxx` runs"},
     Variable{"LAPIS_SOAK_MAX_GROWTH_MIB", "64", "tools",

@@ -40,9 +40,17 @@ bool unpack_join_card(std::span<const std::byte> blob, TaskId& base, PeerCard& c
 // Tries of leave_locked's goodbye while the transport is busy (each with a progress call).
 constexpr int kGoodbyeAttempts = 10000;
 
-bool run_probe(void* ctx) {
-  (void)static_cast<Context*>(ctx)->probe();
-  return true;
+// What accept_link runs between waits: this context's progress, then the caller's question.
+struct AcceptIdle {
+  Context* ctx;
+  bool (*keep_waiting)(void*);
+  void* arg;
+};
+
+bool run_probe(void* p) {
+  auto* idle = static_cast<AcceptIdle*>(p);
+  (void)idle->ctx->probe();
+  return idle->keep_waiting == nullptr || idle->keep_waiting(idle->arg);
 }
 
 }  // namespace
@@ -182,9 +190,11 @@ Status Context::open_port(std::string& name) { return PortTable::open(impl_->net
 
 Status Context::close_port(std::string_view name) { return PortTable::close(name); }
 
-Status Context::accept_link(std::string_view port, std::unique_ptr<Link>& out) {
+Status Context::accept_link(std::string_view port, std::unique_ptr<Link>& out,
+                            bool (*keep_waiting)(void*), void* arg) {
   // Waiting for the other job, this task still answers its own job's traffic.
-  return PortTable::accept(port, &run_probe, this, out);
+  AcceptIdle idle{this, keep_waiting, arg};
+  return PortTable::accept(port, &run_probe, &idle, out);
 }
 
 Status Context::connect_link(std::string_view port, std::unique_ptr<Link>& out) {

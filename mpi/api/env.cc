@@ -1,5 +1,8 @@
 // Environment: MPI_Init ... MPI_Finalize, versions, processor name, clocks.
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <chrono>
 #include <cstdio>
@@ -11,6 +14,7 @@
 #include "mpi/internal/coll/nonblocking.hpp"
 #include "mpi/internal/coll/node.hpp"
 #include "mpi/internal/attributes.hpp"
+#include "mpi/internal/connect.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/request.hpp"
@@ -70,6 +74,8 @@ int init(const char* function, int required, int* provided) {
   install_predefined_objects(s);
   create_predefined_comms(s);
   s.phase = Phase::running;
+  // Started by MPI_Comm_spawn: meet the parents (spawn.cc).
+  if (int rc = connect_to_parent()) return raise(nullptr, function, rc);
   if (provided != nullptr) *provided = s.thread_level;
   return MPI_SUCCESS;
 }
@@ -119,6 +125,12 @@ extern "C" int MPI_Finalize(void) {
   s.ops.clear();
   s.infos.clear();
   s.keyvals.clear();
+  // The jobs this rank spawned end before it does (as under mpirun, whose job includes them).
+  for (int pid : s.spawned_launchers) {
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  s.spawned_launchers.clear();
   return raise(nullptr, kFn, rc);
 }
 

@@ -140,6 +140,6 @@ extern "C" int MPI_Comm_get_parent(MPI_Comm* parent) {
   constexpr const char* kFn = "MPI_Comm_get_parent";
   if (int rc = check_running(kFn)) return rc;
   if (int rc = check_not_null(parent, "parent")) return raise(nullptr, kFn, rc);
-  *parent = MPI_COMM_NULL;  // no process is started by MPI_Comm_spawn
+  *parent = state().parent_comm;  // MPI_Comm_spawn (spawn.cc); null when not spawned or freed
   return MPI_SUCCESS;
 }

@@ -358,12 +358,18 @@ int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 /* ---- inter-communicators and more communicator calls (branch comm) ------ */
 /* Inter-communicators: point-to-point ranks address the remote group;
  * every collective but Scan/Exscan works on them with MPI_ROOT and
- * MPI_PROC_NULL roots. No process has a parent (no MPI_Comm_spawn). */
+ * MPI_PROC_NULL roots. */
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                          int remote_leader, int tag, MPI_Comm *newintercomm);
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 int MPI_Comm_get_parent(MPI_Comm *parent);
+/* MPI_Comm_spawn: the root starts `maxprocs` copies of `command` as a job of their own through
+ * lapirun (LAPIS_LAPIRUN, set by lapirun for its ranks), and the new job's MPI_Init connects
+ * back: MPI_Comm_get_parent there, *intercomm here. Info "wdir" is the children's working
+ * directory. The root waits for the new job at MPI_Finalize. */
+int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
+                   MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
 
 /* More ways to make communicators; hints are kept, none changes behaviour.
  * MPI_Comm_split_type: MPI_COMM_TYPE_SHARED splits by host;

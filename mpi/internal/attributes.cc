@@ -59,6 +59,7 @@ int delete_all_attributes(Comm& comm) {
 int release_comm(Comm& comm, MPI_Comm* handle) {
   const int rc = delete_all_attributes(comm);
   state().comms.erase(*handle);
+  if (*handle == state().parent_comm) state().parent_comm = MPI_COMM_NULL;
   *handle = MPI_COMM_NULL;
   return rc;
 }

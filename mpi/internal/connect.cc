@@ -1,6 +1,9 @@
 #include "mpi/internal/connect.hpp"
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -92,7 +95,7 @@ int describe_group(const Comm& comm, std::vector<char>& out) {
 
 // The roots swap their groups' descriptions over the link; every member gets the other's.
 int swap_groups(const Comm& comm, int root, lapi::Link* link, int root_rc,
-                const std::vector<char>& ours, RemoteGroup& out) {
+                const std::vector<char>& ours, RemoteGroup& out, int root_failed_class) {
   std::vector<char> theirs;
   std::uint64_t size = 0;
   if (comm.rank == root && root_rc == MPI_SUCCESS) {
@@ -112,7 +115,7 @@ int swap_groups(const Comm& comm, int root, lapi::Link* link, int root_rc,
       set_error_detail(detail);
       return root_rc;
     }
-    return fail(MPI_ERR_PORT, "the root (rank {}) could not reach the other job", root);
+    return fail(root_failed_class, "the root (rank {}) could not reach the other job", root);
   }
   theirs.resize(size);
   if (int rc = internal_bcast(comm, root, theirs.data(), theirs.size())) return rc;
@@ -127,12 +130,13 @@ JoinedTasks::~JoinedTasks() {
   if (state().phase == Phase::running) (void)lapi_context().leave_tasks(first, count);
 }
 
-int join_other_group(const Comm& comm, int root, lapi::Link* link, int root_rc, MPI_Comm* out) {
+int join_other_group(const Comm& comm, int root, lapi::Link* link, int root_rc, MPI_Comm* out,
+                     int root_failed_class) {
   *out = MPI_COMM_NULL;
   std::vector<char> ours;
   if (int rc = describe_group(comm, ours)) return rc;
   RemoteGroup remote;
-  if (int rc = swap_groups(comm, root, link, root_rc, ours, remote)) return rc;
+  if (int rc = swap_groups(comm, root, link, root_rc, ours, remote, root_failed_class)) return rc;
 
   // Join them, numbered from here on; they number us as our cards said.
   lapi::Context& ctx = lapi_context();
@@ -174,6 +178,26 @@ int join_other_group(const Comm& comm, int root, lapi::Link* link, int root_rc, 
   CommPtr made;
   if (int lrc = lookup_comm(*out, made)) return lrc;
   made->joined.push_back(std::move(joined));
+  return MPI_SUCCESS;
+}
+
+int connect_to_parent() {
+  const char* port = std::getenv("LAPIS_SPAWN_PORT");
+  if (port == nullptr || *port == '\0') return MPI_SUCCESS;
+  const std::string name = port;
+  ::unsetenv("LAPIS_SPAWN_PORT");  // not for the jobs this one starts
+  CommPtr world;
+  if (int rc = lookup_comm(MPI_COMM_WORLD, world)) return rc;
+  std::unique_ptr<lapi::Link> link;
+  int root_rc = MPI_SUCCESS;
+  if (world->rank == 0) {
+    if (lapi::Status s = lapi_context().connect_link(name, link); !s.ok()) {
+      root_rc = fail(MPI_ERR_SPAWN, "reaching the job that spawned this one: {}", s.message());
+    }
+  }
+  MPI_Comm parent = MPI_COMM_NULL;
+  if (int rc = join_other_group(*world, 0, link.get(), root_rc, &parent)) return rc;
+  state().parent_comm = parent;
   return MPI_SUCCESS;
 }
 

@@ -30,6 +30,14 @@ struct JoinedTasks {
 // root, or is null and `root_rc` says why (the group then fails without waiting for the other
 // job, which sees the link close). On success *out is the inter-communicator whose remote
 // group is the other job's group, in its rank order.
-int join_other_group(const Comm& comm, int root, lapi::Link* link, int root_rc, MPI_Comm* out);
+// `root_failed_class`: what the other members return when the root could not reach the other
+// group (MPI_ERR_PORT; MPI_Comm_spawn's MPI_ERR_SPAWN).
+int join_other_group(const Comm& comm, int root, lapi::Link* link, int root_rc, MPI_Comm* out,
+                     int root_failed_class = MPI_ERR_PORT);
+
+// MPI_Init of a job MPI_Comm_spawn started (LAPIS_SPAWN_PORT names the parents' port): every
+// rank connects to the parents and keeps the inter-communicator as MPI_Comm_get_parent's.
+// Nothing when the variable is unset.
+int connect_to_parent();
 
 }  // namespace mpi

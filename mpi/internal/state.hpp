@@ -49,6 +49,11 @@ struct State {
   HandleTable<OpPtr> ops{HandleKind::op};
   HandleTable<InfoPtr> infos{HandleKind::info};
   std::map<int, Keyval> keyvals;
+  // MPI_Comm_get_parent's answer: the inter-communicator to the job that spawned this one
+  // (MPI_COMM_NULL: none, or freed/disconnected since).
+  MPI_Comm parent_comm = MPI_COMM_NULL;
+  // The lapiruns MPI_Comm_spawn started here, waited for at MPI_Finalize.
+  std::vector<int> spawned_launchers;
   // MPI_Type_create_f90_*: one handle per (combiner, p, r), made on first use (type_f90.cc).
   std::map<std::array<int, 3>, MPI_Datatype> f90_types;
   int next_keyval = kFirstUserKeyval;

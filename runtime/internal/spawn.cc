@@ -142,6 +142,12 @@ std::vector<std::string> build_rank_environment(const std::vector<EnvSetting>& s
   }
   added["LAPIS_RENDEZVOUS"] = rendezvous_path;
   added[kJobIdVariable] = job_id;
+  // The lapirun MPI_Comm_spawn starts: this one, unless the user named another.
+  if (std::getenv("LAPIS_LAPIRUN") == nullptr && !added.contains("LAPIS_LAPIRUN")) {
+    char self[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) added["LAPIS_LAPIRUN"] = std::string(self, static_cast<std::size_t>(n));
+  }
   const std::set<std::string> dropped = {"LAPIS_RANK", "LAPIS_SIZE", "PMIX_RANK"};
   std::vector<std::string> env;
   for (char** entry = environ; *entry != nullptr; ++entry) {

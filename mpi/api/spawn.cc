@@ -1,0 +1,164 @@
+// MPI_Comm_spawn (MPI 3.1 10.3.2) on jobs that connect: the root starts `maxprocs` copies of
+// `command` as a job of their own, `lapirun -n maxprocs command argv...` (the lapirun that
+// LAPIS_LAPIRUN names, which lapirun sets for its ranks; else lapirun on PATH), with
+// LAPIS_SPAWN_PORT naming a port it opened; the children connect to it in MPI_Init
+// (connect.cc's connect_to_parent) while the group accepts, as MPI_Comm_accept does. The new
+// job's output goes where the root's does. The root waits for it at MPI_Finalize.
+//
+// Info: "wdir" sets the children's working directory; other keys are ignored.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lapi/link.hpp"
+#include "mpi.h"
+#include "mpi/internal/api_call.hpp"
+#include "mpi/internal/checks.hpp"
+#include "mpi/internal/connect.hpp"
+#include "mpi/internal/errors.hpp"
+#include "mpi/internal/info.hpp"
+#include "mpi/internal/runtime.hpp"
+#include "mpi/internal/state.hpp"
+
+extern char** environ;
+
+using namespace mpi;
+
+namespace {
+
+// `name` as execve needs it: itself when it has a '/', else the first match on PATH; empty
+// when that is not an executable file.
+std::string find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : std::string();
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  std::size_t at = 0;
+  while (at <= dirs.size()) {
+    const std::size_t end = std::min(dirs.find(':', at), dirs.size());
+    const std::string candidate = (end > at ? dirs.substr(at, end - at) : ".") + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    at = end + 1;
+  }
+  return {};
+}
+
+// Starts the new job; its lapirun's pid in `pid`.
+int start_job(const char* command, char** argv, int maxprocs, const std::string& wdir,
+              const std::string& port, pid_t& pid) {
+  const char* named = std::getenv("LAPIS_LAPIRUN");
+  const std::string lapirun = find_program(named != nullptr && *named != '\0' ? named : "lapirun");
+  if (lapirun.empty()) {
+    return fail(MPI_ERR_SPAWN, "no lapirun to start the job with (set LAPIS_LAPIRUN, or put it on PATH)");
+  }
+  // Everything the child needs is made before fork: between fork and exec only
+  // async-signal-safe calls (this process has other threads).
+  std::vector<std::string> args = {lapirun, "-n", std::to_string(maxprocs), command};
+  for (char** a = argv; a != nullptr && *a != nullptr; ++a) args.emplace_back(*a);
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "LAPIS_SPAWN_PORT=", 17) != 0) env.emplace_back(*e);
+  }
+  env.push_back("LAPIS_SPAWN_PORT=" + port);
+  std::vector<char*> argp, envp;
+  for (std::string& a : args) argp.push_back(a.data());
+  argp.push_back(nullptr);
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  static constexpr char kNoWdir[] = "MPI_Comm_spawn: cannot enter the \"wdir\" directory\n";
+  static constexpr char kNoExec[] = "MPI_Comm_spawn: cannot run lapirun\n";
+  pid = ::fork();
+  if (pid < 0) return fail(MPI_ERR_SPAWN, "fork: {}", std::strerror(errno));
+  if (pid == 0) {
+    if (!wdir.empty() && ::chdir(wdir.c_str()) != 0) {
+      (void)!::write(STDERR_FILENO, kNoWdir, sizeof kNoWdir - 1);
+      ::_exit(127);
+    }
+    ::execve(argp[0], argp.data(), envp.data());
+    (void)!::write(STDERR_FILENO, kNoExec, sizeof kNoExec - 1);
+    ::_exit(127);
+  }
+  return MPI_SUCCESS;
+}
+
+// While the root accepts: the new job's lapirun still runs (its exit status kept otherwise).
+struct Child {
+  pid_t pid = -1;
+  int status = 0;
+  bool ended = false;
+};
+
+bool child_running(void* arg) {
+  auto* child = static_cast<Child*>(arg);
+  if (::waitpid(child->pid, &child->status, WNOHANG) == child->pid) child->ended = true;
+  return !child->ended;
+}
+
+// The root's part: start the job and accept its connection.
+int root_spawn(const char* command, char** argv, int maxprocs, MPI_Info info, Child& child,
+               std::unique_ptr<lapi::Link>& link) {
+  int rc = check_not_null(command, "command");
+  if (rc == MPI_SUCCESS && maxprocs < 1) rc = fail(MPI_ERR_ARG, "maxprocs={} is not a positive count", maxprocs);
+  if (rc == MPI_SUCCESS) rc = check_info_arg(info);
+  if (rc != MPI_SUCCESS) return rc;
+  std::string wdir;
+  if (info != MPI_INFO_NULL) {
+    InfoPtr* object = state().infos.find(info);
+    if (object != nullptr) {
+      if (const std::string* value = (*object)->find("wdir")) wdir = *value;
+    }
+  }
+  // Said here rather than by the new job's lapirun (relative to "wdir" it is the job's to find).
+  if (wdir.empty() && find_program(command).empty()) {
+    return fail(MPI_ERR_SPAWN, "command '{}' is not a program this process can run", command);
+  }
+  std::string port;
+  if (lapi::Status s = lapi_context().open_port(port); !s.ok()) return fail(MPI_ERR_SPAWN, "{}", s.message());
+  rc = start_job(command, argv, maxprocs, wdir, port, child.pid);
+  if (rc == MPI_SUCCESS) {
+    const lapi::Status s = lapi_context().accept_link(port, link, &child_running, &child);
+    if (!s.ok()) {
+      rc = child.ended ? fail(MPI_ERR_SPAWN, "the job started with '{}' ended ({} {}) before its ranks connected",
+                              command, WIFEXITED(child.status) ? "exit status" : "signal",
+                              WIFEXITED(child.status) ? WEXITSTATUS(child.status) : WTERMSIG(child.status))
+                       : fail(MPI_ERR_SPAWN, "{}", s.message());
+    }
+  }
+  (void)lapi_context().close_port(port);
+  return rc;
+}
+
+}  // namespace
+
+extern "C" int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info,
+                              int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]) {
+  const ApiCall call("MPI_Comm_spawn");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  constexpr const char* kFn = "MPI_Comm_spawn";
+  if (int rc = check_running(kFn)) return rc;
+  Comm* c = nullptr;
+  int rc = lookup_comm(comm, c);
+  if (rc == MPI_SUCCESS && c->is_inter()) rc = fail(MPI_ERR_COMM, "comm is an inter-communicator");
+  if (rc == MPI_SUCCESS && (root < 0 || root >= c->size())) {
+    rc = fail(MPI_ERR_ROOT, "root={} is not a rank of comm (0..{})", root, c->size() - 1);
+  }
+  if (rc == MPI_SUCCESS) rc = check_not_null(intercomm, "intercomm");
+  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  Child child;
+  std::unique_ptr<lapi::Link> link;
+  int root_rc = MPI_SUCCESS;
+  if (c->rank == root) {
+    root_rc = root_spawn(command, argv, maxprocs, info, child, link);
+    if (child.pid > 0 && !child.ended) state().spawned_launchers.push_back(child.pid);
+  }
+  rc = join_other_group(*c, root, link.get(), root_rc, intercomm, MPI_ERR_SPAWN);
+  if (c->rank == root && array_of_errcodes != MPI_ERRCODES_IGNORE && maxprocs > 0) {
+    for (int i = 0; i < maxprocs; ++i) array_of_errcodes[i] = rc == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_SPAWN;
+  }
+  return raise(c, kFn, rc);
+}

@@ -1,0 +1,29 @@
+// MPI_Comm_spawn (tests/mpi/progs/spawn.c): a 2-rank job spawns 3 copies of its program, which
+// connect back in MPI_Init; the two jobs talk, merge and disconnect; every process of both
+// prints OK through the parents' lapirun. Spawning what cannot run is MPI_ERR_SPAWN at every
+// rank of the group, and nothing waits.
+#include <doctest/doctest.h>
+
+#include "tests/mpi/run_ranks.hpp"
+
+using lapis::mpi_tests::count_lines;
+
+TEST_CASE("a job spawns 3 children that connect back, talk, merge and disconnect") {
+  for (const char* mode : {"LAPIS_MODE=polling", "LAPIS_MODE=interrupt"}) {
+    CAPTURE(mode);
+    const lapis::testing::LaunchResult r = lapis::testing::launch(
+        {.ranks = 2, .timeout_s = 60, .env = {mode}, .flags = {}}, "tests/mpi/progs/spawn");
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK(count_lines(r.output, "OK\n") == 2 + 3);
+    CHECK(r.output.find("FAILED") == std::string::npos);
+  }
+}
+
+TEST_CASE("spawning what cannot run, or with bad arguments, is an error at every rank") {
+  const lapis::testing::LaunchResult r = lapis::testing::launch(
+      {.ranks = 3, .timeout_s = 60, .env = {}, .flags = {}}, "tests/mpi/progs/spawn", {"bad"});
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(count_lines(r.output, "OK\n") == 3);
+}
