@@ -96,6 +96,9 @@ constexpr std::array kVariables = {
     Variable{"LAPIS_NET_IF", "unset", "core",
              "the network interface UCX uses (must exist and be up); unset: loopback on one host, the "
              "interface that reaches the launcher across hosts, UCX's choice under PMIx"},
+    Variable{"LAPIS_UNIVERSE_SIZE", "the job's size", "mpi",
+             "`MPI_UNIVERSE_SIZE`: how many processes the program may count on in all, at least the "
+             "job's size (`MPI_Comm_spawn` itself starts any number)"},
     Variable{"LAPIS_SPAWN_PORT", "set by MPI_Comm_spawn", "mpi",
              "the port a spawned job's ranks connect back to in `MPI_Init` (do not set by hand)"},
     Variable{"LAPIS_NAME_SERVER", "unset", "mpi",

@@ -2,10 +2,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -61,6 +63,17 @@ int init(const char* function, int required, int* provided) {
     return raise(nullptr, function,
                  fail(MPI_ERR_ARG, "required={} is not an MPI_THREAD_* level", required));
   }
+  // LAPIS_UNIVERSE_SIZE: MPI_UNIVERSE_SIZE (at least the job's size; default that).
+  int universe = 1;
+  if (const char* v = std::getenv("LAPIS_UNIVERSE_SIZE"); v != nullptr && *v != '\0') {
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (*end != '\0' || n < 1 || n > (1 << 30)) {
+      return raise(nullptr, function,
+                   fail(MPI_ERR_ARG, "LAPIS_UNIVERSE_SIZE='{}': expected a positive process count", v));
+    }
+    universe = static_cast<int>(n);
+  }
   if (int rc = start_runtime()) return raise(nullptr, function, rc);
   s.world_rank = static_cast<int>(lapi_context().task_id());
   s.world_size = static_cast<int>(lapi_context().num_tasks());
@@ -70,7 +83,8 @@ int init(const char* function, int required, int* provided) {
   ApiCall::on_init(s.thread_level);
   if (s.thread_level == MPI_THREAD_MULTIPLE) engine().set_idle_hook(&ApiCall::release_for_idle);
   s.attr_tag_ub = mpcpi::kMaxTag;
-  s.attr_universe_size = s.world_size;
+  // How many processes the program may count on in all (MPI_Comm_spawn starts any number).
+  s.attr_universe_size = std::max(universe, s.world_size);
   install_predefined_objects(s);
   create_predefined_comms(s);
   s.phase = Phase::running;

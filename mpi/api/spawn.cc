@@ -5,7 +5,9 @@
 // (connect.cc's connect_to_parent) while the group accepts, as MPI_Comm_accept does. The new
 // job's output goes where the root's does. The root waits for it at MPI_Finalize.
 //
-// Info: "wdir" sets the children's working directory; other keys are ignored.
+// Info: "wdir" sets the children's working directory; "path" lists directories (':'-separated,
+// relative ones from the root's working directory) searched for the command before PATH;
+// other keys are ignored.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,17 +34,28 @@ using namespace mpi;
 
 namespace {
 
-// `name` as execve needs it: itself when it has a '/', else the first match on PATH; empty
-// when that is not an executable file.
-std::string find_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : std::string();
+// `name` as execve needs it: itself when it has a '/', else the first match in `first_dirs`
+// then PATH (':'-separated); empty when that is not an executable file. Relative results are
+// made absolute, so that "wdir" cannot change what runs.
+std::string find_program(const std::string& name, const std::string& first_dirs = {}) {
+  auto absolute = [](std::string p) {
+    if (!p.empty() && p[0] != '/') {
+      char cwd[4096];
+      if (::getcwd(cwd, sizeof cwd) != nullptr) p = std::string(cwd) + "/" + p;
+    }
+    return p;
+  };
+  if (name.find('/') != std::string::npos) {
+    return ::access(name.c_str(), X_OK) == 0 ? absolute(name) : std::string();
+  }
   const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
+  std::string dirs = first_dirs.empty() ? std::string(path ? path : "/usr/bin:/bin")
+                                        : first_dirs + ":" + (path ? path : "/usr/bin:/bin");
   std::size_t at = 0;
   while (at <= dirs.size()) {
     const std::size_t end = std::min(dirs.find(':', at), dirs.size());
     const std::string candidate = (end > at ? dirs.substr(at, end - at) : ".") + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (::access(candidate.c_str(), X_OK) == 0) return absolute(candidate);
     at = end + 1;
   }
   return {};
@@ -106,20 +119,23 @@ int root_spawn(const char* command, char** argv, int maxprocs, MPI_Info info, Ch
   if (rc == MPI_SUCCESS && maxprocs < 1) rc = fail(MPI_ERR_ARG, "maxprocs={} is not a positive count", maxprocs);
   if (rc == MPI_SUCCESS) rc = check_info_arg(info);
   if (rc != MPI_SUCCESS) return rc;
-  std::string wdir;
+  std::string wdir, dirs;
   if (info != MPI_INFO_NULL) {
     InfoPtr* object = state().infos.find(info);
     if (object != nullptr) {
       if (const std::string* value = (*object)->find("wdir")) wdir = *value;
+      if (const std::string* value = (*object)->find("path")) dirs = *value;
     }
   }
-  // Said here rather than by the new job's lapirun (relative to "wdir" it is the job's to find).
-  if (wdir.empty() && find_program(command).empty()) {
-    return fail(MPI_ERR_SPAWN, "command '{}' is not a program this process can run", command);
+  // Found here, from the root's directory, rather than by the new job's lapirun.
+  const std::string program = find_program(command, dirs);
+  if (program.empty()) {
+    return fail(MPI_ERR_SPAWN, "command '{}' is not a program this process can run (searched {}PATH)",
+                command, dirs.empty() ? "" : "info \"path\" " + dirs + ", then ");
   }
   std::string port;
   if (lapi::Status s = lapi_context().open_port(port); !s.ok()) return fail(MPI_ERR_SPAWN, "{}", s.message());
-  rc = start_job(command, argv, maxprocs, wdir, port, child.pid);
+  rc = start_job(program.c_str(), argv, maxprocs, wdir, port, child.pid);
   if (rc == MPI_SUCCESS) {
     const lapi::Status s = lapi_context().accept_link(port, link, &child_running, &child);
     if (!s.ok()) {

@@ -197,6 +197,9 @@ int connect_to_parent() {
   }
   MPI_Comm parent = MPI_COMM_NULL;
   if (int rc = join_other_group(*world, 0, link.get(), root_rc, &parent)) return rc;
+  CommPtr made;
+  if (int rc = lookup_comm(parent, made)) return rc;
+  made->name = "MPI_COMM_PARENT";  // as the standard names it
   state().parent_comm = parent;
   return MPI_SUCCESS;
 }

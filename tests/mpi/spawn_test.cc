@@ -12,12 +12,22 @@ TEST_CASE("a job spawns 3 children that connect back, talk, merge and disconnect
   for (const char* mode : {"LAPIS_MODE=polling", "LAPIS_MODE=interrupt"}) {
     CAPTURE(mode);
     const lapis::testing::LaunchResult r = lapis::testing::launch(
-        {.ranks = 2, .timeout_s = 60, .env = {mode}, .flags = {}}, "tests/mpi/progs/spawn");
+        {.ranks = 2, .timeout_s = 60, .env = {mode, "LAPIS_UNIVERSE_SIZE=8"}, .flags = {}},
+        "tests/mpi/progs/spawn");
     INFO(r.output);
     CHECK(r.status == 0);
     CHECK(count_lines(r.output, "OK\n") == 2 + 3);
     CHECK(r.output.find("FAILED") == std::string::npos);
   }
+}
+
+TEST_CASE("a LAPIS_UNIVERSE_SIZE that is not a count ends MPI_Init, naming it") {
+  const lapis::testing::LaunchResult r = lapis::testing::launch(
+      {.ranks = 2, .timeout_s = 60, .env = {"LAPIS_UNIVERSE_SIZE=many"}, .flags = {}}, "tests/mpi/progs/spawn");
+  INFO(r.output);
+  CHECK(r.status != 0);
+  CHECK(r.status != 124);
+  CHECK(r.output.find("LAPIS_UNIVERSE_SIZE='many'") != std::string::npos);
 }
 
 TEST_CASE("spawning what cannot run, or with bad arguments, is an error at every rank") {

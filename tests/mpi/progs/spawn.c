@@ -2,7 +2,8 @@
  * their own ("child"), and the two talk across the inter-communicator: every parent sends each
  * child its rank, the children answer with a sum, a broadcast from the parents' root, a merge;
  * then both disconnect. In the children MPI_Comm_get_parent is that inter-communicator (and
- * MPI_COMM_NULL after the disconnect); in the parents, MPI_COMM_NULL. `bad`: spawning what
+ * MPI_COMM_NULL after the disconnect), named MPI_COMM_PARENT; in the parents, MPI_COMM_NULL.
+ * The parents name the program bare, with info "path" naming its directory. `bad`: spawning what
  * cannot run is MPI_ERR_SPAWN at every rank, and nothing waits. Every process prints OK. */
 #include <mpi.h>
 #include <stdio.h>
@@ -20,10 +21,27 @@ static void parent(const char* self) {
   CHECK_OK(MPI_Comm_get_parent(&none));
   CHECK(none == MPI_COMM_NULL);
 
+  /* LAPIS_UNIVERSE_SIZE (spawn_test sets 8). */
+  int* universe = NULL;
+  int flag = 0;
+  CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &universe, &flag));
+  CHECK(flag && *universe == 8);
+
+  /* The program by its bare name, found through info "path" (its directory). */
+  char dir[4096];
+  CHECK(strlen(self) < sizeof dir);
+  strcpy(dir, self);
+  char* slash = strrchr(dir, '/');
+  CHECK(slash != NULL);
+  *slash = '\0';
+  MPI_Info info;
+  CHECK_OK(MPI_Info_create(&info));
+  CHECK_OK(MPI_Info_set(info, "path", dir));
   char* args[] = {"child", NULL};
   int errcodes[kChildren] = {-1, -1, -1};
   MPI_Comm children;
-  CHECK_OK(MPI_Comm_spawn(self, args, kChildren, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &children, errcodes));
+  CHECK_OK(MPI_Comm_spawn(slash + 1, args, kChildren, info, 0, MPI_COMM_WORLD, &children, errcodes));
+  CHECK_OK(MPI_Info_free(&info));
   if (rank == 0) {
     for (int i = 0; i < kChildren; ++i) CHECK(errcodes[i] == MPI_SUCCESS);
   }
@@ -55,6 +73,10 @@ static void child(void) {
   MPI_Comm parents = MPI_COMM_NULL;
   CHECK_OK(MPI_Comm_get_parent(&parents));
   CHECK(parents != MPI_COMM_NULL);
+  char name[MPI_MAX_OBJECT_NAME];
+  int len = 0;
+  CHECK_OK(MPI_Comm_get_name(parents, name, &len));
+  CHECK(strcmp(name, "MPI_COMM_PARENT") == 0);
   int nparents = 0, sum = 0;
   CHECK_OK(MPI_Comm_remote_size(parents, &nparents));
   for (int p = 0; p < nparents; ++p) {
