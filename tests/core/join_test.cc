@@ -18,14 +18,9 @@
 
 #include "lapi/context.hpp"
 #include "lapi/link.hpp"
+#include "tests/core/lapi_ok.hpp"
 
 namespace {
-
-#define LAPI_OK(expr)                                 \
-  do {                                                \
-    const ::lapi::Status s_ = (expr);                 \
-    REQUIRE_MESSAGE(s_.ok(), s_.message());           \
-  } while (0)
 
 struct Inbox {
   std::vector<std::byte> data;

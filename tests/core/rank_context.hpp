@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lapi/context.hpp"
+#include "tests/core/lapi_ok.hpp"
 
 namespace lapis::testing {
 
@@ -40,11 +41,6 @@ inline std::vector<std::uint64_t> exchange(lapi::Context& ctx, std::uint64_t min
 template <typename Done>
 void poll_until(lapi::Context& ctx, Done done, int seconds = 60);
 
-#define LAPI_OK(expr)                                   \
-  do {                                                  \
-    const ::lapi::Status lapi_ok_status_ = (expr);      \
-    REQUIRE_MESSAGE(lapi_ok_status_.ok(), lapi_ok_status_.message()); \
-  } while (0)
 
 template <typename Done>
 void poll_until(lapi::Context& ctx, Done done, int seconds) {

@@ -10,14 +10,9 @@
 #include <vector>
 
 #include "lapi/context.hpp"
+#include "tests/core/lapi_ok.hpp"
 
 namespace {
-
-#define LAPI_OK(expr)                                              \
-  do {                                                             \
-    const ::lapi::Status s_ = (expr);                              \
-    REQUIRE_MESSAGE(s_.ok(), s_.message());                        \
-  } while (0)
 
 std::vector<unsigned char> g_landing;
 int g_completed = 0;
