@@ -88,8 +88,10 @@ done
 
 passed=$(cat "$log_dir"/*.log | grep -cE '^//[^ ]+ +(\(cached\) )?PASSED')
 failed=$(cat "$log_dir"/*.log | grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|INCOMPLETE)')
-# A build error leaves no per-target line: count it as a failure.
-build_errors=$(cat "$log_dir"/*.log | grep -cE '^ERROR: .*(failed|Build did NOT complete)')
+# A build or loading error leaves no per-target line: count it as a failure. Any "ERROR:" line
+# of Bazel's does (a package that cannot load ends with "Couldn't start the build", and the
+# suite then runs nothing: a green run must not hide that).
+build_errors=$(cat "$log_dir"/*.log | grep -cE '^ERROR:')
 [ "$build_errors" -gt 0 ] && failed=$((failed + 1))
 stage "done"
 echo "$passed passed, $failed failed"
