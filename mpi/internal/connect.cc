@@ -1,7 +1,5 @@
 #include "mpi/internal/connect.hpp"
 
-#include <stdlib.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -93,36 +91,6 @@ int describe_group(const Comm& comm, std::vector<char>& out) {
   return MPI_SUCCESS;
 }
 
-// The roots swap their groups' descriptions over the link; every member gets the other's.
-int swap_groups(const Comm& comm, int root, lapi::Link* link, int root_rc,
-                const std::vector<char>& ours, RemoteGroup& out, int root_failed_class) {
-  std::vector<char> theirs;
-  std::uint64_t size = 0;
-  if (comm.rank == root && root_rc == MPI_SUCCESS) {
-    std::vector<std::byte> got;
-    if (lapi::Status s = link->exchange(std::as_bytes(std::span(ours)), got); !s.ok()) {
-      root_rc = fail(MPI_ERR_PORT, "{}", s.message());
-    } else {
-      theirs.resize(got.size());
-      std::memcpy(theirs.data(), got.data(), got.size());
-      size = theirs.size();
-    }
-  }
-  const std::string detail = comm.rank == root ? std::string(error_detail()) : std::string();
-  if (int rc = internal_bcast(comm, root, &size, sizeof size)) return rc;
-  if (size == 0) {  // the root failed: it says why, the others that it did
-    if (comm.rank == root) {
-      set_error_detail(detail);
-      return root_rc;
-    }
-    return fail(root_failed_class, "the root (rank {}) could not reach the other job", root);
-  }
-  theirs.resize(size);
-  if (int rc = internal_bcast(comm, root, theirs.data(), theirs.size())) return rc;
-  if (!decode(theirs, out)) return fail(MPI_ERR_INTERN, "malformed group description from the other job");
-  return MPI_SUCCESS;
-}
-
 }  // namespace
 
 JoinedTasks::~JoinedTasks() {
@@ -133,10 +101,16 @@ JoinedTasks::~JoinedTasks() {
 int join_other_group(const Comm& comm, int root, lapi::Link* link, int root_rc, MPI_Comm* out,
                      int root_failed_class) {
   *out = MPI_COMM_NULL;
-  std::vector<char> ours;
+  std::vector<char> ours, theirs;
   if (int rc = describe_group(comm, ours)) return rc;
+  Bridge bridge;
+  bridge.link = link;
+  if (int rc = leaders_swap(comm, root, bridge, root_rc, ours, theirs, root_failed_class,
+                            fmt::format("the root (rank {}) could not reach the other job", root))) {
+    return rc;
+  }
   RemoteGroup remote;
-  if (int rc = swap_groups(comm, root, link, root_rc, ours, remote, root_failed_class)) return rc;
+  if (!decode(theirs, remote)) return fail(MPI_ERR_INTERN, "malformed group description from the other job");
 
   // Join them, numbered from here on; they number us as our cards said.
   lapi::Context& ctx = lapi_context();
@@ -153,8 +127,6 @@ int join_other_group(const Comm& comm, int root, lapi::Link* link, int root_rc, 
 
   // Nobody sends before every member of both groups has joined: each exchange below goes
   // through all of them. The first also tells whether everyone could.
-  Bridge bridge;
-  bridge.link = link;
   CreateEntry flag{};
   flag.color = rc == MPI_SUCCESS ? 1 : 0;
   BridgedEntries flags;

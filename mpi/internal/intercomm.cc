@@ -31,7 +31,7 @@ int swap_with_remote(const Bridge& b, std::vector<char>& mine, std::vector<char>
   if (b.link != nullptr) {
     std::vector<std::byte> got;
     if (lapi::Status s = b.link->exchange(std::as_bytes(std::span(mine)), got); !s.ok()) {
-      return fail(MPI_ERR_PORT, "the link to the other job: {}", s.message());
+      return fail(MPI_ERR_PORT, "{}", s.message());  // it names the link
     }
     theirs.resize(got.size());
     if (!got.empty()) std::memcpy(theirs.data(), got.data(), got.size());
@@ -64,18 +64,13 @@ int swap_with_remote(const Bridge& b, std::vector<char>& mine, std::vector<char>
 
 }  // namespace
 
-int bridged_exchange(const Comm& local, int leader, const Bridge& bridge, const CreateEntry& mine,
-                     BridgedEntries& out, int leader_rc) {
-  std::vector<char> bytes;
-  if (int rc = internal_allgather(local, &mine, sizeof mine, bytes)) return rc;
-  out.local.resize(local.size());
-  std::memcpy(out.local.data(), bytes.data(), bytes.size());
-  std::vector<char> theirs;
+int leaders_swap(const Comm& local, int leader, const Bridge& bridge, int leader_rc,
+                 std::vector<char>& mine, std::vector<char>& theirs, int others_class,
+                 const std::string& others_detail) {
   std::uint64_t their_size = 0;
   if (local.rank == leader && leader_rc == MPI_SUCCESS) {
-    std::vector<char> payload = encode(local, out.local);
     // A failed swap (the other job gone, say) fails the whole group, not only its leader.
-    leader_rc = swap_with_remote(bridge, payload, theirs);
+    leader_rc = swap_with_remote(bridge, mine, theirs);
     their_size = leader_rc == MPI_SUCCESS ? theirs.size() : 0;
   }
   // Size 0: the leader failed (its detail is its own).
@@ -86,10 +81,25 @@ int bridged_exchange(const Comm& local, int leader, const Bridge& bridge, const 
       set_error_detail(detail);
       return leader_rc;
     }
-    return fail(MPI_ERR_OTHER, "the local leader (rank {}) rejected its arguments", leader);
+    return fail(others_class, "{}", others_detail);
   }
   theirs.resize(their_size);
-  if (int rc = internal_bcast(local, leader, theirs.data(), theirs.size())) return rc;
+  return internal_bcast(local, leader, theirs.data(), theirs.size());
+}
+
+int bridged_exchange(const Comm& local, int leader, const Bridge& bridge, const CreateEntry& mine,
+                     BridgedEntries& out, int leader_rc) {
+  std::vector<char> bytes;
+  if (int rc = internal_allgather(local, &mine, sizeof mine, bytes)) return rc;
+  out.local.resize(local.size());
+  std::memcpy(out.local.data(), bytes.data(), bytes.size());
+  std::vector<char> payload, theirs;
+  if (local.rank == leader) payload = encode(local, out.local);
+  if (int rc = leaders_swap(local, leader, bridge, leader_rc, payload, theirs, MPI_ERR_OTHER,
+                            fmt::format("the local leader (rank {}) rejected its arguments", leader))) {
+    return rc;
+  }
+  const std::uint64_t their_size = theirs.size();
   int n = 0;
   if (their_size >= sizeof n) std::memcpy(&n, theirs.data(), sizeof n);
   if (n < 1 || their_size != sizeof(int) + n * (sizeof(int) + sizeof(CreateEntry))) {

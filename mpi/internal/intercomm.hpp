@@ -11,6 +11,7 @@
 // traffic and its groups' local collective traffic (Comm::local).
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "mpi.h"
@@ -47,6 +48,14 @@ struct BridgedEntries {
 // waiting for it.
 int bridged_exchange(const Comm& local, int leader, const Bridge& bridge, const CreateEntry& mine,
                      BridgedEntries& out, int leader_rc = MPI_SUCCESS);
+
+// Collective over `local`: the leaders swap `mine` (significant at `leader`) over `bridge` and
+// every member gets the other side's bytes in `theirs`. When `leader_rc` (the leader's own
+// check) or the swap fails, the leader returns that error and the others `others_class` with
+// `others_detail`, none waiting for the other side.
+int leaders_swap(const Comm& local, int leader, const Bridge& bridge, int leader_rc,
+                 std::vector<char>& mine, std::vector<char>& theirs, int others_class,
+                 const std::string& others_detail);
 
 // The lowest slot free at every member of both groups (MPI_ERR_OTHER when
 // none is).
