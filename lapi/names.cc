@@ -14,12 +14,21 @@ namespace {
 
 constexpr std::size_t kMaxName = 1024;
 
+// A request: the operation letter, then its fields, NUL-separated.
 std::vector<std::byte> pack(char op, std::string_view a, std::string_view b = {}) {
   std::string text(1, op);
   text.append(a).push_back('\0');
   text.append(b);
   const auto* p = reinterpret_cast<const std::byte*>(text.data());
   return {p, p + text.size()};
+}
+
+// An answer: 'Y' or 'N', then the result or the reason as it is.
+std::vector<std::byte> reply(char verdict, std::string_view text) {
+  std::string out(1, verdict);
+  out.append(text);
+  const auto* p = reinterpret_cast<const std::byte*>(out.data());
+  return {p, p + out.size()};
 }
 
 // One request to the daemon; `result` is its answer's text.
@@ -53,23 +62,23 @@ std::vector<std::byte> answer(std::map<std::string, std::string, std::less<>>& t
                               const std::vector<std::byte>& request) {
   const std::string text(reinterpret_cast<const char*>(request.data()), request.size());
   const std::size_t nul = text.find('\0');
-  if (text.empty() || nul == std::string::npos) return pack('N', "malformed request");
+  if (text.empty() || nul == std::string::npos) return reply('N', "malformed request");
   const std::string service = text.substr(1, nul - 1);
   const std::string port = text.substr(nul + 1);
   switch (text[0]) {
     case 'P':
-      if (!table.emplace(service, port).second) return pack('N', "service '" + service + "' is published already");
-      return pack('Y', "");
+      if (!table.emplace(service, port).second) return reply('N', "service '" + service + "' is published already");
+      return reply('Y', "");
     case 'L': {
       auto it = table.find(service);
-      if (it == table.end()) return pack('N', "service '" + service + "' is not published");
-      return pack('Y', it->second);
+      if (it == table.end()) return reply('N', "service '" + service + "' is not published");
+      return reply('Y', it->second);
     }
     case 'U':
-      if (table.erase(service) == 0) return pack('N', "service '" + service + "' is not published");
-      return pack('Y', "");
+      if (table.erase(service) == 0) return reply('N', "service '" + service + "' is not published");
+      return reply('Y', "");
     default:
-      return pack('N', "unknown request");
+      return reply('N', "unknown request");
   }
 }
 

@@ -5,6 +5,7 @@
 // errors naming the problem.
 #include <doctest/doctest.h>
 
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 
 #include "lapi/context.hpp"
 #include "lapi/link.hpp"
+#include "lapi/names.hpp"
 #include "tests/core/lapi_ok.hpp"
 
 namespace {
@@ -243,4 +245,72 @@ TEST_CASE("a link over a socket pair: the two ends settle who speaks first") {
   ::close(fds[1]);
   std::unique_ptr<lapi::Link> bad;
   CHECK(lapi::Link::over_socket(-1, bad).code() == lapi::Errc::set_val);
+}
+
+TEST_CASE("joining after term, or with LAPIS_CHECKSUM on, is refused") {
+  {
+    lapi::Config config;
+    config.checksum = lapi::Checksum::crc32c;
+    std::unique_ptr<lapi::Context> checked;
+    LAPI_OK(lapi::Context::init(config, checked));
+    std::vector<std::byte> card;
+    lapi::TaskId base = 0;
+    LAPI_OK(checked->join_card(card, base));
+    const lapi::Status s = checked->join_tasks(base, cards(card), 0);
+    CHECK(s.code() == lapi::Errc::set_val);
+    CHECK(std::string(s.message()).find("LAPIS_CHECKSUM") != std::string::npos);
+    LAPI_OK(checked->term());
+  }
+  auto a = start();
+  std::vector<std::byte> card;
+  lapi::TaskId base = 0;
+  LAPI_OK(a->join_card(card, base));
+  LAPI_OK(a->term());
+  CHECK(a->join_card(card, base).code() == lapi::Errc::terminated);
+  CHECK(a->join_tasks(base, cards(card), 0).code() == lapi::Errc::terminated);
+}
+
+TEST_CASE("a port on an interface without IPv4 is refused; an accept told to stop stops") {
+  std::string name;
+  const lapi::Status s = lapi::PortTable::open("nosuchif0", name);
+  CHECK(s.code() == lapi::Errc::no_connectivity);
+  CHECK(std::string(s.message()).find("nosuchif0") != std::string::npos);
+  LAPI_OK(lapi::PortTable::open("", name));
+  int polls = 0;
+  std::unique_ptr<lapi::Link> link;
+  const lapi::Status stopped = lapi::PortTable::accept(
+      name, [](void* n) { return ++*static_cast<int*>(n) < 3; }, &polls, link);
+  CHECK(stopped.code() == lapi::Errc::timeout);
+  CHECK(polls == 3);
+  CHECK(link == nullptr);
+  LAPI_OK(lapi::PortTable::close(name));
+}
+
+TEST_CASE("the name service: requests, refusals, and no server") {
+  ::unsetenv("LAPIS_NAME_SERVER");
+  std::string port;
+  CHECK(lapi::names::lookup("svc", port).code() == lapi::Errc::no_connectivity);
+  CHECK(lapi::names::publish("", "p").code() == lapi::Errc::set_val);
+  CHECK(lapi::names::publish("svc", "").code() == lapi::Errc::set_val);
+  CHECK(lapi::names::unpublish(std::string(2000, 'x')).code() == lapi::Errc::set_val);
+  std::string server;
+  LAPI_OK(lapi::PortTable::open("", server));
+  std::atomic<bool> stop{false};
+  lapi::Status served;
+  std::thread daemon([&] { served = lapi::names::serve(server, stop); });
+  ::setenv("LAPIS_NAME_SERVER", server.c_str(), 1);
+  LAPI_OK(lapi::names::publish("svc", "the-port"));
+  CHECK(lapi::names::publish("svc", "another").code() == lapi::Errc::set_val);
+  LAPI_OK(lapi::names::lookup("svc", port));
+  CHECK(port == "the-port");
+  LAPI_OK(lapi::names::unpublish("svc"));
+  const lapi::Status gone = lapi::names::lookup("svc", port);
+  CHECK(gone.code() == lapi::Errc::set_val);
+  CHECK(std::string(gone.message()).find("not published") != std::string::npos);
+  stop.store(true);
+  daemon.join();
+  LAPI_OK(served);
+  LAPI_OK(lapi::PortTable::close(server));
+  CHECK(lapi::names::lookup("svc", port).code() == lapi::Errc::no_connectivity);  // nothing listens
+  ::unsetenv("LAPIS_NAME_SERVER");
 }

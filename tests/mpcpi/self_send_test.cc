@@ -8,7 +8,9 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lapi/context.hpp"
@@ -67,6 +69,32 @@ TEST_CASE("cancelling a synchronous self-send withdraws its own message") {
   bool found = true;
   REQUIRE(engine->iprobe(mpcpi::kAnySource, mpcpi::kAnyTag, 0, found, &status) == mpcpi::Errc::success);
   CHECK_FALSE(found);
+  CHECK(engine->finalize() == mpcpi::Errc::success);
+  engine.reset();
+  CHECK(ctx->term().ok());
+}
+
+// join_peers (jobs that connect) refuses tasks that are not the next ones and a peer running
+// another variant; the engine's task bound stays where it was.
+TEST_CASE("join_peers refuses a wrong first task and another variant") {
+  std::unique_ptr<lapi::Context> ctx;
+  REQUIRE(lapi::Context::init(lapi::Config{}, ctx).ok());
+  mpcpi::Options options;
+  options.set_completion_policy = false;
+  std::unique_ptr<mpcpi::Engine> engine;
+  REQUIRE(mpcpi::Engine::create(*ctx, options, engine) == mpcpi::Errc::success);
+  const mpcpi::Engine::JoinSetup mine = engine->join_setup();
+  CHECK(engine->join_peers(5, std::vector{mine}) == mpcpi::Errc::invalid_arg);
+  CHECK(std::string(mpcpi::last_error_detail()).find("first=5") != std::string::npos);
+  mpcpi::Engine::JoinSetup other = mine;
+  other.setup = (other.setup & ((std::uint64_t{1} << 56) - 1)) |
+                (std::uint64_t{static_cast<std::uint8_t>(mpcpi::Variant::base)} << 56);
+  CHECK(engine->join_peers(1, std::vector{other}) == mpcpi::Errc::invalid_arg);
+  CHECK(std::string(mpcpi::last_error_detail()).find("variant") != std::string::npos);
+  // Nothing joined: a send to task 1 is still out of range.
+  mpcpi::Request* send = nullptr;
+  char byte = 0;
+  CHECK(engine->isend(&byte, 1, 1, 0, 0, mpcpi::SendMode::standard, send) == mpcpi::Errc::invalid_rank);
   CHECK(engine->finalize() == mpcpi::Errc::success);
   engine.reset();
   CHECK(ctx->term().ok());
