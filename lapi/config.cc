@@ -175,6 +175,16 @@ Status Config::from_env(Config& config) {
     }
     config.takeover_grace_us = static_cast<std::uint32_t>(us);
   }
+  if (const char* v = env("LAPIS_PROGRESS_NICE")) {
+    char* end = nullptr;
+    errno = 0;
+    const long nice = std::strtol(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || nice < -20 || nice > 19) {
+      return fail(Errc::set_val, "LAPIS_PROGRESS_NICE='{}': expected a nice value (-20..19)", v);
+    }
+    config.progress_nice = static_cast<int>(nice);
+    config.progress_nice_set = true;
+  }
   if (const char* v = env("LAPIS_UCX_POLL_EVERY")) {
     std::size_t every = 0;
     if (!parse_count(v, every) || every < 1 || every > 4096) {

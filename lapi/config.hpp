@@ -64,6 +64,16 @@ struct Config {
   // keeps waiting back to back, only it polls: one wake-up per message).
   // Context::hand_over_progress() ends the grace early.
   std::uint32_t takeover_grace_us = 50;
+  // Interrupt mode: the nice value the progress thread asks for (-20..19).
+  // A thread woken to land a message must preempt the application thread
+  // computing on its core; at the application's own priority Linux's EEVDF
+  // scheduler sometimes lets it wait for the next tick (~2 ms at HZ=250),
+  // which was half of the paper's interrupt-test mean. Going below the
+  // process's nice needs CAP_SYS_NICE or RLIMIT_NICE: without them the
+  // thread takes the lowest value RLIMIT_NICE allows, with a warning only
+  // when the value was set explicitly (progress_nice_set).
+  int progress_nice = -20;
+  bool progress_nice_set = false;
   // Nexus' skip poll: while UCX has been quiet and shared-memory rings are
   // watched, UCX is progressed once every this many polls (1: every poll).
   // An idle ucp_worker_progress costs several times a look at the rings,
@@ -99,7 +109,8 @@ struct Config {
 
   // Reads LAPIS_MODE (polling|interrupt), LAPIS_POLICY (inline|thread|fiber),
   // LAPIS_AM_EAGER_LIMIT (bytes), LAPIS_ERROR_CHECK (0|1) and
-  // LAPIS_TAKEOVER_GRACE_US (microseconds), LAPIS_UCX_POLL_EVERY (1..4096),
+  // LAPIS_TAKEOVER_GRACE_US (microseconds), LAPIS_PROGRESS_NICE (-20..19),
+  // LAPIS_UCX_POLL_EVERY (1..4096),
   // LAPIS_SHM (0|1), LAPIS_TRANSPORTS (shm,tcp: a list of one or both),
   // LAPIS_PATHS (HOSTA-HOSTB=shm|tcp[;...]; its hosts are checked at init),
   // LAPIS_SPLIT_COPY (0|1), LAPIS_CHECKSUM (none|crc32c) and

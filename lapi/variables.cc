@@ -34,6 +34,9 @@ constexpr std::array kVariables = {
     Variable{"LAPIS_TAKEOVER_GRACE_US", "50", "core",
              "interrupt mode: µs out of the library's waits before the progress thread takes over "
              "(1..10000000)"},
+    Variable{"LAPIS_PROGRESS_NICE", "-20", "core",
+             "interrupt mode: the progress thread's nice value (-20..19); below the process's "
+             "needs CAP_SYS_NICE or RLIMIT_NICE, else the lowest permitted"},
     Variable{"LAPIS_UCX_POLL_EVERY", "16", "core",
              "skip poll: while UCX is quiet (no event in 256 polls) and shared-memory rings are "
              "watched, progress UCX once every N polls (1..4096; `1`: every poll)"},

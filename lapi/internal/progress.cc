@@ -6,11 +6,15 @@
 #include <poll.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <thread>
 
+#include <fmt/core.h>
+
 #include "lapi/internal/engine.hpp"
+#include "lapi/internal/thread_priority.hpp"
 
 namespace lapi {
 
@@ -25,6 +29,9 @@ constexpr int kSpinPolls = 128;
 constexpr unsigned kUcxQuietPolls = 256;
 constexpr int kYieldPolls = 4000;
 constexpr int kSleepTimeoutMs = 10;
+// The longest a parked progress thread sleeps between looks at a waiting
+// application thread (progress_loop).
+constexpr long kLongestParkNs = 1'000'000;
 
 }  // namespace
 
@@ -161,7 +168,17 @@ void Context::Impl::start_progress_thread() {
 }
 
 void Context::Impl::progress_loop() {
+  name_thread("lapis-progress");
+  const int nice = set_thread_nice(config_.progress_nice);
+  if (config_.progress_nice_set && nice != config_.progress_nice) {
+    fmt::print(stderr,
+               "lapis: warning: LAPIS_PROGRESS_NICE={} refused (needs CAP_SYS_NICE or "
+               "RLIMIT_NICE); the progress thread runs at nice {}\n",
+               config_.progress_nice, nice);
+  }
   const long grace_ns = static_cast<long>(config_.takeover_grace_us) * 1000;
+  const long longest_park_ns = std::max(grace_ns, kLongestParkNs);
+  long park_ns = grace_ns;
   std::uint32_t seen_epoch = progress_.app_epoch.load(std::memory_order_acquire);
   while (!progress_.stop.load(std::memory_order_acquire)) {
     // While application threads keep entering waits they drive progress
@@ -171,12 +188,21 @@ void Context::Impl::progress_loop() {
     const std::uint32_t epoch = progress_.app_epoch.load(std::memory_order_acquire);
     const std::uint32_t waiters = progress_.app_waiters.load(std::memory_order_acquire);
     if (waiters != 0 || epoch != seen_epoch) {
-      if (!progress_.park(waiters, grace_ns)) {
+      if (!progress_.park(waiters, park_ns)) {
+        // Found inside a wait again: it polls, and its exit wakes nobody,
+        // so we can only look again later. Each look costs the waiter's
+        // core two context switches (a third of a blocking ping-pong's
+        // speed at one look per 50 us), so look half as often each time,
+        // down to one per kLongestParkNs: the price is a take-over that
+        // late after a long wait ends.
+        const bool inside = progress_.app_waiters.load(std::memory_order_acquire) != 0;
+        park_ns = inside ? std::min(park_ns * 2, longest_park_ns) : grace_ns;
         seen_epoch = epoch;
         continue;
       }
       seen_epoch = progress_.app_epoch.load(std::memory_order_acquire);
     }
+    park_ns = grace_ns;
     progress_.hand_over_asked.store(false, std::memory_order_relaxed);  // taking over anyway
     while (poll_once()) {
     }

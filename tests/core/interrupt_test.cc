@@ -34,3 +34,13 @@ TEST_CASE("hand_over_progress: the progress thread takes over without waiting ou
   INFO(r.output);
   CHECK(r.status == 0);
 }
+
+TEST_CASE("LAPIS_PROGRESS_NICE sets the progress thread's nice value") {
+  const auto r = launch({.ranks = 2,
+                         .timeout_s = 120,
+                         .env = {"LAPIS_MODE=interrupt", "LAPIS_PROGRESS_NICE=5"},
+                         .flags = {}},
+                        "tests/core/interrupt_ranks", {"--test-case=the progress thread is named*"});
+  INFO(r.output);
+  CHECK(r.status == 0);
+}

@@ -186,6 +186,7 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   expect_rejected("LAPIS_POLICY", {"sometimes"});
   expect_rejected("LAPIS_AM_EAGER_LIMIT", {"-4"});
   expect_rejected("LAPIS_TAKEOVER_GRACE_US", {"0", "fast", "20000000"});
+  expect_rejected("LAPIS_PROGRESS_NICE", {"-21", "20", "high", "5x", "+"});
   expect_rejected("LAPIS_UCX_POLL_EVERY", {"0", "4097", "often", "-1"});
   expect_rejected("LAPIS_SHM", {"yes", "2", "-1"});
   expect_rejected("LAPIS_TRANSPORTS", {"udp", "SHM", "shm,shm", "tcp,", ",shm", "shm;tcp"});
@@ -239,6 +240,13 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   REQUIRE(lapi::Config::from_env(config).ok());
   CHECK(config.takeover_grace_us == 200);
   ::unsetenv("LAPIS_TAKEOVER_GRACE_US");
+  CHECK(config.progress_nice == -20);
+  CHECK_FALSE(config.progress_nice_set);
+  ::setenv("LAPIS_PROGRESS_NICE", "7", 1);
+  REQUIRE(lapi::Config::from_env(config).ok());
+  CHECK(config.progress_nice == 7);
+  CHECK(config.progress_nice_set);
+  ::unsetenv("LAPIS_PROGRESS_NICE");
   ::setenv("LAPIS_SHM", "0", 1);
   REQUIRE(lapi::Config::from_env(config).ok());
   CHECK_FALSE(config.shm);
