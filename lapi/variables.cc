@@ -80,6 +80,9 @@ constexpr std::array kVariables = {
              "hand)"},
     Variable{"LAPIS_CONTINUE_ON_FAILURE", "set by lapirun", "launcher",
              "`--continue-on-failure`: the rank hears of failed ranks and goes on (do not set by hand)"},
+    Variable{"LAPIS_APPNUM", "set by lapirun", "launcher",
+             "a job of several programs (`lapirun -n 1 a : -n 2 b`): the index of this rank's program, "
+             "`MPI_APPNUM` (do not set by hand)"},
     Variable{"LAPIS_LAUNCH_AGENT", "ssh", "launcher",
              "how `lapirun` starts ranks on other hosts: `AGENT HOST env VAR=VALUE... program args`"},
     Variable{"LAPIS_LINK_TIMEOUT", "2", "launcher",

@@ -73,18 +73,26 @@ int main(int argc, char** argv) {
     if (const auto* error = std::get_if<HostError>(&placed)) return usage_error(error->message);
     places = std::get<std::vector<std::string>>(std::move(placed));
     options.nranks = static_cast<int>(places.size());
+    if (options.apps.size() == 1) options.apps.front().nranks = options.nranks;  // -n left out: fill the hosts
+    for (const AppContext& app : options.apps) {
+      if (!app.wdir.empty()) return usage_error("--wdir is for ranks on this host; not with -H or --hostfile");
+    }
   }
 
   const char* path_env = std::getenv("PATH");
-  const auto program = resolve_program(options.command.front(), path_env ? path_env : "/usr/bin:/bin");
-  if (const auto* error = std::get_if<UsageError>(&program)) return usage_error(error->message);
-  if (const auto foreign = foreign_mpi(std::get<std::string>(program))) {
-    std::fprintf(stderr, "lapirun: %s\n", foreign->c_str());
-    return kUsageStatus;
+  std::vector<std::string> programs;  // each app's, resolved
+  for (const AppContext& app : options.apps) {
+    const auto program = resolve_program(app.command.front(), path_env ? path_env : "/usr/bin:/bin");
+    if (const auto* error = std::get_if<UsageError>(&program)) return usage_error(error->message);
+    if (const auto foreign = foreign_mpi(std::get<std::string>(program))) {
+      std::fprintf(stderr, "lapirun: %s\n", foreign->c_str());
+      return kUsageStatus;
+    }
+    programs.push_back(std::get<std::string>(program));
   }
 
   try {
-    return internal::run_launcher(options, std::get<std::string>(program), places);
+    return internal::run_launcher(options, programs, places);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lapirun: %s\n", e.what());
     return 1;

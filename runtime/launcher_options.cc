@@ -76,11 +76,14 @@ std::pair<std::string_view, std::optional<std::string_view>> split_inline_value(
 
 }  // namespace
 
-ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
-                                         std::optional<std::string_view> timeout_env,
-                                         std::string_view timeout_env_name) {
-  LauncherOptions options;
-  bool have_nranks = false;
+namespace {
+
+// One program's part of the command line: its options, then the program and its arguments.
+// The first part takes every option (the job's, and -n, -x, --wdir for its program); a part
+// after ':' takes only -n, -x and --wdir. Fills `app` (and the job's options, first part only).
+// Returns what ends the parse early (help, version, an error), or nullopt.
+std::optional<ParsedCommandLine> parse_part(std::span<const std::string_view> args, bool first,
+                                            LauncherOptions& options, AppContext& app, bool& have_nranks) {
   std::size_t i = 0;
   // Returns the option's value (inline or the next argument), or nullopt if there is none.
   auto take_value = [&](std::optional<std::string_view> inline_value) -> std::optional<std::string_view> {
@@ -96,6 +99,11 @@ ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
     }
     if (!arg.starts_with("-") || arg == "-") break;  // the command starts here
     const auto [name, inline_value] = split_inline_value(arg);
+    const bool per_program = name == "-n" || name == "-np" || name == "--np" || name == "-c" || name == "-x" ||
+                             name == "--wdir" || name == "-wdir" || name == "-wd";
+    if (!first && !per_program) {
+      return UsageError{"option " + std::string(name) + " applies to the whole job: give it before the first program"};
+    }
     if (name == "-h" || name == "--help") return HelpRequested{};
     if (name == "-V" || name == "--version") return VersionRequested{};
     if (const auto flag = flag_option(name)) {
@@ -106,8 +114,7 @@ ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
       if (*flag == Flag::continue_on_failure) options.continue_on_failure = true;
       continue;
     }
-    const bool known = name == "-n" || name == "-np" || name == "--np" || name == "-c" ||
-                       name == "--timeout" || name == "-x" || name == "--bind-to" ||
+    const bool known = per_program || name == "--timeout" || name == "--bind-to" ||
                        name == "-bind-to" || name == "--map-by" || name == "-map-by" ||
                        name == "--output-filename" || name == "-output-filename" || name == "-H" ||
                        name == "--host" || name == "-host" || name == "--hostfile" || name == "-hostfile" ||
@@ -131,6 +138,9 @@ ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
     } else if (name == "--output-filename" || name == "-output-filename") {
       if (value->empty()) return UsageError{"invalid --output-filename '': expected a directory"};
       options.output_dir = std::string(*value);
+    } else if (name == "--wdir" || name == "-wdir" || name == "-wd") {
+      if (value->empty()) return UsageError{"invalid --wdir '': expected a directory"};
+      app.wdir = std::string(*value);
     } else if (name == "-H" || name == "--host" || name == "-host") {
       auto hosts = parse_host_list(*value);
       if (const auto* error = std::get_if<HostError>(&hosts)) return UsageError{error->message};
@@ -151,25 +161,57 @@ ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
     } else if (name == "-x") {
       auto setting = parse_env_setting(*value);
       if (!setting) return UsageError{"invalid -x '" + std::string(*value) + "': expected VAR or VAR=VALUE"};
-      options.env.push_back(std::move(*setting));
+      (first ? options.env : app.env).push_back(std::move(*setting));
     } else {
       const auto n = parse_rank_count(*value);
       if (!n) {
         return UsageError{"invalid number of ranks '" + std::string(*value) + "': expected an integer from 1 to " +
                           std::to_string(kMaxRanks)};
       }
-      options.nranks = *n;
+      app.nranks = *n;
       have_nranks = true;
     }
   }
-  options.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  app.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  if (app.command.empty()) {
+    return UsageError{first ? "missing the program to run" : "missing the program after ':'"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
+                                         std::optional<std::string_view> timeout_env,
+                                         std::string_view timeout_env_name) {
+  LauncherOptions options;
+  bool first_has_nranks = false;
+  std::size_t begin = 0;
+  for (std::size_t end = 0; end <= args.size(); ++end) {
+    if (end < args.size() && args[end] != ":") continue;
+    const bool first = options.apps.empty();
+    AppContext& app = options.apps.emplace_back();
+    bool have_nranks = false;
+    if (auto early = parse_part(args.subspan(begin, end - begin), first, options, app, have_nranks)) return *early;
+    if (first) first_has_nranks = have_nranks;
+    if (!first && !have_nranks) return UsageError{"the program after ':' needs its own -n N"};
+    begin = end + 1;
+  }
   if (!options.hosts.empty() && !options.hostfile.empty()) {
     return UsageError{"-H and --hostfile exclude each other: name the hosts once"};
   }
   const bool have_hosts = !options.hosts.empty() || !options.hostfile.empty();
   if (options.ranks_per_host > 0 && !have_hosts) return UsageError{"-ppn needs hosts (-H or --hostfile)"};
-  if (!have_nranks && !have_hosts) return UsageError{"missing -n N (the number of ranks)"};
-  if (options.command.empty()) return UsageError{"missing the program to run"};
+  if (!first_has_nranks && (!have_hosts || options.apps.size() > 1)) {
+    return UsageError{"missing -n N (the number of ranks)"};
+  }
+  long total = 0;
+  for (const AppContext& app : options.apps) total += app.nranks;
+  if (total > kMaxRanks) {
+    return UsageError{"the programs ask for " + std::to_string(total) + " ranks, more than " +
+                      std::to_string(kMaxRanks)};
+  }
+  options.nranks = static_cast<int>(total);
   if (!options.timeout_seconds && timeout_env && !timeout_env->empty()) {
     options.timeout_seconds = parse_seconds(*timeout_env);
     if (!options.timeout_seconds) {
@@ -182,7 +224,7 @@ ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
 
 std::string launcher_usage(std::string_view program_name) {
   const std::string p(program_name);
-  return "usage: " + p + " -n N [options] [--] program [args...]\n"
+  return "usage: " + p + " -n N [options] [--] program [args...] [: -n N [-x ...] [--wdir DIR] program [args...]]...\n"
          "  -n, -np, -c N        start N ranks (on this host unless hosts are given)\n"
          "  -H, --host H1[:N],H2[:N],...\n"
          "                       run on these hosts, N ranks (slots) each, default 1; hosts are filled\n"
@@ -197,7 +239,11 @@ std::string launcher_usage(std::string_view program_name) {
          "                       else MPICH's $MPIEXEC_TIMEOUT, else none), first saying where each\n"
          "                       rank waits (gdb; SIGUSR1 to lapirun says it at any time)\n"
          "  --get-stack-traces   with that report, every rank's backtraces\n"
-         "  -x VAR[=VAL]         set VAR=VAL in every rank, or forward this process's VAR (repeatable)\n"
+         "  -x VAR[=VAL]         set VAR=VAL in every rank, or forward this process's VAR (repeatable;\n"
+         "                       after ':', in that program's ranks only)\n"
+         "  --wdir DIR           start the program's ranks in DIR (this host's ranks only)\n"
+         "  : -n N program ...   another program in the same job (MPMD): ranks are numbered across the\n"
+         "                       programs in order; MPI_APPNUM is each rank's program's index\n"
          "  --tag-output         prefix each line of output with [rank]\n"
          "  --continue-on-failure\n"
          "                       a rank that fails (dies, or exits inside the job) ends alone: the\n"

@@ -2,7 +2,7 @@
 // Command line of `lapirun` (and of the mpirun/mpiexec wrappers built on it):
 //   lapirun -n N [--timeout S] [-x VAR[=VAL]]... [--tag-output] [--bind-to core|hwthread|none]
 //           [--map-by core|slot] [--report-bindings] [-H host[:N],... | --hostfile FILE] [-ppn N]
-//           [--] prog [args...]
+//           [--wdir DIR] [--] prog [args...] [: -n N [-x VAR[=VAL]]... [--wdir DIR] prog [args...]]...
 // Parsing is pure (no environment access, no I/O) so it can be unit tested.
 #include <optional>
 #include <span>
@@ -22,13 +22,24 @@ struct EnvSetting {
   bool operator==(const EnvSetting&) const = default;
 };
 
+// One program of the job. `lapirun -n 2 a : -n 3 b` (MPMD) has two: ranks are numbered across
+// them in order (a's are 0-1, b's 2-4), and each rank learns its program's index (LAPIS_APPNUM,
+// MPI_APPNUM).
+struct AppContext {
+  int nranks = 0;
+  std::vector<EnvSetting> env;       // -x given in this program's part, after the job's own
+  std::string wdir;                  // --wdir: its ranks start in this directory; empty: ours
+  std::vector<std::string> command;  // program (as written) followed by its arguments; never empty
+  bool operator==(const AppContext&) const = default;
+};
+
 // --bind-to. automatic: core when every rank gets a core of its own, else none (as Open MPI).
 enum class BindTo { automatic, none, core, hwthread };
 
 struct LauncherOptions {
-  int nranks = 0;
+  int nranks = 0;                         // the whole job's (every program's ranks)
   std::optional<double> timeout_seconds;  // kill the job after this long; from --timeout or LAPIS_TIMEOUT
-  std::vector<EnvSetting> env;
+  std::vector<EnvSetting> env;            // -x before the first program: every rank's
   bool tag_output = false;                // prefix each output line with "[rank] "
   BindTo bind_to = BindTo::automatic;
   bool report_bindings = false;           // say on stderr where each rank is bound
@@ -38,7 +49,7 @@ struct LauncherOptions {
   std::vector<HostSlots> hosts;           // -H/--host (all of them, in order); empty: this host only
   std::string hostfile;                   // --hostfile FILE (read by the launcher, not the parser)
   int ranks_per_host = 0;                 // -ppn N; 0: fill each host's slots
-  std::vector<std::string> command;       // program (as written) followed by its arguments; never empty
+  std::vector<AppContext> apps;           // the programs, in rank order; never empty
 };
 
 struct HelpRequested {};
@@ -51,11 +62,12 @@ using ParsedCommandLine = std::variant<LauncherOptions, HelpRequested, VersionRe
 
 // `args` excludes argv[0]. `timeout_env` is the value of LAPIS_TIMEOUT (or, unset, MPICH's
 // MPIEXEC_TIMEOUT: `timeout_env_name` says which, for its error), used when --timeout is absent.
-// Options: -n/-np/--np/-c N, --timeout S, -x VAR[=VAL], --tag-output, --bind-to, --map-by,
+// Options: -n/-np/--np/-c N, --wdir DIR, --timeout S, -x VAR[=VAL], --tag-output, --bind-to, --map-by,
 // --report-bindings, --continue-on-failure, --output-filename DIR, -H/--host LIST, --hostfile FILE, -ppn N, -h/--help, -V/--version, "--" ends options; --oversubscribe and
 // --allow-run-as-root are accepted for scripts written for Open MPI (they change nothing here).
 // Long options also accept --opt=value, and the single-dash spellings of Open MPI and MPICH
-// (-bind-to, -map-by, -report-bindings). The first non-option argument starts the command.
+// (-bind-to, -map-by, -report-bindings). The first non-option argument starts the command. A
+// lone ':' starts another program (MPMD), which may take only -n (required), -x and --wdir.
 ParsedCommandLine parse_launcher_options(std::span<const std::string_view> args,
                                          std::optional<std::string_view> timeout_env = std::nullopt,
                                          std::string_view timeout_env_name = "LAPIS_TIMEOUT");

@@ -74,7 +74,19 @@ int init(const char* function, int required, int* provided) {
     }
     universe = static_cast<int>(n);
   }
+  // LAPIS_APPNUM: lapirun's index of this rank's program in an MPMD job (`lapirun -n 1 a : -n 2 b`,
+  // MPI_Comm_spawn_multiple); MPI_APPNUM. A job of one program leaves it unset: 0.
+  int appnum = 0;
+  if (const char* v = std::getenv("LAPIS_APPNUM"); v != nullptr && *v != '\0') {
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (*end != '\0' || n < 0 || n > (1 << 30)) {
+      return raise(nullptr, function, fail(MPI_ERR_ARG, "LAPIS_APPNUM='{}': expected a program index", v));
+    }
+    appnum = static_cast<int>(n);
+  }
   if (int rc = start_runtime()) return raise(nullptr, function, rc);
+  s.attr_appnum = appnum;
   s.world_rank = static_cast<int>(lapi_context().task_id());
   s.world_size = static_cast<int>(lapi_context().num_tasks());
   // Every level is provided as asked (api_call.hpp: how MULTIPLE works).

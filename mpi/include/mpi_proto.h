@@ -367,9 +367,16 @@ int MPI_Comm_get_parent(MPI_Comm *parent);
 /* MPI_Comm_spawn: the root starts `maxprocs` copies of `command` as a job of their own through
  * lapirun (LAPIS_LAPIRUN, set by lapirun for its ranks), and the new job's MPI_Init connects
  * back: MPI_Comm_get_parent there, *intercomm here. Info "wdir" is the children's working
- * directory. The root waits for the new job at MPI_Finalize. */
+ * directory, "path" directories searched for the command before PATH. The root waits for the
+ * new job at MPI_Finalize. */
 int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
                    MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+/* MPI_Comm_spawn_multiple: one new job of every command (lapirun's MPMD form, ranks numbered
+ * across the commands in order; MPI_APPNUM tells each its command). Each info takes "wdir"
+ * and "path" as MPI_Comm_spawn's. */
+int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[],
+                            const int array_of_maxprocs[], const MPI_Info array_of_info[], int root,
+                            MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
 
 /* More ways to make communicators; hints are kept, none changes behaviour.
  * MPI_Comm_split_type: MPI_COMM_TYPE_SHARED splits by host;

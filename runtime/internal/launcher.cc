@@ -217,9 +217,10 @@ int launcher_link_timeout_ms() { return std::max(500, link_timeout_ms() - 500); 
 
 class Launcher {
  public:
-  Launcher(const LauncherOptions& options, const std::string& program_path, const std::vector<std::string>& places)
+  Launcher(const LauncherOptions& options, const std::vector<std::string>& program_paths,
+           const std::vector<std::string>& places)
       : options_(options),
-        program_path_(program_path),
+        program_paths_(program_paths),
         job_id_(make_job_id()),
         plan_(make_host_plan(places, options.nranks)),
         secret_(plan_.tcp_address ? make_job_secret() : std::string()),
@@ -249,17 +250,32 @@ class Launcher {
   }
 
  private:
-  void start_ranks() {
+  // How app `index` of options_.apps starts: its program, arguments, directory and environment
+  // (the job's -x settings, then its own; LAPIS_APPNUM when the job has several programs).
+  RankCommand app_command(std::size_t index) const {
+    const AppContext& app = options_.apps[index];
     RankCommand command;
-    command.program_path = program_path_;
-    command.argv = options_.command;
-    command.env = build_rank_environment(options_.env, endpoint_.name(), job_id_);
+    // In another directory a relative path would name another file.
+    command.program_path = app.wdir.empty() ? program_paths_[index] : absolute_path(program_paths_[index]);
+    command.argv = app.command;
+    command.wdir = app.wdir;
+    std::vector<EnvSetting> settings = options_.env;
+    settings.insert(settings.end(), app.env.begin(), app.env.end());
+    command.env = build_rank_environment(settings, endpoint_.name(), job_id_);
+    if (options_.apps.size() > 1) command.env.push_back(std::string(kAppNumVariable) + "=" + std::to_string(index));
     if (!secret_.empty()) command.env.push_back(std::string(kJobSecretVariable) + "=" + secret_);
     if (options_.continue_on_failure) command.env.push_back(std::string(kContinueOnFailureVariable) + "=1");
     command.exec_sigmask = signals_.original_mask();
     command.sigpipe_ignored = signals_.sigpipe_was_ignored();
     command.capture_output = options_.tag_output && options_.output_dir.empty();
     command.output_dir = options_.output_dir;
+    return command;
+  }
+
+  void start_ranks() {
+    std::size_t app_index = 0;
+    int app_end = options_.apps.front().nranks;  // one past the current app's last rank
+    RankCommand command = app_command(0);
     ranks_.resize(static_cast<std::size_t>(options_.nranks));
     const CpuTopology topology = read_topology();
     const int local_ranks =
@@ -267,8 +283,15 @@ class Launcher {
     const BindTo bind = resolve_binding(options_.bind_to, local_ranks, topology);
     std::set<std::string> x_names;
     for (const EnvSetting& setting : options_.env) x_names.insert(setting.name);
+    for (const AppContext& app : options_.apps) {
+      for (const EnvSetting& setting : app.env) x_names.insert(setting.name);
+    }
     int local_index = 0;  // binding places this host's ranks only
     for (int rank = 0; rank < options_.nranks; ++rank) {
+      if (rank == app_end) {
+        command = app_command(++app_index);
+        app_end += options_.apps[app_index].nranks;
+      }
       const bool remote = plan_.remote[static_cast<std::size_t>(rank)];
       if (options_.report_bindings && !remote) {
         // Placed as this host's local_index-th rank, reported under its job rank.
@@ -285,7 +308,7 @@ class Launcher {
           agent.program_path = plan_.agent.front();
           agent.argv = remote_rank_argv(plan_.agent, plan_.places[static_cast<std::size_t>(rank)],
                                         remote_rank_env(command.env, x_names, rank, options_.nranks),
-                                        absolute_path(program_path_), {options_.command.begin() + 1, options_.command.end()});
+                                        absolute_path(command.program_path), {command.argv.begin() + 1, command.argv.end()});
           agent.stdin_for_rank0 = false;
           spawned = spawn_rank(agent, rank, options_.nranks);
         } else {
@@ -468,7 +491,7 @@ class Launcher {
   }
 
   const LauncherOptions& options_;
-  const std::string& program_path_;
+  const std::vector<std::string>& program_paths_;
   SignalChannel signals_;  // first: blocks the signals before any child exists
   const std::string job_id_;
   const HostPlan plan_;
@@ -488,9 +511,9 @@ class Launcher {
 
 }  // namespace
 
-int run_launcher(const LauncherOptions& options, const std::string& program_path,
+int run_launcher(const LauncherOptions& options, const std::vector<std::string>& program_paths,
                  const std::vector<std::string>& places) {
-  Launcher launcher(options, program_path, places);
+  Launcher launcher(options, program_paths, places);
   return launcher.run();
 }
 

@@ -1,5 +1,6 @@
 #include "runtime/internal/spawn.hpp"
 
+#include "runtime/internal/wire.hpp"
 #include "runtime/shm_names.hpp"
 
 #include <fcntl.h>
@@ -55,6 +56,15 @@ void write_stderr(const char* text) { (void)!::write(STDERR_FILENO, text, std::s
   if (cpus != nullptr && ::sched_setaffinity(0, sizeof *cpus, cpus) != 0) {
     write_stderr("lapirun: cannot bind the rank to its CPUs: ");
     write_stderr(std::strerror(errno));
+    write_stderr("\n");
+    ::_exit(127);
+  }
+  if (!command.wdir.empty() && ::chdir(command.wdir.c_str()) != 0) {
+    const char* reason = std::strerror(errno);
+    write_stderr("lapirun: cannot enter --wdir ");
+    write_stderr(command.wdir.c_str());
+    write_stderr(": ");
+    write_stderr(reason);
     write_stderr("\n");
     ::_exit(127);
   }
@@ -148,7 +158,8 @@ std::vector<std::string> build_rank_environment(const std::vector<EnvSetting>& s
     const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) added["LAPIS_LAPIRUN"] = std::string(self, static_cast<std::size_t>(n));
   }
-  const std::set<std::string> dropped = {"LAPIS_RANK", "LAPIS_SIZE", "PMIX_RANK"};
+  // A job started from a rank of another (MPI_Comm_spawn) has programs of its own.
+  const std::set<std::string> dropped = {"LAPIS_RANK", "LAPIS_SIZE", "PMIX_RANK", kAppNumVariable};
   std::vector<std::string> env;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const std::string_view text(*entry);

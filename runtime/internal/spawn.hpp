@@ -21,6 +21,7 @@ struct RankCommand {
   bool capture_output = false;     // give the rank pipes for stdout/stderr (--tag-output)
   bool stdin_for_rank0 = true;     // rank 0 reads the launcher's stdin; every other rank /dev/null
   std::string output_dir;          // non-empty: stdout/stderr go to output_dir/1/rank.N/{stdout,stderr}
+  std::string wdir;                // non-empty: the rank starts in this directory
 };
 
 struct SpawnedRank {

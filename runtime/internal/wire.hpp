@@ -30,6 +30,10 @@ namespace lapis::runtime::internal {
 // for Failed frames between its collectives.
 inline constexpr const char* kContinueOnFailureVariable = "LAPIS_CONTINUE_ON_FAILURE";
 
+// Set in every rank's environment by lapirun when the job has several programs (MPMD): the
+// index of the rank's program, MPI_APPNUM.
+inline constexpr const char* kAppNumVariable = "LAPIS_APPNUM";
+
 enum class MsgType : std::uint32_t {
   kNone = 0,
   kHello = 1,

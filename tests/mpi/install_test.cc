@@ -152,6 +152,12 @@ TEST_CASE("install, compile with mpicc, run with mpirun and mpiexec") {
   CHECK(exec.status == 0);
   CHECK(count(exec.output, "OK\n") == 2);
 
+  // Two programs in one job (MPMD), Hydra's -env in the second one's part.
+  Run mpmd = sh(prefix + "/bin/mpiexec -n 1 " + exe + " : -np 2 -env HELLO_ROLE worker " + exe);
+  INFO(mpmd.output);
+  CHECK(mpmd.status == 0);
+  CHECK(count(mpmd.output, "OK\n") == 3);
+
   // C++ through mpicxx.
   const std::string cxx_src = std::string(tmp) + "/hello.cc";
   FILE* f = std::fopen(cxx_src.c_str(), "w");

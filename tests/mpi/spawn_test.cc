@@ -37,3 +37,25 @@ TEST_CASE("spawning what cannot run, or with bad arguments, is an error at every
   CHECK(r.status == 0);
   CHECK(count_lines(r.output, "OK\n") == 3);
 }
+
+TEST_CASE("MPI_Comm_spawn_multiple starts one job of two programs, each knowing its MPI_APPNUM") {
+  const lapis::testing::LaunchResult r = lapis::testing::launch(
+      {.ranks = 2, .timeout_s = 60, .env = {"LAPIS_UNIVERSE_SIZE=8"}, .flags = {}}, "tests/mpi/progs/spawn",
+      {"multiple"});
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(count_lines(r.output, "OK\n") == 2 + 3);
+  CHECK(r.output.find("FAILED") == std::string::npos);
+}
+
+TEST_CASE("lapirun's MPMD form: one MPI_COMM_WORLD, ranks in program order, per-program -x and --wdir") {
+  const std::string lapirun = lapis::testing::runfile("runtime/lapirun");
+  const std::string program = lapis::testing::runfile("tests/mpi/progs/spawn");
+  const lapis::testing::LaunchResult r =
+      lapis::testing::run_shell(lapirun + " --timeout 60 -n 1 " + program + " app 0 3 - - : -n 2 -x MPMD_VALUE=two --wdir / " +
+                                program + " app 1 3 / two 2>&1");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(count_lines(r.output, "OK\n") == 3);
+  CHECK(r.output.find("FAILED") == std::string::npos);
+}

@@ -9,6 +9,7 @@
 
 namespace {
 
+using lapis::runtime::AppContext;
 using lapis::runtime::BindTo;
 using lapis::runtime::EnvSetting;
 using lapis::runtime::HelpRequested;
@@ -45,7 +46,7 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 TEST_CASE("minimal command line") {
   const auto options = parse_ok({"-n", "4", "prog"});
   CHECK(options.nranks == 4);
-  CHECK(options.command == std::vector<std::string>{"prog"});
+  CHECK(options.apps.front().command == std::vector<std::string>{"prog"});
   CHECK_FALSE(options.timeout_seconds);
   CHECK_FALSE(options.tag_output);
   CHECK(options.env.empty());
@@ -55,7 +56,7 @@ TEST_CASE("options stop at the program; its own options are left alone") {
   const auto options = parse_ok({"-n", "2", "prog", "-n", "7", "--tag-output", "--"});
   CHECK(options.nranks == 2);
   CHECK_FALSE(options.tag_output);
-  CHECK(options.command == std::vector<std::string>{"prog", "-n", "7", "--tag-output", "--"});
+  CHECK(options.apps.front().command == std::vector<std::string>{"prog", "-n", "7", "--tag-output", "--"});
 }
 
 TEST_CASE("every option, in both spellings") {
@@ -66,7 +67,7 @@ TEST_CASE("every option, in both spellings") {
   CHECK(*options.timeout_seconds == doctest::Approx(2.5));
   CHECK(options.tag_output);
   CHECK(options.env == std::vector<EnvSetting>{{"A", "b"}, {"PATH", std::nullopt}, {"EMPTY", ""}});
-  CHECK(options.command == std::vector<std::string>{"-prog-with-dash", "arg"});
+  CHECK(options.apps.front().command == std::vector<std::string>{"-prog-with-dash", "arg"});
 
   const auto long_forms = parse_ok({"--np=5", "--timeout=1", "prog"});
   CHECK(long_forms.nranks == 5);
@@ -107,7 +108,7 @@ TEST_CASE("binding and the other launchers' options") {
   CHECK(parse_ok({"-n", "2", "-report-bindings", "prog"}).report_bindings);
   CHECK_FALSE(parse_ok({"-n", "2", "prog"}).report_bindings);
   for (std::string_view map : {"core", "slot"}) {
-    CHECK(parse_ok({"-n", "2", "--map-by", map, "prog"}).command.front() == "prog");
+    CHECK(parse_ok({"-n", "2", "--map-by", map, "prog"}).apps.front().command.front() == "prog");
   }
   const LauncherOptions compat =
       parse_ok({"--oversubscribe", "--allow-run-as-root", "-c", "3", "prog"});
@@ -164,6 +165,32 @@ TEST_CASE("other bad input") {
   }
   CHECK(contains(parse_error({"-n", "2", "-x"}), "-x needs a value"));
   CHECK(contains(parse_error({"-n", "2", "--tag-output=yes", "prog"}), "takes no value"));
+}
+
+TEST_CASE("MPMD: ':' starts another program with its own -n, -x and --wdir") {
+  const auto options = parse_ok({"--timeout", "9", "-x", "ALL=1", "-n", "1", "--wdir", "/tmp", "a", "x", ":",
+                                 "-np", "2", "-x", "ONLY=2", "-wdir", "/", "--", "-b", ":y"});
+  CHECK(options.nranks == 3);
+  CHECK(*options.timeout_seconds == doctest::Approx(9.0));
+  CHECK(options.env == std::vector<EnvSetting>{{"ALL", "1"}});
+  REQUIRE(options.apps.size() == 2);
+  CHECK(options.apps[0] == AppContext{1, {}, "/tmp", {"a", "x"}});
+  CHECK(options.apps[1] == AppContext{2, {{"ONLY", "2"}}, "/", {"-b", ":y"}});
+  CHECK(parse_ok({"-n", "1", "a", ":", "-n", "1", "b", ":", "-n", "4", "c"}).nranks == 6);
+  const auto one = parse_ok({"-n", "2", "prog"});
+  CHECK(one.apps == std::vector<AppContext>{{2, {}, "", {"prog"}}});
+}
+
+TEST_CASE("MPMD: bad input") {
+  CHECK(contains(parse_error({"-n", "1", "a", ":", "b"}), "after ':' needs its own -n"));
+  CHECK(contains(parse_error({"-n", "1", "a", ":", "-n", "1"}), "missing the program after ':'"));
+  CHECK(contains(parse_error({"-n", "1", "a", ":"}), "missing the program after ':'"));
+  CHECK(contains(parse_error({"-n", "1", "a", ":", "--timeout", "3", "-n", "1", "b"}),
+                 "--timeout applies to the whole job"));
+  CHECK(contains(parse_error({"-n", "1", "a", ":", "--tag-output", "-n", "1", "b"}), "applies to the whole job"));
+  CHECK(contains(parse_error({"-H", "h1:2", "a", ":", "-n", "1", "b"}), "missing -n"));
+  CHECK(contains(parse_error({"-n", "60000", "a", ":", "-n", "6000", "b"}), "more than 65536"));
+  CHECK(contains(parse_error({"-n", "1", "--wdir", "", "a"}), "invalid --wdir"));
 }
 
 TEST_CASE("resolve_program") {

@@ -4,10 +4,15 @@
  * then both disconnect. In the children MPI_Comm_get_parent is that inter-communicator (and
  * MPI_COMM_NULL after the disconnect), named MPI_COMM_PARENT; in the parents, MPI_COMM_NULL.
  * The parents name the program bare, with info "path" naming its directory. `bad`: spawning what
- * cannot run is MPI_ERR_SPAWN at every rank, and nothing waits. Every process prints OK. */
+ * cannot run is MPI_ERR_SPAWN at every rank, and nothing waits. `multiple`: the job spawns a
+ * job of two programs (both this one, in `app` mode) with MPI_Comm_spawn_multiple. `app`: a
+ * rank of a job of several programs (that, or lapirun's MPMD form). Every process prints OK. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -102,6 +107,72 @@ static void child(void) {
   CHECK(after == MPI_COMM_NULL);
 }
 
+/* A rank of a job of several programs: argv = app INDEX SIZE DIR VALUE. MPI_APPNUM is INDEX,
+ * the job has SIZE ranks, program 0's first, the rank runs in DIR ("-": anywhere) and sees
+ * MPMD_VALUE=VALUE ("-": unset). Spawned, it tells the parents' rank 0 its index. */
+static void app(char** argv) {
+  const int index = atoi(argv[2]), size = atoi(argv[3]);
+  int* appnum = NULL;
+  int flag = 0, world = 0;
+  CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag));
+  CHECK(flag && *appnum == index);
+  CHECK_OK(MPI_Comm_size(MPI_COMM_WORLD, &world));
+  CHECK(world == size && size <= 16);
+  int all[16];
+  CHECK_OK(MPI_Allgather(&index, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD));
+  for (int r = 1; r < size; ++r) CHECK(all[r - 1] <= all[r]);
+  const char* value = getenv("MPMD_VALUE");
+  if (strcmp(argv[5], "-") == 0) {
+    CHECK(value == NULL);
+  } else {
+    CHECK(value != NULL && strcmp(value, argv[5]) == 0);
+  }
+  if (strcmp(argv[4], "-") != 0) {
+    char here[4096], want[4096];
+    CHECK(getcwd(here, sizeof here) != NULL && realpath(argv[4], want) != NULL);
+    CHECK(strcmp(here, want) == 0);
+  }
+  MPI_Comm parents = MPI_COMM_NULL;
+  CHECK_OK(MPI_Comm_get_parent(&parents));
+  if (parents != MPI_COMM_NULL) {
+    CHECK_OK(MPI_Send(&index, 1, MPI_INT, 0, 3, parents));
+    CHECK_OK(MPI_Comm_disconnect(&parents));
+  }
+}
+
+/* MPI_Comm_spawn_multiple: this program twice, 1 + 2 ranks, the second in "/" (info "wdir"). */
+static void multiple(char* self) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  char* commands[2] = {self, self};
+  char* args0[] = {"app", "0", "3", "-", "-", NULL};
+  char* args1[] = {"app", "1", "3", "/", "-", NULL};
+  char** argvs[2] = {args0, args1};
+  const int maxprocs[2] = {1, 2};
+  MPI_Info infos[2] = {MPI_INFO_NULL, MPI_INFO_NULL};
+  CHECK_OK(MPI_Info_create(&infos[1]));
+  CHECK_OK(MPI_Info_set(infos[1], "wdir", "/"));
+  int errcodes[3] = {-1, -1, -1};
+  MPI_Comm children;
+  CHECK_OK(MPI_Comm_spawn_multiple(2, commands, argvs, maxprocs, infos, 0, MPI_COMM_WORLD, &children,
+                                   errcodes));
+  CHECK_OK(MPI_Info_free(&infos[1]));
+  int remote = 0;
+  CHECK_OK(MPI_Comm_remote_size(children, &remote));
+  CHECK(remote == 3);
+  if (rank == 0) {
+    int sum = 0;
+    for (int i = 0; i < 3; ++i) {
+      int index = -1;
+      CHECK(errcodes[i] == MPI_SUCCESS);
+      CHECK_OK(MPI_Recv(&index, 1, MPI_INT, MPI_ANY_SOURCE, 3, children, MPI_STATUS_IGNORE));
+      sum += index;
+    }
+    CHECK(sum == 0 + 1 + 1);
+  }
+  CHECK_OK(MPI_Comm_disconnect(&children));
+}
+
 static void bad(void) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -119,12 +190,28 @@ static void bad(void) {
   MPI_Error_class(MPI_Comm_spawn("x", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 99, MPI_COMM_WORLD,
                                  &children, MPI_ERRCODES_IGNORE), &cls);
   CHECK(cls == MPI_ERR_ROOT);
+  /* MPI_Comm_spawn_multiple: no commands; an argument lapirun cannot pass. */
+  char* commands[1] = {"x"};
+  const int one[1] = {1};
+  MPI_Info infos[1] = {MPI_INFO_NULL};
+  MPI_Error_class(MPI_Comm_spawn_multiple(0, commands, MPI_ARGVS_NULL, one, infos, 0, MPI_COMM_WORLD,
+                                          &children, MPI_ERRCODES_IGNORE), &cls);
+  CHECK(cls == (rank == 0 ? MPI_ERR_ARG : MPI_ERR_SPAWN));
+  char* colon[] = {":", NULL};
+  char** argvs[1] = {colon};
+  commands[0] = "/bin/true";
+  MPI_Error_class(MPI_Comm_spawn_multiple(1, commands, argvs, one, infos, 0, MPI_COMM_WORLD, &children,
+                                          MPI_ERRCODES_IGNORE), &cls);
+  CHECK(cls == (rank == 0 ? MPI_ERR_ARG : MPI_ERR_SPAWN));
+  CHECK(children == MPI_COMM_NULL);
 }
 
 int main(int argc, char** argv) {
   CHECK_OK(MPI_Init(&argc, &argv));
   if (argc >= 2 && strcmp(argv[1], "child") == 0) child();
   else if (argc >= 2 && strcmp(argv[1], "bad") == 0) bad();
+  else if (argc >= 6 && strcmp(argv[1], "app") == 0) app(argv);
+  else if (argc >= 2 && strcmp(argv[1], "multiple") == 0) multiple(argv[0]);
   else parent(argv[0]);
   CHECK_OK(MPI_Finalize());
   printf("OK\n");
