@@ -270,6 +270,12 @@ class Context {
   Status leave_tasks(TaskId first, std::uint32_t count);
   // num_tasks() plus the tasks joined (left ones included: ids are never reused).
   std::uint32_t num_peers() const;
+  // Task ids are each task's own for joined tasks; a task's uid is the same everywhere (64
+  // random bits drawn at its init, never 0), for telling another task which task one means.
+  // task_uid: 0 for an id that names no task. task_of_uid: false for a task this one does not
+  // know, or has left.
+  std::uint64_t task_uid(TaskId task) const;
+  bool task_of_uid(std::uint64_t uid, TaskId& task) const;
   // Ports (link.hpp: PortTable), listening on the interface UCX's network traffic keeps to.
   Status open_port(std::string& name);
   Status close_port(std::string_view name);

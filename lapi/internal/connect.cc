@@ -4,6 +4,7 @@
 // TCP, with the peer's network-only address, so that UCX cannot take its shared memory.
 #include <unistd.h>
 
+#include <random>
 #include <string>
 
 #include "lapi/internal/engine.hpp"
@@ -16,6 +17,15 @@ namespace lapi {
 using namespace internal;
 
 namespace {
+
+// A task's identity: 64 random bits (never 0), so that two tasks clash with odds of about
+// n^2 / 2^65 for n tasks that ever meet.
+std::uint64_t draw_uid() {
+  std::random_device device;
+  std::uint64_t uid = 0;
+  while (uid == 0) uid = (std::uint64_t{device()} << 32) ^ device();
+  return uid;
+}
 
 std::string host_name() {
   char host[256] = {};
@@ -39,6 +49,7 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
   mine.shm.node = node_identity();  // with or without an inbox: which peers are on other hosts
   mine.split = split_address();
   mine.host = host_name();
+  mine.uid = uid_ = draw_uid();
 
   std::vector<std::vector<std::byte>> all;
   try {
@@ -65,6 +76,10 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
   peers_ = std::vector<Peer>(ntasks_);
   peers_.reserve(ntasks_ + kMaxJoinedTasks);  // join_tasks appends without moving an entry
   for (Peer& peer : peers_) peer.id_there = me_;
+  for (std::uint32_t t = 0; t < ntasks_; ++t) {
+    peers_[t].uid = cards[t].uid;
+    tasks_by_uid_[cards[t].uid] = t;
+  }
   for (std::uint32_t t = 0; t < ntasks_; ++t) {
     if (Status s = choose_path(t, cards[t], mine, rules); !s.ok()) return s;
   }

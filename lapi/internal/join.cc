@@ -57,6 +57,21 @@ bool run_probe(void* p) {
 
 std::uint32_t Context::num_peers() const { return impl_->npeers(); }
 
+std::uint64_t Context::task_uid(TaskId task) const {
+  Impl& e = *impl_;
+  if (task >= e.npeers()) return 0;
+  return task == e.me_ ? e.uid_ : e.peers_[task].uid;
+}
+
+bool Context::task_of_uid(std::uint64_t uid, TaskId& task) const {
+  Impl& e = *impl_;
+  Guard guard(e.lock_);
+  const auto it = e.tasks_by_uid_.find(uid);
+  if (uid == 0 || it == e.tasks_by_uid_.end() || e.peers_[it->second].left) return false;
+  task = it->second;
+  return true;
+}
+
 Status Context::join_card(std::vector<std::byte>& out, TaskId& base) const {
   Impl& e = *impl_;
   if (e.terminated_.load(std::memory_order_relaxed)) return fail(Errc::terminated, "join_card: context already terminated");
@@ -66,6 +81,7 @@ Status Context::join_card(std::vector<std::byte>& out, TaskId& base) const {
   char host[256] = {};
   (void)::gethostname(host, sizeof host - 1);
   card.host = host;
+  card.uid = e.uid_;
   base = e.npeers();
   out = pack_join_card(base, card);
   return Errc::success;
@@ -103,6 +119,7 @@ Status Context::join_tasks(TaskId base, std::span<const std::vector<std::byte>> 
     peer.joined = true;
     peer.id_there = their_bases[i] + my_index;
     peer.host = parsed[i].host;
+    peer.uid = parsed[i].uid;
     ucp_ep_params_t ep{};
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                     UCP_EP_PARAM_FIELD_ERR_HANDLER;
@@ -115,6 +132,7 @@ Status Context::join_tasks(TaskId base, std::span<const std::vector<std::byte>> 
       return fail(Errc::no_connectivity, "join_tasks: cannot connect to task {} of the other job ({}): {}",
                   i, peer.host, ucs_status_string(st));
     }
+    e.tasks_by_uid_[peer.uid] = first + static_cast<std::uint32_t>(i);  // a task that joins again: its new id
     e.peers_.push_back(std::move(peer));  // capacity reserved at start(): nothing moves
     e.npeers_.store(first + static_cast<std::uint32_t>(i) + 1, std::memory_order_release);
   }
@@ -139,6 +157,7 @@ Status Context::leave_tasks(TaskId first, std::uint32_t count) {
 void Context::Impl::leave_locked(TaskId t, bool goodbye) {
   Peer& peer = peers_[t];
   if (peer.ep == nullptr) return;
+  peer.left = true;
   // Operations naming it are refused from now on, as for a failed task, without the failure
   // handlers: leaving is not a failure.
   failures_.mark_left(t);

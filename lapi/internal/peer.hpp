@@ -63,6 +63,8 @@ struct Peer {
   bool left = false;
   // How it numbers this task: the `src` of every message sent to it (me_, but for joined tasks).
   TaskId id_there = 0;
+  // Its identity in every task that knows it (random, drawn at its init; Context::task_uid).
+  std::uint64_t uid = 0;
 
   std::string host;  // its host name (LAPIS_PATHS, LAPIS_VERBOSE); last: never on a message's way
 };

@@ -6,7 +6,7 @@
 namespace lapi::internal {
 namespace {
 
-constexpr std::uint64_t kCardMagic = 0x6c61706973636431;  // "lapiscd1"
+constexpr std::uint64_t kCardMagic = 0x6c61706973636432;  // "lapiscd2"
 
 struct CardHead {
   std::uint64_t magic = kCardMagic;
@@ -14,6 +14,7 @@ struct CardHead {
   std::uint32_t net_len = 0;
   std::uint32_t host_len = 0;
   std::uint32_t reserved = 0;
+  std::uint64_t uid = 0;
   SplitAddress split;
   ShmAddress shm;
 };
@@ -25,6 +26,7 @@ std::vector<std::byte> pack_card(const PeerCard& card) {
   head.ucx_len = static_cast<std::uint32_t>(card.ucx_address.size());
   head.net_len = static_cast<std::uint32_t>(card.ucx_net_address.size());
   head.host_len = static_cast<std::uint32_t>(card.host.size());
+  head.uid = card.uid;
   head.split = card.split;
   head.shm = card.shm;
   std::vector<std::byte> blob(sizeof head + head.ucx_len + head.net_len + head.host_len);
@@ -52,6 +54,7 @@ bool unpack_card(std::span<const std::byte> blob, PeerCard& out) {
   out.ucx_net_address.assign(at, at + head.net_len);
   at += head.net_len;
   out.host.assign(reinterpret_cast<const char*>(at), head.host_len);
+  out.uid = head.uid;
   out.split = head.split;
   out.shm = head.shm;
   return true;

@@ -24,6 +24,7 @@ struct PeerCard {
   SplitAddress split;
   ShmAddress shm;
   std::string host;
+  std::uint64_t uid = 0;  // the task's identity (Context::task_uid)
 };
 
 std::vector<std::byte> pack_card(const PeerCard& card);

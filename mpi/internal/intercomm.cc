@@ -14,17 +14,35 @@
 namespace mpi {
 namespace {
 
-// What a leader sends the other: its group's size, members and entries.
+// What a leader sends the other: its group's size, members and entries. Members go by the
+// core's task identities: task ids are each process's own for tasks of other jobs, and the
+// groups, or the leaders, may be of two jobs.
 std::vector<char> encode(const Comm& local, const std::vector<CreateEntry>& entries) {
   const int n = local.size();
-  std::vector<char> out(sizeof(int) + n * sizeof(int) + n * sizeof(CreateEntry));
+  std::vector<char> out(sizeof(int) + n * sizeof(std::uint64_t) + n * sizeof(CreateEntry));
   char* p = out.data();
   std::memcpy(p, &n, sizeof n);
   p += sizeof n;
-  std::memcpy(p, local.group->members().data(), n * sizeof(int));
-  p += n * sizeof(int);
+  for (int member : local.group->members()) {
+    const std::uint64_t uid = lapi_context().task_uid(static_cast<lapi::TaskId>(member));
+    std::memcpy(p, &uid, sizeof uid);
+    p += sizeof uid;
+  }
   std::memcpy(p, entries.data(), n * sizeof(CreateEntry));
   return out;
+}
+
+// The other leader's members, as this process numbers them; the first it does not know, or -1.
+int decode_members(const char* p, int n, std::vector<int>& members) {
+  members.resize(n);
+  for (int i = 0; i < n; ++i) {
+    std::uint64_t uid = 0;
+    std::memcpy(&uid, p + i * sizeof uid, sizeof uid);
+    lapi::TaskId task = 0;
+    if (!lapi_context().task_of_uid(uid, task)) return i;
+    members[i] = static_cast<int>(task);
+  }
+  return -1;
 }
 
 int swap_with_remote(const Bridge& b, std::vector<char>& mine, std::vector<char>& theirs) {
@@ -102,14 +120,13 @@ int bridged_exchange(const Comm& local, int leader, const Bridge& bridge, const 
   const std::uint64_t their_size = theirs.size();
   int n = 0;
   if (their_size >= sizeof n) std::memcpy(&n, theirs.data(), sizeof n);
-  if (n < 1 || their_size != sizeof(int) + n * (sizeof(int) + sizeof(CreateEntry))) {
+  if (n < 1 || their_size != sizeof(int) + n * (sizeof(std::uint64_t) + sizeof(CreateEntry))) {
     return fail(MPI_ERR_INTERN, "malformed group description from the remote leader");
   }
-  out.remote_members.resize(n);
   out.remote.resize(n);
-  std::memcpy(out.remote_members.data(), theirs.data() + sizeof n, n * sizeof(int));
-  std::memcpy(out.remote.data(), theirs.data() + sizeof n + n * sizeof(int),
+  std::memcpy(out.remote.data(), theirs.data() + sizeof n + n * sizeof(std::uint64_t),
               n * sizeof(CreateEntry));
+  out.unknown_remote = decode_members(theirs.data() + sizeof n, n, out.remote_members);
   return MPI_SUCCESS;
 }
 
@@ -134,17 +151,32 @@ int bridged_agree(const Comm& local, int leader, const Bridge& bridge, CreateEnt
     s.slots.to_words(mine.free_slots);
     if (int rc = bridged_exchange(local, leader, bridge, mine, out, leader_rc)) return rc;
     if (int rc = agree_slot(out, slot)) return rc;
-    const int took = s.slots.is_free(slot) ? 1 : 0;
+    // A member that does not know a remote rank says so in the confirmation round (kUnknown),
+    // which everyone then fails together.
+    constexpr int kUnknown = 2;
+    const int took = out.unknown_remote < 0 && s.slots.is_free(slot) ? 1 : 0;
     if (took) s.slots.take(slot);
     CreateEntry flag{};
-    flag.color = took;
+    flag.color = out.unknown_remote >= 0 ? kUnknown : took;
     BridgedEntries flags;
     int rc = bridged_exchange(local, leader, bridge, flag, flags);
-    bool everyone = rc == MPI_SUCCESS;
-    for (const CreateEntry& f : flags.local) everyone = everyone && f.color == 1;
-    for (const CreateEntry& f : flags.remote) everyone = everyone && f.color == 1;
+    bool everyone = rc == MPI_SUCCESS, unknown = false;
+    for (const auto* side : {&flags.local, &flags.remote}) {
+      for (const CreateEntry& f : *side) {
+        everyone = everyone && f.color == 1;
+        unknown = unknown || f.color == kUnknown;
+      }
+    }
     if (took && !everyone) s.slots.release(slot);
     if (rc != MPI_SUCCESS) return rc;
+    if (unknown) {
+      return out.unknown_remote >= 0
+                 ? fail(MPI_ERR_OTHER,
+                        "rank {} of the remote group is a process this one is not connected to (of a job it "
+                        "never connected to, or disconnected from)",
+                        out.unknown_remote)
+                 : fail(MPI_ERR_OTHER, "a member of one of the two groups is not connected to a process of the other");
+    }
     if (everyone) return MPI_SUCCESS;
   }
 }

@@ -38,6 +38,10 @@ struct BridgedEntries {
   std::vector<CreateEntry> local;   // by rank of the local group
   std::vector<CreateEntry> remote;  // by rank of the remote group
   std::vector<int> remote_members;  // task ids, by remote rank
+  // A remote rank this process does not know (its job never connected to this one), or -1:
+  // then remote_members is not usable here. Collective parts completed either way, so every
+  // member can still take part in what follows.
+  int unknown_remote = -1;
 };
 
 // Collective over `local` (an intra-communicator) and, through the

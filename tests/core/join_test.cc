@@ -94,6 +94,19 @@ TEST_CASE("two single-task contexts join each other and move data both ways") {
   lapi::PathInfo path;
   LAPI_OK(a->path_of(1, path));
   CHECK(path.path == lapi::Path::ucx);
+  // Ids are each context's own (both call the other 1); identities are the same on both sides.
+  CHECK(a->task_uid(0) != 0);
+  CHECK(a->task_uid(0) != b->task_uid(0));
+  CHECK(a->task_uid(1) == b->task_uid(0));
+  CHECK(b->task_uid(1) == a->task_uid(0));
+  CHECK(a->task_uid(2) == 0);
+  lapi::TaskId found = 99;
+  CHECK(a->task_of_uid(b->task_uid(0), found));
+  CHECK(found == 1);
+  CHECK(a->task_of_uid(a->task_uid(0), found));
+  CHECK(found == 0);
+  CHECK_FALSE(a->task_of_uid(0, found));
+  CHECK_FALSE(a->task_of_uid(a->task_uid(0) + 1, found));
 
   for (std::size_t len : {std::size_t{0}, std::size_t{64}, std::size_t{100000}, std::size_t{1} << 21}) {
     CAPTURE(len);
@@ -151,6 +164,7 @@ TEST_CASE("two single-task contexts join each other and move data both ways") {
   LAPI_OK(leave_answered(*a, *b));
   const lapi::Status after = a->amsend(1, 1, nullptr, 0, nullptr, 0);
   CHECK(after.code() == lapi::Errc::tgt_purged);
+  CHECK_FALSE(a->task_of_uid(b->task_uid(0), found));  // left: no longer known here
   CHECK(a->leave_tasks(0, 1).code() == lapi::Errc::tgt);  // a's own job's task
   CHECK(a->leave_tasks(1, 5).code() == lapi::Errc::tgt);
   std::vector<std::byte> again;

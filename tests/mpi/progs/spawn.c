@@ -1,6 +1,7 @@
 /* MPI_Comm_spawn (tests/mpi/spawn_test.cc): the job spawns 3 copies of this program as a job of
  * their own ("child"), and the two talk across the inter-communicator: every parent sends each
  * child its rank, the children answer with a sum, a broadcast from the parents' root, a merge;
+ * then an inter-communicator across the two jobs from MPI_Intercomm_create over the merged one;
  * then both disconnect. In the children MPI_Comm_get_parent is that inter-communicator (and
  * MPI_COMM_NULL after the disconnect), named MPI_COMM_PARENT; in the parents, MPI_COMM_NULL.
  * The parents name the program bare, with info "path" naming its directory. `bad`: spawning what
@@ -68,6 +69,15 @@ static void parent(const char* self) {
   CHECK_OK(MPI_Comm_rank(all, &all_rank));
   CHECK(all_size == size + kChildren);
   CHECK(all_rank == rank);
+  /* MPI_Intercomm_create across the two jobs, over the merged communicator (MPICH's
+   * spaiccreate): the members go by identities both jobs know, not by task ids. */
+  MPI_Comm across;
+  CHECK_OK(MPI_Intercomm_create(MPI_COMM_WORLD, 0, all, size, 9, &across));
+  CHECK_OK(MPI_Comm_remote_size(across, &remote));
+  CHECK(remote == kChildren);
+  const int token = 4242 + rank;
+  for (int c = 0; c < kChildren; ++c) CHECK_OK(MPI_Send(&token, 1, MPI_INT, c, 4, across));
+  CHECK_OK(MPI_Comm_free(&across));
   CHECK_OK(MPI_Comm_free(&all));
   CHECK_OK(MPI_Comm_disconnect(&children));
 }
@@ -100,6 +110,17 @@ static void child(void) {
   int all_rank = -1;
   CHECK_OK(MPI_Comm_rank(all, &all_rank));
   CHECK(all_rank == nparents + rank);
+  MPI_Comm across;
+  CHECK_OK(MPI_Intercomm_create(MPI_COMM_WORLD, 0, all, 0, 9, &across));
+  int remote = 0;
+  CHECK_OK(MPI_Comm_remote_size(across, &remote));
+  CHECK(remote == nparents);
+  for (int p = 0; p < nparents; ++p) {
+    int token = -1;
+    CHECK_OK(MPI_Recv(&token, 1, MPI_INT, p, 4, across, MPI_STATUS_IGNORE));
+    CHECK(token == 4242 + p);
+  }
+  CHECK_OK(MPI_Comm_free(&across));
   CHECK_OK(MPI_Comm_free(&all));
   CHECK_OK(MPI_Comm_disconnect(&parents));
   MPI_Comm after = MPI_COMM_WORLD;
