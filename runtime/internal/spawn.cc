@@ -32,6 +32,18 @@ std::vector<char*> to_cstrings(std::vector<std::string>& strings) {
 
 void write_stderr(const char* text) { (void)!::write(STDERR_FILENO, text, std::strlen(text)); }
 
+// "lapirun: <what><name>: <errno's text>" and exit 127, from the forked child.
+[[noreturn]] void child_failed(const char* what, const char* name) {
+  const char* reason = std::strerror(errno);
+  write_stderr("lapirun: ");
+  write_stderr(what);
+  write_stderr(name);
+  write_stderr(": ");
+  write_stderr(reason);
+  write_stderr("\n");
+  ::_exit(127);
+}
+
 // Runs in the forked child: only async-signal-safe calls from here on (the launcher is
 // single-threaded, but keep the habit).
 [[noreturn]] void exec_child(const RankCommand& command, char** argv, char** envp, pid_t launcher, bool null_stdin,
@@ -54,30 +66,15 @@ void write_stderr(const char* text) { (void)!::write(STDERR_FILENO, text, std::s
   if (out_fd >= 0) ::dup2(out_fd, STDOUT_FILENO);
   if (err_fd >= 0) ::dup2(err_fd, STDERR_FILENO);
   if (cpus != nullptr && ::sched_setaffinity(0, sizeof *cpus, cpus) != 0) {
-    write_stderr("lapirun: cannot bind the rank to its CPUs: ");
-    write_stderr(std::strerror(errno));
-    write_stderr("\n");
-    ::_exit(127);
+    child_failed("cannot bind the rank to its CPUs", "");
   }
   if (!command.wdir.empty() && ::chdir(command.wdir.c_str()) != 0) {
-    const char* reason = std::strerror(errno);
-    write_stderr("lapirun: cannot enter --wdir ");
-    write_stderr(command.wdir.c_str());
-    write_stderr(": ");
-    write_stderr(reason);
-    write_stderr("\n");
-    ::_exit(127);
+    child_failed("cannot enter --wdir ", command.wdir.c_str());
   }
   ::signal(SIGPIPE, command.sigpipe_ignored ? SIG_IGN : SIG_DFL);
   ::sigprocmask(SIG_SETMASK, &command.exec_sigmask, nullptr);
   ::execve(command.program_path.c_str(), argv, envp);
-  const char* reason = std::strerror(errno);
-  write_stderr("lapirun: cannot execute ");
-  write_stderr(command.program_path.c_str());
-  write_stderr(": ");
-  write_stderr(reason);
-  write_stderr("\n");
-  ::_exit(127);
+  child_failed("cannot execute ", command.program_path.c_str());
 }
 
 // --output-filename: DIR/1/rank.N/{stdout,stderr} (Open MPI's layout; "1" is
