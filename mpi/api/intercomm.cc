@@ -9,6 +9,7 @@
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/comm_factory.hpp"
+#include "mpi/internal/connect.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/intercomm.hpp"
 #include "mpi/internal/internal_coll.hpp"
@@ -68,6 +69,12 @@ extern "C" int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_C
   BridgedEntries e;
   int slot = -1;
   rc = bridged_agree(*c, local_leader, bridge, CreateEntry{}, e, slot, leader_rc);
+  if (rc != MPI_SUCCESS && e.unknown_somewhere) {
+    // A member does not know a process of the other group: one of a job it never connected to
+    // (say only rank 0 spawned it). The two groups join each other, as accept/connect's do;
+    // processes known already get a second task id, which only the new communicator uses.
+    return raise(c, kFn, join_other_group(*c, local_leader, bridge, leader_rc, newintercomm, MPI_ERR_OTHER));
+  }
   for (int w : e.remote_members) {
     if (rc == MPI_SUCCESS && c->rank_of_world(w) >= 0) {
       state().slots.release(slot);

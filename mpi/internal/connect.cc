@@ -100,11 +100,16 @@ JoinedTasks::~JoinedTasks() {
 
 int join_other_group(const Comm& comm, int root, lapi::Link* link, int root_rc, MPI_Comm* out,
                      int root_failed_class) {
+  Bridge bridge;
+  bridge.link = link;
+  return join_other_group(comm, root, bridge, root_rc, out, root_failed_class);
+}
+
+int join_other_group(const Comm& comm, int root, const Bridge& bridge, int root_rc, MPI_Comm* out,
+                     int root_failed_class) {
   *out = MPI_COMM_NULL;
   std::vector<char> ours, theirs;
   if (int rc = describe_group(comm, ours)) return rc;
-  Bridge bridge;
-  bridge.link = link;
   if (int rc = leaders_swap(comm, root, bridge, root_rc, ours, theirs, root_failed_class,
                             fmt::format("the root (rank {}) could not reach the other job", root))) {
     return rc;

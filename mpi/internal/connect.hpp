@@ -11,6 +11,7 @@
 #include "lapi/context.hpp"
 #include "mpi.h"
 #include "mpi/internal/comm.hpp"
+#include "mpi/internal/intercomm.hpp"
 
 namespace mpi {
 
@@ -33,6 +34,10 @@ struct JoinedTasks {
 // `root_failed_class`: what the other members return when the root could not reach the other
 // group (MPI_ERR_PORT; MPI_Comm_spawn's MPI_ERR_SPAWN).
 int join_other_group(const Comm& comm, int root, lapi::Link* link, int root_rc, MPI_Comm* out,
+                     int root_failed_class = MPI_ERR_PORT);
+// The same with the roots talking over `bridge` (significant at `root`): a link, or the task
+// ids and context of a communicator both roots are in (MPI_Intercomm_create's peer_comm).
+int join_other_group(const Comm& comm, int root, const Bridge& bridge, int root_rc, MPI_Comm* out,
                      int root_failed_class = MPI_ERR_PORT);
 
 // MPI_Init of a job MPI_Comm_spawn started (LAPIS_SPAWN_PORT names the parents' port): every

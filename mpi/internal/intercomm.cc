@@ -170,6 +170,7 @@ int bridged_agree(const Comm& local, int leader, const Bridge& bridge, CreateEnt
     if (took && !everyone) s.slots.release(slot);
     if (rc != MPI_SUCCESS) return rc;
     if (unknown) {
+      out.unknown_somewhere = true;
       return out.unknown_remote >= 0
                  ? fail(MPI_ERR_OTHER,
                         "rank {} of the remote group is a process this one is not connected to (of a job it "

@@ -42,6 +42,8 @@ struct BridgedEntries {
   // then remote_members is not usable here. Collective parts completed either way, so every
   // member can still take part in what follows.
   int unknown_remote = -1;
+  // bridged_agree failed because some member of either group reported an unknown remote rank.
+  bool unknown_somewhere = false;
 };
 
 // Collective over `local` (an intra-communicator) and, through the

@@ -59,3 +59,13 @@ TEST_CASE("lapirun's MPMD form: one MPI_COMM_WORLD, ranks in program order, per-
   CHECK(count_lines(r.output, "OK\n") == 3);
   CHECK(r.output.find("FAILED") == std::string::npos);
 }
+
+TEST_CASE("MPI_Intercomm_create between a job and the job one of its ranks spawned") {
+  const lapis::testing::LaunchResult r = lapis::testing::launch(
+      {.ranks = 2, .timeout_s = 60, .env = {"LAPIS_UNIVERSE_SIZE=8"}, .flags = {}}, "tests/mpi/progs/spawn",
+      {"self_spawn"});
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(count_lines(r.output, "OK\n") == 2 + 2);
+  CHECK(r.output.find("FAILED") == std::string::npos);
+}

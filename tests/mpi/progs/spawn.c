@@ -7,7 +7,8 @@
  * The parents name the program bare, with info "path" naming its directory. `bad`: spawning what
  * cannot run is MPI_ERR_SPAWN at every rank, and nothing waits. `multiple`: the job spawns a
  * job of two programs (both this one, in `app` mode) with MPI_Comm_spawn_multiple. `app`: a
- * rank of a job of several programs (that, or lapirun's MPMD form). Every process prints OK. */
+ * rank of a job of several programs (that, or lapirun's MPMD form). `self_spawn`: see there.
+ * Every process prints OK. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <mpi.h>
 #include <stdio.h>
@@ -194,6 +195,50 @@ static void multiple(char* self) {
   CHECK_OK(MPI_Comm_disconnect(&children));
 }
 
+/* Only rank 0 spawns (over MPI_COMM_SELF), so rank 1 never connected to the children; then
+ * MPI_Intercomm_create over that inter-communicator joins the parents' world and the children's
+ * (MPICH's spaiccreate), and every child sends to parent rank 1. `self_child`: the children. */
+static void self_spawn(char* self) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm children = MPI_COMM_NULL;
+  char* args[] = {"self_child", NULL};
+  if (rank == 0) {
+    CHECK_OK(MPI_Comm_spawn(self, args, 2, MPI_INFO_NULL, 0, MPI_COMM_SELF, &children, MPI_ERRCODES_IGNORE));
+  }
+  MPI_Comm across;
+  CHECK_OK(MPI_Intercomm_create(MPI_COMM_WORLD, 0, children, 0, 123, &across));
+  int remote = 0;
+  CHECK_OK(MPI_Comm_remote_size(across, &remote));
+  CHECK(remote == 2);
+  if (rank == 1) {
+    for (int c = 0; c < 2; ++c) {
+      int got = -1;
+      CHECK_OK(MPI_Recv(&got, 1, MPI_INT, c, 7, across, MPI_STATUS_IGNORE));
+      CHECK(got == 100 + c);
+    }
+  }
+  CHECK_OK(MPI_Comm_disconnect(&across));
+  if (rank == 0) CHECK_OK(MPI_Comm_disconnect(&children));
+}
+
+static void self_child(void) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm parents = MPI_COMM_NULL;
+  CHECK_OK(MPI_Comm_get_parent(&parents));
+  CHECK(parents != MPI_COMM_NULL);
+  MPI_Comm across;
+  CHECK_OK(MPI_Intercomm_create(MPI_COMM_WORLD, 0, parents, 0, 123, &across));
+  int remote = 0;
+  CHECK_OK(MPI_Comm_remote_size(across, &remote));
+  CHECK(remote == 2);
+  const int token = 100 + rank;
+  CHECK_OK(MPI_Send(&token, 1, MPI_INT, 1, 7, across));
+  CHECK_OK(MPI_Comm_disconnect(&across));
+  CHECK_OK(MPI_Comm_disconnect(&parents));
+}
+
 static void bad(void) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -233,6 +278,8 @@ int main(int argc, char** argv) {
   else if (argc >= 2 && strcmp(argv[1], "bad") == 0) bad();
   else if (argc >= 6 && strcmp(argv[1], "app") == 0) app(argv);
   else if (argc >= 2 && strcmp(argv[1], "multiple") == 0) multiple(argv[0]);
+  else if (argc >= 2 && strcmp(argv[1], "self_spawn") == 0) self_spawn(argv[0]);
+  else if (argc >= 2 && strcmp(argv[1], "self_child") == 0) self_child();
   else parent(argv[0]);
   CHECK_OK(MPI_Finalize());
   printf("OK\n");
