@@ -78,7 +78,14 @@ void check_launcher(const std::vector<std::string>& fields) {
     const bool hosts = !options->hosts.empty() || !options->hostfile.empty();
     require((options->nranks >= 1 || (hosts && options->nranks == 0)) && options->nranks <= (1 << 16));
     for (const auto& h : options->hosts) require(!h.name.empty() && h.slots >= 1);
-    require(!options->command.empty());
+    require(!options->apps.empty());
+    long ranks = 0;
+    for (const auto& app : options->apps) {
+      require(!app.command.empty() && app.nranks >= 0);
+      ranks += app.nranks;
+      for (const auto& e : app.env) require(!e.name.empty());
+    }
+    require(ranks == options->nranks);
     require(!options->timeout_seconds || *options->timeout_seconds > 0);
     for (const auto& e : options->env) require(!e.name.empty());
   }
