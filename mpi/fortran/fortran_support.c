@@ -61,6 +61,63 @@ char *lapis_f_string_in(const char *f, size_t len) {
   return c;
 }
 
+/* Whether a CHARACTER*(len) element is all blanks (an argv's end). */
+static int blank(const char *f, size_t len) {
+  for (size_t i = 0; i < len; ++i) {
+    if (f[i] != ' ') return 0;
+  }
+  return 1;
+}
+
+/* Elements len apart * step, up to the first blank one, NULL-terminated. */
+static char **argv_from(const char *f, size_t len, size_t step) {
+  size_t n = 0;
+  while (!blank(f + n * step * len, len)) ++n;
+  char **argv = calloc(n + 1, sizeof *argv);
+  if (argv == NULL) return NULL;
+  for (size_t k = 0; k < n; ++k) argv[k] = lapis_f_string_in(f + k * step * len, len);
+  return argv;
+}
+
+char **lapis_f_argv_in(const char *f, size_t len) {
+  if (f == &mpiprivc_[1]) return MPI_ARGV_NULL;
+  return argv_from(f, len, 1);
+}
+
+char ***lapis_f_argvs_in(const char *f, size_t len, MPI_Fint count) {
+  if (f == &mpiprivc_[0] || count <= 0) return MPI_ARGVS_NULL;
+  char ***argvs = calloc((size_t)count, sizeof *argvs);
+  if (argvs == NULL) return NULL;
+  for (MPI_Fint i = 0; i < count; ++i) argvs[i] = argv_from(f + (size_t)i * len, len, (size_t)count);
+  return argvs;
+}
+
+char **lapis_f_strings_in(const char *f, size_t len, MPI_Fint count) {
+  char **strings = calloc(count > 0 ? (size_t)count : 1, sizeof *strings);
+  if (strings == NULL) return NULL;
+  for (MPI_Fint i = 0; i < count; ++i) strings[i] = lapis_f_string_in(f + (size_t)i * len, len);
+  return strings;
+}
+
+void lapis_f_free_argv(char **argv) {
+  for (char **a = argv; a != NULL && *a != NULL; ++a) free(*a);
+  free(argv);
+}
+
+void lapis_f_free_argvs(char ***argvs, MPI_Fint count) {
+  for (MPI_Fint i = 0; argvs != NULL && i < count; ++i) lapis_f_free_argv(argvs[i]);
+  free(argvs);
+}
+
+void lapis_f_free_strings(char **strings, MPI_Fint count) {
+  for (MPI_Fint i = 0; strings != NULL && i < count; ++i) free(strings[i]);
+  free(strings);
+}
+
+int *lapis_f_errcodes(MPI_Fint *f) {
+  return f == &mpipriv2_[LAPIS_STATUS_INTS] ? MPI_ERRCODES_IGNORE : f;
+}
+
 void lapis_f_string_out(const char *c, char *f, size_t len, MPI_Fint *resultlen) {
   size_t n = strlen(c);
   if (n > len) n = len;

@@ -31,6 +31,19 @@ void lapis_f_statuses_out(MPI_Status *c, MPI_Fint *fstatuses, int n);
 /* A Fortran CHARACTER*(len) as a C string without its trailing blanks
  * (malloc'ed; NULL when out of memory). */
 char *lapis_f_string_in(const char *f, size_t len);
+/* MPI_Comm_spawn's arguments. An argv: CHARACTER*(len) ARGV(*), up to its first blank element,
+ * as a NULL-terminated array of trimmed C strings; MPI_ARGV_NULL gives NULL. An array of argvs:
+ * CHARACTER*(len) ARRAY_OF_ARGV(count, *), the i-th command's in row i; MPI_ARGVS_NULL gives
+ * NULL. `count` strings: CHARACTER*(len) ARRAY(count). MPI_ERRCODES_IGNORE by address. Each
+ * result is freed with lapis_f_free_strings (count: the number of argvs or strings, 0 for one
+ * argv). */
+char **lapis_f_argv_in(const char *f, size_t len);
+char ***lapis_f_argvs_in(const char *f, size_t len, MPI_Fint count);
+char **lapis_f_strings_in(const char *f, size_t len, MPI_Fint count);
+void lapis_f_free_argv(char **argv);
+void lapis_f_free_argvs(char ***argvs, MPI_Fint count);
+void lapis_f_free_strings(char **strings, MPI_Fint count);
+int *lapis_f_errcodes(MPI_Fint *f);
 /* Copies a C string into a CHARACTER*(len): truncated to len, padded with
  * blanks; *resultlen (when given) is the number of characters stored. */
 void lapis_f_string_out(const char *c, char *f, size_t len, MPI_Fint *resultlen);

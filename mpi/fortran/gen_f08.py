@@ -11,7 +11,8 @@ module procedure that calls the mpif.h glue under its lapis_mpi_*_ alias
 import re
 import sys
 
-from gen_fortran import FORTRAN_DECL, FORTRAN_RESULT, PROCEDURES, SPECIAL, read_api, read_constants, wrap
+from gen_fortran import (FORTRAN_DECL, FORTRAN_RESULT, PROCEDURES, SPECIAL, SPECIAL_CHARS, read_api,
+                         read_constants, wrap)
 
 HANDLE_TYPES = ('Comm', 'Datatype', 'Group', 'Request', 'Op', 'Errhandler', 'Message', 'Info',
                 'Win')
@@ -74,7 +75,7 @@ def declarations(f, indent):
         if a.kind in ('choice', 'void_out'):
             lines.append(f'{indent}!GCC$ ATTRIBUTES NO_ARG_CHECK :: {a.name}')
         t = arg_type(f, a) if a.kind.startswith('handle') else ''
-        lines.append(indent + DECL[a.kind].format(n=a.name, t=t))
+        lines.append(indent + DECL[a.kind].format(n=a.name, t=t, p=a.param))
     return lines
 
 
@@ -135,6 +136,8 @@ def main(api, constants_path, header, out):
         decl = 'TYPE(MPI_Status)' if 'STATUS' in name else 'INTEGER'
         dims = '(1)' if name in ('MPI_STATUSES_IGNORE', 'MPI_ERRCODES_IGNORE') else ''
         o += [f'  {decl} :: {name}{dims}', f'  COMMON /{block}/ {name}']
+    for name, dims, block in SPECIAL_CHARS:
+        o += [f'  CHARACTER(LEN=1) :: {name}{dims}', f'  COMMON /{block}/ {name}']
     o.append(f'  EXTERNAL :: {", ".join(PROCEDURES)}')
     # Handles compare with == and /= (MPI 3.1, 17.2.4).
     for op, suffix in (('==', 'eq'), ('/=', 'ne')):

@@ -81,6 +81,16 @@ KINDS = {
     # An output string with no resultlen argument (MPI_Info_get ...).
     'string_buf': ('char *', '{n}_c', '  char {n}_c[{p} + 1] = "";\n',
                    '  lapis_f_string_out({n}_c, {n}, {n}_len, NULL);\n'),
+    # MPI_Comm_spawn(_multiple): an argv (CHARACTER*(*) ARGV(*), ends at a blank element; or
+    # MPI_ARGV_NULL), argvs (CHARACTER*(*) A(count, *): row i is command i's; or
+    # MPI_ARGVS_NULL), `count` strings, and error codes (or MPI_ERRCODES_IGNORE).
+    'string_argv': ('char *', '{n}_c', '  char **{n}_c = lapis_f_argv_in({n}, {n}_len);\n',
+                    '  lapis_f_free_argv({n}_c);\n'),
+    'string_argvs': ('char *', '{n}_c', '  char ***{n}_c = lapis_f_argvs_in({n}, {n}_len, *{p});\n',
+                     '  lapis_f_free_argvs({n}_c, *{p});\n'),
+    'strings': ('char *', '{n}_c', '  char **{n}_c = lapis_f_strings_in({n}, {n}_len, *{p});\n',
+                '  lapis_f_free_strings({n}_c, *{p});\n'),
+    'errcodes': ('MPI_Fint *', 'lapis_f_errcodes({n})', '', ''),
     'status': ('MPI_Fint *', '{n}_c',
                '  MPI_Status {n}_s;\n  MPI_Status *{n}_c = lapis_f_status_in({n}, &{n}_s);\n',
                '  lapis_f_status_out({n}_c, {n});\n'),
@@ -120,7 +130,7 @@ def glue_function(f):
             fields['key'] = calls[f.args[i - 1].name]  # the key as C knows it
             fields['flag'] = f.args[i + 1].name
         params.append(ctype + a.name)
-        if a.kind.startswith('string'):
+        if a.kind.startswith('string'):  # CHARACTER: gfortran passes its length last
             hidden.append(f'size_t {a.name}_len')
         calls[a.name] = call.format(**fields)
         prelude += pre.format(**fields)
@@ -239,6 +249,9 @@ FORTRAN_DECL = {
     'logical[]': 'LOGICAL :: {n}(*)',
     'string_in': 'CHARACTER(LEN=*), INTENT(IN) :: {n}', 'string_out': 'CHARACTER(LEN=*) :: {n}',
     'string_buf': 'CHARACTER(LEN=*) :: {n}',
+    'string_argv': 'CHARACTER(LEN=*), INTENT(IN) :: {n}(*)',
+    'string_argvs': 'CHARACTER(LEN=*), INTENT(IN) :: {n}({p}, *)',
+    'strings': 'CHARACTER(LEN=*), INTENT(IN) :: {n}(*)', 'errcodes': 'INTEGER :: {n}(*)',
     'status': 'INTEGER :: {n}(MPI_STATUS_SIZE)', 'status_in': 'INTEGER :: {n}(MPI_STATUS_SIZE)',
     'statuses': 'INTEGER :: {n}(MPI_STATUS_SIZE, *)',
     'user_fn': 'EXTERNAL :: {n}', 'errhandler_fn': 'EXTERNAL :: {n}',
@@ -256,6 +269,9 @@ SPECIAL = [('MPI_BOTTOM', '', 'mpipriv1'),
            ('MPI_STATUS_IGNORE', '(MPI_STATUS_SIZE)', 'mpipriv1'),
            ('MPI_STATUSES_IGNORE', '(MPI_STATUS_SIZE,1)', 'mpipriv2'),
            ('MPI_ERRCODES_IGNORE', '(1)', 'mpipriv2')]
+# The same for CHARACTER*1 values: MPICH's /MPIPRIVC/.
+SPECIAL_CHARS = [('MPI_ARGVS_NULL', '(1,1)', 'mpiprivc'),
+                 ('MPI_ARGV_NULL', '(1)', 'mpiprivc')]
 # Predefined procedures a program passes as arguments (fortran_support.c).
 PROCEDURES = ('MPI_COMM_NULL_COPY_FN', 'MPI_COMM_DUP_FN', 'MPI_COMM_NULL_DELETE_FN',
               'MPI_NULL_COPY_FN', 'MPI_DUP_FN', 'MPI_NULL_DELETE_FN')
@@ -284,6 +300,8 @@ def write_mpif(api, constants_path, out):
             o.write(f'      INTEGER{kind} {name}\n      PARAMETER ({name}={value})\n')
         for name, dims, block in SPECIAL:
             o.write(f'      INTEGER {name}{dims}\n      COMMON /{block}/ {name}\n')
+        for name, dims, block in SPECIAL_CHARS:
+            o.write(f'      CHARACTER*1 {name}{dims}\n      COMMON /{block}/ {name}\n')
         for f in functions:
             if f.result:
                 o.write(f'      {FORTRAN_RESULT[f.result]} {f.name.upper()}\n'
@@ -304,6 +322,9 @@ def write_module(api, constants_path, out):
     for name, dims, block in SPECIAL:
         o.append(f'  INTEGER :: {name}{dims}')
         o.append(f'  COMMON /{block}/ {name}')
+    for name, dims, block in SPECIAL_CHARS:
+        o.append(f'  CHARACTER(LEN=1) :: {name}{dims}')
+        o.append(f'  COMMON /{block}/ {name}')
     o.append(f'  EXTERNAL :: {", ".join(PROCEDURES)}')
     o.append('  INTERFACE')
     for f in functions:
@@ -315,7 +336,7 @@ def write_module(api, constants_path, out):
         for a in f.args:
             if a.kind in ('choice', 'void_out'):
                 o.append(f'      !GCC$ ATTRIBUTES NO_ARG_CHECK :: {a.name}')
-            o.append('      ' + FORTRAN_DECL[a.kind].format(n=a.name))
+            o.append('      ' + FORTRAN_DECL[a.kind].format(n=a.name, p=a.param))
         if not f.result:
             o.append('      INTEGER :: ierror')
         o.append(f'    END {"FUNCTION" if f.result else "SUBROUTINE"} {f.name}')

@@ -54,7 +54,7 @@ def shim(f):
             actual.append(f'{a.name}_p')
         else:
             t = arg_type(f, a) if a.kind.startswith('handle') else ''
-            o.append('  ' + DECL[a.kind].format(n=a.name, t=t))
+            o.append('  ' + DECL[a.kind].format(n=a.name, t=t, p=a.param))
             actual.append(a.name)
     if not f.result:
         o.append('  INTEGER, OPTIONAL, INTENT(OUT) :: ierror')

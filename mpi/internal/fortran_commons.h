@@ -10,3 +10,5 @@
 
 extern MPI_Fint mpipriv1_[LAPIS_MPIPRIV1_INTS];
 extern MPI_Fint mpipriv2_[LAPIS_MPIPRIV2_INTS];
+/* MPICH's /MPIPRIVC/: CHARACTER*1 MPI_ARGVS_NULL(1,1), MPI_ARGV_NULL(1). */
+extern char mpiprivc_[2];

@@ -69,3 +69,12 @@ TEST_CASE("MPI_Intercomm_create between a job and the job one of its ranks spawn
   CHECK(count_lines(r.output, "OK\n") == 2 + 2);
   CHECK(r.output.find("FAILED") == std::string::npos);
 }
+
+TEST_CASE("Fortran: MPI_COMM_SPAWN with an argv and MPI_ARGV_NULL, MPI_COMM_SPAWN_MULTIPLE with argvs") {
+  const lapis::testing::LaunchResult r = lapis::testing::launch(
+      {.ranks = 2, .timeout_s = 60, .env = {"LAPIS_UNIVERSE_SIZE=8"}, .flags = {}}, "tests/mpi/progs/fortran_spawn");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(count_lines(r.output, "OK\n") == 2 + 2 + 2 + 1);
+  CHECK(r.output.find("FAILED") == std::string::npos);
+}
