@@ -8,16 +8,27 @@
 
 using lapis::mpi_tests::count_lines;
 
+namespace {
+
+// Runs `program` (under tests/mpi/progs) at 2 ranks, spawning allowed (LAPIS_UNIVERSE_SIZE=8),
+// and checks that the job ended well and each of `processes` processes printed OK.
+void expect_every_process_ok(const std::string& program, const std::vector<std::string>& args, int processes,
+                             const std::string& mode = "LAPIS_MODE=polling") {
+  const lapis::testing::LaunchResult r = lapis::testing::launch(
+      {.ranks = 2, .timeout_s = 60, .env = {mode, "LAPIS_UNIVERSE_SIZE=8"}, .flags = {}},
+      "tests/mpi/progs/" + program, args);
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(count_lines(r.output, "OK\n") == processes);
+  CHECK(r.output.find("FAILED") == std::string::npos);
+}
+
+}  // namespace
+
 TEST_CASE("a job spawns 3 children that connect back, talk, merge and disconnect") {
   for (const char* mode : {"LAPIS_MODE=polling", "LAPIS_MODE=interrupt"}) {
     CAPTURE(mode);
-    const lapis::testing::LaunchResult r = lapis::testing::launch(
-        {.ranks = 2, .timeout_s = 60, .env = {mode, "LAPIS_UNIVERSE_SIZE=8"}, .flags = {}},
-        "tests/mpi/progs/spawn");
-    INFO(r.output);
-    CHECK(r.status == 0);
-    CHECK(count_lines(r.output, "OK\n") == 2 + 3);
-    CHECK(r.output.find("FAILED") == std::string::npos);
+    expect_every_process_ok("spawn", {}, 2 + 3, mode);
   }
 }
 
@@ -39,13 +50,7 @@ TEST_CASE("spawning what cannot run, or with bad arguments, is an error at every
 }
 
 TEST_CASE("MPI_Comm_spawn_multiple starts one job of two programs, each knowing its MPI_APPNUM") {
-  const lapis::testing::LaunchResult r = lapis::testing::launch(
-      {.ranks = 2, .timeout_s = 60, .env = {"LAPIS_UNIVERSE_SIZE=8"}, .flags = {}}, "tests/mpi/progs/spawn",
-      {"multiple"});
-  INFO(r.output);
-  CHECK(r.status == 0);
-  CHECK(count_lines(r.output, "OK\n") == 2 + 3);
-  CHECK(r.output.find("FAILED") == std::string::npos);
+  expect_every_process_ok("spawn", {"multiple"}, 2 + 3);
 }
 
 TEST_CASE("lapirun's MPMD form: one MPI_COMM_WORLD, ranks in program order, per-program -x and --wdir") {
@@ -61,20 +66,9 @@ TEST_CASE("lapirun's MPMD form: one MPI_COMM_WORLD, ranks in program order, per-
 }
 
 TEST_CASE("MPI_Intercomm_create between a job and the job one of its ranks spawned") {
-  const lapis::testing::LaunchResult r = lapis::testing::launch(
-      {.ranks = 2, .timeout_s = 60, .env = {"LAPIS_UNIVERSE_SIZE=8"}, .flags = {}}, "tests/mpi/progs/spawn",
-      {"self_spawn"});
-  INFO(r.output);
-  CHECK(r.status == 0);
-  CHECK(count_lines(r.output, "OK\n") == 2 + 2);
-  CHECK(r.output.find("FAILED") == std::string::npos);
+  expect_every_process_ok("spawn", {"self_spawn"}, 2 + 2);
 }
 
 TEST_CASE("Fortran: MPI_COMM_SPAWN with an argv and MPI_ARGV_NULL, MPI_COMM_SPAWN_MULTIPLE with argvs") {
-  const lapis::testing::LaunchResult r = lapis::testing::launch(
-      {.ranks = 2, .timeout_s = 60, .env = {"LAPIS_UNIVERSE_SIZE=8"}, .flags = {}}, "tests/mpi/progs/fortran_spawn");
-  INFO(r.output);
-  CHECK(r.status == 0);
-  CHECK(count_lines(r.output, "OK\n") == 2 + 2 + 2 + 1);
-  CHECK(r.output.find("FAILED") == std::string::npos);
+  expect_every_process_ok("fortran_spawn", {}, 2 + 2 + 2 + 1);
 }
