@@ -132,7 +132,10 @@ Status Context::join_tasks(TaskId base, std::span<const std::vector<std::byte>> 
       return fail(Errc::no_connectivity, "join_tasks: cannot connect to task {} of the other job ({}): {}",
                   i, peer.host, ucs_status_string(st));
     }
-    e.tasks_by_uid_[peer.uid] = first + static_cast<std::uint32_t>(i);  // a task that joins again: its new id
+    // A task known already keeps its id while that one has not left (joined again by
+    // MPI_Intercomm_create, it gets a second id only that communicator uses).
+    const auto [known, fresh] = e.tasks_by_uid_.try_emplace(peer.uid, first + static_cast<std::uint32_t>(i));
+    if (!fresh && e.peers_[known->second].left) known->second = first + static_cast<std::uint32_t>(i);
     e.peers_.push_back(std::move(peer));  // capacity reserved at start(): nothing moves
     e.npeers_.store(first + static_cast<std::uint32_t>(i) + 1, std::memory_order_release);
   }
