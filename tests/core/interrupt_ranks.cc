@@ -145,7 +145,7 @@ TEST_CASE("a parked progress thread looks at a long wait less and less often") {
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     const long looks = voluntary_switches(*tid) - before;
     CAPTURE(waited_us);
-    CHECK(waited_us > 250'000);
+    CHECK(waited_us > 100'000);  // task 1 computes for 300 ms; a loaded host may start us late
     // One look per 50-100 us without the back-off: thousands.
     CHECK(looks < waited_us / 400 + 20);
   } else {
