@@ -222,7 +222,8 @@ class Context {
   static constexpr int kMaxPeerFailureHandlers = 4;
   Status add_peer_failure_handler(PeerFailureHandler handler, void* arg);
   // Whether `task` failed (a joined task that left counts as failed: operations naming it are
-  // refused alike).
+  // refused alike). True once the failure handlers have run, on whichever thread absorbed the
+  // failure (operations naming the task are refused from a moment before).
   bool peer_failed(TaskId task) const;
   // How `task` is reached (LAPIS_VERBOSE=1 prints it for every task at
   // init). Errc::tgt for a task that does not exist.

@@ -46,6 +46,7 @@ void Context::Impl::absorb_failures() {
     for (const internal::PeerFailureHook& hook : failures_.hooks) {
       if (hook.fn != nullptr) hook.fn(owner_, task, why.c_str(), hook.arg);
     }
+    failures_.announced[task].store(true, std::memory_order_release);
   }
 }
 
@@ -74,7 +75,7 @@ Status Context::add_peer_failure_handler(PeerFailureHandler handler, void* arg) 
 }
 
 bool Context::peer_failed(TaskId task) const {
-  return task < impl_->npeers() && impl_->failures_.failed[task].load(std::memory_order_acquire);
+  return task < impl_->npeers() && impl_->failures_.announced[task].load(std::memory_order_acquire);
 }
 
 bool Context::any_peer_failed() const { return impl_->failures_.any_job_failed.load(std::memory_order_acquire); }

@@ -5,7 +5,7 @@
 //     appends under `mutex` and bumps `epoch` (note());
 //   * absorbing: the engine (poll_once, wait_until) sees `epoch` move past
 //     `absorbed_epoch`, takes the notes (take_notes()), sets `failed[task]`,
-//     `any_failed` and `last_failed`, and runs `hooks`.
+//     `any_failed` and `last_failed`, runs `hooks`, then sets `announced[task]`.
 // Readers on the operation paths (am_send.cc, rma.cc, sync.cc, memory.cc)
 // only load the atomics. `hooks` is changed under the engine's lock_;
 // `watching` only by start() and shutdown().
@@ -35,7 +35,10 @@ struct PeerFailures {
   bool watching = false;     // registered with the bootstrap (start) until shutdown
   Notes notes;               // noted, not yet absorbed
   std::vector<std::string> why;            // by task, under mutex
-  std::unique_ptr<std::atomic<bool>[]> failed;  // by task, set once absorbed
+  std::unique_ptr<std::atomic<bool>[]> failed;  // by task, set once absorbed: operations refuse it
+  // By task, set once its failure handlers have run (Context::peer_failed): a thread that sees
+  // the failure there sees what the handlers did, whichever thread absorbed it.
+  std::unique_ptr<std::atomic<bool>[]> announced;
   std::atomic<bool> any_failed{false};
   std::atomic<bool> any_job_failed{false};  // a task of this job (not one joined from another)
   std::atomic<std::uint32_t> epoch{0};  // bumped by every note
@@ -46,6 +49,7 @@ struct PeerFailures {
   // At start(), before any note can come: nobody failed among `ntasks`.
   void size_for(std::uint32_t ntasks) {
     failed = std::make_unique<std::atomic<bool>[]>(ntasks);
+    announced = std::make_unique<std::atomic<bool>[]>(ntasks);
     why.assign(ntasks, std::string());
   }
   // Any thread: takes note that `task` failed.
@@ -78,6 +82,7 @@ struct PeerFailures {
       if (why[task].empty()) why[task] = "it left: leave_tasks, MPI_Comm_disconnect";
     }
     failed[task].store(true, std::memory_order_release);
+    announced[task].store(true, std::memory_order_release);
     any_failed.store(true, std::memory_order_release);
   }
   // Why `task` failed (empty: not known to have failed, or out of range).
