@@ -49,7 +49,7 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
   mine.shm.node = node_identity();  // with or without an inbox: which peers are on other hosts
   mine.split = split_address();
   mine.host = host_name();
-  mine.uid = uid_ = draw_uid();
+  mine.uid = draw_uid();
 
   std::vector<std::vector<std::byte>> all;
   try {

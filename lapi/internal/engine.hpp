@@ -415,9 +415,8 @@ class Context::Impl {
   static constexpr std::uint32_t kMaxJoinedTasks = 16384;
   std::vector<internal::Peer> peers_;
   std::atomic<std::uint32_t> npeers_{0};
-  // This task's identity, the same in every task that knows it (Context::task_uid), and the
-  // tasks by identity (under lock_): ids are each task's own, identities are not.
-  std::uint64_t uid_ = 0;
+  // The tasks by identity (Peer::uid, Context::task_uid; under lock_): ids are each task's
+  // own, identities are not.
   std::unordered_map<std::uint64_t, TaskId> tasks_by_uid_;
   std::string net_if_;       // the interface UCX's network traffic keeps to (start()); ports listen there
   bool ucx_tcp_only_ = false;  // LAPIS_TRANSPORTS=tcp kept UCX to tcp,self (start())

@@ -59,8 +59,7 @@ std::uint32_t Context::num_peers() const { return impl_->npeers(); }
 
 std::uint64_t Context::task_uid(TaskId task) const {
   Impl& e = *impl_;
-  if (task >= e.npeers()) return 0;
-  return task == e.me_ ? e.uid_ : e.peers_[task].uid;
+  return task < e.npeers() ? e.peers_[task].uid : 0;
 }
 
 bool Context::task_of_uid(std::uint64_t uid, TaskId& task) const {
@@ -81,7 +80,7 @@ Status Context::join_card(std::vector<std::byte>& out, TaskId& base) const {
   char host[256] = {};
   (void)::gethostname(host, sizeof host - 1);
   card.host = host;
-  card.uid = e.uid_;
+  card.uid = e.peers_[e.me_].uid;
   base = e.npeers();
   out = pack_join_card(base, card);
   return Errc::success;

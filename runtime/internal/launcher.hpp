@@ -7,7 +7,8 @@
 namespace lapis::runtime::internal {
 
 // Runs one lapirun job to the end: hosts the rendezvous, starts each of options.apps'
-// programs (`program_paths`, resolved, one per app) as many times as it asks, forwards output, enforces the timeout and the fail-fast rule (one rank fails:
+// programs (`program_paths`, resolved, one per app) as many times as it asks, forwards
+// output, enforces the timeout and the fail-fast rule (one rank fails:
 // SIGTERM every rank's process group, SIGKILL after a grace period). Returns lapirun's exit
 // status (0, the first failing rank's status, 128+signal, 124 on timeout). Reports go to stderr.
 // Throws std::runtime_error if the job cannot be set up at all.
