@@ -41,6 +41,24 @@ TEST_CASE("a LAPIS_UNIVERSE_SIZE that is not a count ends MPI_Init, naming it") 
   CHECK(r.output.find("LAPIS_UNIVERSE_SIZE='many'") != std::string::npos);
 }
 
+TEST_CASE("a LAPIS_APPNUM that is not a program index ends MPI_Init, naming it") {
+  const lapis::testing::LaunchResult r = lapis::testing::launch(
+      {.ranks = 2, .timeout_s = 60, .env = {"LAPIS_APPNUM=first"}, .flags = {}}, "tests/mpi/progs/spawn");
+  INFO(r.output);
+  CHECK(r.status != 0);
+  CHECK(r.status != 124);
+  CHECK(r.output.find("LAPIS_APPNUM='first'") != std::string::npos);
+}
+
+TEST_CASE("lapirun --wdir naming no directory ends that program's ranks, saying so") {
+  const std::string lapirun = lapis::testing::runfile("runtime/lapirun");
+  const lapis::testing::LaunchResult r = lapis::testing::run_shell(
+      lapirun + " --timeout 60 -n 1 /bin/true : -n 1 --wdir /nonexistent/dir /bin/true 2>&1");
+  INFO(r.output);
+  CHECK(r.status == 127);
+  CHECK(r.output.find("cannot enter --wdir /nonexistent/dir") != std::string::npos);
+}
+
 TEST_CASE("spawning what cannot run, or with bad arguments, is an error at every rank") {
   const lapis::testing::LaunchResult r = lapis::testing::launch(
       {.ranks = 3, .timeout_s = 60, .env = {}, .flags = {}}, "tests/mpi/progs/spawn", {"bad"});

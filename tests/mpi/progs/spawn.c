@@ -263,6 +263,12 @@ static void bad(void) {
   MPI_Error_class(MPI_Comm_spawn_multiple(0, commands, MPI_ARGVS_NULL, one, infos, 0, MPI_COMM_WORLD,
                                           &children, MPI_ERRCODES_IGNORE), &cls);
   CHECK(cls == (rank == 0 ? MPI_ERR_ARG : MPI_ERR_SPAWN));
+  MPI_Error_class(MPI_Comm_spawn_multiple(1, NULL, MPI_ARGVS_NULL, one, infos, 0, MPI_COMM_WORLD,
+                                          &children, MPI_ERRCODES_IGNORE), &cls);
+  CHECK(cls == (rank == 0 ? MPI_ERR_ARG : MPI_ERR_SPAWN));
+  MPI_Error_class(MPI_Comm_spawn_multiple(1, commands, MPI_ARGVS_NULL, NULL, infos, 0, MPI_COMM_WORLD,
+                                          &children, MPI_ERRCODES_IGNORE), &cls);
+  CHECK(cls == (rank == 0 ? MPI_ERR_ARG : MPI_ERR_SPAWN));
   char* colon[] = {":", NULL};
   char** argvs[1] = {colon};
   commands[0] = "/bin/true";
