@@ -5,6 +5,7 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <set>
 #include <string>
@@ -113,7 +114,7 @@ bool parse_transports(std::string_view list, std::uint8_t& out) {
 
 // LAPIS_NET_IF names an interface that exists here and is up; otherwise the
 // error lists those that would do.
-Status check_net_if(const std::string& name) {
+Status check_net_if(const std::string& name, const char* variable = "LAPIS_NET_IF") {
   ifaddrs* all = nullptr;
   if (::getifaddrs(&all) != 0) return Errc::success;  // nothing to check against: UCX will say
   bool found = false, up = false;
@@ -131,10 +132,34 @@ Status check_net_if(const std::string& name) {
   std::string list;
   for (const std::string& n : usable) list += (list.empty() ? " (up here: " : ", ") + n;
   if (!list.empty()) list += ")";
-  if (!found) return fail(Errc::set_val, "LAPIS_NET_IF='{}': no such network interface{}", name, list);
-  if (!up) return fail(Errc::set_val, "LAPIS_NET_IF='{}': the interface is down{}", name, list);
+  if (!found) return fail(Errc::set_val, "{}='{}': no such network interface{}", variable, name, list);
+  if (!up) return fail(Errc::set_val, "{}='{}': the interface is down{}", variable, name, list);
   return Errc::success;
 }
+
+// LAPIS_LINKS: up to kMaxLinks interface names, comma-separated, each once and each one that
+// exists here (check_net_if); empty: no striping.
+Status parse_links(std::string_view list, std::vector<std::string>& out) {
+  constexpr std::size_t kMaxLinks = 4;  // lapi/internal/links.hpp
+  out.clear();
+  if (list.empty()) return Errc::success;
+  const std::string text(list);
+  while (true) {
+    const std::size_t comma = list.find(',');
+    const std::string name(list.substr(0, comma));
+    if (name.empty() || std::find(out.begin(), out.end(), name) != out.end() || out.size() == kMaxLinks) {
+      return fail(Errc::set_val,
+                  "LAPIS_LINKS='{}': expected up to {} network interfaces, comma-separated, each once",
+                  text, kMaxLinks);
+    }
+    if (Status s = check_net_if(name, "LAPIS_LINKS"); !s.ok()) return s;
+    out.push_back(name);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return Errc::success;
+}
+
 
 }  // namespace
 
@@ -238,6 +263,14 @@ Status Config::from_env(Config& config) {
   if (const char* v = env("LAPIS_NET_IF")) {
     config.net_if = v;
     if (Status s = check_net_if(config.net_if); !s.ok()) return s;
+  }
+  if (const char* v = env("LAPIS_LINKS")) {
+    if (Status s = parse_links(v, config.links); !s.ok()) return s;
+  }
+  if (const char* v = env("LAPIS_STRIPE_MIN")) {
+    if (!parse_count(v, config.stripe_min) || config.stripe_min < 4096) {
+      return fail(Errc::set_val, "LAPIS_STRIPE_MIN='{}': expected a byte count of at least 4096", v);
+    }
   }
   return Errc::success;
 }

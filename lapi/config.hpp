@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "handlers/handler.hpp"
 #include "lapi/status.hpp"
@@ -101,6 +102,11 @@ struct Config {
   // launcher for a lapirun job across hosts, UCX's own choice under PMIx.
   // UCX_NET_DEVICES, when set, wins over all of these.
   std::string net_if;
+  // Striping (LAPIS_LINKS, lapi/internal/links.hpp): Amsends of stripe_min bytes or more to
+  // tasks on other hosts go in fragments over these interfaces (at most 4), those the two
+  // tasks share; empty: none (UCX alone). LAPIS_STRIPE_MIN: the size.
+  std::vector<std::string> links;
+  std::size_t stripe_min = 64 * 1024;
   // The call that ends this task's part in the job, as the user knows it:
   // under lapirun a task that exits without it while others still run ends
   // the job with "rank R exited ... without calling <leave_call>". APIs
@@ -113,7 +119,8 @@ struct Config {
   // LAPIS_UCX_POLL_EVERY (1..4096),
   // LAPIS_SHM (0|1), LAPIS_TRANSPORTS (shm,tcp: a list of one or both),
   // LAPIS_PATHS (HOSTA-HOSTB=shm|tcp[;...]; its hosts are checked at init),
-  // LAPIS_SPLIT_COPY (0|1), LAPIS_CHECKSUM (none|crc32c) and
+  // LAPIS_SPLIT_COPY (0|1), LAPIS_CHECKSUM (none|crc32c), LAPIS_NET_IF, LAPIS_LINKS
+  // (IF[,IF...]), LAPIS_STRIPE_MIN (bytes) and
   // LAPIS_FAULT_CORRUPT (PATH[,PATH...]:N, PATH one of shm, eager, rndv,
   // split, put, get, all) over the given defaults. An invalid value is an
   // Errc::set_val error naming the variable.

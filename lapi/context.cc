@@ -292,6 +292,8 @@ FaultStats Context::fault_stats() const {
   return f;
 }
 
+LinkStats Context::link_stats() const { return impl_->link_stats(); }
+
 ShmStats Context::shm_stats() const {
   internal::Guard guard(impl_->lock_);
   ShmStats stats = impl_->shm_.stats();

@@ -27,6 +27,7 @@
 #include "counters/counter.hpp"
 #include "handlers/handler.hpp"
 #include "lapi/config.hpp"
+#include "lapi/link_stats.hpp"
 #include "lapi/shm_stats.hpp"
 #include "lapi/status.hpp"
 
@@ -88,6 +89,7 @@ struct PathInfo {
   Path path = Path::ucx;
   bool split = false;  // large Amsends copied by both tasks (split copy)
   bool tcp = false;    // path ucx: UCX is kept to TCP
+  unsigned links = 0;  // large Amsends striped over this many links (LAPIS_LINKS)
 };
 std::string_view to_string(Path path);
 
@@ -233,6 +235,8 @@ class Context {
   bool any_peer_failed() const;
   FaultStats fault_stats() const;
   ShmStats shm_stats() const;
+  // Striping over network links (LAPIS_LINKS): bytes per link, failed links, resent fragments.
+  LinkStats link_stats() const;
   // True while this thread is inside one of this context's header handlers.
   bool in_header_handler() const;
   // Whether handlers may run on another thread than the caller's (interrupt

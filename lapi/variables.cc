@@ -102,6 +102,13 @@ constexpr std::array kVariables = {
     Variable{"LAPIS_NET_IF", "unset", "core",
              "the network interface UCX uses (must exist and be up); unset: loopback on one host, the "
              "interface that reaches the launcher across hosts, UCX's choice under PMIx"},
+    Variable{"LAPIS_LINKS", "unset", "core",
+             "striping (LA-MPI): Amsends of `LAPIS_STRIPE_MIN` bytes or more to a task on another host "
+             "go in fragments over these interfaces (`IF[,IF...]`, up to 4), those on a subnet the two "
+             "tasks share, one TCP connection each; a link that fails (`LAPIS_LINK_TIMEOUT`) is "
+             "reported once and its fragments go over the others (UCX when none is left)"},
+    Variable{"LAPIS_STRIPE_MIN", "65536", "core",
+             "with `LAPIS_LINKS`: the smallest Amsend striped over the links (bytes, at least 4096)"},
     Variable{"LAPIS_UNIVERSE_SIZE", "the job's size", "mpi",
              "`MPI_UNIVERSE_SIZE`: how many processes the program may count on in all, at least the "
              "job's size (`MPI_Comm_spawn` itself starts any number)"},

@@ -141,7 +141,11 @@ template <bool kChecked>
   const CompletionJob job{landing.on_complete, landing.user_info, landing.completion_arg,
                           reinterpret_cast<Counter*>(counter_handle), w.src, cookie};
   if (split.id != 0) [[unlikely]] {
-    land_split_locked(w.src, split, landing.buffer, job, kChecked ? check.split_crc : 0);
+    if (f.striped) {
+      land_striped_locked(w.src, split, landing.buffer, job);
+    } else {
+      land_split_locked(w.src, split, landing.buffer, job, kChecked ? check.split_crc : 0);
+    }
     return UCS_OK;
   }
 

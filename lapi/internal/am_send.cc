@@ -223,6 +223,10 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
   if (data_len >= config_.eager_limit && data_len >= kSplitMin && peers_[tgt].split) {
     return amsend_split_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
   }
+  // Large data for a task on another host: fragments over the links we share.
+  if (stripes_to(tgt, data_len)) [[unlikely]] {
+    return amsend_striped_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
+  }
   return amsend_ucx_locked(tgt, handler, checked ? kChecksummed : 0, uhdr, uhdr_len, data,
                            data_len, counters);
 }

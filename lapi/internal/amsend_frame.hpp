@@ -43,6 +43,7 @@ struct AmsendFrame {
   void* wire_data;                   // the data as carried (a split frame's descriptor), which
   std::size_t wire_length;           // ... the frame's checksum covers
   SplitWire split;                   // split.id != 0: the data stays at the origin
+  bool striped;                      // ... until it comes over the links (set with split)
 };
 
 // `bytes`/`frame_len`: the UCX header (amsend) or the whole payload (packed,
@@ -62,8 +63,8 @@ inline FrameFault parse_amsend_frame(bool rndv, bool packed, const std::byte* by
   }
   std::size_t off = sizeof w;
   if (w.src >= ntasks ||
-      (w.flags & ~(kHasTargetCounter | kHasCompletion | kSplitData | kChecksummed)) != 0)
-      [[unlikely]] {
+      (w.flags & ~(kHasTargetCounter | kHasCompletion | kSplitData | kChecksummed | kStripedData)) != 0 ||
+      (w.flags & (kSplitData | kStripedData)) == kStripedData) [[unlikely]] {
     return FrameFault::malformed;
   }
   if (w.flags & kHasTargetCounter) {
@@ -101,6 +102,7 @@ inline FrameFault parse_amsend_frame(bool rndv, bool packed, const std::byte* by
     }
     std::memcpy(&f.split, data, sizeof f.split);
     if (f.split.id == 0) return FrameFault::split_no_record;
+    f.striped = (w.flags & kStripedData) != 0;
     data = nullptr;
     length = f.split.len;
   } else {

@@ -50,6 +50,8 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
   mine.split = split_address();
   mine.host = host_name();
   mine.uid = draw_uid();
+  if (Status s = open_links(mine.uid); !s.ok()) return s;
+  mine.links = links_.addresses();
 
   std::vector<std::vector<std::byte>> all;
   try {
@@ -82,6 +84,9 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
   }
   for (std::uint32_t t = 0; t < ntasks_; ++t) {
     if (Status s = choose_path(t, cards[t], mine, rules); !s.ok()) return s;
+    // Large Amsends to a task on another host: striped over the links we share, if any.
+    peers_[t].stripes = peers_[t].other_host && links_.enabled() &&
+                        links_.add_peer(t, cards[t].uid, cards[t].host, cards[t].links);
   }
   for (std::uint32_t t = 0; t < ntasks_; ++t) {
     const PeerCard& card = cards[t];

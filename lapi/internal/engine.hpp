@@ -37,6 +37,7 @@
 #include "lapi/internal/completion_runner.hpp"
 #include "lapi/internal/fault_state.hpp"
 #include "lapi/internal/integrity.hpp"
+#include "lapi/internal/links.hpp"
 #include "lapi/internal/maybe_mutex.hpp"
 #include "lapi/internal/peer.hpp"
 #include "lapi/internal/peer_failures.hpp"
@@ -283,6 +284,27 @@ class Context::Impl {
   // LAPIS_CHECKSUM: copies src's data at `addr` into `buffer` again.
   bool split_copy_again_locked(TaskId src, void* buffer, std::uint64_t addr, std::size_t len);
 
+  // ---- stripes.cc: large Amsends to tasks on other hosts, striped over the links
+  // (LAPIS_LINKS; links.hpp has the sockets). Split copy's frame and split_done, with the
+  // data over the links instead of by cross-memory attach.
+  Status open_links(std::uint64_t uid);
+  bool stripes_to(TaskId tgt, std::size_t data_len) const {
+    return peers_[tgt].stripes && data_len >= config_.stripe_min && links_.reaches(tgt) && !integrity_.on;
+  }
+  Status amsend_striped_locked(TaskId tgt, HandlerId handler, const void* uhdr,
+                               std::size_t uhdr_len, const void* data, std::size_t data_len,
+                               const Counters& counters);
+  // Target side, once the header handler named `buffer` (null: discard).
+  void land_striped_locked(TaskId src, const internal::SplitWire& split, void* buffer,
+                           const CompletionJob& job);
+  void on_stripe_go_locked(const internal::SplitGoWire& msg);
+  ucs_status_t on_stripe_frag(const void* header, std::size_t header_len, void* data,
+                              std::size_t length, const ucp_am_recv_param_t* param);
+  static void stripe_landed(void* self, TaskId src, std::uint64_t id, const CompletionJob& job);
+  static void stripe_over_ucx(void* self, TaskId tgt, std::uint64_t token, std::uint32_t index,
+                              const std::byte* data, std::size_t len);
+  LinkStats link_stats();
+
   // ---- integrity_amsend.cc: LAPIS_CHECKSUM=crc32c for Amsend (integrity.hpp)
   // Origin. A checksummed Amsend through UCX: small frames eager with a
   // replay copy, larger data by rendezvous with the buffer held.
@@ -441,6 +463,7 @@ class Context::Impl {
   internal::CompletionRunner runner_;  // completion_runner.hpp: completion policies
   internal::ProgressState progress_;   // progress_state.hpp: interrupt mode
   internal::SplitCopyState split_;     // split_copy_state.hpp: split-copy records
+  internal::LinkSet links_;            // links.hpp: striping over network links
 
   internal::Integrity integrity_;
   // The held-send token of the Amsend frame being accepted (0: none), for

@@ -90,6 +90,11 @@ ucs_status_t on_checksum_resend_cb(void* arg, const void* header, size_t header_
                                                               param);
 }
 
+ucs_status_t on_stripe_frag_cb(void* arg, const void* header, size_t header_len, void* data,
+                               size_t length, const ucp_am_recv_param_t* param) {
+  return static_cast<Context::Impl*>(arg)->on_stripe_frag(header, header_len, data, length, param);
+}
+
 ucs_status_t on_amsend_packed_cb(void* arg, const void* header, size_t header_len, void* data,
                                  size_t length, const ucp_am_recv_param_t* param) {
   return static_cast<Context::Impl*>(arg)->on_amsend_packed(header, header_len, data, length,
@@ -229,6 +234,8 @@ Status Context::Impl::start() {
       {Proto::split_go, on_fixed<SplitGoWire, &Context::Impl::on_split_go_locked>},
       {Proto::split_last, on_fixed<SplitDoneWire, &Context::Impl::on_split_last_locked>},
       {Proto::split_done, on_fixed<SplitDoneWire, &Context::Impl::on_split_done_locked>},
+      {Proto::stripe_go, on_fixed<SplitGoWire, &Context::Impl::on_stripe_go_locked>},
+      {Proto::stripe_frag, on_stripe_frag_cb},
       {Proto::checksum_nack, on_fixed<ChecksumNackWire, &Context::Impl::on_checksum_nack_locked>},
       {Proto::checksum_resend, on_checksum_resend_cb},
       {Proto::checksum_ack, on_fixed<ChecksumAckWire, &Context::Impl::on_checksum_ack_locked>},
@@ -320,6 +327,7 @@ Status Context::Impl::shutdown() {
   if (entered_job_) lapis::runtime::process_bootstrap().leave_job();
   watch_failures(false);
   shm_.close();
+  links_.close();
   for (Peer& peer : peers_) {
     for (auto& [base, r] : peer.remote_regions) ucp_rkey_destroy(r.rkey);
     ucp_request_param_t p{};

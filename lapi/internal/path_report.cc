@@ -1,7 +1,8 @@
 // Which path each peer is reached by, for LAPIS_VERBOSE=1: "self" (this task), "shm" (same
 // host: the shared-memory ring, and split copy where "+split"), "ucx" (the rings off or unusable:
 // every message through UCX, over the transport it picks), "ucx/tcp" (LAPIS_TRANSPORTS=tcp or a
-// LAPIS_PATHS rule: every message through UCX over TCP).
+// LAPIS_PATHS rule: every message through UCX over TCP); "+links:N" where large Amsends are
+// striped over N links (LAPIS_LINKS).
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -23,7 +24,7 @@ std::string_view to_string(Path path) {
 
 PathInfo Context::Impl::path_info(TaskId t) const {
   const internal::Peer& peer = peers_[t];
-  return {peer.path, peer.split, peer.over_tcp};
+  return {peer.path, peer.split, peer.over_tcp, peer.stripes ? links_.link_count(t) : 0};
 }
 
 Status Context::path_of(TaskId task, PathInfo& out) const {
@@ -40,6 +41,7 @@ void Context::Impl::report_paths() const {
     const PathInfo p = path_info(t);
     line += fmt::format(" {}={}{}{}", t, to_string(p.path), p.split ? "+split" : "",
                         p.tcp ? "/tcp" : "");
+    if (p.links > 0) line += fmt::format("+links:{}", p.links);
   }
   line += '\n';
   std::fputs(line.c_str(), stderr);

@@ -39,6 +39,7 @@ struct Peer {
   bool other_host = false;  // its endpoint reports errors (peer error handling)
   bool over_tcp = false;    // UCX is kept to TCP (LAPIS_TRANSPORTS=tcp, a LAPIS_PATHS rule)
   bool split = false;       // large Amsends to it by split copy (path shm, split_pid set)
+  bool stripes = false;     // large Amsends to it striped over the links (LAPIS_LINKS, links.hpp)
   ucp_ep_h ep = nullptr;
 
   // Fence bookkeeping: Amsends sent to it / landed from it.

@@ -1,19 +1,20 @@
 #include "lapi/internal/peer_card.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 namespace lapi::internal {
 namespace {
 
-constexpr std::uint64_t kCardMagic = 0x6c61706973636432;  // "lapiscd2"
+constexpr std::uint64_t kCardMagic = 0x6c61706973636433;  // "lapiscd3"
 
 struct CardHead {
   std::uint64_t magic = kCardMagic;
   std::uint32_t ucx_len = 0;
   std::uint32_t net_len = 0;
   std::uint32_t host_len = 0;
-  std::uint32_t reserved = 0;
+  std::uint32_t links = 0;
   std::uint64_t uid = 0;
   SplitAddress split;
   ShmAddress shm;
@@ -26,10 +27,12 @@ std::vector<std::byte> pack_card(const PeerCard& card) {
   head.ucx_len = static_cast<std::uint32_t>(card.ucx_address.size());
   head.net_len = static_cast<std::uint32_t>(card.ucx_net_address.size());
   head.host_len = static_cast<std::uint32_t>(card.host.size());
+  head.links = static_cast<std::uint32_t>(std::min(card.links.size(), kMaxLinks));
   head.uid = card.uid;
   head.split = card.split;
   head.shm = card.shm;
-  std::vector<std::byte> blob(sizeof head + head.ucx_len + head.net_len + head.host_len);
+  const std::size_t links_len = head.links * sizeof(LinkAddress);
+  std::vector<std::byte> blob(sizeof head + head.ucx_len + head.net_len + head.host_len + links_len);
   std::byte* at = blob.data();
   auto put = [&at](const void* p, std::size_t n) {
     if (n) std::memcpy(at, p, n);
@@ -39,6 +42,7 @@ std::vector<std::byte> pack_card(const PeerCard& card) {
   put(card.ucx_address.data(), head.ucx_len);
   put(card.ucx_net_address.data(), head.net_len);
   put(card.host.data(), head.host_len);
+  put(card.links.data(), links_len);
   return blob;
 }
 
@@ -46,7 +50,9 @@ bool unpack_card(std::span<const std::byte> blob, PeerCard& out) {
   CardHead head;
   if (blob.size() < sizeof head) return false;
   std::memcpy(&head, blob.data(), sizeof head);
-  const std::size_t body = std::size_t{head.ucx_len} + head.net_len + head.host_len;
+  if (head.links > kMaxLinks) return false;
+  const std::size_t links_len = head.links * sizeof(LinkAddress);
+  const std::size_t body = std::size_t{head.ucx_len} + head.net_len + head.host_len + links_len;
   if (head.magic != kCardMagic || blob.size() != sizeof head + body) return false;
   const std::byte* at = blob.data() + sizeof head;
   out.ucx_address.assign(at, at + head.ucx_len);
@@ -54,6 +60,9 @@ bool unpack_card(std::span<const std::byte> blob, PeerCard& out) {
   out.ucx_net_address.assign(at, at + head.net_len);
   at += head.net_len;
   out.host.assign(reinterpret_cast<const char*>(at), head.host_len);
+  at += head.host_len;
+  out.links.resize(head.links);
+  if (links_len) std::memcpy(out.links.data(), at, links_len);
   out.uid = head.uid;
   out.split = head.split;
   out.shm = head.shm;

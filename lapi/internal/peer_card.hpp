@@ -3,7 +3,7 @@
 // the others to choose their path to it once (Context::Impl::start): its
 // UCX worker address with every transport and with the network ones only
 // (a LAPIS_PATHS rule asking tcp connects to that one), its split-copy
-// probe, its shared-memory inbox, and its host name (for LAPIS_PATHS).
+// probe, its shared-memory inbox, its host name (for LAPIS_PATHS) and its links (LAPIS_LINKS).
 
 #include <ucp/api/ucp.h>
 
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "lapi/internal/links.hpp"
 #include "lapi/internal/shm_channel.hpp"
 #include "lapi/status.hpp"
 #include "lapi/internal/wire.hpp"
@@ -25,6 +26,7 @@ struct PeerCard {
   ShmAddress shm;
   std::string host;
   std::uint64_t uid = 0;  // the task's identity (Context::task_uid)
+  std::vector<LinkAddress> links;  // at most kMaxLinks
 };
 
 std::vector<std::byte> pack_card(const PeerCard& card);

@@ -63,6 +63,7 @@ bool Context::Impl::poll_once() {
         ucx_poll_every_ = config_.ucx_quiet_every;
       }
     }
+    if (links_.active()) [[unlikely]] did |= links_.progress();
   }
   if (runner_.has_deferred()) {
     run_deferred();
@@ -123,6 +124,9 @@ void Context::Impl::idle_backoff(int& idle) {
 
 void Context::Impl::sleep_on_efd(int timeout_ms) {
   ucs_status_t st;
+  // The worker's event fd, and the links' sockets while a stripe is in flight.
+  thread_local std::vector<pollfd> fds;
+  fds.assign(1, pollfd{efd_, POLLIN, 0});
   {
     Guard guard(lock_);
     // Announce the sleep to shared-memory senders before the last look at
@@ -130,11 +134,11 @@ void Context::Impl::sleep_on_efd(int timeout_ms) {
     // with a UCX wake-up.
     shm_.sleep_begin();
     st = shm_.pending() ? UCS_ERR_BUSY : ucp_worker_arm(worker_);
+    if (links_.active()) [[unlikely]] links_.add_pollfds(fds);
   }
   if (st == UCS_OK) {  // UCS_ERR_BUSY: something is pending, poll again
     progress_.sleepers.fetch_add(1, std::memory_order_acq_rel);
-    pollfd pfd{efd_, POLLIN, 0};
-    (void)::poll(&pfd, 1, timeout_ms);
+    (void)::poll(fds.data(), fds.size(), timeout_ms);
     progress_.sleepers.fetch_sub(1, std::memory_order_acq_rel);
   }
   shm_.sleep_end();

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace lapi::internal {
@@ -22,7 +23,7 @@ class SlotTable {
       slots_.push_back({});
     }
     Slot& s = slots_[index];
-    s.value = value;
+    s.value = std::move(value);
     s.used = true;
     return (static_cast<std::uint64_t>(s.generation) << 32) | (index + 1u);
   }
@@ -37,7 +38,9 @@ class SlotTable {
     s.used = false;
     ++s.generation;
     free_.push_back(index);
-    return s.value;
+    std::optional<T> out(std::move(s.value));  // T may own its record (unique_ptr)
+    s.value = T{};
+    return out;
   }
 
   // The live record named by `cookie`, or null.

@@ -286,6 +286,7 @@ void Context::Impl::on_split_done_locked(const SplitDoneWire& msg) {
                               msg.src, msg.record));
     return;
   }
+  if (op->striped) links_.end_send(msg.record);
   // A failure was reported by the target (a fault with the Amsend's cookie).
   if (op->origin) bump(*op->origin);
 }

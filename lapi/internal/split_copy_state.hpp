@@ -25,6 +25,7 @@ struct SplitSend {  // origin side, until split_done
   Counter* origin;
   // The origin buffer, and the Amsend's data: must outlive a queued send.
   SplitWire wire;
+  bool striped = false;  // over the links (stripes.cc), not by cross-memory attach
 };
 
 struct SplitRecv {  // target side, until every part is in

@@ -39,6 +39,9 @@ enum class Proto : unsigned {
   rmw_request = 26,      // RmwRequestWire: a checksummed Rmw, applied by the target's CPU
   rmw_reply = 27,        // RmwReplyWire: its old value (or why not)
   goodbye = 28,          // GoodbyeWire: a joined task leaves (join.cc); its silence is no failure
+  // Striping over several links (LAPIS_LINKS, links.hpp):
+  stripe_go = 29,        // SplitGoWire: the target's token and fragment layout (no cell, no buffer)
+  stripe_frag = 30,      // StripeFragWire + a fragment's data, when no link to the target is left
   kCount
 };
 
@@ -50,6 +53,9 @@ inline constexpr std::uint16_t kHasCompletion = 1u << 1;     // + u64 completion
 inline constexpr std::uint16_t kSplitData = 1u << 2;
 // AmsendWire only: a ChecksumWire follows the optional words.
 inline constexpr std::uint16_t kChecksummed = 1u << 3;
+// AmsendWire only, with kSplitData: the data comes in fragments over the links (links.hpp)
+// rather than by cross-memory attach.
+inline constexpr std::uint16_t kStripedData = 1u << 4;
 
 // Proto::amsend_packed: an Amsend with little data travels as one UCX
 // payload with no UCX header: AmsendWire, optional words, user header, data.
@@ -122,6 +128,12 @@ struct SplitDoneWire {
   std::uint32_t src;
   std::int32_t code;     // split_done: Errc::success or why the data did not land
   std::uint64_t record;  // split_last: target token; split_done: origin id
+};
+
+struct StripeFragWire {
+  std::uint32_t src;
+  std::uint32_t index;  // fragment `index` of ...
+  std::uint64_t token;  // ... the target's stripe record
 };
 
 struct CounterUpdateWire {

@@ -221,6 +221,29 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
     LAPI_OK(ctx->term());
     ::unsetenv("LAPIS_NET_IF");
   }
+  expect_rejected("LAPIS_LINKS", {"nosuchif0", "lo,lo", "lo,", ",lo", "lo,nosuchif0", "lo,lo1,lo2,lo3,lo4"});
+  expect_rejected("LAPIS_STRIPE_MIN", {"0", "4095", "big", "-1"});
+  {
+    ::setenv("LAPIS_LINKS", "lo,nosuchif0", 1);
+    lapi::Config config;
+    const lapi::Status s = lapi::Config::from_env(config);
+    CHECK(s.message().find("LAPIS_LINKS='nosuchif0': no such network interface") != std::string::npos);
+    ::setenv("LAPIS_LINKS", "lo", 1);
+    ::setenv("LAPIS_STRIPE_MIN", "4096", 1);
+    REQUIRE(lapi::Config::from_env(config).ok());
+    CHECK(config.links == std::vector<std::string>{"lo"});
+    CHECK(config.stripe_min == 4096);
+    // A task alone listens on its link and stripes to nobody.
+    std::unique_ptr<lapi::Context> ctx;
+    LAPI_OK(lapi::Context::init(config, ctx));
+    const lapi::LinkStats stats = ctx->link_stats();
+    REQUIRE(stats.links.size() == 1);
+    CHECK(stats.links[0].interface == "lo");
+    CHECK(stats.peers == 0);
+    LAPI_OK(ctx->term());
+    ::unsetenv("LAPIS_LINKS");
+    ::unsetenv("LAPIS_STRIPE_MIN");
+  }
   // Fault injection needs checksums: undetected damage would be delivered.
   expect_rejected("LAPIS_FAULT_CORRUPT", {"shm:3"});
   ::setenv("LAPIS_CHECKSUM", "crc32c", 1);

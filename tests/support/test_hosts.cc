@@ -35,13 +35,15 @@ std::string job_prefix() {
 
 }  // namespace
 
-TestHosts::TestHosts(int n) {
+TestHosts::TestHosts(int n, int links) {
   const std::string prefix = job_prefix();
   switch_ = start_holder(prefix + "-switch");
   if (!available()) return;
   const std::string sw = "nsenter -t " + std::to_string(switch_) + " -n ";
-  if (!sh(sw + "ip link set lo up") || !sh(sw + "ip link add br0 type bridge") || !sh(sw + "ip link set br0 up")) {
-    return;
+  if (!sh(sw + "ip link set lo up")) return;
+  for (int link = 0; link < links && available(); ++link) {
+    const std::string bridge = "br" + std::to_string(link);
+    (void)(sh(sw + "ip link add " + bridge + " type bridge") && sh(sw + "ip link set " + bridge + " up"));
   }
   for (int i = 0; i < n && available(); ++i) {
     const std::string name = prefix + "-h" + std::to_string(i);
@@ -50,17 +52,31 @@ TestHosts::TestHosts(int n) {
     names_.push_back(name);
     holders_.push_back(pid);
     const std::string host = "nsenter -t " + std::to_string(pid) + " -n ";
-    const std::string port = "p" + std::to_string(i);
-    // The veth is made in the switch's namespace, its far end moved straight into the host's.
-    (void)(sh(sw + "ip link add " + port + " type veth peer name lapis0 netns " + std::to_string(pid)) &&
-           sh(sw + "ip link set " + port + " master br0 up") && sh(host + "ip link set lo up") &&
-           sh(host + "ip addr add " + address(i) + "/24 dev lapis0") && sh(host + "ip link set lapis0 up"));
+    if (!sh(host + "ip link set lo up")) return;
+    for (int link = 0; link < links && available(); ++link) {
+      const std::string port = "p" + std::to_string(link) + "x" + std::to_string(i);
+      const std::string dev = "lapis" + std::to_string(link);
+      // The veth is made in the switch's namespace, its far end moved straight into the host's.
+      (void)(sh(sw + "ip link add " + port + " type veth peer name " + dev + " netns " + std::to_string(pid)) &&
+             sh(sw + "ip link set " + port + " master br" + std::to_string(link) + " up") &&
+             sh(host + "ip addr add " + address(i, link) + "/24 dev " + dev) && sh(host + "ip link set " + dev + " up"));
+    }
   }
   if (available()) {
-    std::fprintf(stderr, "TEST HOSTS: %d namespaces up (", n);
+    std::fprintf(stderr, "TEST HOSTS: %d namespaces up, %d link%s each (", n, links, links == 1 ? "" : "s");
     for (int i = 0; i < n; ++i) std::fprintf(stderr, "%s%s=%s", i ? ", " : "", name(i).c_str(), address(i).c_str());
     std::fprintf(stderr, ")\n");
   }
+}
+
+bool TestHosts::cut_link(int i, int link) {
+  return sh("nsenter -t " + std::to_string(holder(i)) + " -n ip link del lapis" + std::to_string(link));
+}
+
+bool TestHosts::limit_rate(int i, int link, const std::string& rate) {
+  // A burst of 64 KiB and at most 50 ms of queue: the rate holds from the first packet.
+  return sh("nsenter -t " + std::to_string(holder(i)) + " -n tc qdisc replace dev lapis" + std::to_string(link) +
+            " root tbf rate " + rate + " burst 64kb latency 50ms");
 }
 
 TestHosts::~TestHosts() {

@@ -1,8 +1,9 @@
 #pragma once
 // N "hosts" on this machine for tests: each a network namespace with its own UTS hostname (so
 // Lapis sees separate nodes), joined by veth pairs to a bridge in a namespace of its own, with
-// addresses 198.18.0.1, .2, ... /24 on an interface named "lapis0". Nothing is routed outside
-// and the machine's own namespace is not touched at all.
+// addresses 198.18.0.1, .2, ... /24 on an interface named "lapis0". With several links, link L
+// is a bridge of its own, "lapisL" in each host, 198.18.L.1, .2, ... /24. Nothing is routed
+// outside and the machine's own namespace is not touched at all.
 //
 // Each namespace is held by a child process (unshare + pause) that dies with the test process
 // (PR_SET_PDEATHSIG): when the last process in a namespace ends, the kernel removes it with its
@@ -23,7 +24,7 @@ namespace lapis::testing {
 
 class TestHosts {
  public:
-  explicit TestHosts(int n);
+  explicit TestHosts(int n, int links = 1);
   ~TestHosts();  // kills the holders: the namespaces and links go with them
   TestHosts(const TestHosts&) = delete;
   TestHosts& operator=(const TestHosts&) = delete;
@@ -32,7 +33,13 @@ class TestHosts {
   const std::string& why_not() const { return why_not_; }
   int size() const { return static_cast<int>(names_.size()); }
   const std::string& name(int i) const { return names_[static_cast<std::size_t>(i)]; }
-  std::string address(int i) const { return "198.18.0." + std::to_string(i + 1); }
+  std::string address(int i, int link = 0) const {
+    return "198.18." + std::to_string(link) + "." + std::to_string(i + 1);
+  }
+  // Host i's end of link L ("lapisL"): deleted (the link goes down, both ends at once), or its
+  // sending rate limited (tc's token bucket, e.g. "200mbit"). False (why_not() says why) on error.
+  bool cut_link(int i, int link);
+  bool limit_rate(int i, int link, const std::string& rate);
   pid_t holder(int i) const { return holders_[static_cast<std::size_t>(i)]; }
 
   // argv prefix that runs a command on host i: nsenter into its network, UTS and mount
