@@ -26,11 +26,13 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 
 TEST_CASE("with_test_hosts refuses a bad command line") {
   for (const auto& args : {std::vector<std::string>{}, {"2", "true"}, {"0", "--", "true"}, {"17", "--", "true"},
-                           {"two", "--", "true"}}) {
+                           {"two", "--", "true"}, {"2", "--links", "5", "--", "true"}, {"2", "--links", "x", "--", "true"},
+                           {"2", "--rate", "fast;", "--", "true"}, {"2", "--speed", "1", "--", "true"},
+                           {"2", "--links", "2"}}) {
     const Outcome o = helper(args);
     INFO(describe(o));
     CHECK(o.status == 2);
-    CHECK(has(o.err, "usage: with_test_hosts N -- COMMAND"));
+    CHECK(has(o.err, "usage: with_test_hosts N [--links L] [--rate RATE] -- COMMAND"));
   }
 }
 
@@ -52,4 +54,16 @@ TEST_CASE("with_test_hosts runs a command beside the hosts and returns its statu
   CHECK(has(second, "-h1"));
   CHECK(has(o.out, "\n" + second + "\n"));  // hostname, run on the second host
   CHECK(has(o.out, "198.18.0.2/24"));
+}
+
+TEST_CASE("with_test_hosts --links 2 --rate: a second link on each host, every link rate-limited") {
+  lapis::testing::TestHosts probe(1);
+  if (probe.skip_if_unavailable("with_test_hosts --links")) return;
+  const Outcome o = helper({"2", "--links", "2", "--rate", "100mbit", "--", "sh", "-c",
+                            "second=${TEST_HOST_NAMES#*,}; \"$TEST_HOST_AGENT\" \"$second\" ip -4 -br addr show lapis1; "
+                            "\"$TEST_HOST_AGENT\" \"$second\" tc qdisc show dev lapis1"});
+  INFO(describe(o));
+  CHECK(o.status == 0);
+  CHECK(has(o.out, "198.18.1.2/24"));
+  CHECK(has(o.out, "rate 100Mbit"));
 }
