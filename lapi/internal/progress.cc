@@ -124,9 +124,11 @@ void Context::Impl::idle_backoff(int& idle) {
 
 void Context::Impl::sleep_on_efd(int timeout_ms) {
   ucs_status_t st;
-  // The worker's event fd, and the links' sockets while a stripe is in flight.
-  thread_local std::vector<pollfd> fds;
-  fds.assign(1, pollfd{efd_, POLLIN, 0});
+  // The worker's event fd, and the links' sockets while a stripe is in flight. (Not a
+  // thread_local: a context torn down by a static destructor sleeps here after the thread's
+  // own objects are gone.)
+  pollfd efd{efd_, POLLIN, 0};
+  std::vector<pollfd> fds;
   {
     Guard guard(lock_);
     // Announce the sleep to shared-memory senders before the last look at
@@ -134,11 +136,14 @@ void Context::Impl::sleep_on_efd(int timeout_ms) {
     // with a UCX wake-up.
     shm_.sleep_begin();
     st = shm_.pending() ? UCS_ERR_BUSY : ucp_worker_arm(worker_);
-    if (links_.active()) [[unlikely]] links_.add_pollfds(fds);
+    if (links_.active()) [[unlikely]] {
+      fds.push_back(efd);
+      links_.add_pollfds(fds);
+    }
   }
   if (st == UCS_OK) {  // UCS_ERR_BUSY: something is pending, poll again
     progress_.sleepers.fetch_add(1, std::memory_order_acq_rel);
-    (void)::poll(fds.data(), fds.size(), timeout_ms);
+    (void)::poll(fds.empty() ? &efd : fds.data(), fds.empty() ? 1 : fds.size(), timeout_ms);
     progress_.sleepers.fetch_sub(1, std::memory_order_acq_rel);
   }
   shm_.sleep_end();
