@@ -107,7 +107,7 @@ constexpr std::array kVariables = {
              "go in fragments over these interfaces (`IF[,IF...]`, up to 4), those on a subnet the two "
              "tasks share, one TCP connection each; a link that fails (`LAPIS_LINK_TIMEOUT`) is "
              "reported once and its fragments go over the others (UCX when none is left)"},
-    Variable{"LAPIS_STRIPE_MIN", "65536", "core",
+    Variable{"LAPIS_STRIPE_MIN", "131072", "core",
              "with `LAPIS_LINKS`: the smallest Amsend striped over the links (bytes, at least 4096)"},
     Variable{"LAPIS_UNIVERSE_SIZE", "the job's size", "mpi",
              "`MPI_UNIVERSE_SIZE`: how many processes the program may count on in all, at least the "

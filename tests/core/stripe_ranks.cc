@@ -1,7 +1,7 @@
 // Striped Amsends (LAPIS_LINKS) between 2 tasks on 2 test hosts, run by
 // tests/runtime/hosts_links_test. Each message's content is checked where it lands.
 //   STRIPE_MODE=both: both tasks send to each other at once, sizes around the fragment and
-//     stripe limits; every striped byte went over some link, both links carried data.
+//     stripe limits (the smallest striped one is two fragments); every striped byte went over some link, both links carried data.
 //   STRIPE_MODE=cut: task 0 streams to task 1 (4 messages in flight); after STRIPE_CUT_AFTER
 //     have landed, task 1 deletes its host's interface STRIPE_CUT (the link goes down under the
 //     stream). Everything still lands intact, once; task 0's link over it failed once.
@@ -28,6 +28,7 @@ using namespace lapis::testing;
 namespace {
 
 constexpr int kWindow = 4;
+constexpr std::size_t kStripeMin = 128 * 1024;  // LAPIS_STRIPE_MIN's default: striped from here
 
 unsigned char pattern(std::uint32_t src, std::uint32_t seq, std::size_t i) {
   return static_cast<unsigned char>(src * 131 + seq * 17 + i * 7 + (i >> 12));
@@ -118,9 +119,9 @@ TEST_CASE("striped amsends land intact") {
   const std::size_t count = env_count("STRIPE_MESSAGES", 24);
   const std::size_t base = env_count("STRIPE_BYTES", 1 << 20);
   for (std::size_t i = 0; i < count; ++i) {
-    static const std::size_t kShapes[] = {0, 1, 4097, 64 * 1024 - 1, 0, 3 << 20};
+    static const std::size_t kShapes[] = {0, 1, 4097, kStripeMin - 1, 0, 3 << 20};
     const std::size_t shape = kShapes[i % 6];
-    sizes.push_back(cut ? base : shape == 0 ? base : shape == 1 ? 64 * 1024 : shape == 4097 ? base + 4097 : shape);
+    sizes.push_back(cut ? base : shape == 0 ? base : shape == 1 ? kStripeMin : shape == 4097 ? base + 4097 : shape);
   }
   const bool sends = !cut || me == 0;
   const std::size_t expected = !cut || me == 1 ? sizes.size() : 0;
@@ -162,8 +163,8 @@ TEST_CASE("striped amsends land intact") {
   const lapi::LinkStats stats = ctx.link_stats();
   std::size_t striped = 0, striped_bytes = 0;
   for (std::size_t size : sizes) {
-    striped += size >= 64 * 1024;
-    striped_bytes += size >= 64 * 1024 ? size : 0;
+    striped += size >= kStripeMin;
+    striped_bytes += size >= kStripeMin ? size : 0;
   }
   // Once no link to the target is left, its Amsends go through UCX unstriped.
   const bool lost_every_link = cut && stats.links.size() == 1;
