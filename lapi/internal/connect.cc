@@ -4,6 +4,8 @@
 // TCP, with the peer's network-only address, so that UCX cannot take its shared memory.
 #include <unistd.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -11,6 +13,7 @@
 #include "lapi/internal/path_rules.hpp"
 #include "lapi/internal/peer_card.hpp"
 #include "runtime/bootstrap.hpp"
+#include "runtime/internal/tcp.hpp"
 
 namespace lapi {
 
@@ -25,6 +28,16 @@ std::uint64_t draw_uid() {
   std::uint64_t uid = 0;
   while (uid == 0) uid = (std::uint64_t{device()} << 32) ^ device();
   return uid;
+}
+
+// The interface the link watch listens on: UCX's (LAPIS_NET_IF, or the first of
+// UCX_NET_DEVICES without its port), else the first one up.
+std::string watch_interface(const std::string& net_if) {
+  if (!net_if.empty()) return net_if;
+  const char* devices = std::getenv("UCX_NET_DEVICES");
+  if (devices == nullptr || std::strcmp(devices, "all") == 0) return {};
+  std::string first(devices, std::strcspn(devices, ",:"));
+  return first;
 }
 
 std::string host_name() {
@@ -52,6 +65,11 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
   mine.uid = draw_uid();
   if (Status s = open_links(mine.uid); !s.ok()) return s;
   mine.links = links_.addresses();
+  if (boot.kind() == "pmix") {
+    if (Status s = watch_.listen(watch_interface(net_if_)); !s.ok()) return s;
+    mine.watch_ip = watch_.ip();
+    mine.watch_port = watch_.port();
+  }
 
   std::vector<std::vector<std::byte>> all;
   try {
@@ -110,7 +128,26 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
     }
   }
   npeers_.store(ntasks_, std::memory_order_release);
-  return Errc::success;
+  return boot.kind() == "pmix" ? watch_other_hosts(cards) : Status(Errc::success);
+}
+
+Status Context::Impl::watch_other_hosts(const std::vector<PeerCard>& cards) {
+  std::vector<LinkWatch::Peer> others;
+  for (std::uint32_t t = 0; t < ntasks_; ++t) {
+    if (peers_[t].other_host && cards[t].watch_ip != 0 && watch_.ip() != 0) {
+      others.push_back(LinkWatch::Peer{t, cards[t].uid, cards[t].watch_ip, cards[t].watch_port});
+    }
+  }
+  if (others.empty()) return Errc::success;
+  int timeout_ms = 0;
+  try {
+    timeout_ms = lapis::runtime::internal::link_timeout_ms();
+  } catch (const std::exception& e) {
+    return fail(Errc::set_val, "init: {}", e.what());
+  }
+  return watch_.start(me_, peers_[me_].uid, others, timeout_ms, [this](TaskId t, const std::string& why) {
+    note_peer_failure(static_cast<int>(t), why);
+  });
 }
 
 Status Context::Impl::choose_path(TaskId t, const PeerCard& card, const PeerCard& mine,

@@ -37,6 +37,7 @@
 #include "lapi/internal/completion_runner.hpp"
 #include "lapi/internal/fault_state.hpp"
 #include "lapi/internal/integrity.hpp"
+#include "lapi/internal/link_watch.hpp"
 #include "lapi/internal/links.hpp"
 #include "lapi/internal/maybe_mutex.hpp"
 #include "lapi/internal/peer.hpp"
@@ -288,6 +289,9 @@ class Context::Impl {
   // (LAPIS_LINKS; links.hpp has the sockets). Split copy's frame and split_done, with the
   // data over the links instead of by cross-memory attach.
   Status open_links(std::uint64_t uid);
+  // Under PMIx (no launcher watches the ranks' hosts): a watched connection to every task on
+  // another host (link_watch.hpp), its failure reported as the task's.
+  Status watch_other_hosts(const std::vector<internal::PeerCard>& cards);
   bool stripes_to(TaskId tgt, std::size_t data_len) const {
     return peers_[tgt].stripes && data_len >= config_.stripe_min && links_.reaches(tgt) && !integrity_.on;
   }
@@ -464,6 +468,7 @@ class Context::Impl {
   internal::ProgressState progress_;   // progress_state.hpp: interrupt mode
   internal::SplitCopyState split_;     // split_copy_state.hpp: split-copy records
   internal::LinkSet links_;            // links.hpp: striping over network links
+  internal::LinkWatch watch_;          // link_watch.hpp: links to other hosts, under PMIx
 
   internal::Integrity integrity_;
   // The held-send token of the Amsend frame being accepted (0: none), for

@@ -326,6 +326,7 @@ Status Context::Impl::shutdown() {
   }
   if (entered_job_) lapis::runtime::process_bootstrap().leave_job();
   watch_failures(false);
+  watch_.stop(true);  // goodbye: this task leaves in order
   shm_.close();
   links_.close();
   for (Peer& peer : peers_) {

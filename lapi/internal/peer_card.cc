@@ -16,6 +16,8 @@ struct CardHead {
   std::uint32_t host_len = 0;
   std::uint32_t links = 0;
   std::uint64_t uid = 0;
+  std::uint32_t watch_ip = 0;
+  std::uint32_t watch_port = 0;
   SplitAddress split;
   ShmAddress shm;
 };
@@ -29,6 +31,8 @@ std::vector<std::byte> pack_card(const PeerCard& card) {
   head.host_len = static_cast<std::uint32_t>(card.host.size());
   head.links = static_cast<std::uint32_t>(std::min(card.links.size(), kMaxLinks));
   head.uid = card.uid;
+  head.watch_ip = card.watch_ip;
+  head.watch_port = card.watch_port;
   head.split = card.split;
   head.shm = card.shm;
   const std::size_t links_len = head.links * sizeof(LinkAddress);
@@ -64,6 +68,8 @@ bool unpack_card(std::span<const std::byte> blob, PeerCard& out) {
   out.links.resize(head.links);
   if (links_len) std::memcpy(out.links.data(), at, links_len);
   out.uid = head.uid;
+  out.watch_ip = head.watch_ip;
+  out.watch_port = static_cast<std::uint16_t>(head.watch_port);
   out.split = head.split;
   out.shm = head.shm;
   return true;

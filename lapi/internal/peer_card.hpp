@@ -27,6 +27,9 @@ struct PeerCard {
   std::string host;
   std::uint64_t uid = 0;  // the task's identity (Context::task_uid)
   std::vector<LinkAddress> links;  // at most kMaxLinks
+  // Its link watch's listener (link_watch.hpp), under PMIx; 0: none.
+  std::uint32_t watch_ip = 0;
+  std::uint16_t watch_port = 0;
 };
 
 std::vector<std::byte> pack_card(const PeerCard& card);

@@ -2,8 +2,11 @@
 // two tasks, task 0 striping to task 1. A stripe lands in place; stripe_go's and the UCX
 // fragments' checks refuse what names no stripe; late copies are dropped; and a stranger who
 // connects to a link's port, or impersonates a task with a forged fragment, loses its
-// connection while the link goes on working.
+// connection while the link goes on working. And the link watch (link_watch.hpp): a task that
+// ends without its goodbye is reported; a stranger at the watch's port is ignored.
 #include "lapi/internal/links.hpp"
+
+#include "lapi/internal/link_watch.hpp"
 
 #include <doctest/doctest.h>
 #include <netinet/in.h>
@@ -13,7 +16,10 @@
 
 #include <chrono>
 #include <cstring>
+#include <condition_variable>
 #include <functional>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 using lapi::internal::LinkSet;
@@ -226,4 +232,44 @@ TEST_CASE("LAPIS_LINKS' interface must exist here with an IPv4 address") {
   CHECK(s.message().find("interface 'nosuchif0'") != std::string::npos);
   CHECK_FALSE(links.enabled());
   CHECK(links.addresses().empty());
+}
+
+TEST_CASE("link watch: a stranger at its port is ignored; a task gone without goodbye is reported") {
+  using lapi::internal::LinkWatch;
+  LinkWatch low, high;  // tasks 0 and 1 (0 connects to 1)
+  REQUIRE(low.listen("lo").ok());
+  REQUIRE(high.listen("lo").ok());
+  REQUIRE(high.ip() != 0);
+  std::mutex m;
+  std::condition_variable cv;
+  std::vector<std::pair<lapi::TaskId, std::string>> heard;
+  const auto report = [&](lapi::TaskId t, const std::string& why) {
+    std::lock_guard lock(m);
+    heard.emplace_back(t, why);
+    cv.notify_all();
+  };
+  // A stranger first, saying nothing useful: task 1 drops it and still takes task 0.
+  const int stranger = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_addr.s_addr = high.ip();
+  to.sin_port = high.port();
+  REQUIRE(::connect(stranger, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0);
+  REQUIRE(::send(stranger, "0123456789abcdef", 16, MSG_NOSIGNAL) == 16);
+  lapi::Status high_started;
+  std::thread accepting([&] {
+    high_started = high.start(1, kUidB, {{0, kUidA, low.ip(), low.port()}}, 2000, report);
+  });
+  REQUIRE(low.start(0, kUidA, {{1, kUidB, high.ip(), high.port()}}, 2000, report).ok());
+  accepting.join();
+  REQUIRE(high_started.ok());
+  ::close(stranger);
+  low.stop(false);  // task 0 ends without its goodbye
+  std::unique_lock lock(m);
+  REQUIRE(cv.wait_for(lock, std::chrono::seconds(20), [&] { return !heard.empty(); }));
+  CHECK(heard.size() == 1);
+  CHECK(heard[0].first == 0);
+  CHECK(heard[0].second.find("closed without a goodbye") != std::string::npos);
+  lock.unlock();
+  high.stop(true);
 }
