@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/runtime/on_hosts.hpp"
 #include "tests/runtime/subprocess.hpp"
 #include "tests/support/test_hosts.hpp"
 
@@ -38,9 +39,7 @@ Outcome run_pair(const TestHosts& hosts, const std::vector<std::string>& x, cons
   for (const std::string& setting : x) argv.insert(argv.end(), {"-x", setting});
   argv.push_back(runfile(program));
   return run(Command(argv,
-                     {{"LAPIS_LAUNCH_AGENT", TestHosts::agent_path()},
-                      {"TEST_HOSTS_MAP", hosts.hosts_variable()},
-                      {"LAPIS_RENDEZVOUS_ADDR", hosts.address(0)}},
+                     lapirun_env(hosts),
                      240));
 }
 

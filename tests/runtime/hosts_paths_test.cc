@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/runtime/on_hosts.hpp"
 #include "tests/runtime/subprocess.hpp"
 #include "tests/support/test_hosts.hpp"
 
@@ -32,9 +33,7 @@ Outcome run_across(const TestHosts& hosts, const std::string& program, const std
   for (const std::string& setting : x) argv.insert(argv.end(), {"-x", setting});
   argv.push_back(runfile(program));
   return run(Command(argv,
-                     {{"LAPIS_LAUNCH_AGENT", TestHosts::agent_path()},
-                      {"TEST_HOSTS_MAP", hosts.hosts_variable()},
-                      {"LAPIS_RENDEZVOUS_ADDR", hosts.address(0)}},
+                     lapirun_env(hosts),
                      300));
 }
 
@@ -229,9 +228,7 @@ TEST_CASE("a rank killed on another host ends alone under --continue-on-failure"
   argv.insert(argv.end(), {lapirun_path(), "--timeout", "120", "--continue-on-failure", "-H",
                            hosts.name(0) + ":2," + hosts.name(1) + ":1", runfile("tests/mpi/progs/proc_failed")});
   const Outcome outcome = run(Command(argv,
-                                      {{"LAPIS_LAUNCH_AGENT", TestHosts::agent_path()},
-                                       {"TEST_HOSTS_MAP", hosts.hosts_variable()},
-                                       {"LAPIS_RENDEZVOUS_ADDR", hosts.address(0)}},
+                                      lapirun_env(hosts),
                                       180));
   INFO(describe(outcome));
   CHECK(outcome.status != 0);
@@ -254,9 +251,7 @@ Outcome cut_second_host(const TestHosts& hosts, bool continue_on_failure) {
   argv.insert(argv.end(), {"-H", hosts.name(0) + ":2," + hosts.name(1) + ":1", runfile("tests/mpi/progs/proc_failed"),
                            "--cut", "lapis0"});
   return run(Command(argv,
-                     {{"LAPIS_LAUNCH_AGENT", TestHosts::agent_path()},
-                      {"TEST_HOSTS_MAP", hosts.hosts_variable()},
-                      {"LAPIS_RENDEZVOUS_ADDR", hosts.address(0)}},
+                     lapirun_env(hosts),
                      180));
 }
 

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/runtime/on_hosts.hpp"
 #include "tests/runtime/subprocess.hpp"
 #include "tests/support/launch.hpp"
 #include "tests/support/test_hosts.hpp"
@@ -31,9 +32,7 @@ Outcome run_on_host0(const TestHosts& hosts, const std::vector<std::string>& arg
   std::vector<std::string> argv = hosts.enter(0);
   argv.push_back(lapirun_path());
   argv.insert(argv.end(), args.begin(), args.end());
-  Command::EnvChanges all = {{"LAPIS_LAUNCH_AGENT", TestHosts::agent_path()},
-                             {"TEST_HOSTS_MAP", hosts.hosts_variable()},
-                             {"LAPIS_RENDEZVOUS_ADDR", hosts.address(0)}};
+  Command::EnvChanges all = lapirun_env(hosts);
   all.insert(all.end(), env.begin(), env.end());  // later entries win
   return run(Command(argv, all, timeout));
 }
