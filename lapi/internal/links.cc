@@ -492,6 +492,20 @@ bool LinkSet::progress() {
   return did;
 }
 
+void LinkSet::drop_peer(TaskId t) {
+  if (auto it = peers_.find(t); it != peers_.end()) {
+    for (Out& o : it->second.out) {
+      if (o.state == Out::State::connecting) --connecting_;
+      if (o.fd >= 0) ::close(o.fd);
+      o = Out{o.local, o.ip, o.port, Out::State::dead};
+    }
+    it->second.live = 0;
+    it->second.todo.clear();
+  }
+  std::erase_if(sends_, [t](const auto& entry) { return entry.second.tgt == t; });
+  recvs_.erase_if([t](const std::unique_ptr<RecvStripe>& r) { return r->src == t; });
+}
+
 LinkStats LinkSet::stats() const {
   LinkStats s;
   for (const Local& l : locals_) s.links.push_back(l.stats);

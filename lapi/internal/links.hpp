@@ -109,6 +109,10 @@ class LinkSet {
   // That fragment is in place (a UCX fragment, or one read from a link).
   void fragment_landed(TaskId src, std::uint64_t token, std::uint32_t index);
 
+  // `t` failed: its stripes either way are dropped and its links closed (nothing waits on them,
+  // and the engine stops polling for them).
+  void drop_peer(TaskId t);
+
   // ---- progress
   bool active() const { return on_ && (!sends_.empty() || recvs_.live() != 0 || connecting_ > 0); }
   // One non-blocking round over every socket: accepts, connects, writes, reads.

@@ -43,6 +43,10 @@ void Context::Impl::absorb_failures() {
     if (task < ntasks_) failures_.any_job_failed.store(true, std::memory_order_release);
     failures_.last_failed.store(task, std::memory_order_release);
     if (std::getenv("LAPIS_DEBUG")) fmt::print(stderr, "lapis[{}]: task {} failed: {}\n", me_, task, why);
+    if (links_.enabled()) {
+      internal::Guard guard(lock_);
+      links_.drop_peer(static_cast<TaskId>(task));
+    }
     for (const internal::PeerFailureHook& hook : failures_.hooks) {
       if (hook.fn != nullptr) hook.fn(owner_, task, why.c_str(), hook.arg);
     }

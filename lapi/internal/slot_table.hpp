@@ -54,6 +54,19 @@ class SlotTable {
 
   std::size_t live() const { return slots_.size() - free_.size(); }
 
+  // Removes every live record `pred` holds for (their cookies go stale).
+  template <typename Pred>
+  void erase_if(Pred pred) {
+    for (std::uint32_t index = 0; index < slots_.size(); ++index) {
+      Slot& s = slots_[index];
+      if (!s.used || !pred(s.value)) continue;
+      s.used = false;
+      ++s.generation;
+      s.value = T{};
+      free_.push_back(index);
+    }
+  }
+
  private:
   struct Slot {
     T value{};

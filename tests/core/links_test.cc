@@ -225,6 +225,29 @@ TEST_CASE("a stranger at a link's port loses its connection; the link goes on wo
   CHECK(into == data);
 }
 
+TEST_CASE("a failed task's stripes are dropped both ways: nothing is left to poll for") {
+  Pair pair;
+  const auto data = pattern(1 << 20, 3);
+  std::vector<unsigned char> buf(data.size());
+  std::uint64_t frag_bytes = 0;
+  std::uint32_t frags = 0;
+  pair.a.begin_send(5, 1, data.data(), data.size());
+  const std::uint64_t token = pair.b.begin_recv(0, 5, buf.data(), buf.size(), {}, frag_bytes, frags);
+  REQUIRE(pair.a.go(1, 5, token, frag_bytes, frags));
+  CHECK(pair.a.active());
+  CHECK(pair.b.active());
+  pair.a.drop_peer(1);
+  pair.b.drop_peer(0);
+  CHECK_FALSE(pair.a.active());
+  CHECK_FALSE(pair.b.active());
+  CHECK_FALSE(pair.a.reaches(1));
+  bool valid = false;
+  CHECK(pair.b.place(0, token, 0, 65536, valid) == nullptr);  // gone: any copy is late
+  CHECK(valid);
+  CHECK_FALSE(pair.a.go(1, 5, token, frag_bytes, frags));
+  CHECK(pair.landed.empty());
+}
+
 TEST_CASE("LAPIS_LINKS' interface must exist here with an IPv4 address") {
   LinkSet links;
   const lapi::Status s = links.open({"nosuchif0"}, 0, kUidA, 2000, {});
