@@ -4,13 +4,14 @@
 // tasks exchange, the path chosen for each peer: peer.hpp), am_send.cc /
 // am_recv.cc (Amsend both sides), rma.cc (Put/Get/Rmw), memory.cc (regions
 // and rkeys), progress.cc (poll, wait, interrupt thread), sync.cc (fence,
-// barrier, address_init), faults.cc (refusal and reporting).
+// barrier, address_init), faults.cc (refusal and reporting), stripes.cc
+// (large Amsends striped over network links; links.hpp owns the sockets).
 //
 // Its state: what every file reads (the task, the UCX worker, the peers,
 // lock_) at the end of the class, then one member per component (peer
 // failures, progress thread, completion runner, registered memory,
-// barrier and address_init, split copy, faults), each in a header of its
-// own that says what it owns and under which lock.
+// barrier and address_init, split copy, links and their watch, faults),
+// each in a header of its own that says what it owns and under which lock.
 //
 // Locking: lock_ guards the UCX worker and every table below when more than
 // one thread may drive the engine (unless its header says otherwise). UCX
