@@ -96,17 +96,23 @@ std::string_view to_string(CompletionPolicy policy) {
 
 namespace {
 
+// The comma-separated items of `list` (an empty item stays, for the caller to refuse).
+std::vector<std::string_view> items(std::string_view list) {
+  std::vector<std::string_view> out;
+  for (std::size_t comma; (comma = list.find(',')) != std::string_view::npos; list.remove_prefix(comma + 1)) {
+    out.push_back(list.substr(0, comma));
+  }
+  out.push_back(list);
+  return out;
+}
+
 // "shm", "tcp", "shm,tcp" (either order; each at most once).
 bool parse_transports(std::string_view list, std::uint8_t& out) {
   std::uint8_t bits = 0;
-  while (true) {
-    const std::size_t comma = list.find(',');
-    const std::string_view name = list.substr(0, comma);
+  for (const std::string_view name : items(list)) {
     const std::uint8_t bit = name == "shm" ? kTransportShm : name == "tcp" ? kTransportTcp : 0;
     if (bit == 0 || (bits & bit) != 0) return false;
     bits |= bit;
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
   }
   out = bits;
   return true;
@@ -137,29 +143,23 @@ Status check_net_if(const std::string& name, const char* variable = "LAPIS_NET_I
   return Errc::success;
 }
 
-// LAPIS_LINKS: up to kMaxLinks interface names, comma-separated, each once and each one that
-// exists here (check_net_if); empty: no striping.
+// LAPIS_LINKS: up to Config::kMaxLinks interface names, comma-separated, each once and each one
+// that exists here (check_net_if); empty: no striping.
 Status parse_links(std::string_view list, std::vector<std::string>& out) {
-  constexpr std::size_t kMaxLinks = 4;  // lapi/internal/links.hpp
   out.clear();
   if (list.empty()) return Errc::success;
-  const std::string text(list);
-  while (true) {
-    const std::size_t comma = list.find(',');
-    const std::string name(list.substr(0, comma));
-    if (name.empty() || std::find(out.begin(), out.end(), name) != out.end() || out.size() == kMaxLinks) {
+  for (const std::string_view item : items(list)) {
+    const std::string name(item);
+    if (name.empty() || std::find(out.begin(), out.end(), name) != out.end() || out.size() == Config::kMaxLinks) {
       return fail(Errc::set_val,
                   "LAPIS_LINKS='{}': expected up to {} network interfaces, comma-separated, each once",
-                  text, kMaxLinks);
+                  list, Config::kMaxLinks);
     }
     if (Status s = check_net_if(name, "LAPIS_LINKS"); !s.ok()) return s;
     out.push_back(name);
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
   }
   return Errc::success;
 }
-
 
 }  // namespace
 

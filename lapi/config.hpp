@@ -103,11 +103,12 @@ struct Config {
   // UCX_NET_DEVICES, when set, wins over all of these.
   std::string net_if;
   // Striping (LAPIS_LINKS, lapi/internal/links.hpp): Amsends of stripe_min bytes or more to
-  // tasks on other hosts go in fragments over these interfaces (at most 4), those the two
+  // tasks on other hosts go in fragments over these interfaces (at most kMaxLinks), those the two
   // tasks share; empty: none (UCX alone). LAPIS_STRIPE_MIN: the size. 128 KiB: two fragments
   // at least (links.cc), since a striped Amsend pays a round trip (stripe_go) before its data
   // moves: MPI's 64 KiB latency between two test hosts was 41 us striped against 30 through
   // UCX, and from 256 KiB on the two were even.
+  static constexpr std::size_t kMaxLinks = 4;
   std::vector<std::string> links;
   std::size_t stripe_min = 128 * 1024;
   // The call that ends this task's part in the job, as the user knows it:

@@ -13,7 +13,6 @@
 #include "lapi/internal/path_rules.hpp"
 #include "lapi/internal/peer_card.hpp"
 #include "runtime/bootstrap.hpp"
-#include "runtime/internal/tcp.hpp"
 
 namespace lapi {
 
@@ -65,7 +64,7 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
   mine.uid = draw_uid();
   if (Status s = open_links(mine.uid); !s.ok()) return s;
   mine.links = links_.addresses();
-  if (boot.kind() == "pmix") {
+  if (boot.kind() == "pmix") {  // no launcher of ours watches the hosts
     if (Status s = watch_.listen(watch_interface(net_if_)); !s.ok()) return s;
     mine.watch_ip = watch_.ip();
     mine.watch_port = watch_.port();
@@ -128,7 +127,7 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
     }
   }
   npeers_.store(ntasks_, std::memory_order_release);
-  return boot.kind() == "pmix" ? watch_other_hosts(cards) : Status(Errc::success);
+  return watch_other_hosts(cards);  // nothing unless the watch listens (under PMIx)
 }
 
 Status Context::Impl::watch_other_hosts(const std::vector<PeerCard>& cards) {
@@ -140,11 +139,7 @@ Status Context::Impl::watch_other_hosts(const std::vector<PeerCard>& cards) {
   }
   if (others.empty()) return Errc::success;
   int timeout_ms = 0;
-  try {
-    timeout_ms = lapis::runtime::internal::link_timeout_ms();
-  } catch (const std::exception& e) {
-    return fail(Errc::set_val, "init: {}", e.what());
-  }
+  if (Status s = link_timeout(timeout_ms); !s.ok()) return s;
   return watch_.start(me_, peers_[me_].uid, others, timeout_ms, [this](TaskId t, const std::string& why) {
     note_peer_failure(static_cast<int>(t), why);
   });

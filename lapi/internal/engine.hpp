@@ -289,6 +289,8 @@ class Context::Impl {
   // ---- stripes.cc: large Amsends to tasks on other hosts, striped over the links
   // (LAPIS_LINKS; links.hpp has the sockets). Split copy's frame and split_done, with the
   // data over the links instead of by cross-memory attach.
+  // LAPIS_LINK_TIMEOUT in milliseconds (links and their watch), or its error.
+  Status link_timeout(int& ms) const;
   Status open_links(std::uint64_t uid);
   // Under PMIx (no launcher watches the ranks' hosts): a watched connection to every task on
   // another host (link_watch.hpp), its failure reported as the task's.

@@ -2,9 +2,6 @@
 #include "lapi/internal/link_watch.hpp"
 
 #include <fcntl.h>
-#include <ifaddrs.h>
-#include <net/if.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "lapi/internal/sockets.hpp"
 #include "runtime/internal/tcp.hpp"
 
 namespace lapi::internal {
@@ -50,21 +48,15 @@ bool read_all(int fd, void* to, std::size_t len, Clock::time_point deadline) {
 }
 
 int connect_before(std::uint32_t ip, std::uint16_t port, Clock::time_point deadline) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  const int fd = connect_ipv4(ip, port, 0);
   if (fd < 0) return -1;
-  sockaddr_in to{};
-  to.sin_family = AF_INET;
-  to.sin_addr.s_addr = ip;
-  to.sin_port = port;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
-    pollfd p{fd, POLLOUT, 0};
-    int error = errno;
-    socklen_t len = sizeof error;
-    if (error != EINPROGRESS || ::poll(&p, 1, ms_until(deadline)) <= 0 ||
-        ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) != 0 || error != 0) {
-      ::close(fd);
-      return -1;
-    }
+  pollfd p{fd, POLLOUT, 0};
+  int error = 0;
+  socklen_t len = sizeof error;
+  if (::poll(&p, 1, ms_until(deadline)) <= 0 || ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) != 0 ||
+      error != 0) {
+    ::close(fd);
+    return -1;
   }
   return fd;
 }
@@ -72,30 +64,16 @@ int connect_before(std::uint32_t ip, std::uint16_t port, Clock::time_point deadl
 }  // namespace
 
 Status LinkWatch::listen(const std::string& interface) {
-  ifaddrs* list = nullptr;
-  if (::getifaddrs(&list) != 0) return Errc::success;  // nothing to watch with: UCX's word only
-  for (const ifaddrs* it = list; it != nullptr && ip_ == 0; it = it->ifa_next) {
-    if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET || (it->ifa_flags & IFF_UP) == 0) continue;
-    const bool named = !interface.empty() && interface == it->ifa_name;
-    if (named || (interface.empty() && (it->ifa_flags & IFF_LOOPBACK) == 0)) {
-      ip_ = reinterpret_cast<const sockaddr_in*>(it->ifa_addr)->sin_addr.s_addr;
-    }
-  }
-  ::freeifaddrs(list);
-  if (ip_ == 0) return Errc::success;
-  listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  sockaddr_in at{};
-  at.sin_family = AF_INET;
-  at.sin_addr.s_addr = ip_;
-  socklen_t len = sizeof at;
-  if (listen_fd_ < 0 || ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&at), sizeof at) != 0 ||
-      ::listen(listen_fd_, 128) != 0 || ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&at), &len) != 0) {
+  ip_ = interface_ipv4(interface).ip;
+  if (ip_ == 0) return Errc::success;  // nothing to watch with: UCX's word only
+  listen_fd_ = listen_ipv4(ip_, port_);
+  if (listen_fd_ < 0) {
     const int e = errno;
-    stop(false);
+    const std::string where = ip_text(ip_);
     ip_ = 0;
-    return fail(Errc::no_connectivity, "init: watching links to other hosts: cannot listen: {}", std::strerror(e));
+    return fail(Errc::no_connectivity, "init: watching links to other hosts: cannot listen on {}: {}", where,
+                std::strerror(e));
   }
-  port_ = at.sin_port;
   return Errc::success;
 }
 

@@ -1,10 +1,6 @@
 // Striping over several network links: the sockets (links.hpp says how it works).
 #include "lapi/internal/links.hpp"
 
-#include <arpa/inet.h>
-#include <ifaddrs.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -14,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "lapi/internal/sockets.hpp"
 #include "runtime/internal/tcp.hpp"
 
 namespace lapi::internal {
@@ -32,13 +29,6 @@ constexpr std::int8_t kNotSent = -1;
 constexpr std::int8_t kOverUcx = -2;
 const std::byte kZeros[64 * 1024]{};
 
-std::string ip_text(std::uint32_t ip) {
-  char text[INET_ADDRSTRLEN] = {};
-  in_addr a{ip};
-  ::inet_ntop(AF_INET, &a, text, sizeof text);
-  return text;
-}
-
 }  // namespace
 
 Status LinkSet::open(const std::vector<std::string>& interfaces, TaskId me, std::uint64_t uid,
@@ -47,48 +37,30 @@ Status LinkSet::open(const std::vector<std::string>& interfaces, TaskId me, std:
   uid_ = uid;
   timeout_ms_ = timeout_ms;
   hooks_ = hooks;
-  if (interfaces.empty()) return Errc::success;
-  ifaddrs* list = nullptr;
-  if (::getifaddrs(&list) != 0) {
-    return fail(Errc::no_connectivity, "init: LAPIS_LINKS: getifaddrs: {}", std::strerror(errno));
-  }
   for (const std::string& name : interfaces) {
     Local local;
     local.name = name;
-    for (const ifaddrs* it = list; it != nullptr; it = it->ifa_next) {
-      if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET || name != it->ifa_name) continue;
-      local.ip = reinterpret_cast<const sockaddr_in*>(it->ifa_addr)->sin_addr.s_addr;
-      local.mask = reinterpret_cast<const sockaddr_in*>(it->ifa_netmask)->sin_addr.s_addr;
-      break;
-    }
+    local.stats.interface = name;
+    const InterfaceAddress address = name.empty() ? InterfaceAddress{} : interface_ipv4(name);
+    local.ip = address.ip;
+    local.mask = address.mask;
     if (local.ip == 0) {
-      ::freeifaddrs(list);
       close();
       return fail(Errc::no_connectivity,
                   "init: LAPIS_LINKS names interface '{}', which this host ({}) lacks or which has "
                   "no IPv4 address",
                   name, me);
     }
-    local.listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    sockaddr_in at{};
-    at.sin_family = AF_INET;
-    at.sin_addr.s_addr = local.ip;
-    socklen_t len = sizeof at;
-    if (local.listen_fd < 0 || ::bind(local.listen_fd, reinterpret_cast<sockaddr*>(&at), sizeof at) != 0 ||
-        ::listen(local.listen_fd, 64) != 0 ||
-        ::getsockname(local.listen_fd, reinterpret_cast<sockaddr*>(&at), &len) != 0) {
+    local.listen_fd = listen_ipv4(local.ip, local.port);
+    if (local.listen_fd < 0) {
       const int e = errno;
-      if (local.listen_fd >= 0) ::close(local.listen_fd);
-      ::freeifaddrs(list);
       close();
       return fail(Errc::no_connectivity, "init: LAPIS_LINKS: cannot listen on {} ({}): {}", name,
                   ip_text(local.ip), std::strerror(e));
     }
-    local.port = at.sin_port;
-    local.stats.interface = name;
     locals_.push_back(std::move(local));
   }
-  ::freeifaddrs(list);
+  if (locals_.empty()) return Errc::success;
   scratch_.resize(kMinFragment);
   on_ = true;
   return Errc::success;
@@ -144,22 +116,9 @@ bool LinkSet::add_peer(TaskId t, std::uint64_t uid, const std::string& host,
 }
 
 void LinkSet::connect_out(TaskId t, Peer& peer, Out& o) {
-  o.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (o.fd < 0) return fail_out(t, peer, o, std::strerror(errno));
-  sockaddr_in from{};
-  from.sin_family = AF_INET;
-  from.sin_addr.s_addr = locals_[o.local].ip;
-  const int on = 1;
-  ::setsockopt(o.fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+  o.fd = connect_ipv4(o.ip, o.port, locals_[o.local].ip);
+  if (o.fd < 0) return fail_out(t, peer, o, fmt::format("connecting to {}: {}", ip_text(o.ip), std::strerror(errno)));
   lapis::runtime::internal::detect_dead_link(o.fd, timeout_ms_);
-  sockaddr_in to{};
-  to.sin_family = AF_INET;
-  to.sin_addr.s_addr = o.ip;
-  to.sin_port = o.port;
-  if (::bind(o.fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0 ||
-      (::connect(o.fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0 && errno != EINPROGRESS)) {
-    return fail_out(t, peer, o, fmt::format("connecting to {}: {}", ip_text(o.ip), std::strerror(errno)));
-  }
   o.state = Out::State::connecting;
   ++connecting_;
 }

@@ -38,7 +38,7 @@
 
 namespace lapi::internal {
 
-inline constexpr std::size_t kMaxLinks = 4;
+inline constexpr std::size_t kMaxLinks = Config::kMaxLinks;
 
 // One link of a task, as its card publishes it (IPv4, network byte order).
 struct LinkAddress {
@@ -212,7 +212,7 @@ class LinkSet {
   unsigned connecting_ = 0;
   bool on_ = false;  // open() made listeners: read on every poll, so apart from the rest
   std::vector<std::byte> scratch_;  // late copies are read here and dropped
-  mutable std::vector<pollfd> fds_;
+  std::vector<pollfd> fds_;  // progress()'s poll set, kept for its capacity
   // Totals for stats().
   std::uint64_t stripes_sent_ = 0, stripes_received_ = 0, resent_ = 0, over_ucx_ = 0;
 };

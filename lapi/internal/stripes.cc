@@ -28,28 +28,37 @@ struct FragPull {
   std::size_t len;
 };
 
+// Copies a pulled fragment into place, if it is still missing.
+void land_pulled(const FragPull& pull) {
+  LinkSet& links = pull.impl->links_;
+  bool valid = true;
+  if (std::byte* at = links.place(pull.wire.src, pull.wire.token, pull.wire.index, pull.len, valid)) {
+    std::memcpy(at, pull.bytes.get(), pull.len);
+    links.fragment_landed(pull.wire.src, pull.wire.token, pull.wire.index);
+  }
+}
+
 void on_frag_pulled(void* request, ucs_status_t status, std::size_t, void* user_data) {
   const std::unique_ptr<FragPull> pull(static_cast<FragPull*>(user_data));
-  LinkSet& links = pull->impl->links_;
-  bool valid = true;
-  std::byte* at = links.place(pull->wire.src, pull->wire.token, pull->wire.index, pull->len, valid);
-  if (status == UCS_OK && at != nullptr) {
-    std::memcpy(at, pull->bytes.get(), pull->len);
-    links.fragment_landed(pull->wire.src, pull->wire.token, pull->wire.index);
-  }
+  if (status == UCS_OK) land_pulled(*pull);
   ucp_request_free(request);
 }
 
 }  // namespace
 
-Status Context::Impl::open_links(std::uint64_t uid) {
-  if (config_.links.empty()) return Errc::success;
-  int timeout_ms = 0;
+Status Context::Impl::link_timeout(int& ms) const {
   try {
-    timeout_ms = lapis::runtime::internal::link_timeout_ms();
+    ms = lapis::runtime::internal::link_timeout_ms();
   } catch (const std::exception& e) {
     return fail(Errc::set_val, "init: {}", e.what());
   }
+  return Errc::success;
+}
+
+Status Context::Impl::open_links(std::uint64_t uid) {
+  if (config_.links.empty()) return Errc::success;
+  int timeout_ms = 0;
+  if (Status s = link_timeout(timeout_ms); !s.ok()) return s;
   return links_.open(config_.links, me_, uid, timeout_ms,
                      LinkSet::Hooks{this, &Impl::stripe_landed, &Impl::stripe_over_ucx});
 }
@@ -136,14 +145,10 @@ ucs_status_t Context::Impl::on_stripe_frag(const void* header, std::size_t heade
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.recv_am = on_frag_pulled;
   p.user_data = pull.get();
-  std::byte* into = pull->bytes.get();
-  ucs_status_ptr_t r = ucp_am_recv_data_nbx(worker_, data, into, length, &p);
+  ucs_status_ptr_t r = ucp_am_recv_data_nbx(worker_, data, pull->bytes.get(), length, &p);
   if (UCS_PTR_IS_ERR(r)) return UCS_OK;  // UCX failed the origin: its failure handlers say so
   if (r == nullptr) {
-    if ((at = links_.place(wire.src, wire.token, wire.index, length, valid)) != nullptr) {
-      std::memcpy(at, into, length);
-      links_.fragment_landed(wire.src, wire.token, wire.index);
-    }
+    land_pulled(*pull);
     return UCS_OK;
   }
   (void)pull.release();  // on_frag_pulled owns it now
