@@ -151,6 +151,11 @@ Status Context::Impl::get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, v
 
 namespace {
 
+// One Rmw through UCX. A fetch-and-or goes as a compare-and-swap loop: UCX
+// 1.13 drops remote fetch-and-ors on shared memory (the old value comes
+// back, the word stays as it was: tests/core/rma_ranks.cc), as on the self
+// endpoint (rmw_apply.hpp). Each round swaps `expected` for `expected | bits`;
+// a round that finds another value tries again from it.
 struct RmwOpState {
   Context::Impl* impl;
   Counter* origin;
@@ -158,15 +163,50 @@ struct RmwOpState {
   unsigned width;
   std::uint64_t operand;  // compare value for CSWAP
   std::uint64_t result;   // in: swap value for CSWAP; out: old target value
+  // Fetch-and-or only: the bits to set, and where (the loop's next rounds).
+  std::uint64_t or_bits = 0;
+  bool emulated_or = false;
+  ucp_ep_h ep = nullptr;
+  std::uint64_t tgt_addr = 0;
+  ucp_rkey_h rkey = nullptr;
 };
+
+void on_rmw_done(void* request, ucs_status_t status, void* user_data);
+
+std::uint64_t low_bytes(std::uint64_t v, unsigned width) {
+  return width == 4 ? v & 0xffffffffu : v;
+}
+
+// Sends op's compare-and-swap (operand: compare value, result: swap value) or
+// other atomic; completion runs on_rmw_done.
+void post_rmw(RmwOpState* op, ucp_atomic_op_t uop) {
+  ucp_request_param_t p;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                   UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+  p.cb.send = on_rmw_done;
+  p.user_data = op;
+  p.datatype = ucp_dt_make_contig(op->width);
+  p.reply_buffer = &op->result;
+  ucs_status_ptr_t r = ucp_atomic_op_nbx(op->ep, uop, &op->operand, 1, op->tgt_addr, op->rkey, &p);
+  if (r == nullptr || UCS_PTR_IS_ERR(r)) on_rmw_done(nullptr, UCS_PTR_STATUS(r), op);
+}
 
 void on_rmw_done(void* request, ucs_status_t status, void* user_data) {
   auto* op = static_cast<RmwOpState*>(user_data);
+  if (request) ucp_request_free(request);
+  if (status == UCS_OK && op->emulated_or) {
+    const std::uint64_t found = low_bytes(op->result, op->width);
+    if (found != op->operand) {  // the word changed since: again from what it holds
+      op->operand = found;
+      op->result = low_bytes(found | op->or_bits, op->width);
+      post_rmw(op, UCP_ATOMIC_OP_CSWAP);
+      return;
+    }
+  }
   if (status != UCS_OK) op->impl->send_errors_++;
   if (op->prev) std::memcpy(op->prev, &op->result, op->width);
   if (op->origin) op->origin->add();
   delete op;
-  if (request) ucp_request_free(request);
 }
 
 }  // namespace
@@ -199,6 +239,8 @@ Status Context::Impl::rmw(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int
   }
 
   auto* state = new RmwOpState{this, org_cntr, prev, width, 0, 0};
+  state->tgt_addr = tgt_addr;
+  state->rkey = rkey;
   ucp_atomic_op_t uop = UCP_ATOMIC_OP_ADD;
   auto store = [&](std::uint64_t& slot, std::int64_t v) {
     if (width == 4) {
@@ -210,7 +252,13 @@ Status Context::Impl::rmw(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int
   };
   switch (op) {
     case RmwOp::fetch_and_add: uop = UCP_ATOMIC_OP_ADD; store(state->operand, operand); break;
-    case RmwOp::fetch_and_or: uop = UCP_ATOMIC_OP_OR; store(state->operand, operand); break;
+    case RmwOp::fetch_and_or:
+      // First round: swap 0 for the bits (the common case of a clear word).
+      uop = UCP_ATOMIC_OP_CSWAP;
+      state->emulated_or = true;
+      store(state->or_bits, operand);
+      state->result = state->or_bits;
+      break;
     case RmwOp::swap: uop = UCP_ATOMIC_OP_SWAP; store(state->operand, operand); break;
     case RmwOp::compare_and_swap:
       uop = UCP_ATOMIC_OP_CSWAP;
@@ -219,15 +267,8 @@ Status Context::Impl::rmw(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int
       break;
   }
   Guard guard(lock_);
-  ucp_request_param_t p;
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                   UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-  p.cb.send = on_rmw_done;
-  p.user_data = state;
-  p.datatype = ucp_dt_make_contig(width);
-  p.reply_buffer = &state->result;
-  ucs_status_ptr_t r = ucp_atomic_op_nbx(peers_[tgt].ep, uop, &state->operand, 1, tgt_addr, rkey, &p);
-  if (r == nullptr || UCS_PTR_IS_ERR(r)) on_rmw_done(nullptr, UCS_PTR_STATUS(r), state);
+  state->ep = peers_[tgt].ep;
+  post_rmw(state, uop);
   return Errc::success;
 }
 

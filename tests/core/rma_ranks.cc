@@ -44,6 +44,15 @@ Window make_window(lapi::Context& ctx, std::size_t len, bool transport_allocated
   return w;
 }
 
+// Frees what make_window took, so that a later window may reuse the address.
+void release_window(lapi::Context& ctx, const Window& w, bool transport_allocated) {
+  if (transport_allocated) {
+    LAPI_OK(ctx.free_registered(w.base));
+  } else {
+    LAPI_OK(ctx.deregister_memory(w.base));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("put and get move data between registered regions") {
@@ -90,11 +99,7 @@ TEST_CASE("put and get move data between registered regions") {
     }
     LAPI_OK(ctx.unregister_counter(target));
     LAPI_OK(ctx.gfence());
-    if (allocated) {
-      LAPI_OK(ctx.free_registered(w.base));
-    } else {
-      LAPI_OK(ctx.deregister_memory(w.base));
-    }
+    release_window(ctx, w, allocated);
   }
 }
 
@@ -127,6 +132,45 @@ TEST_CASE("fetch-and-add from every task sums exactly") {
     // Every fetched value is distinct across all tasks: here, strictly increasing.
     for (int i = 1; i < kAdds; ++i) CHECK(prev64[i] > prev64[i - 1]);
     LAPI_OK(ctx.barrier());
+    release_window(ctx, w, allocated);
+  }
+}
+
+TEST_CASE("fetch-and-or from every task sets every bit, high bits too") {
+  lapi::Context& ctx = rank_context();
+  const std::uint32_t n = ctx.num_tasks();
+  const lapi::TaskId me = ctx.task_id();
+  for (bool allocated : {true, false}) {
+    CAPTURE(allocated);
+    std::vector<unsigned char> user;
+    Window w = make_window(ctx, 64, allocated, user);
+    LAPI_OK(ctx.barrier());
+    // Task t ORs bit t and bit 61 - t (the MPI window lock's flags sit at 61 and 62) into task
+    // 0's 64-bit word, and bit t into its 32-bit word; task 0 included (its own memory).
+    const std::int64_t bits64 = (std::int64_t{1} << me) | (std::int64_t{1} << (61 - me));
+    std::int64_t prev64 = -1;
+    std::int32_t prev32 = -1;
+    lapi::Counter done;
+    LAPI_OK(ctx.rmw64(lapi::RmwOp::fetch_and_or, 0, w.bases[0], bits64, 0, &prev64, &done));
+    LAPI_OK(ctx.rmw32(lapi::RmwOp::fetch_and_or, 0, w.bases[0] + 8, std::int32_t{1} << me, 0, &prev32, &done));
+    LAPI_OK(ctx.waitcntr(done, 2));
+    CHECK((prev64 & bits64) == 0);  // nobody else sets our bits
+    CHECK((prev32 & (std::int32_t{1} << me)) == 0);
+    LAPI_OK(ctx.gfence());
+    if (me == 0) {
+      std::int64_t all64 = 0, got64;
+      std::int32_t all32 = 0, got32;
+      for (std::uint32_t t = 0; t < n; ++t) {
+        all64 |= (std::int64_t{1} << t) | (std::int64_t{1} << (61 - t));
+        all32 |= std::int32_t{1} << t;
+      }
+      std::memcpy(&got64, w.base, 8);
+      std::memcpy(&got32, static_cast<char*>(w.base) + 8, 4);
+      CHECK(got64 == all64);
+      CHECK(got32 == all32);
+    }
+    LAPI_OK(ctx.barrier());
+    release_window(ctx, w, allocated);
   }
 }
 
@@ -224,11 +268,7 @@ TEST_CASE("flush_rma completes Puts at one target; prefetch_key learns a region'
     LAPI_OK(ctx.barrier());
     CHECK(holds_pattern(w.base, kLen, left));
     LAPI_OK(ctx.barrier());
-    if (allocated) {
-      LAPI_OK(ctx.free_registered(w.base));
-    } else {
-      LAPI_OK(ctx.deregister_memory(w.base));
-    }
+    release_window(ctx, w, allocated);
   }
 }
 
