@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "mpi/internal/comm_factory.hpp"
@@ -322,24 +323,84 @@ int flush_all(Window& win) {
   return first;
 }
 
-int acquire_lock(Window& win, int target, Held kind) {
-  lapi::Context& ctx = lapi_context();
+namespace {
+
+// Waits between attempts on a lock word someone else holds: polls this
+// task's progress (others' passive-target requests to it must go on) and
+// yields the core (the holder may be a rank on it), for a time that doubles
+// from 1 us up to `cap`. Without it every rank retried at once, each retry a
+// remote atomic, so the lock word's target served a flood of failing
+// attempts and a waiting writer lost every race to the readers.
+class LockBackoff {
+ public:
+  explicit LockBackoff(std::chrono::microseconds cap) : cap_(cap) {}
+  void wait() {
+    lapi::Context& ctx = lapi_context();
+    const auto until = std::chrono::steady_clock::now() + delay_;
+    do {
+      (void)ctx.probe();
+      sched_yield();
+    } while (std::chrono::steady_clock::now() < until);
+    delay_ = std::min(delay_ * 2, cap_);
+  }
+
+ private:
+  std::chrono::microseconds delay_{1};
+  std::chrono::microseconds cap_;
+};
+
+// A waiting writer looks again soon (its turn comes as the last reader
+// leaves); a reader stepping back waits out a whole exclusive epoch.
+constexpr std::chrono::microseconds kWriterBackoffCap{32};
+constexpr std::chrono::microseconds kReaderBackoffCap{256};
+
+int acquire_exclusive(Window& win, int target) {
+  LockBackoff backoff(kWriterBackoffCap);
+  std::uint64_t expected = 0;
   for (;;) {
     std::int64_t prev = 0;
-    if (kind == Held::exclusive) {
-      if (int rc = lock_rmw(win, target, lapi::RmwOp::compare_and_swap,
-                            static_cast<std::int64_t>(kLockExclusive), 0, prev)) {
-        return rc;
-      }
-      if (prev == 0) break;
-    } else {
-      if (int rc = lock_rmw(win, target, lapi::RmwOp::fetch_and_add, 1, 0, prev)) return rc;
-      if ((static_cast<std::uint64_t>(prev) & kLockExclusive) == 0) break;
-      if (int rc = lock_rmw(win, target, lapi::RmwOp::fetch_and_add, -1, 0, prev)) return rc;
+    if (int rc = lock_rmw(win, target, lapi::RmwOp::compare_and_swap,
+                          static_cast<std::int64_t>(kLockExclusive), static_cast<std::int64_t>(expected),
+                          prev)) {
+      return rc;
     }
-    // Held by another: let the holder's unlock through, then try again.
-    (void)ctx.probe();
-    sched_yield();
+    const auto seen = static_cast<std::uint64_t>(prev);
+    switch (exclusive_step(expected, seen)) {
+      case ExclusiveStep::taken:
+        return MPI_SUCCESS;
+      case ExclusiveStep::swap_again:
+        expected = seen;
+        continue;
+      case ExclusiveStep::raise_flag:
+        if (int rc = lock_rmw(win, target, lapi::RmwOp::fetch_and_or,
+                              static_cast<std::int64_t>(kLockWriterWaiting), 0, prev)) {
+          return rc;
+        }
+        break;
+      case ExclusiveStep::back_off:
+        break;
+    }
+    expected = kLockWriterWaiting;  // what the word holds once the holders are gone
+    backoff.wait();
+  }
+}
+
+int acquire_shared(Window& win, int target) {
+  LockBackoff backoff(kReaderBackoffCap);
+  for (;;) {
+    std::int64_t prev = 0;
+    if (int rc = lock_rmw(win, target, lapi::RmwOp::fetch_and_add, 1, 0, prev)) return rc;
+    if (shared_lock_taken(static_cast<std::uint64_t>(prev))) return MPI_SUCCESS;
+    if (int rc = lock_rmw(win, target, lapi::RmwOp::fetch_and_add, -1, 0, prev)) return rc;
+    backoff.wait();
+  }
+}
+
+}  // namespace
+
+int acquire_lock(Window& win, int target, Held kind) {
+  if (int rc = kind == Held::exclusive ? acquire_exclusive(win, target) : acquire_shared(win, target)) {
+    return rc;
   }
   win.held[static_cast<std::size_t>(target)] = kind;
   return MPI_SUCCESS;

@@ -38,6 +38,7 @@
 #include "mpi/internal/comm.hpp"
 #include "mpi/internal/datatype.hpp"
 #include "mpi/internal/errhandler.hpp"
+#include "mpi/internal/rma/lock_word.hpp"
 
 namespace mpi::rma {
 
@@ -51,7 +52,6 @@ struct TargetInfo {
   std::uint32_t registered = 0;  // 1 when [base, base+size) is registered memory there
 };
 
-inline constexpr std::uint64_t kLockExclusive = std::uint64_t{1} << 62;
 inline constexpr std::uint32_t kMappedProgressEvery = 16;  // a power of two
 
 // Counts one access or flush that made no library call; true when this one
