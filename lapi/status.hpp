@@ -85,7 +85,7 @@ void set_error_detail(std::string detail);
 // Records the detail text and returns the error. The text should name the
 // function and the argument: fail(Errc::tgt, "amsend: tgt={} not in 0..{}", t, n-1).
 template <typename... Args>
-Status fail(Errc code, fmt::format_string<Args...> format, Args&&... args) {
+[[gnu::cold, gnu::noinline]] Status fail(Errc code, fmt::format_string<Args...> format, Args&&... args) {
   set_error_detail(fmt::format(format, std::forward<Args>(args)...));
   return Status(code);
 }

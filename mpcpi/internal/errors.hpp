@@ -14,7 +14,7 @@
 namespace mpcpi {
 
 template <typename... Args>
-Errc fail(Errc code, fmt::format_string<Args...> format, Args&&... args) {
+[[gnu::cold, gnu::noinline]] Errc fail(Errc code, fmt::format_string<Args...> format, Args&&... args) {
   lapi::set_error_detail(fmt::format(format, std::forward<Args>(args)...));
   return code;
 }

@@ -47,8 +47,9 @@ struct DirectRecv {
 
 }  // namespace
 
-extern "C" int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
-                        MPI_Comm comm, MPI_Status* status) {
+extern "C" LAPIS_FLATTEN_HOT_CALL
+int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
+             MPI_Comm comm, MPI_Status* status) {
   const ApiCall call("MPI_Recv");
   const KeepStatusError keep_error(status);
   if (call.overlaps()) [[unlikely]] return call.refuse();
@@ -94,8 +95,9 @@ extern "C" int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source,
   return raise(c, kFn, r.finish(*c, source, tag, status));
 }
 
-extern "C" int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
-                         MPI_Comm comm, MPI_Request* request) {
+extern "C" LAPIS_FLATTEN_HOT_CALL
+int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
+              MPI_Comm comm, MPI_Request* request) {
   const ApiCall call("MPI_Irecv");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   PostArgs a{RequestKind::recv, buf, count, datatype, source, tag, comm};

@@ -45,8 +45,9 @@ int nonblocking_send(const char* fn, const void* buf, int count, MPI_Datatype da
 
 }  // namespace
 
-extern "C" int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                        MPI_Comm comm) {
+extern "C" LAPIS_FLATTEN_HOT_CALL
+int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+             MPI_Comm comm) {
   const ApiCall call("MPI_Send");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   return blocking_send("MPI_Send", buf, count, datatype, dest, tag, comm,
@@ -77,8 +78,9 @@ extern "C" int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int 
                        mpcpi::SendMode::ready);
 }
 
-extern "C" int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                         MPI_Comm comm, MPI_Request* request) {
+extern "C" LAPIS_FLATTEN_HOT_CALL
+int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request* request) {
   const ApiCall call("MPI_Isend");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   return nonblocking_send("MPI_Isend", buf, count, datatype, dest, tag, comm,

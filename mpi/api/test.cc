@@ -20,7 +20,8 @@ bool is_live(MPI_Request h) {
 
 }  // namespace
 
-extern "C" int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+extern "C" LAPIS_FLATTEN_HOT_CALL
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   const ApiCall call("MPI_Test");
   const KeepStatusError keep_error(status);
   if (call.overlaps()) [[unlikely]] return call.refuse();

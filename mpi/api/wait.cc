@@ -56,7 +56,8 @@ Pending collect(int count, const MPI_Request reqs[]) {
 
 }  // namespace
 
-extern "C" int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+extern "C" LAPIS_FLATTEN_HOT_CALL
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   const ApiCall call("MPI_Wait");
   const KeepStatusError keep_error(status);
   if (call.overlaps()) [[unlikely]] return call.refuse();
@@ -71,7 +72,8 @@ extern "C" int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   return raise(comm.get(), kFn, rc);
 }
 
-extern "C" int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
+extern "C" LAPIS_FLATTEN_HOT_CALL
+int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
   const ApiCall call("MPI_Waitall");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Waitall";

@@ -23,7 +23,7 @@ void set_error_detail(std::string detail);
 std::string_view error_detail();
 
 template <typename... Args>
-int fail(int error_class, fmt::format_string<Args...> format, Args&&... args) {
+[[gnu::cold, gnu::noinline]] int fail(int error_class, fmt::format_string<Args...> format, Args&&... args) {
   set_error_detail(fmt::format(format, std::forward<Args>(args)...));
   return error_class;
 }
