@@ -48,8 +48,14 @@
 // register spills: 8 B message rate, callgrind per message, MPI_Isend 742
 // -> 555 instructions, MPI_Irecv 544 -> 365, MPI_Waitall 915 -> 751; 15.0
 // -> 18.5 M msgs/s alternated. (Cold paths stay out of line: GCC places
-// [[unlikely]] blocks apart.)
+// [[unlikely]] blocks apart.) Only in libmpi.so.12 (mpi/BUILD,
+// //mpi:mpi_flattened): a statically linked program gets the inlining from
+// LTO, and flattened calls made each of its LTO links minutes longer.
+#ifdef LAPIS_FLATTEN_HOT_CALLS
 #define LAPIS_FLATTEN_HOT_CALL [[gnu::flatten]]
+#else
+#define LAPIS_FLATTEN_HOT_CALL
+#endif
 
 namespace mpi {
 
