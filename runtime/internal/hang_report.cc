@@ -45,7 +45,9 @@ void yield_cpu_to_gdb(pid_t rank) {
 
 // gdb -p PID, batch mode: every thread's backtrace, then detach. Its own
 // signal mask must be the default one (the launcher blocks the signals it
-// reads through a signalfd).
+// reads through a signalfd). It runs in a process group of its own: a
+// spawned job's launcher shares the group of the rank that spawned it, which
+// the outer launcher stops with SIGTERM right after its own report.
 GdbRun start_gdb(pid_t target) {
   GdbRun run;
   int fds[2];
@@ -54,6 +56,7 @@ GdbRun start_gdb(pid_t target) {
   const std::string pid = std::to_string(target);
   const pid_t child = ::fork();
   if (child == 0) {
+    ::setpgid(0, 0);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);

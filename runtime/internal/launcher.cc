@@ -27,6 +27,7 @@
 #include "runtime/internal/output_forwarder.hpp"
 #include "runtime/internal/remote_command.hpp"
 #include "runtime/internal/rendezvous_server.hpp"
+#include "runtime/internal/process_tree.hpp"
 #include "runtime/internal/spawn.hpp"
 #include "runtime/internal/tcp.hpp"
 #include "runtime/shm_names.hpp"
@@ -37,9 +38,20 @@ namespace {
 using Clock = std::chrono::steady_clock;
 // How long ranks get between SIGTERM and SIGKILL once the job is being stopped.
 constexpr auto kKillGrace = std::chrono::seconds(2);
+// The same once a spawned job's launcher was asked for its report: it answers SIGTERM (which
+// reaches it with its rank's group) only after its gdbs are done.
+constexpr auto kSpawnedReportGrace = std::chrono::seconds(20);
+
+// A job that MPI_Comm_spawn started says so on each of its launcher's lines: they reach the
+// user among the spawning job's, through the spawning rank's output.
+const std::string& report_prefix() {
+  static const std::string prefix =
+      std::getenv("LAPIS_SPAWN_PORT") != nullptr ? "lapirun (spawned job): " : "lapirun: ";
+  return prefix;
+}
 
 void report(const std::string& text) {
-  const std::string line = "lapirun: " + text + "\n";
+  const std::string line = report_prefix() + text + "\n";
   (void)write_all(STDERR_FILENO, std::as_bytes(std::span(line.data(), line.size())));
 }
 
@@ -243,7 +255,8 @@ class Launcher {
                                          std::chrono::duration<double>(*options_.timeout_seconds));
     }
     start_ranks();
-    while (running_ > 0) poll_once();
+    // A spawned job asked for its report may still be writing it through a rank's output.
+    while (running_ > 0 || (kill_deadline_ && spawned_job_reporting())) poll_once();
     forwarder_.drain();
     if (shutting_down_) signal_all_groups(SIGKILL);  // stray grandchildren of ranks that already exited
     return exit_code_;
@@ -463,15 +476,32 @@ class Launcher {
   }
 
   // One line per running rank (hang_report.hpp), before the job ends or on SIGUSR1.
+  // Jobs the ranks spawned report too: their launchers (below the spawning ranks) are asked
+  // first, so that their gdbs run beside ours, and get a longer grace to finish before SIGKILL.
   void report_where_ranks_wait(bool full_stacks) {
     std::vector<RankProcess> running;
+    std::vector<pid_t> pids;
     for (std::size_t rank = 0; rank < ranks_.size(); ++rank) {
-      if (ranks_[rank].running) running.push_back({static_cast<int>(rank), ranks_[rank].pid});
+      if (!ranks_[rank].running) continue;
+      running.push_back({static_cast<int>(rank), ranks_[rank].pid});
+      pids.push_back(ranks_[rank].pid);
+    }
+    for (const pid_t launcher : descendant_launchers(pids)) {
+      if (::kill(launcher, SIGUSR1) != 0) continue;
+      reporting_launchers_.push_back(launcher);
+      report("asking the launcher of a spawned job (pid " + std::to_string(launcher) +
+             ") where its ranks wait");
+      kill_grace_ = kSpawnedReportGrace;
     }
     HangReportOptions options;
     options.full_stacks = full_stacks;
     options.job_seconds = std::chrono::duration<double>(Clock::now() - started_).count();
     for (const std::string& line : describe_ranks(running, options)) report(line);
+  }
+
+  bool spawned_job_reporting() {
+    std::erase_if(reporting_launchers_, [](pid_t pid) { return !process_running(pid); });
+    return !reporting_launchers_.empty();
   }
 
   // Fail fast: the first failure decides the exit status; everyone else is asked to stop.
@@ -480,7 +510,7 @@ class Launcher {
     shutting_down_ = true;
     exit_code_ = exit_code;
     signal_all_groups(SIGTERM);
-    kill_deadline_ = Clock::now() + kKillGrace;
+    kill_deadline_ = Clock::now() + kill_grace_;
   }
 
   // Every rank's group, including those of ranks already reaped: their children may live on.
@@ -507,6 +537,8 @@ class Launcher {
   std::optional<Clock::time_point> job_deadline_;
   const Clock::time_point started_ = Clock::now();
   std::optional<Clock::time_point> kill_deadline_;
+  Clock::duration kill_grace_ = kKillGrace;
+  std::vector<pid_t> reporting_launchers_;  // spawned jobs' launchers asked where their ranks wait
 };
 
 }  // namespace

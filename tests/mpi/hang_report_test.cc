@@ -68,3 +68,22 @@ TEST_CASE("SIGUSR1 to lapirun: the same report, and the job goes on") {
   CHECK(has(r.output, "status=143"));  // ended by the SIGTERM that followed, not by the report
   CHECK_FALSE(has(r.output, "timeout after"));
 }
+
+// A spawned job's launcher is a child of the spawning rank, not of this lapirun: the timeout
+// report asks it for its own, which comes through the spawning rank's output.
+TEST_CASE("the timeout report covers the jobs the ranks spawned") {
+  const auto r = launch({.ranks = 2, .timeout_s = 4, .env = {"LAPIS_UNIVERSE_SIZE=4"}, .flags = {}},
+                        "tests/mpi/progs/deadlock", {"spawn"});
+  INFO(r.output);
+  CHECK(r.status == 124);
+  CHECK(has(r.output, "lapirun: timeout after 4 s; where each rank waits:"));
+  CHECK(has(r.output, "lapirun: asking the launcher of a spawned job (pid "));
+  // The parents wait for child 0 (on the inter-communicator; the report names it by its task
+  // number in the parents' engine), the children as in the plain case.
+  CHECK(has(r.output, "lapirun: rank 0 (pid "));
+  CHECK(has(r.output, ", tag 9, context "));
+  CHECK(has(r.output, "lapirun (spawned job): rank 0 (pid "));
+  CHECK(has(r.output, "lapirun (spawned job): rank 1 (pid "));
+  CHECK(has(r.output, "waiting in MPI_Probe (probe for any, tag 42, context "));
+  CHECK_FALSE(has(r.output, "cannot say where it waits"));
+}
