@@ -207,8 +207,8 @@ void Engine::Impl::protocol_error_locked(lapi::TaskId src, const char* what) {
     fmt::print(stderr, "mpcpi[{}]: dropped a message from task {}: {}\n", me_, src, what);
 }
 
-lapi::Landing Engine::Impl::on_eager(lapi::TaskId src, const detail::Envelope& env,
-                                     std::uint64_t ready_handle, const Arrival& in) {
+inline lapi::Landing Engine::Impl::on_eager(lapi::TaskId src, const detail::Envelope& env,
+                                            std::uint64_t ready_handle, const Arrival& in) {
   const std::size_t len = in.len;
   EngineLock lock(*this);
   const bool counted = (env.flags & detail::kCounted) != 0;
@@ -248,8 +248,9 @@ lapi::Landing Engine::Impl::on_eager(lapi::TaskId src, const detail::Envelope& e
 
 // An in-order eager message meets the posted queue. Here beside on_eager,
 // its only caller, so that the two compile into one step.
-lapi::Landing Engine::Impl::deliver_eager_locked(lapi::TaskId src, const Envelope& env,
-                                                 std::uint64_t ready_handle, const Arrival& in) {
+inline lapi::Landing Engine::Impl::deliver_eager_locked(lapi::TaskId src, const Envelope& env,
+                                                        std::uint64_t ready_handle,
+                                                        const Arrival& in) {
   const std::size_t len = in.len;
   const bool ready = env.mode == static_cast<std::uint8_t>(SendMode::ready);
   const bool counted = (env.flags & detail::kCounted) != 0;

@@ -165,9 +165,10 @@ template <bool kChecked>
   return pull_rendezvous_locked(data, landing.buffer, length, job, check);
 }
 
-ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed, const std::byte* bytes,
-                                                 std::size_t frame_len, void* data,
-                                                 std::size_t length) {
+inline ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed,
+                                                        const std::byte* bytes,
+                                                        std::size_t frame_len, void* data,
+                                                        std::size_t length) {
   // 1. Parse and validate the frame: sender, flags, optional words (amsend_frame.hpp);
   //    then the handler and counter it names.
   AmsendFrame f;

@@ -158,8 +158,9 @@ class Context::Impl {
   ucs_status_t on_amsend_packed(const void* header, std::size_t header_len, void* data,
                                 std::size_t length, const ucp_am_recv_param_t* param);
   // Both forms: `bytes` holds the frame (AmsendWire, words, user header),
-  // followed by the data when `packed`.
-  ucs_status_t accept_amsend_locked(bool rndv, bool packed, const std::byte* bytes,
+  // followed by the data when `packed`. Inlined into its three callers
+  // (am_recv.cc): the shared-memory ring's is every small message's path.
+  [[gnu::always_inline]] ucs_status_t accept_amsend_locked(bool rndv, bool packed, const std::byte* bytes,
                                     std::size_t frame_len, void* data, std::size_t length);
   // A parsed frame that carries a checksum or should (LAPIS_CHECKSUM here):
   // checks it, then deliver_amsend_locked<true>. Out of the unchecked path.

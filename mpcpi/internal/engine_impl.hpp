@@ -267,9 +267,14 @@ class Engine::Impl {
                  std::uint32_t context);
   void post_recv(Request* r);
   // Arrival of an in-order message (header handler or deferred). Returns
-  // the landing for eager data that has not landed yet.
-  lapi::Landing deliver_eager_locked(lapi::TaskId src, const detail::Envelope& env,
-                                     std::uint64_t ready_handle, const Arrival& in);
+  // the landing for eager data that has not landed yet. This and on_eager
+  // are inlined into the header handlers (handlers.cc, their only callers):
+  // as calls, their prologues and spills cost 65 of the receiver's
+  // instructions per 8 B message (callgrind, message rate).
+  [[gnu::always_inline]] lapi::Landing deliver_eager_locked(lapi::TaskId src,
+                                                            const detail::Envelope& env,
+                                                            std::uint64_t ready_handle,
+                                                            const Arrival& in);
   void deliver_rts_locked(lapi::TaskId src, const detail::Envelope& env, std::uint64_t size,
                           std::uint64_t sender_handle);
   void deliver_deferred_locked(Message* m);
@@ -299,8 +304,8 @@ class Engine::Impl {
   bool cancel_send_locked(Request* r);
 
   // ---- handlers.cc (header handlers; lock taken inside) -----------------
-  lapi::Landing on_eager(lapi::TaskId src, const detail::Envelope& env,
-                         std::uint64_t ready_handle, const Arrival& in);
+  [[gnu::always_inline]] lapi::Landing on_eager(lapi::TaskId src, const detail::Envelope& env,
+                                                std::uint64_t ready_handle, const Arrival& in);
   lapi::Landing on_rts(lapi::TaskId src, const detail::RtsHeader& h);
   lapi::Landing on_cts(lapi::TaskId src, const detail::CtsHeader& h);
   lapi::Landing on_data(lapi::TaskId src, const detail::DataHeader& h, const Arrival& in);
