@@ -232,12 +232,8 @@ bool Context::Impl::counter_registered_locked(std::uint64_t handle) {
   return true;
 }
 
-void Context::Impl::landed_locked(const CompletionJob& job) {
-  ++peers_[job.src].landed_from;
-  if (peers_[job.src].fence_wanted != 0) check_fence_requests_locked(job.src);
-  if (job.handler == nullptr) {
-    finish_job_locked(job);
-  } else if (runner_.handler_thread && config_.policy == CompletionPolicy::thread) {
+void Context::Impl::run_handler_later_locked(const CompletionJob& job) {
+  if (runner_.handler_thread && config_.policy == CompletionPolicy::thread) {
     runner_.handler_thread->push(job);
   } else {
     runner_.defer(job);  // inline or fiber: run after ucp_worker_progress returns

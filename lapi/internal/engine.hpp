@@ -178,7 +178,20 @@ class Context::Impl {
   ucs_status_t pull_rendezvous_locked(void* desc, void* buffer, std::size_t length,
                                       const CompletionJob& job, const internal::DataCheck& check = {});
   // Data of an Amsend from `src` is in place: count it, then complete.
-  void landed_locked(const CompletionJob& job);
+  // Here in the class, so that every small message's landing inlines it.
+  void landed_locked(const CompletionJob& job) {
+    internal::Peer& peer = peers_[job.src];
+    ++peer.landed_from;
+    if (peer.fence_wanted != 0) check_fence_requests_locked(job.src);
+    if (job.handler == nullptr) {
+      finish_job_locked(job);
+    } else {
+      run_handler_later_locked(job);
+    }
+  }
+  // The completion handler of a landed Amsend: to the handler thread, or
+  // deferred until the poll that landed it returns.
+  void run_handler_later_locked(const CompletionJob& job);
   // Whether a target counter handle was handed out here (memoized).
   bool counter_registered_locked(std::uint64_t handle);
   // Runs after the completion handler (or at once when there is none).
