@@ -160,8 +160,10 @@ class Context::Impl {
   // Both forms: `bytes` holds the frame (AmsendWire, words, user header),
   // followed by the data when `packed`. Inlined into its three callers
   // (am_recv.cc): the shared-memory ring's is every small message's path.
-  [[gnu::always_inline]] ucs_status_t accept_amsend_locked(bool rndv, bool packed, const std::byte* bytes,
-                                    std::size_t frame_len, void* data, std::size_t length);
+  [[gnu::always_inline]] ucs_status_t accept_amsend_locked(bool rndv, bool packed,
+                                                           const std::byte* bytes,
+                                                           std::size_t frame_len, void* data,
+                                                           std::size_t length);
   // A parsed frame that carries a checksum or should (LAPIS_CHECKSUM here):
   // checks it, then deliver_amsend_locked<true>. Out of the unchecked path.
   ucs_status_t accept_checked_amsend_locked(bool rndv, const std::byte* bytes,
