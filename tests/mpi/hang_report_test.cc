@@ -71,12 +71,14 @@ TEST_CASE("SIGUSR1 to lapirun: the same report, and the job goes on") {
 
 // A spawned job's launcher is a child of the spawning rank, not of this lapirun: the timeout
 // report asks it for its own, which comes through the spawning rank's output.
+// The timeout leaves room for the spawn (a second lapirun and its ranks' MPI_Init) under the
+// sanitizers on a loaded host; the children must be in their waits when it fires.
 TEST_CASE("the timeout report covers the jobs the ranks spawned") {
-  const auto r = launch({.ranks = 2, .timeout_s = 4, .env = {"LAPIS_UNIVERSE_SIZE=4"}, .flags = {}},
+  const auto r = launch({.ranks = 2, .timeout_s = 8, .env = {"LAPIS_UNIVERSE_SIZE=4"}, .flags = {}},
                         "tests/mpi/progs/deadlock", {"spawn"});
   INFO(r.output);
   CHECK(r.status == 124);
-  CHECK(has(r.output, "lapirun: timeout after 4 s; where each rank waits:"));
+  CHECK(has(r.output, "lapirun: timeout after 8 s; where each rank waits:"));
   CHECK(has(r.output, "lapirun: asking the launcher of a spawned job (pid "));
   // The parents wait for child 0 (on the inter-communicator; the report names it by its task
   // number in the parents' engine), the children as in the plain case.
