@@ -482,10 +482,10 @@ class Launcher {
     std::vector<RankProcess> running;
     std::vector<pid_t> pids;
     for (std::size_t rank = 0; rank < ranks_.size(); ++rank) {
-      if (!ranks_[rank].running) continue;
-      running.push_back({static_cast<int>(rank), ranks_[rank].pid});
-      pids.push_back(ranks_[rank].pid);
+      if (ranks_[rank].running) running.push_back({static_cast<int>(rank), ranks_[rank].pid});
     }
+    for (const RankProcess& r : running) pids.push_back(r.pid);
+    reporting_launchers_.clear();  // those asked before and still there are found again
     for (const pid_t launcher : descendant_launchers(pids)) {
       if (::kill(launcher, SIGUSR1) != 0) continue;
       reporting_launchers_.push_back(launcher);
