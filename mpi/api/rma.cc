@@ -11,6 +11,7 @@
 #include "mpi/internal/coll/args.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/request.hpp"
+#include "mpi/internal/rma/fast_access.hpp"
 #include "mpi/internal/rma/window.hpp"
 
 using namespace mpi;
@@ -196,6 +197,10 @@ extern "C" int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype o
                        MPI_Datatype target_datatype, MPI_Win win) {
   const ApiCall call("MPI_Put");
   if (call.overlaps()) [[unlikely]] return call.refuse();
+  if (rma::access_mapped_fast(true, const_cast<void*>(origin_addr), origin_count, origin_datatype,
+                              target_rank, target_disp, target_count, target_datatype, win)) {
+    return MPI_SUCCESS;
+  }
   Access a{"MPI_Put"};
   if (int rc = open_access(a, win)) return rc;
   const int rc = prepare_put(a, origin_addr, origin_count, origin_datatype, target_rank,
@@ -208,6 +213,10 @@ extern "C" int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_
                        MPI_Datatype target_datatype, MPI_Win win) {
   const ApiCall call("MPI_Get");
   if (call.overlaps()) [[unlikely]] return call.refuse();
+  if (rma::access_mapped_fast(false, origin_addr, origin_count, origin_datatype, target_rank,
+                              target_disp, target_count, target_datatype, win)) {
+    return MPI_SUCCESS;
+  }
   Access a{"MPI_Get"};
   if (int rc = open_access(a, win)) return rc;
   const int rc = prepare_get(a, origin_addr, origin_count, origin_datatype, target_rank,

@@ -23,12 +23,10 @@
 #include "mpi/internal/state.hpp"
 
 namespace mpi::rma {
-namespace {
 
-HandleTable<WinPtr>& table() {
-  static HandleTable<WinPtr> t{HandleKind::win};  // touched only inside MPI calls
-  return t;
-}
+HandleTable<WinPtr> g_window_table{HandleKind::win};
+
+namespace {
 
 lapi::TaskId world(const Window& win, int rank) {
   return static_cast<lapi::TaskId>(win.comm->world_of(rank));
@@ -134,11 +132,6 @@ int map_shared(Window& win, MPI_Aint size) {
 }
 
 }  // namespace
-
-Window* find_window(MPI_Win handle) {
-  WinPtr* w = table().find(handle);
-  return w ? w->get() : nullptr;
-}
 
 int lookup_window(MPI_Win handle, Window*& out) {
   out = find_window(handle);
@@ -273,13 +266,13 @@ int create_window(const CommPtr& comm, void* base, MPI_Aint size, int disp_unit,
     win->locked = std::all_of(every.begin(), every.end(), [](char c) { return c == 1; });
   }
   if (int rc = internal_barrier(*win->comm)) return rc;
-  win->handle = table().insert(win);
+  win->handle = window_table().insert(win);
   *out = win->handle;
   return MPI_SUCCESS;
 }
 
 int free_window(MPI_Win handle) {
-  WinPtr win = *table().find(handle);
+  WinPtr win = *window_table().find(handle);
   lapi::Context& ctx = lapi_context();
   if (int rc = flush_all(*win)) return rc;
   // Every rank's accesses to us are complete once all are here.
@@ -293,7 +286,7 @@ int free_window(MPI_Win handle) {
   if (!st.ok()) return lapi_error("releasing window memory", st);
   // Deregistration waits for peers to drop our keys: stay until all did.
   if (int rc = internal_barrier(*win->comm)) return rc;
-  table().erase(handle);
+  window_table().erase(handle);
   reap_answers();
   return MPI_SUCCESS;
 }

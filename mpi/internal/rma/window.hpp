@@ -38,6 +38,7 @@
 #include "mpi/internal/comm.hpp"
 #include "mpi/internal/datatype.hpp"
 #include "mpi/internal/errhandler.hpp"
+#include "mpi/internal/handles.hpp"
 #include "mpi/internal/rma/lock_word.hpp"
 
 namespace mpi::rma {
@@ -164,8 +165,16 @@ struct Window {
 using WinPtr = std::shared_ptr<Window>;
 
 // ---- handles (windows live in their own table, MPICH's object type 8)
+// Touched only inside MPI calls. A plain global, not a function's static:
+// MPI_Put and MPI_Get look their window up on every call, and the static's
+// guard cost them a call and 20 instructions.
+extern HandleTable<WinPtr> g_window_table;
+inline HandleTable<WinPtr>& window_table() { return g_window_table; }
 // Null for MPI_WIN_NULL, a freed window or a handle of another kind.
-Window* find_window(MPI_Win handle);
+inline Window* find_window(MPI_Win handle) {
+  WinPtr* w = window_table().find(handle);
+  return w ? w->get() : nullptr;
+}
 // MPI_SUCCESS, or MPI_ERR_WIN with the detail recorded.
 int lookup_window(MPI_Win handle, Window*& out);
 

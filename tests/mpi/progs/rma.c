@@ -794,6 +794,16 @@ static void errors(void) {
   CHECK_CLASS(MPI_Get(v, 1, MPI_INT, right, K, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
   CHECK_CLASS(MPI_Accumulate(v, 1, MPI_INT, right, K, 1, MPI_INT, MPI_SUM, win), MPI_ERR_RMA_RANGE);
   CHECK_CLASS(MPI_Fetch_and_op(v, v + 1, MPI_INT, right, K + 100, MPI_SUM, win), MPI_ERR_RMA_RANGE);
+  /* the last element is inside (MPI_Put's inline path has the same bounds) */
+  v[0] = 1000 + rank;
+  CHECK_OK(MPI_Put(v, 1, MPI_INT, right, K - 1, 1, MPI_INT, win));
+  CHECK_OK(MPI_Win_flush(right, win));
+  int back = -1;
+  CHECK_OK(MPI_Get(&back, 1, MPI_INT, right, K - 1, 1, MPI_INT, win));
+  CHECK_OK(MPI_Win_flush(right, win));
+  CHECK(back == 1000 + rank);
+  CHECK_CLASS(MPI_Get(&back, 1, MPI_INT, right, K, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
+  CHECK(back == 1000 + rank);
   CHECK_CLASS(MPI_Put(v, 1, MPI_INT, right, -1, 1, MPI_INT, win), MPI_ERR_DISP);
   CHECK_CLASS(MPI_Put(v, 1, MPI_INT, right, (MPI_Aint)1 << 62, 1, MPI_INT, win), MPI_ERR_DISP);
   CHECK_CLASS(MPI_Put(v, 1, MPI_INT, size, 0, 1, MPI_INT, win), MPI_ERR_RANK);
