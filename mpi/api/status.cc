@@ -59,6 +59,16 @@ extern "C" int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, in
   return MPI_SUCCESS;
 }
 
+extern "C" int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  const ApiCall call("MPI_Get_count_c");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  constexpr const char* kFn = "MPI_Get_count_c";
+  TypePtr t;
+  if (int rc = validate_count_query(kFn, status, datatype, count, t)) return rc;
+  *count = count_of(status, *t);
+  return MPI_SUCCESS;
+}
+
 extern "C" int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype,
                                   MPI_Count* count) {
   const ApiCall call("MPI_Get_elements_x");

@@ -168,8 +168,8 @@ typedef struct MPI_Status {
 #define MPI_UINT32_T ((MPI_Datatype)0x4c00043d)
 #define MPI_UINT64_T ((MPI_Datatype)0x4c00083e)
 #define MPI_C_BOOL ((MPI_Datatype)0x4c00013f)
-#define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)0x4c000840)
-#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_C_COMPLEX ((MPI_Datatype)0x4c000840)
+#define MPI_C_FLOAT_COMPLEX MPI_C_COMPLEX
 #define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)0x4c001041)
 #define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002042)
 #define MPIX_C_FLOAT16 ((MPI_Datatype)0x4c000246)
@@ -496,6 +496,7 @@ typedef int(MPI_Grequest_query_function)(void *, MPI_Status *);
 #include "mpi_proto.h"
 #include "mpi_proto_rma.h"
 #include "mpi_proto_topo.h"
+#include "mpi_proto_large.h"
 #include "lapis_pmpi.h"
 
 #ifdef __cplusplus

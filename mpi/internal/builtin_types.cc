@@ -87,7 +87,7 @@ std::vector<Entry> entries() {
       LAPIS_ENTRY(MPI_UINT32_T, scalar<std::uint32_t>()),
       LAPIS_ENTRY(MPI_UINT64_T, scalar<std::uint64_t>()),
       LAPIS_ENTRY(MPI_C_BOOL, scalar<bool>()),
-      LAPIS_ENTRY(MPI_C_FLOAT_COMPLEX, complex_of<float>()),
+      LAPIS_ENTRY(MPI_C_COMPLEX, complex_of<float>()),  // MPICH's name for MPI_C_FLOAT_COMPLEX too
       LAPIS_ENTRY(MPI_C_DOUBLE_COMPLEX, complex_of<double>()),
       LAPIS_ENTRY(MPI_C_LONG_DOUBLE_COMPLEX, ext32(complex_of<long double>(), Ext32::long_double)),
       LAPIS_ENTRY(MPIX_C_FLOAT16, opaque(2)),

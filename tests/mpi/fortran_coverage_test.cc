@@ -60,8 +60,12 @@ TEST_CASE("api.txt binds every MPI function of mpi.h, and only those") {
       "MPI_Type_ub",       "MPI_Type_hvector",   "MPI_Type_hindexed", "MPI_Type_struct",
       "MPI_Attr_put",      "MPI_Attr_delete",    "MPI_Keyval_create", "MPI_Keyval_free",
       "MPI_Errhandler_create", "MPI_Errhandler_set", "MPI_Errhandler_get"};
+  // MPI-4's large-count forms (MPI_Send_c ...) have no Fortran procedures
+  // of their own: MPI 4.0 gives them to Fortran only as mpi_f08 overloads
+  // with INTEGER(MPI_COUNT_KIND) counts, which Lapis' mpi_f08 lacks yet.
+  const auto large_count = [](const std::string& name) { return name.ends_with("_c"); };
   for (const std::string& name : c_functions) {
-    if (c_only.count(name)) continue;
+    if (c_only.count(name) || large_count(name)) continue;
     CHECK_MESSAGE(bound.count(name) == 1, name, " has no line in mpi/fortran/api.txt");
   }
   for (const std::string& name : bound) {
