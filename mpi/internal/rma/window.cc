@@ -24,7 +24,7 @@
 
 namespace mpi::rma {
 
-HandleTable<WinPtr> g_window_table{HandleKind::win};
+HandleTable<WinPtr>& g_window_table = *new HandleTable<WinPtr>{HandleKind::win};
 
 namespace {
 

@@ -165,10 +165,13 @@ struct Window {
 using WinPtr = std::shared_ptr<Window>;
 
 // ---- handles (windows live in their own table, MPICH's object type 8)
-// Touched only inside MPI calls. A plain global, not a function's static:
+// Touched only inside MPI calls. A global, not a function's static:
 // MPI_Put and MPI_Get look their window up on every call, and the static's
-// guard cost them a call and 20 instructions.
-extern HandleTable<WinPtr> g_window_table;
+// guard cost them a call and 20 instructions. Never destroyed: a window the
+// program left unfreed must not be torn down at exit after the state its
+// communicator refers to (the order of globals' destructors across files
+// is not defined).
+extern HandleTable<WinPtr>& g_window_table;
 inline HandleTable<WinPtr>& window_table() { return g_window_table; }
 // Null for MPI_WIN_NULL, a freed window or a handle of another kind.
 inline Window* find_window(MPI_Win handle) {
