@@ -3,8 +3,8 @@
 // becomes one instance of a contiguous type holding the whole run (extent
 // count times the caller's), so its type signature matches the peer's
 // however the peer counts, and a gather's root places each rank's block
-// where count * extent says. Reductions cannot take a derived type with a predefined op, so
-// they run in pieces of at most kPiece elements instead.
+// where count * extent says. Reductions cannot take a derived type with a
+// predefined op, so they run in pieces of at most kPiece elements instead.
 #include <climits>
 #include <cstdint>
 
@@ -17,6 +17,10 @@
 using namespace mpi;
 
 namespace {
+
+// A count of at most INT_MAX as the int forms take it; a negative one goes
+// on as -1 so that the int form names it.
+int small_count(MPI_Count count) { return count < 0 ? -1 : static_cast<int>(count); }
 
 // Elements per piece of a large reduction.
 constexpr MPI_Count kPiece = MPI_Count{1} << 30;
@@ -60,8 +64,7 @@ class Narrowed {
   int set(MPI_Count count, MPI_Datatype type, const char* count_arg, const char* type_arg) {
     type_ = type;
     if (count <= INT_MAX) {
-      // A negative count goes on as -1: the int form names it.
-      count_ = count < 0 ? -1 : static_cast<int>(count);
+      count_ = small_count(count);
       return MPI_SUCCESS;
     }
     TypePtr t;
@@ -92,7 +95,7 @@ int raise_on(MPI_Comm comm, const char* fn, int rc) {
 // run(offset in bytes, elements) does one piece.
 template <typename Run>
 int in_pieces(MPI_Count count, MPI_Datatype type, Run run) {
-  if (count <= INT_MAX) return run(0, count < 0 ? -1 : static_cast<int>(count));
+  if (count <= INT_MAX) return run(0, small_count(count));
   MPI_Aint lb = 0, extent = 0;
   if (int rc = MPI_Type_get_extent(type, &lb, &extent)) return rc;
   for (MPI_Count done = 0; done < count; done += kPiece) {
@@ -191,7 +194,9 @@ extern "C" int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype,
   const ApiCall call("MPI_Mrecv_c");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   Narrowed n;
-  if (int rc = n.set(count, datatype, "count", "datatype")) return raise(nullptr, "MPI_Mrecv_c", rc);
+  if (int rc = n.set(count, datatype, "count", "datatype")) {
+    return raise(nullptr, "MPI_Mrecv_c", rc);
+  }
   return MPI_Mrecv(buf, n.count(), n.type(), message, status);
 }
 
@@ -200,7 +205,9 @@ extern "C" int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype,
   const ApiCall call("MPI_Imrecv_c");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   Narrowed n;
-  if (int rc = n.set(count, datatype, "count", "datatype")) return raise(nullptr, "MPI_Imrecv_c", rc);
+  if (int rc = n.set(count, datatype, "count", "datatype")) {
+    return raise(nullptr, "MPI_Imrecv_c", rc);
+  }
   return MPI_Imrecv(buf, n.count(), n.type(), message, request);
 }
 
@@ -238,7 +245,7 @@ extern "C" int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype,
   const ApiCall call("MPI_Type_contiguous_c");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   if (count <= INT_MAX) {
-    return MPI_Type_contiguous(count < 0 ? -1 : static_cast<int>(count), oldtype, newtype);
+    return MPI_Type_contiguous(small_count(count), oldtype, newtype);
   }
   int rc = check_not_null(newtype, "newtype");
   TypePtr old;
@@ -254,7 +261,9 @@ extern "C" int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype,
   const ApiCall call("MPI_Bcast_c");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   Narrowed n;
-  if (int rc = n.set(count, datatype, "count", "datatype")) return raise_on(comm, "MPI_Bcast_c", rc);
+  if (int rc = n.set(count, datatype, "count", "datatype")) {
+    return raise_on(comm, "MPI_Bcast_c", rc);
+  }
   return MPI_Bcast(buffer, n.count(), n.type(), root, comm);
 }
 

@@ -3,7 +3,6 @@
 // handles MPI_PROC_NULL and empty transfers, then hands the access to
 // rma::issue (internal/rma/ops.cc), which picks lapi put/get or a request
 // run at the target.
-#include <limits>
 
 #include "mpi.h"
 #include "mpi/internal/api_call.hpp"
@@ -59,8 +58,7 @@ int target(Access& a, int rank, MPI_Aint disp, int count, MPI_Datatype type) {
   if (disp < 0) return fail(MPI_ERR_DISP, "target_disp={} is negative", disp);
   const rma::TargetInfo& t = w.targets[static_cast<std::size_t>(rank)];
   std::int64_t off = 0;  // no division on every access: a checked multiply
-  if (__builtin_mul_overflow(static_cast<std::int64_t>(disp), static_cast<std::int64_t>(t.disp_unit), &off) ||
-      off > std::numeric_limits<std::int64_t>::max() / 4) {
+  if (!rma::scaled_disp(disp, t.disp_unit, off)) {
     return fail(MPI_ERR_DISP, "target_disp={} times disp_unit={} overflows", disp, t.disp_unit);
   }
   o.target = rank;
@@ -68,9 +66,7 @@ int target(Access& a, int rank, MPI_Aint disp, int count, MPI_Datatype type) {
   const rma::Side& s = o.target_side;
   // A dynamic window's displacements are addresses: its target checks them.
   if (count == 0 || s.type->size() == 0 || w.flavor == MPI_WIN_FLAVOR_DYNAMIC) return MPI_SUCCESS;
-  const std::int64_t span = (count - 1) * s.type->extent();
-  const std::int64_t lo = off + s.type->true_lb() + std::min<std::int64_t>(0, span);
-  const std::int64_t hi = off + s.type->true_ub() + std::max<std::int64_t>(0, span);
+  const auto [lo, hi] = rma::access_span(*s.type, count, off);
   if (lo < 0 || hi > static_cast<std::int64_t>(t.size)) {
     return fail(MPI_ERR_RMA_RANGE,
                 "target_disp={} with {} x target_datatype reaches bytes [{}, {}) of target "

@@ -9,6 +9,8 @@
 // Anything else — MPI_PROC_NULL, derived or differing types, dynamic
 // windows, memory reached through the core, every error — returns false and
 // takes the general path, which checks again and names what is wrong.
+// The displacement scaling, the bounds and the copy are the general path's
+// own (defined here, used by api/rma.cc and rma/ops.cc).
 
 #include <algorithm>
 #include <atomic>
@@ -23,11 +25,51 @@
 
 namespace mpi::rma {
 
+// target_disp * disp_unit in bytes, refused (false) when it overflows or
+// leaves no room for the access's own span.
+[[gnu::always_inline]] inline bool scaled_disp(MPI_Aint disp, std::int64_t disp_unit,
+                                              std::int64_t& off) {
+  return !__builtin_mul_overflow(static_cast<std::int64_t>(disp), disp_unit, &off) &&
+         off <= std::numeric_limits<std::int64_t>::max() / 4;
+}
+
+// The bytes [lo, hi) that `count` instances of `type` from byte `off` of a
+// window touch (count >= 1).
+struct Span {
+  std::int64_t lo, hi;
+};
+[[gnu::always_inline]] inline Span access_span(const Datatype& type, std::int64_t count,
+                                              std::int64_t off) {
+  const std::int64_t span = (count - 1) * type.extent();
+  return {off + type.true_lb() + std::min<std::int64_t>(0, span),
+          off + type.true_ub() + std::max<std::int64_t>(0, span)};
+}
+
+// A contiguous Put (`put`) or Get of `len` bytes between `local` and
+// target rank `r`'s window memory mapped here at `at`: a copy, complete
+// (visible to the target) once it retires, so flush and unlock have
+// nothing to wait for but the mark it leaves.
+[[gnu::always_inline]] inline void copy_mapped(Window& w, std::size_t r, bool put, std::byte* at,
+                                              void* local, std::size_t len) {
+  if (put) {
+    std::memcpy(at, local, len);
+  } else {
+    std::memcpy(local, at, len);
+  }
+  // Before whatever synchronisation call follows (its own atomics order
+  // the stores for the other CPUs; this keeps the compiler from sinking them).
+  std::atomic_thread_fence(std::memory_order_release);
+  w.ops_since_fence = true;
+  w.mapped_out[r] = 1;
+}
+
+
 // Put (`put`: origin -> target) or Get; true when done here. Inlined into
 // each caller, `put` a constant there.
-[[gnu::always_inline]] inline bool access_mapped_fast(bool put, void* origin, int origin_count, MPI_Datatype origin_type,
-                               int target_rank, MPI_Aint target_disp, int target_count,
-                               MPI_Datatype target_type, MPI_Win handle) {
+[[gnu::always_inline]] inline bool access_mapped_fast(bool put, void* origin, int origin_count,
+                                                     MPI_Datatype origin_type, int target_rank,
+                                                     MPI_Aint target_disp, int target_count,
+                                                     MPI_Datatype target_type, MPI_Win handle) {
   State& s = state();
   if (s.phase != Phase::running) return false;
   if (origin_type != target_type || origin_count != target_count || origin_count <= 0 ||
@@ -48,29 +90,13 @@ namespace mpi::rma {
   const TargetInfo& ti = w->targets[r];
   if (mapped == nullptr || !ti.registered) return false;
   std::int64_t off = 0;
-  if (__builtin_mul_overflow(static_cast<std::int64_t>(target_disp), ti.disp_unit, &off) ||
-      off > std::numeric_limits<std::int64_t>::max() / 4) {
-    return false;
-  }
-  // The general path's bounds (target() in api/rma.cc); the data is
-  // count * size bytes from data_offset, inside them.
-  const std::int64_t span = (origin_count - 1) * type.extent();
-  const std::int64_t lo = off + type.true_lb() + std::min<std::int64_t>(0, span);
-  const std::int64_t hi = off + type.true_ub() + std::max<std::int64_t>(0, span);
-  if (lo < 0 || hi > static_cast<std::int64_t>(ti.size)) return false;
-  const std::int64_t bytes = std::int64_t{origin_count} * type.size();
-  std::byte* at = mapped + off + type.data_offset();
-  char* local = static_cast<char*>(origin) + type.data_offset();
-  if (put) {
-    std::memcpy(at, local, static_cast<std::size_t>(bytes));
-  } else {
-    std::memcpy(local, at, static_cast<std::size_t>(bytes));
-  }
-  // As copy_mapped (ops.cc): the synchronisation call that follows orders
-  // the stores; this keeps the compiler from sinking them past it.
-  std::atomic_thread_fence(std::memory_order_release);
-  w->ops_since_fence = true;
-  w->mapped_out[r] = 1;
+  if (!scaled_disp(target_disp, ti.disp_unit, off)) return false;
+  // The general path's bounds (target() in api/rma.cc).
+  const Span span = access_span(type, origin_count, off);
+  if (span.lo < 0 || span.hi > static_cast<std::int64_t>(ti.size)) return false;
+  copy_mapped(*w, r, put, mapped + off + type.data_offset(),
+              static_cast<char*>(origin) + type.data_offset(),
+              static_cast<std::size_t>(std::int64_t{origin_count} * type.size()));
   return true;
 }
 

@@ -1,7 +1,6 @@
 // Origin side of Put, Get and the accumulates: picks lapi put/get for
 // contiguous transfers into registered target memory, otherwise builds an
 // Amsend request for the target (protocol.hpp).
-#include <atomic>
 #include <cstring>
 #include <optional>
 
@@ -10,6 +9,7 @@
 #include "mpi/internal/coll/op_kernels.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/rma/apply.hpp"
+#include "mpi/internal/rma/fast_access.hpp"
 #include "mpi/internal/rma/protocol.hpp"
 #include "mpi/internal/runtime.hpp"
 
@@ -49,21 +49,6 @@ int issue_direct(Window& win, const OpArgs& a, std::uint64_t target_addr) {
   ++win.local_out;
   win.rma_out[static_cast<std::size_t>(a.target)] = 1;
   return MPI_SUCCESS;
-}
-
-// Put or Get into window memory mapped here: a copy, complete (visible to
-// the target) once it retires, so flush and unlock have nothing to wait for.
-void copy_mapped(const OpArgs& a, std::byte* at) {
-  const Side& local = a.kind == Kind::put ? a.origin : a.result;
-  const auto len = static_cast<std::size_t>(bytes_of(local));
-  if (a.kind == Kind::put) {
-    std::memcpy(at, data_start(a.origin.addr, a.origin), len);
-  } else {
-    std::memcpy(const_cast<void*>(data_start(a.result.addr, a.result)), at, len);
-  }
-  // Before whatever synchronisation call follows (its own atomics order
-  // the stores for the other CPUs; this keeps the compiler from sinking them).
-  std::atomic_thread_fence(std::memory_order_release);
 }
 
 // The target layout as blocks of one instance.
@@ -341,8 +326,9 @@ int issue(Window& win, const OpArgs& a) {
     const std::uint64_t addr = ti.base + static_cast<std::uint64_t>(a.disp * ti.disp_unit) +
                                static_cast<std::uint64_t>(a.target_side.type->data_offset());
     if (std::byte* mapped = win.mapped[static_cast<std::size_t>(a.target)]) {
-      copy_mapped(a, mapped + (addr - ti.base));
-      win.mapped_out[static_cast<std::size_t>(a.target)] = 1;
+      copy_mapped(win, static_cast<std::size_t>(a.target), a.kind == Kind::put,
+                  mapped + (addr - ti.base), const_cast<void*>(data_start(local.addr, local)),
+                  static_cast<std::size_t>(bytes_of(local)));
       return MPI_SUCCESS;
     }
     return issue_direct(win, a, addr);
