@@ -6,7 +6,7 @@
  *                       of a resized type, with MPI_Get_count_c; and
  *                       MPI_Reduce_local_c over INT_MAX + 100 elements, in
  *                       pieces (2 ranks; up to 6 GiB per rank)
- *   large_count errors  bad arguments: error classes */
+ *   large_count errors  bad arguments to every form: error classes */
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
@@ -180,6 +180,48 @@ static void errors(void) {
   MPI_Count c = 0;
   CHECK_CLASS(MPI_Get_count_c(MPI_STATUS_IGNORE, MPI_INT, &c), MPI_ERR_ARG);
   CHECK_CLASS(MPI_Allreduce_c(&x, &c, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD), MPI_ERR_OP);
+  /* every other form: a bad count or type is refused before anything moves */
+  const MPI_Datatype bogus = (MPI_Datatype)0x12345;
+  MPI_Datatype loose;
+  CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &loose)); /* never committed */
+  MPI_Request req = MPI_REQUEST_NULL;
+  MPI_Message msg = MPI_MESSAGE_NULL;
+  CHECK_CLASS(MPI_Bsend_c(&x, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Ssend_c(&x, huge, bogus, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Rsend_c(&x, huge, loose, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Isend_c(&x, huge, bogus, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Ibsend_c(&x, -5, MPI_INT, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Issend_c(&x, huge, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Irsend_c(&x, huge, loose, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Irecv_c(&x, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Send_init_c(&x, huge, bogus, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Bsend_init_c(&x, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Ssend_init_c(&x, huge, loose, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Rsend_init_c(&x, huge, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Recv_init_c(&x, huge, bogus, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
+  CHECK(req == MPI_REQUEST_NULL);
+  CHECK_CLASS(MPI_Sendrecv_c(&x, 1, MPI_INT, 0, 0, &x, huge, bogus, 0, 0, MPI_COMM_WORLD,
+                             MPI_STATUS_IGNORE), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Sendrecv_replace_c(&x, huge, loose, 0, 0, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+              MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Mrecv_c(&x, huge, bogus, &msg, MPI_STATUS_IGNORE), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Imrecv_c(&x, huge, bogus, &msg, &req), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Get_elements_c(MPI_STATUS_IGNORE, MPI_INT, &c), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Type_size_c(bogus, &c), MPI_ERR_TYPE);
+  MPI_Count lb = 0;
+  CHECK_CLASS(MPI_Type_get_extent_c(MPI_DATATYPE_NULL, &lb, &c), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Type_get_true_extent_c(bogus, &lb, &c), MPI_ERR_TYPE);
+  MPI_Datatype t;
+  CHECK_CLASS(MPI_Type_contiguous_c(huge, bogus, &t), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Type_contiguous_c(-1, MPI_INT, &t), MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Gather_c(&x, huge, bogus, &x, 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Scatter_c(&x, 1, MPI_INT, &x, huge, loose, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Allgather_c(&x, -1, MPI_INT, &x, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Alltoall_c(&x, huge, MPI_DATATYPE_NULL, &x, huge, MPI_INT, MPI_COMM_WORLD),
+              MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Reduce_c(&x, &c, 1, MPI_INT, MPI_OP_NULL, 0, MPI_COMM_WORLD), MPI_ERR_OP);
+  CHECK_CLASS(MPI_Reduce_local_c(&x, &c, -1, MPI_INT, MPI_SUM), MPI_ERR_COUNT);
+  CHECK_OK(MPI_Type_free(&loose));
 }
 
 int main(int argc, char** argv) {
