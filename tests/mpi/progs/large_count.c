@@ -197,12 +197,14 @@ static void errors(void) {
   CHECK_CLASS(MPI_Send_init_c(&x, huge, bogus, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
   CHECK_CLASS(MPI_Bsend_init_c(&x, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_COUNT);
   CHECK_CLASS(MPI_Ssend_init_c(&x, huge, loose, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
-  CHECK_CLASS(MPI_Rsend_init_c(&x, huge, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Rsend_init_c(&x, huge, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, &req),
+              MPI_ERR_TYPE);
   CHECK_CLASS(MPI_Recv_init_c(&x, huge, bogus, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
   CHECK(req == MPI_REQUEST_NULL);
   CHECK_CLASS(MPI_Sendrecv_c(&x, 1, MPI_INT, 0, 0, &x, huge, bogus, 0, 0, MPI_COMM_WORLD,
                              MPI_STATUS_IGNORE), MPI_ERR_TYPE);
-  CHECK_CLASS(MPI_Sendrecv_replace_c(&x, huge, loose, 0, 0, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+  CHECK_CLASS(MPI_Sendrecv_replace_c(&x, huge, loose, 0, 0, 0, 0, MPI_COMM_WORLD,
+                                     MPI_STATUS_IGNORE),
               MPI_ERR_TYPE);
   CHECK_CLASS(MPI_Mrecv_c(&x, huge, bogus, &msg, MPI_STATUS_IGNORE), MPI_ERR_TYPE);
   CHECK_CLASS(MPI_Imrecv_c(&x, huge, bogus, &msg, &req), MPI_ERR_TYPE);
