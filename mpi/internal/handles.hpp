@@ -15,6 +15,7 @@
 // by progress threads.
 
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -72,18 +73,28 @@ constexpr int predefined_slot(int handle) {
                           ((static_cast<unsigned>(handle) >> 23) & 0x100u));
 }
 
+// Whether a handle that resolved in its table names a predefined object:
+// mpi.h's handles are of builtin or direct kind, a user object's always
+// indirect (make_handle), so the kind bits tell without a lookup.
+constexpr bool resolved_is_predefined(int handle) {
+  return (static_cast<unsigned>(handle) & kHandleKindIndirect) != kHandleKindIndirect;
+}
+
 template <typename T>
 class HandleTable {
  public:
-  explicit HandleTable(HandleKind kind) : kind_(kind) { resize(1); }
+  explicit HandleTable(HandleKind kind) : kind_(kind) {
+    resize(1);
+    empty_predefined();
+  }
 
   HandleKind kind() const { return kind_; }
 
-  // Places the predefined object behind mpi.h's handle `handle`.
+  // Places the predefined object behind mpi.h's handle `handle` (never of
+  // indirect kind: resolved_is_predefined).
   void insert_at(int handle, T value) {
-    const int p = predefined_slot(handle);
-    if (p >= static_cast<int>(predefined_.size())) predefined_.resize(p + 1);
-    predefined_[p] = {handle, std::move(value)};
+    if (!resolved_is_predefined(handle)) std::abort();
+    predefined_[predefined_slot(handle)] = {handle, std::move(value)};
   }
 
   // Returns the new handle, or the null handle when the index space is full.
@@ -103,20 +114,18 @@ class HandleTable {
 
   // Null for a handle of another kind, the null handle, or a freed slot.
   // (Every MPI call looks up its communicator and datatype here: the
-  // predefined ones, the common case, cost a shift, a compare and a load.)
+  // predefined ones, the common case, cost a shift, a compare and a load;
+  // every predefined slot exists, so there is no bound to check.)
   T* find(int handle) {
-    const unsigned p = static_cast<unsigned>(predefined_slot(handle));
-    if (p < predefined_.size() && predefined_[p].handle == handle) return &predefined_[p].value;
+    Predefined& p = predefined_[predefined_slot(handle)];
+    if (p.handle == handle) return &p.value;
     const unsigned index = static_cast<unsigned>(handle) - static_cast<unsigned>(base_);
     if (index >= static_cast<unsigned>(size_)) return nullptr;
     auto& slot = slots_[index];
     return slot ? &*slot : nullptr;
   }
 
-  bool is_predefined(int handle) const {
-    const unsigned p = static_cast<unsigned>(predefined_slot(handle));
-    return p < predefined_.size() && predefined_[p].handle == handle;
-  }
+  bool is_predefined(int handle) const { return predefined_[predefined_slot(handle)].handle == handle; }
 
   bool erase(int handle) {
     int index = handle_index(kind_, handle);
@@ -132,7 +141,7 @@ class HandleTable {
     slots_.clear();
     resize(1);
     free_.clear();
-    predefined_.clear();
+    empty_predefined();
   }
 
   // Visits every live user (non-predefined) object.
@@ -145,9 +154,16 @@ class HandleTable {
 
  private:
   struct Predefined {
-    int handle = -1;  // slot 511's value: an empty slot matches nothing
+    int handle;
     T value{};
   };
+
+  // Every slot, each empty one holding a handle whose slot it is not (-1
+  // belongs to slot 511, 0 to slot 0), so that it matches nothing.
+  void empty_predefined() {
+    predefined_.assign(kPredefinedSlots + 1, Predefined{-1});
+    predefined_[predefined_slot(-1)].handle = 0;
+  }
 
   void resize(std::size_t n) {
     slots_.resize(n);
@@ -159,7 +175,7 @@ class HandleTable {
   int size_ = 0;  // slots_.size(); index 0 is never handed out
   std::vector<std::optional<T>> slots_;
   std::vector<int> free_;
-  std::vector<Predefined> predefined_;
+  std::vector<Predefined> predefined_;  // by predefined_slot(): all kPredefinedSlots + 1 of them
 };
 
 }  // namespace mpi

@@ -40,8 +40,8 @@ Request* new_request(const PostArgs& a, const FastP2p& f, bool persistent, MPI_R
   if (r == nullptr) return nullptr;
   r->kind = a.peer == MPI_PROC_NULL ? RequestKind::null_proc : a.kind;
   r->persistent = persistent;
-  r->comm.assign(*f.comm_slot, state().comms.is_predefined(a.comm));
-  r->type.assign(*f.type_slot, state().types.is_predefined(a.datatype));
+  r->comm.assign(*f.comm_slot, resolved_is_predefined(a.comm));
+  r->type.assign(*f.type_slot, resolved_is_predefined(a.datatype));
   r->buf = a.buf;
   r->count = a.count;
   r->peer = a.peer;

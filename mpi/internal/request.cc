@@ -94,12 +94,13 @@ int finish_request(MPI_Request* handle, Request& r, const mpcpi::Status& es, mpc
     status->MPI_ERROR = cls;
     set_status_cancelled(*status, es.cancelled);
   }
+  // Only an error's handler needs the communicator: a success takes no
+  // shared_ptr (a copy and a release per request in an MPI_Waitall).
+  if (cls != MPI_SUCCESS) comm_out = r.comm.share();
   if (r.persistent) {
-    comm_out = r.comm.share();
     r.engine = nullptr;
     r.active = false;
   } else {
-    comm_out = r.comm.release();
     requests().release(*handle);
     *handle = MPI_REQUEST_NULL;
   }

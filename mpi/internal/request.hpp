@@ -87,8 +87,8 @@ void set_empty_status(MPI_Status* status);
 // Completes an active request whose engine part reported completion: unpacks,
 // fills *status (may be MPI_STATUS_IGNORE), then frees a non-persistent
 // request (handle becomes MPI_REQUEST_NULL) or deactivates a persistent one.
-// Returns the operation's MPI class; `comm_out` names the communicator whose
-// handler should see an error.
+// Returns the operation's MPI class; on an error, `comm_out` names the
+// communicator whose handler should see it (left alone on success).
 int finish_request(MPI_Request* handle, Request& r, const mpcpi::Status& es, mpcpi::Errc err,
                    MPI_Status* status, CommPtr& comm_out);
 
