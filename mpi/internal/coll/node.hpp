@@ -103,14 +103,15 @@ int node_gather(Comm& comm, const void* mine, std::size_t bytes, void* all, int 
 // Scatter: block r of the root's `all` (n blocks) into rank r's `mine`
 // (the root copies its own block itself).
 int node_scatter(Comm& comm, const void* all, std::size_t bytes, void* mine, int root);
-// All-to-all: block r of every rank q's `out` into block q of rank r's `in`.
-// When the n blocks exceed a slot, in rounds of node_alltoall_chunk() bytes
-// of every block (2 ranks, 1 MiB per peer: 105-116 us, against 121-139 by
-// point-to-point with single-copy CMA).
+// All-to-all: block r of every rank q's `out` into block q of rank r's `in`
+// (a rank's own block copied straight across). When the n - 1 others'
+// blocks exceed a slot, in rounds of node_alltoall_chunk() bytes of every
+// block (2 ranks, 1 MiB per peer: 105-116 us, against 121-139 by
+// point-to-point with single-copy CMA, before the own block skipped the slot).
 int node_alltoall(Comm& comm, const void* out, std::size_t bytes, void* in);
-// The bytes of each block one round moves: all of them when the n blocks
-// fit a slot, else a slot's n-th in whole cache lines (0: too many ranks,
-// not through the segment).
+// The bytes of each block one round moves: all of them when the n - 1
+// blocks for the others fit a slot, else a slot's (n - 1)-th in whole cache
+// lines (0: too many ranks, not through the segment).
 std::size_t node_alltoall_chunk(std::size_t bytes, std::size_t ranks);
 
 // MPI_Finalize, before the core stops: releases every segment (a freed

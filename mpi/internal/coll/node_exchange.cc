@@ -100,7 +100,7 @@ bool node_exchange_fits(Comm& comm, NodeExchange kind, std::size_t block, bool f
   const auto n = static_cast<std::size_t>(comm.size());
   if (kind == NodeExchange::alltoall) {
     const std::size_t chunk = node_alltoall_chunk(block, n);
-    return chunk != 0 && node_collective(comm, chunk * n, forced);
+    return chunk != 0 && node_collective(comm, chunk * (n - 1), forced);
   }
   return node_collective(comm, kind == NodeExchange::scatter ? block * n : node_chunk_bytes(block, 1), forced);
 }
