@@ -52,13 +52,25 @@ TEST_CASE("a table resolves its own predefined and user handles only") {
                 mpi::make_handle(HandleKind::datatype, 1), mpi::make_handle(HandleKind::comm, 99)}) {
     CAPTURE(h);
     CHECK(comms.find(h) == nullptr);
+    CHECK_FALSE(comms.is_predefined(h));
   }
+  // What resolved tells predefined from user objects by its kind bits.
+  CHECK(mpi::resolved_is_predefined(MPI_COMM_WORLD));
+  CHECK(mpi::resolved_is_predefined(static_cast<int>(MPI_FLOAT_INT)));
+  CHECK_FALSE(mpi::resolved_is_predefined(dup));
   // Predefined objects cannot be erased; user ones can, once.
   CHECK_FALSE(comms.erase(MPI_COMM_WORLD));
   CHECK(comms.erase(dup));
   CHECK(comms.find(dup) == nullptr);
   CHECK_FALSE(comms.erase(dup));
   CHECK(comms.insert("again") == dup);  // the slot is reused
+  // Emptied, nothing resolves (every predefined slot stays, matching nothing).
+  comms.clear();
+  for (int h : {MPI_COMM_WORLD, MPI_COMM_SELF, dup, 0, -1}) {
+    CAPTURE(h);
+    CHECK(comms.find(h) == nullptr);
+    CHECK_FALSE(comms.is_predefined(h));
+  }
 }
 
 TEST_CASE("builtin datatypes and MPICH's direct-kind pair types share a table") {
