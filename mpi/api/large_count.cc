@@ -84,11 +84,21 @@ class Narrowed {
   MPI_Datatype owned_ = MPI_DATATYPE_NULL;
 };
 
-// A narrowing failure, raised on `comm` (its handle, not yet checked).
+// A narrowing failure, raised on `comm` (its handle, not yet checked: an
+// unknown one, or MPI_COMM_NULL where there is none, raises on no
+// communicator and leaves the narrowing's detail as it is).
 int raise_on(MPI_Comm comm, const char* fn, int rc) {
-  Comm* c = nullptr;
-  (void)lookup_comm(comm, c);
-  return raise(c, fn, rc);
+  CommPtr* c = state().comms.find(comm);
+  return raise(c != nullptr ? c->get() : nullptr, fn, rc);
+}
+
+// The calls with one buffer: `count` and `type` narrowed, then
+// int_form(count, type); a failure raised on `comm` under `fn`.
+template <typename IntForm>
+int narrowed(const char* fn, MPI_Comm comm, MPI_Count count, MPI_Datatype type, IntForm int_form) {
+  Narrowed n;
+  if (int rc = n.set(count, type, "count", "datatype")) return raise_on(comm, fn, rc);
+  return int_form(n.count(), n.type());
 }
 
 // `count` elements of `type` from `base` on, in pieces the int forms take;
@@ -120,9 +130,8 @@ P* at(P* base, MPI_Aint offset) {
                       MPI_Comm comm) {                                                            \
     const ApiCall call(#NAME);                                                                    \
     if (call.overlaps()) [[unlikely]] return call.refuse();                                       \
-    Narrowed n;                                                                                   \
-    if (int rc = n.set(count, datatype, "count", "datatype")) return raise_on(comm, #NAME, rc);   \
-    return INT_FORM(buf, n.count(), n.type(), dest, tag, comm);                                   \
+    return narrowed(#NAME, comm, count, datatype,                                                 \
+                    [&](int n, MPI_Datatype t) { return INT_FORM(buf, n, t, dest, tag, comm); }); \
   }
 LAPIS_LARGE_SEND(MPI_Send_c, MPI_Send)
 LAPIS_LARGE_SEND(MPI_Bsend_c, MPI_Bsend)
@@ -137,9 +146,9 @@ LAPIS_LARGE_SEND(MPI_Rsend_c, MPI_Rsend)
                       MPI_Comm comm, MPI_Request* request) {                                      \
     const ApiCall call(#NAME);                                                                    \
     if (call.overlaps()) [[unlikely]] return call.refuse();                                       \
-    Narrowed n;                                                                                   \
-    if (int rc = n.set(count, datatype, "count", "datatype")) return raise_on(comm, #NAME, rc);   \
-    return INT_FORM(buf, n.count(), n.type(), peer, tag, comm, request);                          \
+    return narrowed(#NAME, comm, count, datatype, [&](int n, MPI_Datatype t) {                    \
+      return INT_FORM(buf, n, t, peer, tag, comm, request);                                       \
+    });                                                                                           \
   }
 LAPIS_LARGE_POST(MPI_Isend_c, MPI_Isend, const void*)
 LAPIS_LARGE_POST(MPI_Ibsend_c, MPI_Ibsend, const void*)
@@ -157,9 +166,9 @@ extern "C" int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int
                           MPI_Comm comm, MPI_Status* status) {
   const ApiCall call("MPI_Recv_c");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  Narrowed n;
-  if (int rc = n.set(count, datatype, "count", "datatype")) return raise_on(comm, "MPI_Recv_c", rc);
-  return MPI_Recv(buf, n.count(), n.type(), source, tag, comm, status);
+  return narrowed("MPI_Recv_c", comm, count, datatype, [&](int n, MPI_Datatype t) {
+    return MPI_Recv(buf, n, t, source, tag, comm, status);
+  });
 }
 
 extern "C" int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -181,34 +190,25 @@ extern "C" int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype d
                                       MPI_Status* status) {
   const ApiCall call("MPI_Sendrecv_replace_c");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  Narrowed n;
-  if (int rc = n.set(count, datatype, "count", "datatype")) {
-    return raise_on(comm, "MPI_Sendrecv_replace_c", rc);
-  }
-  return MPI_Sendrecv_replace(buf, n.count(), n.type(), dest, sendtag, source, recvtag, comm,
-                               status);
+  return narrowed("MPI_Sendrecv_replace_c", comm, count, datatype, [&](int n, MPI_Datatype t) {
+    return MPI_Sendrecv_replace(buf, n, t, dest, sendtag, source, recvtag, comm, status);
+  });
 }
 
 extern "C" int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype,
                            MPI_Message* message, MPI_Status* status) {
   const ApiCall call("MPI_Mrecv_c");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  Narrowed n;
-  if (int rc = n.set(count, datatype, "count", "datatype")) {
-    return raise(nullptr, "MPI_Mrecv_c", rc);
-  }
-  return MPI_Mrecv(buf, n.count(), n.type(), message, status);
+  return narrowed("MPI_Mrecv_c", MPI_COMM_NULL, count, datatype,
+                  [&](int n, MPI_Datatype t) { return MPI_Mrecv(buf, n, t, message, status); });
 }
 
 extern "C" int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype,
                             MPI_Message* message, MPI_Request* request) {
   const ApiCall call("MPI_Imrecv_c");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  Narrowed n;
-  if (int rc = n.set(count, datatype, "count", "datatype")) {
-    return raise(nullptr, "MPI_Imrecv_c", rc);
-  }
-  return MPI_Imrecv(buf, n.count(), n.type(), message, request);
+  return narrowed("MPI_Imrecv_c", MPI_COMM_NULL, count, datatype,
+                  [&](int n, MPI_Datatype t) { return MPI_Imrecv(buf, n, t, message, request); });
 }
 
 // ---- statuses and datatypes: the _x forms already count in MPI_Count
@@ -260,11 +260,8 @@ extern "C" int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype,
                            MPI_Comm comm) {
   const ApiCall call("MPI_Bcast_c");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  Narrowed n;
-  if (int rc = n.set(count, datatype, "count", "datatype")) {
-    return raise_on(comm, "MPI_Bcast_c", rc);
-  }
-  return MPI_Bcast(buffer, n.count(), n.type(), root, comm);
+  return narrowed("MPI_Bcast_c", comm, count, datatype,
+                  [&](int n, MPI_Datatype t) { return MPI_Bcast(buffer, n, t, root, comm); });
 }
 
 #define LAPIS_LARGE_EXCHANGE(NAME, INT_FORM, ROOT_PARAM, ROOT_ARG)                                \
