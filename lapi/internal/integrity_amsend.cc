@@ -50,18 +50,30 @@ std::uint16_t attempt_after(std::uint16_t attempt) { return static_cast<std::uin
 
 ReplayRing& Context::Impl::replay_for(TaskId tgt) { return integrity_.replay[tgt]; }
 
-void Context::Impl::seal_ring_frame_locked(TaskId tgt, std::uint16_t flags, std::byte* frame,
-                                           std::size_t head_len, std::size_t uhdr_len,
-                                           const void* data, std::size_t data_len) {
-  ReplayRing& ring = replay_for(tgt);
-  const std::uint64_t seq = ring.next_seq();
+std::uint64_t Context::Impl::seal_ring_frame_locked(TaskId tgt, std::uint16_t flags,
+                                                    std::byte* frame, std::size_t head_len,
+                                                    std::size_t uhdr_len, const void* data,
+                                                    std::size_t data_len) {
+  const std::uint64_t seq = replay_for(tgt).next_seq();
   // The CRC comes from the user's buffer while the data goes into the ring.
   const std::uint32_t crc = crc32c_copy(frame + head_len, data, data_len, 0);
   const ChecksumWire sum{seq, crc, (flags & kSplitData) ? integrity_.next_split_crc : 0u, 0,
                          static_cast<std::uint8_t>(Repair::replay), 0, 0};
   seal_frame(frame, head_len - uhdr_len - sizeof sum, uhdr_len, sum);
+  return seq;
+}
+
+void Context::Impl::keep_ring_frame_locked(TaskId tgt, std::uint64_t seq, const std::byte* frame,
+                                           std::size_t head_len, const void* uhdr,
+                                           std::size_t uhdr_len, const void* data,
+                                           std::size_t data_len) {
+  ReplayRing& ring = replay_for(tgt);
   const std::size_t len = head_len + data_len;
-  std::memcpy(ring.reserve(len), frame, len);
+  const std::size_t words = head_len - uhdr_len;
+  std::byte* copy = ring.reserve(len);
+  std::memcpy(copy, frame, words);
+  if (uhdr_len) std::memcpy(copy + words, uhdr, uhdr_len);
+  if (data_len) std::memcpy(copy + head_len, data, data_len);
   ring.commit(seq, len, 0, ReplayRing::Kind::packed);
 }
 
@@ -282,6 +294,24 @@ void Context::Impl::count_mismatch(TaskId src, const char* what, std::uint16_t a
   }
 }
 
+// Inline: every intact replay frame passes here; a report goes out every
+// kVerifiedFrames frames, kVerifiedBytes bytes or kVerifiedRuns runs.
+inline void Context::Impl::note_verified_locked(TaskId src, std::uint64_t seq,
+                                                std::size_t frame_len) {
+  VerifiedBatch& batch = integrity_.verified[src];
+  if (batch.runs != 0 && seq == batch.run[batch.runs - 1].first + batch.run[batch.runs - 1].count) {
+    ++batch.run[batch.runs - 1].count;
+  } else {
+    batch.run[batch.runs++] = VerifiedRun{seq, 1};
+  }
+  ++batch.frames;
+  batch.bytes += frame_len;
+  if (batch.runs == kVerifiedRuns || batch.frames >= kVerifiedFrames ||
+      batch.bytes >= kVerifiedBytes) [[unlikely]] {
+    report_verified_locked(src);
+  }
+}
+
 std::optional<ucs_status_t> Context::Impl::check_frame_locked(
     bool rndv, std::uint32_t src, const std::byte* bytes, std::size_t sum_off,
     std::size_t uhdr_len, void* data, std::size_t length, std::uint64_t cookie,
@@ -442,19 +472,8 @@ bool Context::Impl::check_split_locked(TaskId src, void* buffer, std::uint64_t a
   }
 }
 
-void Context::Impl::note_verified_locked(TaskId src, std::uint64_t seq, std::size_t frame_len) {
+void Context::Impl::report_verified_locked(TaskId src) {
   VerifiedBatch& batch = integrity_.verified[src];
-  VerifiedRun* last = batch.runs ? &batch.run[batch.runs - 1] : nullptr;
-  if (last && seq == last->first + last->count) {
-    ++last->count;
-  } else {
-    batch.run[batch.runs++] = VerifiedRun{seq, 1};
-  }
-  ++batch.frames;
-  batch.bytes += frame_len;
-  if (batch.runs < kVerifiedRuns && batch.frames < kVerifiedFrames && batch.bytes < kVerifiedBytes) {
-    return;
-  }
   ChecksumVerifiedWire msg{me_, batch.runs, {}};
   std::copy(batch.run.begin(), batch.run.begin() + batch.runs, msg.runs);
   batch = VerifiedBatch{};
@@ -474,9 +493,7 @@ void Context::Impl::on_checksum_verified_locked(const ChecksumVerifiedWire& msg)
     return;
   }
   ReplayRing& ring = replay_for(msg.src);
-  for (std::uint32_t i = 0; i < msg.count; ++i) {
-    for (std::uint64_t k = 0; k < msg.runs[i].count; ++k) ring.settled(msg.runs[i].first + k);
-  }
+  for (std::uint32_t i = 0; i < msg.count; ++i) ring.settled(msg.runs[i].first, msg.runs[i].count);
 }
 
 }  // namespace lapi

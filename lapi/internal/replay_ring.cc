@@ -2,38 +2,18 @@
 
 #include "lapi/internal/replay_ring.hpp"
 
+#include <algorithm>
+
 namespace lapi::internal {
 
-std::byte* ReplayRing::reserve(std::size_t len) {
-  if (bytes_.empty()) {
-    bytes_.resize(kReplayBytes);
-    entries_.resize(kReplayEntries);
-  }
-  // A frame never wraps: skip the ring's tail when it does not fit.
-  const std::uint64_t at = write_at_ % kReplayBytes;
-  if (at + len > kReplayBytes) write_at_ += kReplayBytes - at;
-  // Retire the oldest frames while the new one would write over their bytes
-  // or take their entry; the target may still ask for the unsettled ones.
-  const std::uint64_t end = write_at_ + len;
-  while (oldest_ < next_seq_) {
-    const Entry& e = entries_[oldest_ % kReplayEntries];
-    const bool bytes_taken = e.at + kReplayBytes < end;
-    const bool entry_taken = oldest_ + kReplayEntries <= next_seq_;
-    if (!bytes_taken && !entry_taken) break;
-    if (!e.settled) {
-      const std::byte* from = bytes_.data() + e.at % kReplayBytes;
-      spill_.emplace(oldest_, Spilled{std::vector<std::byte>(from, from + e.len), e.head_len, e.kind});
-    }
-    ++oldest_;
-  }
-  return bytes_.data() + write_at_ % kReplayBytes;
+void ReplayRing::allocate() {
+  bytes_.resize(kReplayBytes);
+  entries_.resize(kReplayEntries);
 }
 
-void ReplayRing::commit(std::uint64_t seq, std::size_t len, std::size_t head_len, Kind kind) {
-  entries_[seq % kReplayEntries] = Entry{seq, write_at_, static_cast<std::uint32_t>(len),
-                                         static_cast<std::uint32_t>(head_len), kind, false};
-  write_at_ += len;
-  next_seq_ = seq + 1;
+void ReplayRing::spill(const Entry& e) {
+  const std::byte* from = bytes_.data() + e.at % kReplayBytes;
+  spill_.emplace(e.seq, Spilled{std::vector<std::byte>(from, from + e.len), e.head_len, e.kind});
 }
 
 std::optional<ReplayRing::Frame> ReplayRing::find(std::uint64_t seq) {
@@ -54,6 +34,15 @@ void ReplayRing::settled(std::uint64_t seq) {
   } else if (!spill_.empty()) {
     spill_.erase(seq);
   }
+}
+
+void ReplayRing::settled(std::uint64_t first, std::uint64_t count) {
+  // The part still in the ring: a flag each.
+  const std::uint64_t from = std::max(first, oldest_);
+  const std::uint64_t to = std::min(first + count, next_seq_);
+  for (std::uint64_t seq = from; seq < to; ++seq) entries_[seq % kReplayEntries].settled = true;
+  if (spill_.empty() || first >= oldest_) return;
+  for (std::uint64_t seq = first; seq < std::min(first + count, oldest_); ++seq) spill_.erase(seq);
 }
 
 bool ReplayRing::awaits(std::uint64_t seq) const {

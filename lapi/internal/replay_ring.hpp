@@ -32,14 +32,39 @@ class ReplayRing {
   // returns where to write it; commit() then records it under next_seq().
   // Frames the new one overwrites that the target has not reported intact
   // move out of the ring first (spilled), so find() still has them.
-  std::byte* reserve(std::size_t len);
-  void commit(std::uint64_t seq, std::size_t len, std::size_t head_len, Kind kind);
+  // Inline: every checksummed small Amsend passes here.
+  [[gnu::always_inline]] std::byte* reserve(std::size_t len) {
+    if (bytes_.empty()) [[unlikely]] allocate();
+    // A frame never wraps: skip the ring's tail when it does not fit.
+    if (const std::uint64_t at = write_at_ % kReplayBytes; at + len > kReplayBytes) [[unlikely]] {
+      write_at_ += kReplayBytes - at;
+    }
+    // Retire the oldest frames while the new one would write over their
+    // bytes or take their entry; the target may still ask for the
+    // unsettled ones. (Usually one settled frame, or none.)
+    const std::uint64_t end = write_at_ + len;
+    while (oldest_ < next_seq_) {
+      const Entry& e = entries_[oldest_ % kReplayEntries];
+      if (e.at + kReplayBytes >= end && oldest_ + kReplayEntries > next_seq_) break;
+      if (!e.settled) [[unlikely]] spill(e);
+      ++oldest_;
+    }
+    return bytes_.data() + write_at_ % kReplayBytes;
+  }
+  void commit(std::uint64_t seq, std::size_t len, std::size_t head_len, Kind kind) {
+    entries_[seq % kReplayEntries] = Entry{seq, write_at_, static_cast<std::uint32_t>(len),
+                                           static_cast<std::uint32_t>(head_len), kind, false};
+    write_at_ += len;
+    next_seq_ = seq + 1;
+  }
   std::uint64_t next_seq() const { return next_seq_; }
   // The frame sent under `seq`, while the target may still ask for it.
   std::optional<Frame> find(std::uint64_t seq);
   // The target found frame `seq` intact (or gave up on it): it will not be
   // asked for again.
   void settled(std::uint64_t seq);
+  // settled() for frames first .. first + count - 1.
+  void settled(std::uint64_t first, std::uint64_t count);
   // Whether the target may still ask for frame `seq`.
   bool awaits(std::uint64_t seq) const;
   // Frames kept outside the ring.
@@ -60,6 +85,9 @@ class ReplayRing {
     Kind kind;
   };
   bool in_ring(std::uint64_t seq) const { return seq >= oldest_ && seq < next_seq_; }
+  void allocate();
+  // Moves the unsettled frame `e` (the oldest) out of the ring.
+  void spill(const Entry& e);
   std::vector<std::byte> bytes_;
   std::vector<Entry> entries_;
   std::uint64_t write_at_ = 0;  // absolute position of the next frame

@@ -87,3 +87,35 @@ TEST_CASE("settling an unknown or repeated sequence changes nothing") {
   CHECK_FALSE(ring.awaits(a));
   CHECK_FALSE(ring.find(a + 100).has_value());
 }
+
+TEST_CASE("a run settles spilled and ring frames alike, and only its own") {
+  ReplayRing ring;
+  constexpr std::size_t kLen = 1000;
+  const std::size_t per_ring = kReplayBytes / kLen;
+  std::vector<std::uint64_t> seqs;
+  for (std::size_t k = 0; k < 2 * per_ring; ++k) seqs.push_back(send_frame(ring, kLen));
+  REQUIRE(ring.spilled() > 10);
+  // Spilled frames 0..9, then a run across the ring's oldest frames.
+  ring.settled(seqs[0], 10);
+  const std::size_t spilled = ring.spilled();
+  const std::size_t mid = seqs.size() - per_ring / 2;
+  ring.settled(seqs[mid], 5);
+  CHECK(ring.spilled() == spilled);
+  for (std::size_t k = 0; k < seqs.size(); ++k) {
+    const bool settled = k < 10 || (k >= mid && k < mid + 5);
+    CHECK_MESSAGE(ring.awaits(seqs[k]) == !settled, "frame ", k);
+  }
+  CHECK(holds_frame(ring, seqs[10], kLen));
+  CHECK(holds_frame(ring, seqs[mid + 5], kLen));
+  // A run that straddles the spilled part and the ring settles both.
+  const std::size_t spill_end = seqs.size() - per_ring;
+  ring.settled(seqs[10], spill_end + 3 - 10);
+  CHECK_FALSE(ring.awaits(seqs[spill_end - 1]));
+  CHECK_FALSE(ring.awaits(seqs[spill_end + 2]));
+  CHECK(ring.awaits(seqs[spill_end + 3]));
+  // Runs past what was sent, or wrapping around the sequence space, change nothing else.
+  ring.settled(seqs.back() + 1, 100);
+  ring.settled(~std::uint64_t{0} - 2, 10);
+  CHECK(ring.awaits(seqs.back()));
+  CHECK(holds_frame(ring, seqs.back(), kLen));
+}
