@@ -7,6 +7,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <utility>
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -44,8 +45,17 @@ bool Context::Impl::poll_once() {
   {
     Guard guard(lock_);
     if (shm_.receiving()) {
+      // After a frame whose data was split-copied (tens of microseconds of
+      // copying), UCX goes first: the split_go, split_done and others that
+      // wait there let the peers go on meanwhile. Without this, a batch of
+      // large frames from a peer that streams both ways (mpi_bibw) kept its
+      // completions waiting: 256 KiB 26 GB/s against 30 with frames
+      // through UCX.
       did = shm_.poll([this](TaskId src, const std::byte* frame, std::size_t len,
-                             std::size_t room) { accept_shm_frame_locked(src, frame, len, room); });
+                             std::size_t room) {
+        accept_shm_frame_locked(src, frame, len, room);
+        return !std::exchange(split_.copied, false);
+      });
     }
     // An idle ucp_worker_progress costs several times a look at the rings,
     // and a frame that lands meanwhile waits for it. So with rings to watch,

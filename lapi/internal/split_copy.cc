@@ -189,6 +189,7 @@ void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* 
   int err = 0;
   bool last = true;  // unless the origin may still be copying a part
   auto& free_cells = peers_[src].split_free_cells;
+  split_.copied = true;
   if (parts > 1 && !free_cells.empty()) {
     // Hand the origin a cell to claim parts from, then copy alongside it.
     rec->cell = free_cells.back();

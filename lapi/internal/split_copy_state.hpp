@@ -53,6 +53,8 @@ struct SplitCopyState {
   std::uint64_t sent = 0;
   std::uint64_t received = 0;
   std::uint64_t parts_helped = 0;
+  // A target's copy ran since poll_once last asked (progress.cc).
+  bool copied = false;
 
   // The record of split Amsend `id` to `tgt`, taken out of the table;
   // null (the table unchanged) when `id` names no such Amsend.

@@ -1,7 +1,7 @@
 // The shared-memory rings on their own, two channels in one process:
 // ordering and contents across slot counts and wrap-around, a full ring,
-// the sleep hand-shake, forged lengths, and a peer whose inbox cannot be
-// mapped. (shm_test covers the channel inside lapi, across processes.)
+// the sleep hand-shake, forged lengths, a peer whose inbox cannot be
+// mapped, and a reader that ends its batch early. (shm_test covers the channel inside lapi, across processes.)
 
 #include <doctest/doctest.h>
 
@@ -150,4 +150,24 @@ TEST_CASE("a peer whose inbox cannot be mapped is still read from") {
   const auto got = p.take(1);
   REQUIRE(got.size() == 1);
   CHECK(got[0].bytes == data);
+}
+
+TEST_CASE("a deliver that returns false ends the batch; the next poll goes on in order") {
+  Pair p;
+  std::vector<unsigned char> data(40);
+  for (unsigned i = 0; i < 5; ++i) {
+    data[0] = static_cast<unsigned char>(i);
+    REQUIRE(p.ch[0].send(1, data.data(), data.size(), nullptr, 0) == ShmSend::done);
+  }
+  std::vector<unsigned> seen;
+  const auto one_at_a_time = [&](std::uint32_t, const std::byte* f, std::size_t, std::size_t) {
+    seen.push_back(static_cast<unsigned>(f[0]));
+    return false;
+  };
+  for (unsigned poll = 1; poll <= 5; ++poll) {
+    CHECK(p.ch[1].poll(one_at_a_time));
+    CHECK(seen.size() == poll);
+  }
+  CHECK_FALSE(p.ch[1].poll(one_at_a_time));
+  CHECK(seen == std::vector<unsigned>{0, 1, 2, 3, 4});
 }
