@@ -56,6 +56,11 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
   if (config_.shm && (config_.transports & kTransportShm) != 0 && ntasks_ > 1) {
     // Without shared memory (no /dev/shm, say) every message goes through UCX.
     std::string why;
+    // A task that starts in interrupt mode sleeps on nearly every wait (its
+    // progress thread): a membarrier per sleep cost the interrupt test
+    // 11-12 -> 24-25 us at 8 B (its interrupts land on the busy sender's
+    // core). Its senders keep their barrier instead (shm_channel.hpp).
+    if (config_.mode == ProgressMode::interrupt) shm_.forgo_membarrier();
     (void)shm_.create(me_, ntasks_, mine.shm, why);
   }
   mine.shm.node = node_identity();  // with or without an inbox: which peers are on other hosts

@@ -1,7 +1,9 @@
 #include "lapi/internal/shm_channel.hpp"
 
 #include <fcntl.h>
+#include <linux/membarrier.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -25,12 +27,27 @@ struct alignas(64) InboxHeader {
   std::uint64_t magic;
   std::uint32_t owner;
   std::uint32_t ntasks;
+  std::uint32_t sleep_fence;  // kMembarrierFence: the owner's sleeps run membarrier (header comment)
   alignas(64) std::uint32_t sleepers;
 };
+constexpr std::uint32_t kMembarrierFence = 0x6d656d62;  // "memb"
 constexpr std::uint64_t kInboxMagic = 0x6c61706973696e62;  // "lapisinb"
 constexpr std::size_t kPage = 4096;
 
 std::size_t round_to_page(std::size_t n) { return (n + kPage - 1) / kPage * kPage; }
+
+// Whether this process can take part in the asymmetric fence: it is
+// registered, so other processes' MEMBARRIER_CMD_GLOBAL_EXPEDITED reach its
+// threads, and it can issue that command itself. Once per process.
+bool membarrier_ready() {
+  static const bool ready = [] {
+    const long cmds = ::syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    return cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) != 0 &&
+           (cmds & MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) != 0 &&
+           ::syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+  }();
+  return ready;
+}
 
 void* map_shared(int fd, std::size_t bytes, std::size_t offset) {
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
@@ -87,6 +104,8 @@ bool ShmChannel::create(std::uint32_t me, std::uint32_t ntasks, ShmAddress& out,
   h->magic = kInboxMagic;
   h->owner = me;
   h->ntasks = ntasks;
+  membarrier_ = membarrier_allowed_ && membarrier_ready();
+  h->sleep_fence = membarrier_ ? kMembarrierFence : 0;
   my_sleepers_ = &h->sleepers;
   out.magic = kShmAddressMagic;
   out.node = node_identity();
@@ -125,6 +144,7 @@ bool ShmChannel::attach(std::uint32_t peer, const ShmAddress& addr) {
   o.header_map = header;
   o.header_bytes = hbytes;
   o.sleepers = &h->sleepers;
+  o.light_publish = membarrier_ && h->sleep_fence == kMembarrierFence;
   o.consumed = &reinterpret_cast<Line*>(h + 1)[me_].value;
   ++stats_.peers;
   return true;
@@ -190,12 +210,22 @@ ShmSend ShmChannel::publish(std::uint32_t tgt, std::size_t len, std::uint32_t st
   const std::uint64_t at = o.writing;
   Slot& slot = o.ring[at % kSlots];
   slot.len = stored_len;
-  // Sequentially consistent, so that this store and the sleeper check below
-  // cannot pass each other (see the header comment).
-  std::atomic_ref<std::uint64_t>(slot.ticket).store(at + 1, std::memory_order_seq_cst);
+  // The ticket store and the sleeper check below must not pass each other
+  // (see the header comment): sequentially consistent, or, where the
+  // target's sleeps run membarrier, a release store kept before the load
+  // by the compiler alone.
+  std::uint32_t sleepers;
+  if (o.light_publish) [[likely]] {
+    std::atomic_ref<std::uint64_t>(slot.ticket).store(at + 1, std::memory_order_release);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    sleepers = std::atomic_ref<std::uint32_t>(*o.sleepers).load(std::memory_order_relaxed);
+  } else {
+    std::atomic_ref<std::uint64_t>(slot.ticket).store(at + 1, std::memory_order_seq_cst);
+    sleepers = std::atomic_ref<std::uint32_t>(*o.sleepers).load(std::memory_order_seq_cst);
+  }
   o.next = at + slots_for(len);
   ++stats_.sent;
-  if (std::atomic_ref<std::uint32_t>(*o.sleepers).load(std::memory_order_seq_cst) != 0) [[unlikely]] {
+  if (sleepers != 0) [[unlikely]] {
     ++stats_.wakes;
     return ShmSend::done_wake;
   }
@@ -233,7 +263,13 @@ bool ShmChannel::pending() const {
 }
 
 void ShmChannel::sleep_begin() {
-  if (my_sleepers_) std::atomic_ref<std::uint32_t>(*my_sleepers_).fetch_add(1, std::memory_order_seq_cst);
+  if (my_sleepers_ == nullptr) return;
+  std::atomic_ref<std::uint32_t>(*my_sleepers_).fetch_add(1, std::memory_order_seq_cst);
+  // Every running thread of a registered process passes a full barrier
+  // before this returns: a sender's ticket store that its own sleeper
+  // check did not follow with a fence is visible to the look at the rings
+  // that comes next, or that check comes after the barrier and sees us.
+  if (membarrier_) ::syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
 }
 
 void ShmChannel::sleep_end() {

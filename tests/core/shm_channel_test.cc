@@ -5,8 +5,11 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "lapi/internal/shm_channel.hpp"
@@ -28,9 +31,12 @@ struct Pair {
   ShmChannel ch[2];
   ShmAddress addr[2];
 
-  explicit Pair(bool map_back = true) {
+  explicit Pair(bool map_back = true, bool membarrier = true) {
     std::string why;
-    for (std::uint32_t t = 0; t < 2; ++t) REQUIRE_MESSAGE(ch[t].create(t, 2, addr[t], why), why);
+    for (std::uint32_t t = 0; t < 2; ++t) {
+      if (!membarrier) ch[t].forgo_membarrier();
+      REQUIRE_MESSAGE(ch[t].create(t, 2, addr[t], why), why);
+    }
     REQUIRE(ch[0].attach(1, addr[1]));
     if (map_back) {
       REQUIRE(ch[1].attach(0, addr[0]));
@@ -102,8 +108,12 @@ TEST_CASE("a full ring refuses until the target has taken frames") {
   CHECK(p.ch[0].send(1, data.data(), data.size(), nullptr, 0) == ShmSend::done);
 }
 
-TEST_CASE("a sleeping target: senders are told before or after they write") {
-  Pair p;
+static void sleeping_target(bool membarrier) {
+  CAPTURE(membarrier);
+  Pair p(true, membarrier);
+  // Where the kernel offers membarrier, senders publish without a barrier.
+  CHECK(p.ch[0].light_publish_to(1) == p.ch[1].sleeps_with_membarrier());
+  if (!membarrier) CHECK_FALSE(p.ch[0].light_publish_to(1));
   const auto data = payload(16, 2);
   p.ch[1].sleep_begin();
   CHECK(p.ch[0].peer_sleeping(1));
@@ -122,6 +132,11 @@ TEST_CASE("a sleeping target: senders are told before or after they write") {
   CHECK(p.take(1).size() == 1);
   CHECK(p.ch[0].stats().wakes == 1);
   CHECK(p.ch[0].stats().peer_asleep == 1);
+}
+
+TEST_CASE("a sleeping target: senders are told before or after they write") {
+  SUBCASE("membarrier where offered") { sleeping_target(true); }
+  SUBCASE("sequentially consistent") { sleeping_target(false); }
 }
 
 TEST_CASE("a forged length is handed over as refused and the ring goes on") {
@@ -170,4 +185,57 @@ TEST_CASE("a deliver that returns false ends the batch; the next poll goes on in
   }
   CHECK_FALSE(p.ch[1].poll(one_at_a_time));
   CHECK(seen == std::vector<unsigned>{0, 1, 2, 3, 4});
+}
+
+// The sleep hand-shake under a race, one frame at a time: a sender thread
+// publishes frame i once the target took frame i - 1, while the target
+// thread keeps announcing a sleep and looking at its ring once more. When
+// that look finds nothing, the frame it waits for must come with a wake
+// (done_wake): a send that returned `done` then is a lost wake-up, which a
+// real waiter would sleep through.
+static void no_lost_wakeups(bool membarrier) {
+  CAPTURE(membarrier);
+  Pair p(true, membarrier);
+  constexpr int kFrames = 50000;
+  enum : int { kPending = 0, kDone = 1, kWoke = 2 };
+  std::vector<std::atomic<int>> result(kFrames);  // what each send returned
+  std::atomic<int> received{0};  // frames the target took (or that went "through UCX")
+  std::thread sender([&] {
+    const auto data = payload(16, 3);
+    for (int i = 0; i < kFrames; ++i) {
+      while (received.load(std::memory_order_acquire) < i) std::this_thread::yield();
+      ShmSend r;
+      while ((r = p.ch[0].send(1, data.data(), data.size(), nullptr, 0)) == ShmSend::full) {
+      }
+      if (r == ShmSend::asleep) received.fetch_add(1, std::memory_order_acq_rel);
+      result[static_cast<std::size_t>(i)].store(r == ShmSend::done ? kDone : kWoke,
+                                                std::memory_order_release);
+    }
+  });
+  int lost = 0, asleep = 0;
+  while (received.load(std::memory_order_acquire) < kFrames) {
+    const int next = received.load(std::memory_order_acquire);  // the frame to come
+    p.ch[1].sleep_begin();
+    if (next < kFrames && !p.ch[1].pending()) {
+      ++asleep;
+      int r;
+      while ((r = result[static_cast<std::size_t>(next)].load(std::memory_order_acquire)) == kPending) {
+      }
+      if (r == kDone) ++lost;
+    }
+    p.ch[1].sleep_end();
+    while (p.ch[1].poll([&](std::uint32_t, const std::byte*, std::size_t, std::size_t) {
+      received.fetch_add(1, std::memory_order_acq_rel);
+    })) {
+    }
+  }
+  sender.join();
+  CHECK(lost == 0);
+  CHECK(asleep > 0);  // the race was run
+  CHECK(received.load() == kFrames);
+}
+
+TEST_CASE("the sleep hand-shake loses no wake-up under a race") {
+  SUBCASE("membarrier where offered") { no_lost_wakeups(true); }
+  SUBCASE("sequentially consistent") { no_lost_wakeups(false); }
 }
