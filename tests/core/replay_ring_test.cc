@@ -34,14 +34,24 @@ bool holds_frame(ReplayRing& ring, std::uint64_t seq, std::size_t len) {
   return true;
 }
 
+// Frames of kFrameLen bytes: how many fill the ring once.
+constexpr std::size_t kFrameLen = 1000;
+constexpr std::size_t kPerRing = kReplayBytes / kFrameLen;
+
+// `rings` rings' worth of kFrameLen-byte frames, none settled; their sequences.
+std::vector<std::uint64_t> fill_rings(ReplayRing& ring, std::size_t rings) {
+  std::vector<std::uint64_t> seqs;
+  for (std::size_t k = 0; k < rings * kPerRing; ++k) seqs.push_back(send_frame(ring, kFrameLen));
+  return seqs;
+}
+
 }  // namespace
 
 TEST_CASE("frames the target settled are overwritten; the others survive the wrap") {
   ReplayRing ring;
-  constexpr std::size_t kLen = 1000;
-  const std::size_t per_ring = kReplayBytes / kLen;
-  std::vector<std::uint64_t> seqs;
-  for (std::size_t k = 0; k < 3 * per_ring; ++k) seqs.push_back(send_frame(ring, kLen));
+  constexpr std::size_t kLen = kFrameLen;
+  constexpr std::size_t per_ring = kPerRing;
+  const std::vector<std::uint64_t> seqs = fill_rings(ring, 3);
   // Nothing settled: every frame is still there, two rings' worth spilled.
   CHECK(ring.spilled() >= 2 * per_ring - 1);
   for (std::uint64_t seq : {seqs.front(), seqs[per_ring], seqs.back()}) {
@@ -90,10 +100,9 @@ TEST_CASE("settling an unknown or repeated sequence changes nothing") {
 
 TEST_CASE("a run settles spilled and ring frames alike, and only its own") {
   ReplayRing ring;
-  constexpr std::size_t kLen = 1000;
-  const std::size_t per_ring = kReplayBytes / kLen;
-  std::vector<std::uint64_t> seqs;
-  for (std::size_t k = 0; k < 2 * per_ring; ++k) seqs.push_back(send_frame(ring, kLen));
+  constexpr std::size_t kLen = kFrameLen;
+  constexpr std::size_t per_ring = kPerRing;
+  const std::vector<std::uint64_t> seqs = fill_rings(ring, 2);
   REQUIRE(ring.spilled() > 10);
   // Spilled frames 0..9, then a run across the ring's oldest frames.
   ring.settled(seqs[0], 10);
