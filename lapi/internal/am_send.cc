@@ -137,9 +137,8 @@ bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16
   const std::size_t off = write_frame_locked<kChecked>(
       p, handler, static_cast<std::uint16_t>(extra_flags | uhdr_len << kPackedUhdrShift), uhdr,
       uhdr_len, counters);
-  std::uint64_t replay_seq = 0;
   if constexpr (kChecked) {
-    replay_seq = seal_ring_frame_locked(tgt, extra_flags, p, off, uhdr_len, data, data_len);
+    seal_ring_frame_locked(tgt, extra_flags, p, off, uhdr_len, data, data_len);
   } else if (data_len) {
     std::memcpy(p + off, data, data_len);
   }
@@ -149,7 +148,7 @@ bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16
     send_control_locked(tgt, Proto::wake, &wake, sizeof wake);
   }
   if constexpr (kChecked) {
-    keep_ring_frame_locked(tgt, replay_seq, p, off, uhdr, uhdr_len, data, data_len);
+    keep_ring_frame_locked(tgt, p, off, uhdr, uhdr_len, data, data_len);
   }
   // The data is in the ring: the origin buffer is free.
   if (counters.origin) bump(*counters.origin);

@@ -340,16 +340,16 @@ class Context::Impl {
                                              std::size_t uhdr_len, const Counters& counters);
   // A frame written in a ring up to its data (`head_len` bytes, user header
   // last): copies the data with its CRC and seals the frame as the next
-  // replay frame to `tgt`. Returns its sequence, for keep_ring_frame_locked.
-  std::uint64_t seal_ring_frame_locked(TaskId tgt, std::uint16_t flags, std::byte* frame,
-                                       std::size_t head_len, std::size_t uhdr_len,
-                                       const void* data, std::size_t data_len);
+  // replay frame to `tgt` (its next_seq, which keep_ring_frame_locked commits).
+  void seal_ring_frame_locked(TaskId tgt, std::uint16_t flags, std::byte* frame,
+                              std::size_t head_len, std::size_t uhdr_len, const void* data,
+                              std::size_t data_len);
   // The replay copy of that frame, once published (off the latency path):
   // Lapis' words from the ring, the user header and data from the caller's
   // buffers, which the target never touches.
-  void keep_ring_frame_locked(TaskId tgt, std::uint64_t seq, const std::byte* frame,
-                              std::size_t head_len, const void* uhdr, std::size_t uhdr_len,
-                              const void* data, std::size_t data_len);
+  void keep_ring_frame_locked(TaskId tgt, const std::byte* frame, std::size_t head_len,
+                              const void* uhdr, std::size_t uhdr_len, const void* data,
+                              std::size_t data_len);
   internal::ReplayRing& replay_for(TaskId tgt);
   Status send_replay_frame_locked(TaskId tgt, const internal::ReplayRing::Frame& frame);
   void on_checksum_nack_locked(const internal::ChecksumNackWire& msg);

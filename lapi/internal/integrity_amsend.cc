@@ -50,20 +50,18 @@ std::uint16_t attempt_after(std::uint16_t attempt) { return static_cast<std::uin
 
 ReplayRing& Context::Impl::replay_for(TaskId tgt) { return integrity_.replay[tgt]; }
 
-std::uint64_t Context::Impl::seal_ring_frame_locked(TaskId tgt, std::uint16_t flags,
-                                                    std::byte* frame, std::size_t head_len,
-                                                    std::size_t uhdr_len, const void* data,
-                                                    std::size_t data_len) {
+void Context::Impl::seal_ring_frame_locked(TaskId tgt, std::uint16_t flags, std::byte* frame,
+                                           std::size_t head_len, std::size_t uhdr_len,
+                                           const void* data, std::size_t data_len) {
   const std::uint64_t seq = replay_for(tgt).next_seq();
   // The CRC comes from the user's buffer while the data goes into the ring.
   const std::uint32_t crc = crc32c_copy(frame + head_len, data, data_len, 0);
   const ChecksumWire sum{seq, crc, (flags & kSplitData) ? integrity_.next_split_crc : 0u, 0,
                          static_cast<std::uint8_t>(Repair::replay), 0, 0};
   seal_frame(frame, head_len - uhdr_len - sizeof sum, uhdr_len, sum);
-  return seq;
 }
 
-void Context::Impl::keep_ring_frame_locked(TaskId tgt, std::uint64_t seq, const std::byte* frame,
+void Context::Impl::keep_ring_frame_locked(TaskId tgt, const std::byte* frame,
                                            std::size_t head_len, const void* uhdr,
                                            std::size_t uhdr_len, const void* data,
                                            std::size_t data_len) {
@@ -74,7 +72,7 @@ void Context::Impl::keep_ring_frame_locked(TaskId tgt, std::uint64_t seq, const 
   std::memcpy(copy, frame, words);
   if (uhdr_len) std::memcpy(copy + words, uhdr, uhdr_len);
   if (data_len) std::memcpy(copy + head_len, data, data_len);
-  ring.commit(seq, len, 0, ReplayRing::Kind::packed);
+  ring.commit(ring.next_seq(), len, 0, ReplayRing::Kind::packed);
 }
 
 Status Context::Impl::amsend_ucx_checked_locked(TaskId tgt, HandlerId handler,

@@ -7,7 +7,6 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <utility>
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -54,7 +53,9 @@ bool Context::Impl::poll_once() {
       did = shm_.poll([this](TaskId src, const std::byte* frame, std::size_t len,
                              std::size_t room) {
         accept_shm_frame_locked(src, frame, len, room);
-        return !std::exchange(split_.copied, false);
+        if (!split_.copied) [[likely]] return true;
+        split_.copied = false;
+        return false;
       });
     }
     // An idle ucp_worker_progress costs several times a look at the rings,

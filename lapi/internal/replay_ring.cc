@@ -28,14 +28,6 @@ std::optional<ReplayRing::Frame> ReplayRing::find(std::uint64_t seq) {
   return Frame{f.bytes.data(), static_cast<std::uint32_t>(f.bytes.size()), f.head_len, f.kind};
 }
 
-void ReplayRing::settled(std::uint64_t seq) {
-  if (in_ring(seq)) {
-    entries_[seq % kReplayEntries].settled = true;
-  } else if (!spill_.empty()) {
-    spill_.erase(seq);
-  }
-}
-
 void ReplayRing::settled(std::uint64_t first, std::uint64_t count) {
   // The part still in the ring: a flag each.
   const std::uint64_t from = std::max(first, oldest_);

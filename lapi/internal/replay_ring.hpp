@@ -62,7 +62,7 @@ class ReplayRing {
   std::optional<Frame> find(std::uint64_t seq);
   // The target found frame `seq` intact (or gave up on it): it will not be
   // asked for again.
-  void settled(std::uint64_t seq);
+  void settled(std::uint64_t seq) { settled(seq, 1); }
   // settled() for frames first .. first + count - 1.
   void settled(std::uint64_t first, std::uint64_t count);
   // Whether the target may still ask for frame `seq`.

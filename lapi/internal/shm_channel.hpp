@@ -45,7 +45,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "lapi/shm_stats.hpp"
@@ -130,9 +129,9 @@ class ShmChannel {
   // Hands each waiting frame to deliver(src, frame, len, room) (at most a
   // batch per source); returns whether there was any. `len` is the
   // sender's claim: deliver must refuse a frame longer than `room`, the
-  // bytes readable from `frame` on. A deliver that returns bool ends the
-  // source's batch by returning false (it did long work: let the caller
-  // look at its other channels before the next frame).
+  // bytes readable from `frame` on. deliver returns whether the source's
+  // batch goes on (false: it did long work, and the caller should look at
+  // its other channels before the next frame).
   template <typename Deliver>
   bool poll(Deliver&& deliver);
   // Whether a frame waits (for a waiter about to sleep).
@@ -252,12 +251,7 @@ bool ShmChannel::poll(Deliver&& deliver) {
       const std::uint64_t span = len == kPad ? room : len <= fits ? slots_for(len) : 1;
       bool more = true;
       if (len != kPad) {
-        if constexpr (std::is_void_v<std::invoke_result_t<Deliver&, std::uint32_t, std::byte*,
-                                                          std::size_t, std::size_t>>) {
-          deliver(in.src, slot.frame, len, fits);
-        } else {
-          more = deliver(in.src, slot.frame, len, fits);
-        }
+        more = deliver(in.src, slot.frame, len, fits);
         ++stats_.received;
       }
       in.next = at + span;

@@ -55,6 +55,7 @@ struct Pair {
       const auto* p = reinterpret_cast<const unsigned char*>(f);
       got.push_back({src, std::vector<unsigned char>(p, p + n), room});
       if (len > room) got.back().room = 0;  // marks a refused length
+      return true;
     })) {
     }
     return got;
@@ -226,6 +227,7 @@ static void no_lost_wakeups(bool membarrier) {
     p.ch[1].sleep_end();
     while (p.ch[1].poll([&](std::uint32_t, const std::byte*, std::size_t, std::size_t) {
       received.fetch_add(1, std::memory_order_acq_rel);
+      return true;
     })) {
     }
   }
