@@ -1,6 +1,7 @@
-// Origin side of Amsend and of every control message:
-//   validate → frame the header (Lapis words + user header) → pick protocol
-//   (eager below the eager limit, rendezvous at or above) → post to UCX.
+// Origin side of Amsend and of every control message: validate, frame the
+// header (Lapis words + user header), and send it into the target's
+// shared-memory ring when it is small and the ring reaches the target, else
+// through the target's path (path_ops.hpp: split copy, stripes, UCX).
 
 #include <cstring>
 
@@ -9,87 +10,6 @@
 namespace lapi {
 
 using namespace internal;
-
-namespace {
-
-// Eager sends up to this size first try to complete inside ucp_am_send_nbx.
-constexpr std::size_t kImmediateLimit = 2048;
-
-void on_send_done(void* request, ucs_status_t status, void* user_data) {
-  auto* op = static_cast<SendOp*>(user_data);
-  auto* impl = static_cast<Context::Impl*>(op->engine);
-  if (status != UCS_OK && status != UCS_ERR_CANCELED) {
-    // A refused rendezvous Amsend also arrives here; the target's fault
-    // message carries the details and the completion cookie.
-    impl->send_errors_++;
-  }
-  if (op->origin) op->origin->add();
-  impl->send_pool_.release(op);
-  ucp_request_free(request);
-}
-
-}  // namespace
-
-Status Context::Impl::post_send_locked(TaskId tgt, Proto proto, const void* header,
-                                       std::size_t header_len, const void* data,
-                                       std::size_t data_len, std::uint32_t am_flags,
-                                       Counter* origin) {
-  SendOp* op = send_pool_.acquire();
-  if (header_len) std::memcpy(op->header, header, header_len);  // header may be null when empty
-  op->header_len = static_cast<std::uint32_t>(header_len);
-  return post_op_locked(op, tgt, proto, data, data_len, am_flags, origin);
-}
-
-Status Context::Impl::post_op_locked(SendOp* op, TaskId tgt, Proto proto, const void* data,
-                                     std::size_t data_len, std::uint32_t am_flags,
-                                     Counter* origin) {
-  op->engine = this;
-  op->origin = origin;
-  const Peer& peer = peers_[tgt];
-  if (peer.joined) [[unlikely]] {
-    if (peer.ep == nullptr) {  // it left (leave_tasks): nothing more goes to it
-      send_pool_.release(op);
-      return fail(Errc::tgt_purged, "send to task {}: it left (leave_tasks)", tgt);
-    }
-    // Every frame and control message starts with its sender's id, as the target numbers it.
-    std::memcpy(op->header, &peer.id_there, sizeof peer.id_there);
-  }
-  ucp_request_param_t p;
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                   UCP_OP_ATTR_FIELD_FLAGS;
-  p.flags = am_flags;
-  p.cb.send = on_send_done;
-  p.user_data = op;
-  ucs_status_ptr_t r = ucp_am_send_nbx(peers_[tgt].ep, static_cast<unsigned>(proto), op->header,
-                                       op->header_len, data, data_len, &p);
-  if (r == nullptr) {  // done already: UCX will not call on_send_done
-    if (origin) origin->add();
-    send_pool_.release(op);
-    return Errc::success;
-  }
-  if (UCS_PTR_IS_ERR(r)) {
-    send_pool_.release(op);
-    return fail(Errc::transport, "send to task {}: {}", tgt, ucs_status_string(UCS_PTR_STATUS(r)));
-  }
-  return Errc::success;
-}
-
-void Context::Impl::send_control_locked(TaskId tgt, Proto proto, const void* header,
-                                        std::size_t len, const void* data, std::size_t data_len) {
-  if (data_len == 0 && !peers_[tgt].joined) {
-    // Usually done at once, with the header read from the caller's memory (a joined task's
-    // takes post_send_locked, which writes our id as it numbers us into a copy).
-    ucp_request_param_t now;
-    now.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
-    now.flags = UCP_AM_SEND_FLAG_EAGER;
-    ucs_status_ptr_t r =
-        ucp_am_send_nbx(peers_[tgt].ep, static_cast<unsigned>(proto), header, len, nullptr, 0, &now);
-    if (r == nullptr) return;
-  }
-  // Control messages are small; a transport error here will surface through
-  // the operation that waits for the reply.
-  (void)post_send_locked(tgt, proto, header, len, data, data_len, UCP_AM_SEND_FLAG_EAGER, nullptr);
-}
 
 // Inlined into both senders: the shared-memory path should not pay a call.
 template <bool kChecked>
@@ -113,13 +33,6 @@ template <bool kChecked>
   std::memcpy(at, &w, sizeof w);
   if (uhdr_len) std::memcpy(at + off, uhdr, uhdr_len);
   return off + uhdr_len;
-}
-
-std::size_t Context::Impl::write_frame_out_of_line_locked(std::byte* at, HandlerId handler,
-                                                          std::uint16_t extra_flags,
-                                                          const void* uhdr, std::size_t uhdr_len,
-                                                          const Counters& counters) {
-  return write_frame_locked<true>(at, handler, extra_flags, uhdr, uhdr_len, counters);
 }
 
 template <bool kChecked>
@@ -222,84 +135,31 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
                                           counters))) [[likely]] {
     return Errc::success;
   }
-  // Large data for a task on this node: both tasks copy a part.
+  // Anything else: the path's own way (path_ops.hpp).
+  return (this->*peers_[tgt].ops->amsend)(tgt, handler, checked ? kChecksummed : 0, uhdr,
+                                          uhdr_len, data, data_len, counters);
+}
+
+// The shm path's Amsend beyond the ring: large data by split copy (both tasks copy a part),
+// the rest (a full ring, a long user header, a target asleep) through UCX.
+Status Context::Impl::amsend_host_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
+                                         const void* uhdr, std::size_t uhdr_len, const void* data,
+                                         std::size_t data_len, const Counters& counters) {
   if (data_len >= config_.eager_limit && data_len >= kSplitMin && peers_[tgt].split) {
     return amsend_split_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
   }
-  // Large data for a task on another host: fragments over the links we share.
+  return amsend_ucx_locked(tgt, handler, extra_flags, uhdr, uhdr_len, data, data_len, counters);
+}
+
+// The ucx path's Amsend: large data for a task on another host in fragments over the links we
+// share (LAPIS_LINKS), the rest through UCX.
+Status Context::Impl::amsend_net_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
+                                        const void* uhdr, std::size_t uhdr_len, const void* data,
+                                        std::size_t data_len, const Counters& counters) {
   if (stripes_to(tgt, data_len)) [[unlikely]] {
     return amsend_striped_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
   }
-  return amsend_ucx_locked(tgt, handler, checked ? kChecksummed : 0, uhdr, uhdr_len, data,
-                           data_len, counters);
-}
-
-// Out of line: its frame buffer would cost the shared-memory path a large
-// stack frame.
-[[gnu::noinline]] Status Context::Impl::amsend_ucx_locked(TaskId tgt, HandlerId handler,
-                                                          std::uint16_t extra_flags,
-                                                          const void* uhdr, std::size_t uhdr_len,
-                                                          const void* data, std::size_t data_len,
-                                                          const Counters& counters) {
-  if (extra_flags & kChecksummed) [[unlikely]] {
-    return amsend_ucx_checked_locked(tgt, handler, extra_flags, uhdr, uhdr_len, data, data_len,
-                                     counters);
-  }
-  // Frame: AmsendWire, optional counter handle and completion cookie, then
-  // the user header, built on the stack (with room to append packed data).
-  alignas(8) std::byte frame[kSendHeaderCapacity + kPackedDataLimit];
-  const std::size_t off =
-      write_frame_locked<false>(frame, handler, extra_flags, uhdr, uhdr_len, counters);
-  ++peers_[tgt].sent_to;
-  const bool eager = data_len < config_.eager_limit || extra_flags != 0;
-
-  // Small messages: ask UCX to finish at once.
-  if (data_len <= kImmediateLimit && eager) [[likely]] {
-    const ucs_status_t now = amsend_ucx_immediate_locked(tgt, frame, off, uhdr_len, data, data_len);
-    if (now == UCS_OK) [[likely]] {
-      if (counters.origin) bump(*counters.origin);
-      return Errc::success;
-    }
-    if (now != UCS_ERR_NO_RESOURCE) {
-      return fail(Errc::transport, "amsend to task {}: {}", tgt, ucs_status_string(now));
-    }
-    // Transport busy: a queued send.
-  }
-  SendOp* op = send_pool_.acquire();
-  std::memcpy(op->header, frame, off);
-  op->header_len = static_cast<std::uint32_t>(off);
-  const std::uint32_t protocol = eager ? UCP_AM_SEND_FLAG_EAGER : UCP_AM_SEND_FLAG_RNDV;
-  return post_op_locked(op, tgt, Proto::amsend, data, data_len, protocol, counters.origin);
-}
-
-// UCS_OK when UCX finished inside the call: then it has consumed frame and data before returning,
-// no pooled copy or callback is needed, and the origin buffer is already reusable.
-// UCS_ERR_NO_RESOURCE when it could not (nothing was sent). `frame` holds the unpacked head
-// (write_frame_locked, `off` bytes) with room for the packed data after it; it is left as it was.
-ucs_status_t Context::Impl::amsend_ucx_immediate_locked(TaskId tgt, std::byte* frame, std::size_t off,
-                                                        std::size_t uhdr_len, const void* data,
-                                                        std::size_t data_len) {
-  ucp_request_param_t p;
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
-  p.flags = UCP_AM_SEND_FLAG_EAGER;
-  ucs_status_ptr_t r;
-  if (data_len <= kPackedDataLimit && uhdr_len <= kPackedUhdrLimit) [[likely]] {
-    // One contiguous payload (see Proto::amsend_packed).
-    AmsendWire w;
-    std::memcpy(&w, frame, sizeof w);
-    AmsendWire pw = w;
-    pw.src = peers_[tgt].id_there;
-    pw.flags |= static_cast<std::uint16_t>(uhdr_len << kPackedUhdrShift);
-    std::memcpy(frame, &pw, sizeof pw);
-    if (data_len) std::memcpy(frame + off, data, data_len);
-    r = ucp_am_send_nbx(peers_[tgt].ep, static_cast<unsigned>(Proto::amsend_packed), nullptr, 0, frame,
-                        off + data_len, &p);
-    std::memcpy(frame, &w, sizeof w);
-  } else {
-    std::memcpy(frame, &peers_[tgt].id_there, sizeof(TaskId));  // the src as the target numbers us
-    r = ucp_am_send_nbx(peers_[tgt].ep, static_cast<unsigned>(Proto::amsend), frame, off, data, data_len, &p);
-  }
-  return UCS_PTR_STATUS(r);
+  return amsend_ucx_locked(tgt, handler, extra_flags, uhdr, uhdr_len, data, data_len, counters);
 }
 
 // Amsend only if it leaves inside the call (the caller keeps nothing for it): the shared-memory
@@ -320,17 +180,26 @@ Status Context::Impl::amsend_now(TaskId tgt, HandlerId handler, const void* uhdr
     sent = true;
     return Errc::success;
   }
-  if (checked || !small || data_len > kImmediateLimit) return Errc::success;
+  if (checked || !small) return Errc::success;
   alignas(8) std::byte frame[kSendHeaderCapacity + kPackedDataLimit];
   const std::size_t off = write_frame_locked<false>(frame, handler, 0, uhdr, uhdr_len, {});
-  const ucs_status_t now = amsend_ucx_immediate_locked(tgt, frame, off, uhdr_len, data, data_len);
-  if (now == UCS_OK) [[likely]] {
-    ++peers_[tgt].sent_to;
-    sent = true;
-    return Errc::success;
-  }
-  if (now == UCS_ERR_NO_RESOURCE) return Errc::success;
-  return fail(Errc::transport, "amsend to task {}: {}", tgt, ucs_status_string(now));
+  Status s = (this->*peers_[tgt].ops->amsend_now)(tgt, frame, off, uhdr_len, data, data_len, sent);
+  if (sent) ++peers_[tgt].sent_to;
+  return s;
+}
+
+void Context::Impl::send_control_locked(TaskId tgt, Proto proto, const void* header,
+                                        std::size_t len, const void* data, std::size_t data_len) {
+  (this->*peers_[tgt].ops->send_control)(tgt, proto, header, len, data, data_len);
+}
+
+std::size_t Context::Impl::write_frame_out_of_line_locked(bool checked, std::byte* at,
+                                                          HandlerId handler,
+                                                          std::uint16_t extra_flags,
+                                                          const void* uhdr, std::size_t uhdr_len,
+                                                          const Counters& counters) {
+  return checked ? write_frame_locked<true>(at, handler, extra_flags, uhdr, uhdr_len, counters)
+                 : write_frame_locked<false>(at, handler, extra_flags, uhdr, uhdr_len, counters);
 }
 
 }  // namespace lapi

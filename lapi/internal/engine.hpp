@@ -1,8 +1,9 @@
 #pragma once
 // Context::Impl — the engine behind lapi::Context. Its methods live in files
 // by responsibility: engine_init.cc (UCX setup, term), connect.cc (the cards
-// tasks exchange, the path chosen for each peer: peer.hpp), am_send.cc /
-// am_recv.cc (Amsend both sides), rma.cc (Put/Get/Rmw), memory.cc (regions
+// tasks exchange, the path chosen for each peer: peer.hpp, path_ops.hpp),
+// am_send.cc / am_recv.cc (Amsend both sides), rma.cc (Put/Get/Rmw),
+// ucx_path.cc (the UCX method's data operations), memory.cc (regions
 // and rkeys), progress.cc (poll, wait, interrupt thread), sync.cc (fence,
 // barrier, address_init), faults.cc (refusal and reporting), stripes.cc
 // (large Amsends striped over network links; links.hpp owns the sockets).
@@ -108,19 +109,9 @@ class Context::Impl {
   // Refuses a call from a header handler and bad arguments (amsend_arg_error names them).
   Status check_amsend_call(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
                            const void* data, std::size_t data_len) const;
-  // A small eager frame through UCX, only if it completes inside the call (am_send.cc).
-  ucs_status_t amsend_ucx_immediate_locked(TaskId tgt, std::byte* frame, std::size_t off,
-                                           std::size_t uhdr_len, const void* data,
-                                           std::size_t data_len);
   // The arguments' error, or (well-formed) the target's failure, or success.
   Status amsend_arg_error(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
                           const void* data, std::size_t data_len) const;
-  // Amsend through UCX (eager or rendezvous; always eager with
-  // `extra_flags`, which are AmsendWire flags such as kSplitData). Caller
-  // holds lock_.
-  Status amsend_ucx_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
-                           const void* uhdr, std::size_t uhdr_len, const void* data,
-                           std::size_t data_len, const Counters& counters);
   // Writes an Amsend frame's head at `at`: AmsendWire (with `extra_flags`),
   // the target counter handle and completion cookie when present, room for
   // the ChecksumWire when kChecked (extra_flags then has kChecksummed), the
@@ -138,6 +129,28 @@ class Context::Impl {
   bool amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
                          const void* uhdr, std::size_t uhdr_len, const void* data,
                          std::size_t data_len, const Counters& counters);
+  // Sends a control message through the target's path; caller holds lock_. Header is copied.
+  void send_control_locked(TaskId tgt, Proto proto, const void* header, std::size_t len,
+                           const void* data = nullptr, std::size_t data_len = 0);
+  // The shm and ucx paths' Amsend beyond the ring (PathOps::amsend): split copy, stripes, UCX.
+  Status amsend_host_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
+                            const void* uhdr, std::size_t uhdr_len, const void* data,
+                            std::size_t data_len, const Counters& counters);
+  Status amsend_net_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
+                           const void* uhdr, std::size_t uhdr_len, const void* data,
+                           std::size_t data_len, const Counters& counters);
+
+  // ---- ucx_path.cc: the UCX method's operations (PathOps, path_ops.hpp says what each does)
+  // Amsend through UCX (eager or rendezvous; always eager with
+  // `extra_flags`, which are AmsendWire flags such as kSplitData). Caller
+  // holds lock_.
+  Status amsend_ucx_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
+                           const void* uhdr, std::size_t uhdr_len, const void* data,
+                           std::size_t data_len, const Counters& counters);
+  // A small eager frame through UCX, only if it completes inside the call.
+  ucs_status_t amsend_ucx_immediate_locked(TaskId tgt, std::byte* frame, std::size_t off,
+                                           std::size_t uhdr_len, const void* data,
+                                           std::size_t data_len);
   // Posts one active message (header copied into a pooled SendOp). Caller
   // holds lock_. `origin` is bumped once the data buffer may be reused.
   Status post_send_locked(TaskId tgt, internal::Proto proto, const void* header,
@@ -146,9 +159,19 @@ class Context::Impl {
   Status post_op_locked(internal::SendOp* op, TaskId tgt, internal::Proto proto,
                         const void* data, std::size_t data_len, std::uint32_t am_flags,
                         Counter* origin);
-  // Sends a control message; caller holds lock_. Header is copied.
-  void send_control_locked(TaskId tgt, Proto proto, const void* header, std::size_t len,
-                           const void* data = nullptr, std::size_t data_len = 0);
+  Status amsend_now_ucx_locked(TaskId tgt, std::byte* frame, std::size_t off,
+                               std::size_t uhdr_len, const void* data, std::size_t data_len,
+                               bool& sent);
+  void send_control_ucx_locked(TaskId tgt, Proto proto, const void* header, std::size_t len,
+                               const void* data, std::size_t data_len);
+  Status put_ucx_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, const void* org_addr,
+                        ucp_rkey_h rkey, const Counters& counters);
+  Status get_ucx_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
+                        ucp_rkey_h rkey, RemoteCounter tgt_cntr, Counter* org_cntr);
+  Status atomic_ucx_locked(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int64_t operand,
+                           std::int64_t compare, void* prev, unsigned width, ucp_rkey_h rkey,
+                           Counter* org_cntr);
+  Status flush_ucx(TaskId tgt);
 
   // ---- am_recv.cc
   Status register_handler(HandlerId id, HeaderHandler handler, void* arg);
@@ -334,8 +357,8 @@ class Context::Impl {
   Status amsend_ucx_checked_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
                                    const void* uhdr, std::size_t uhdr_len, const void* data,
                                    std::size_t data_len, const Counters& counters);
-  // write_frame_locked, out of line (that one is inlined into am_send.cc).
-  std::size_t write_frame_out_of_line_locked(std::byte* at, HandlerId handler,
+  // write_frame_locked<checked>, out of line (that one is inlined into am_send.cc).
+  std::size_t write_frame_out_of_line_locked(bool checked, std::byte* at, HandlerId handler,
                                              std::uint16_t extra_flags, const void* uhdr,
                                              std::size_t uhdr_len, const Counters& counters);
   // A frame written in a ring up to its data (`head_len` bytes, user header

@@ -84,7 +84,7 @@ Status Context::Impl::amsend_ucx_checked_locked(TaskId tgt, HandlerId handler,
   const std::uint16_t flags = static_cast<std::uint16_t>(
       extra_flags | (packed ? uhdr_len << kPackedUhdrShift : 0));
   const std::size_t head_len =
-      write_frame_out_of_line_locked(frame, handler, flags, uhdr, uhdr_len, counters);
+      write_frame_out_of_line_locked(true, frame, handler, flags, uhdr, uhdr_len, counters);
   const std::size_t sum_off = head_len - uhdr_len - sizeof(ChecksumWire);
   const bool eager = (extra_flags & kSplitData) != 0 ||
                      (data_len < config_.eager_limit && head_len + data_len <= kReplayFrameLimit);

@@ -53,14 +53,7 @@ Status Context::Impl::flush_rma(TaskId tgt) {
   }
   if (tgt >= npeers()) return fail(Errc::tgt, "flush_rma: tgt={} is not a task (0..{})", tgt, npeers() - 1);
   if (integrity_.on) return fence();  // held (checked) Puts and Gets complete there
-  ucs_status_ptr_t flush;
-  {
-    Guard guard(lock_);
-    ucp_request_param_t p{};
-    flush = ucp_ep_flush_nbx(peers_[tgt].ep, &p);
-  }
-  if (wait_request(flush) != UCS_OK) return fail(Errc::transport, "flush_rma: endpoint flush failed");
-  return Errc::success;
+  return (this->*peers_[tgt].ops->flush)(tgt);
 }
 
 void Context::Impl::on_fence_request_locked(const FenceWire& msg) {
