@@ -136,7 +136,7 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
     return Errc::success;
   }
   // Anything else: the path's own way (path_ops.hpp).
-  return (this->*peers_[tgt].ops->amsend)(tgt, handler, checked ? kChecksummed : 0, uhdr,
+  return via_path<&PathOps::amsend>(tgt, handler, checked ? kChecksummed : 0, uhdr,
                                           uhdr_len, data, data_len, counters);
 }
 
@@ -183,14 +183,14 @@ Status Context::Impl::amsend_now(TaskId tgt, HandlerId handler, const void* uhdr
   if (checked || !small) return Errc::success;
   alignas(8) std::byte frame[kSendHeaderCapacity + kPackedDataLimit];
   const std::size_t off = write_frame_locked<false>(frame, handler, 0, uhdr, uhdr_len, {});
-  Status s = (this->*peers_[tgt].ops->amsend_now)(tgt, frame, off, uhdr_len, data, data_len, sent);
+  Status s = via_path<&PathOps::amsend_now>(tgt, frame, off, uhdr_len, data, data_len, sent);
   if (sent) ++peers_[tgt].sent_to;
   return s;
 }
 
 void Context::Impl::send_control_locked(TaskId tgt, Proto proto, const void* header,
                                         std::size_t len, const void* data, std::size_t data_len) {
-  (this->*peers_[tgt].ops->send_control)(tgt, proto, header, len, data, data_len);
+  via_path<&PathOps::send_control>(tgt, proto, header, len, data, data_len);
 }
 
 std::size_t Context::Impl::write_frame_out_of_line_locked(bool checked, std::byte* at,

@@ -188,9 +188,9 @@ Status Context::Impl::choose_path(TaskId t, const PeerCard& card, const PeerCard
       t != me_ && (ucx_tcp_only_ || (asked == PairMethod::tcp && !card.ucx_net_address.empty()));
   peer.host = card.host;
   // The path, once: nothing re-derives it per message.
-  peer.set_path(t == me_                                      ? Path::self
-                : asked != PairMethod::tcp && shm_.reaches(t) ? Path::shm
-                                                              : Path::ucx);
+  peer.path = t == me_                                      ? Path::self
+              : asked != PairMethod::tcp && shm_.reaches(t) ? Path::shm
+                                                            : Path::ucx;
   // Large Amsends to it by split copy: the rings' path, and its memory reachable.
   peer.split = peer.path == Path::shm && peer.split_pid != 0;
   return Errc::success;

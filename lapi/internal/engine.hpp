@@ -95,6 +95,10 @@ class Context::Impl {
   // leave_locked for every joined task; at shutdown, after the job's fence.
   void leave_joined_locked();
 
+  // Calls operation `Op` (&PathOps::put, ...) of the path that reaches `tgt` (path_tables.hpp).
+  template <auto Op, typename... Args>
+  decltype(auto) via_path(TaskId tgt, Args&&... args);
+
   // ---- path_report.cc
   // LAPIS_VERBOSE=1: one line on stderr naming the path to each peer (self, shm, ucx).
   void report_paths() const;
@@ -168,7 +172,7 @@ class Context::Impl {
                         ucp_rkey_h rkey, const Counters& counters);
   Status get_ucx_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
                         ucp_rkey_h rkey, RemoteCounter tgt_cntr, Counter* org_cntr);
-  Status atomic_ucx_locked(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int64_t operand,
+  Status atomic_ucx_locked(TaskId tgt, RmwOp op, std::uint64_t tgt_addr, std::int64_t operand,
                            std::int64_t compare, void* prev, unsigned width, ucp_rkey_h rkey,
                            Counter* org_cntr);
   Status flush_ucx(TaskId tgt);
@@ -545,4 +549,5 @@ class Context::Impl {
 extern thread_local int tl_header_handler_depth __attribute__((tls_model("initial-exec")));
 
 }  // namespace lapi
+#include "lapi/internal/path_tables.hpp"
 #include "lapi/internal/wait.hpp"

@@ -113,7 +113,7 @@ Status Context::join_tasks(TaskId base, std::span<const std::vector<std::byte>> 
   }
   for (std::size_t i = 0; i < cards.size(); ++i) {
     Peer peer;
-    peer.set_path(Path::ucx);
+    peer.path = Path::ucx;
     peer.other_host = true;
     peer.joined = true;
     peer.id_there = their_bases[i] + my_index;

@@ -1,9 +1,10 @@
 #pragma once
 // A peer's path as an object: the operations the engine asks of the method
-// that reaches a peer, one table per kind of path, chosen once when the peer
-// is first reached (connect.cc's choose_path, join.cc) and kept in its Peer
-// (peer.hpp). The operation files (am_send.cc, rma.cc, sync.cc) validate,
-// frame and count; what moves bytes is reached through the table, so a new
+// that reaches a peer, one table per kind of path (path_tables.hpp). The
+// kind is chosen once, when the peer is first reached (connect.cc's
+// choose_path, join.cc), and kept in its Peer (peer.hpp). The operation
+// files (am_send.cc, rma.cc, sync.cc) validate, frame and count; what moves
+// bytes is reached through the table (Context::Impl::via_path), so a new
 // method is a new table and the functions behind it, not an edit of every
 // operation. Today's methods:
 //
@@ -14,10 +15,14 @@
 //         (shared memory, TCP), large Amsends striped over the links to a
 //         task on another host (stripes.cc).
 //
-// The ring's small Amsend is the one operation tested before the table
-// (am_send.cc): it is every small message's path, and inlined it costs no
-// call; everything behind the table pays one indirect call next to a UCX
-// call of hundreds of nanoseconds.
+// The tables are constant and the methods known when Lapis is built, as
+// MPICH ch4 knows its shared-memory and network modules: via_path switches
+// on the peer's kind and calls each table's entry directly, so the compiler
+// may inline it, and a Put pays no indirect call. (A table of function
+// pointers per peer cost a Put with a target counter about 70 instructions,
+// callgrind, for the calls that could no longer be inlined.) The ring's
+// small Amsend is tested before the table (am_send.cc): it is every small
+// message's path.
 //
 // Polling and preparing to sleep belong to a method, not to a peer:
 // progress.cc drives the rings (ShmChannel::poll, sleep_begin) and UCX's
@@ -61,14 +66,12 @@ struct PathOps {
                                void* org_addr, ucp_rkey_h rkey, RemoteCounter tgt_cntr,
                                Counter* org_cntr);
   // An atomic on a remote word of `width` bytes (Context::rmw). Caller holds lock_.
-  Status (Context::Impl::*atomic)(RmwOp op, TaskId tgt, std::uint64_t tgt_addr,
+  Status (Context::Impl::*atomic)(TaskId tgt, RmwOp op, std::uint64_t tgt_addr,
                                   std::int64_t operand, std::int64_t compare, void* prev,
                                   unsigned width, ucp_rkey_h rkey, Counter* org_cntr);
   // Waits until every Put, Get and atomic to `tgt` is complete at the target. Takes lock_.
   Status (Context::Impl::*flush)(TaskId tgt);
 };
 
-// The table for a kind of path (path_ops.cc).
-const PathOps& path_ops(Path kind);
 
 }  // namespace lapi::internal

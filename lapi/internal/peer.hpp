@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "lapi/context.hpp"
-#include "lapi/internal/path_ops.hpp"
 
 namespace lapi::internal {
 
@@ -35,14 +34,9 @@ struct RkeyHit {
 struct Peer {
   // self: this task (UCX's self transport); shm: the same host, its
   // shared-memory ring mapped (and split copy when `split`); ucx:
-  // everything through UCX, over whatever transport UCX found. `ops` is the
-  // path's table (path_ops.hpp); set both with set_path.
+  // everything through UCX, over whatever transport UCX found. Each kind's
+  // operations: path_ops.hpp.
   Path path = Path::ucx;
-  const PathOps* ops = &path_ops(Path::ucx);
-  void set_path(Path kind) {
-    path = kind;
-    ops = &path_ops(kind);
-  }
   bool other_host = false;  // its endpoint reports errors (peer error handling)
   bool over_tcp = false;    // UCX is kept to TCP (LAPIS_TRANSPORTS=tcp, a LAPIS_PATHS rule)
   bool split = false;       // large Amsends to it by split copy (path shm, split_pid set)

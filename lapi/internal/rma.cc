@@ -44,7 +44,7 @@ Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
   if (integrity_.on) [[unlikely]] {
     return put_checked_locked(tgt, len, tgt_addr, org_addr, rkey, counters);
   }
-  return (this->*peers_[tgt].ops->put)(tgt, len, tgt_addr, org_addr, rkey, counters);
+  return via_path<&PathOps::put>(tgt, len, tgt_addr, org_addr, rkey, counters);
 }
 
 Status Context::Impl::get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
@@ -57,7 +57,7 @@ Status Context::Impl::get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, v
   if (integrity_.on && len > 0) [[unlikely]] {
     return get_checked_locked(tgt, len, tgt_addr, org_addr, rkey, tgt_cntr, org_cntr);
   }
-  return (this->*peers_[tgt].ops->get)(tgt, len, tgt_addr, org_addr, rkey, tgt_cntr, org_cntr);
+  return via_path<&PathOps::get>(tgt, len, tgt_addr, org_addr, rkey, tgt_cntr, org_cntr);
 }
 
 Status Context::Impl::rmw(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int64_t operand,
@@ -86,7 +86,7 @@ Status Context::Impl::rmw(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int
     return rmw_checked_locked(op, tgt, tgt_addr, static_cast<std::uint64_t>(operand),
                               static_cast<std::uint64_t>(compare), prev, width, org_cntr);
   }
-  return (this->*peers_[tgt].ops->atomic)(op, tgt, tgt_addr, operand, compare, prev, width, rkey,
+  return via_path<&PathOps::atomic>(tgt, op, tgt_addr, operand, compare, prev, width, rkey,
                                           org_cntr);
 }
 

@@ -53,7 +53,7 @@ Status Context::Impl::flush_rma(TaskId tgt) {
   }
   if (tgt >= npeers()) return fail(Errc::tgt, "flush_rma: tgt={} is not a task (0..{})", tgt, npeers() - 1);
   if (integrity_.on) return fence();  // held (checked) Puts and Gets complete there
-  return (this->*peers_[tgt].ops->flush)(tgt);
+  return via_path<&PathOps::flush>(tgt);
 }
 
 void Context::Impl::on_fence_request_locked(const FenceWire& msg) {

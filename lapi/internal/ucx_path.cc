@@ -34,52 +34,6 @@ void on_send_done(void* request, ucs_status_t status, void* user_data) {
   ucp_request_free(request);
 }
 
-// Completion of a Put/Get/flush: what to do at the origin and after.
-struct RmaOp {
-  Context::Impl* impl;
-  TaskId tgt;
-  Counter* origin;
-  std::uint64_t target_counter;  // send a counter update when done (0 = none)
-  Counter* completion;           // ... asking for an ack to this counter
-};
-
-void notify_target_locked(RmaOp* op) {
-  Context::Impl& e = *op->impl;
-  CounterUpdateWire msg{e.me_, 0, 0, op->target_counter, 0};
-  if (op->target_counter) msg.flags |= kHasTargetCounter;
-  if (op->completion) {
-    msg.flags |= kHasCompletion;
-    msg.cookie = e.completions_.insert(op->completion);
-  }
-  e.send_control_locked(op->tgt, Proto::counter_update, &msg, sizeof msg);
-}
-
-void on_rma_done(void* request, ucs_status_t status, void* user_data) {
-  auto* op = static_cast<RmaOp*>(user_data);
-  if (status != UCS_OK) op->impl->send_errors_++;
-  if (op->origin) op->origin->add();
-  if (op->target_counter || op->completion) notify_target_locked(op);
-  delete op;
-  if (request) ucp_request_free(request);
-}
-
-// Runs `done` now if UCX finished immediately; otherwise UCX will call it.
-void settle(ucs_status_ptr_t r, RmaOp* op) {
-  if (r == nullptr) {
-    on_rma_done(nullptr, UCS_OK, op);
-  } else if (UCS_PTR_IS_ERR(r)) {
-    on_rma_done(nullptr, UCS_PTR_STATUS(r), op);
-  }
-}
-
-void on_put_local_done(void* request, ucs_status_t status, void* user_data) {
-  auto* op = static_cast<RmaOp*>(user_data);
-  if (status != UCS_OK) op->impl->send_errors_++;
-  if (op->origin) op->origin->add();
-  delete op;
-  if (request) ucp_request_free(request);
-}
-
 // One Rmw through UCX. A fetch-and-or goes as a compare-and-swap loop: UCX
 // 1.13 drops remote fetch-and-ors on shared memory (the old value comes
 // back, the word stays as it was: tests/core/rma_ranks.cc), as on the self
@@ -280,56 +234,7 @@ Status Context::Impl::amsend_now_ucx_locked(TaskId tgt, std::byte* frame, std::s
   return fail(Errc::transport, "amsend to task {}: {}", tgt, ucs_status_string(now));
 }
 
-Status Context::Impl::put_ucx_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
-                                     const void* org_addr, ucp_rkey_h rkey,
-                                     const Counters& counters) {
-  ucp_request_param_t p;
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-  if (len > 0) {
-    // First ask UCX to finish at once (shared memory: a plain copy); only a
-    // put that must wait gets a completion record.
-    ucp_request_param_t now;
-    now.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
-    ucs_status_ptr_t r = ucp_put_nbx(peers_[tgt].ep, org_addr, len, tgt_addr, rkey, &now);
-    if (r == nullptr) {
-      if (counters.origin) counters.origin->add();
-    } else {
-      auto* op = new RmaOp{this, tgt, counters.origin, 0, nullptr};
-      p.cb.send = on_put_local_done;
-      p.user_data = op;
-      r = ucp_put_nbx(peers_[tgt].ep, org_addr, len, tgt_addr, rkey, &p);
-      if (r == nullptr || UCS_PTR_IS_ERR(r)) on_put_local_done(nullptr, UCS_PTR_STATUS(r), op);
-    }
-  } else if (counters.origin) {
-    counters.origin->add();
-  }
-  if (counters.target || counters.completion) {
-    // Flush makes the data visible remotely; its completion sends the update.
-    auto* op = new RmaOp{this, tgt, nullptr, counters.target.handle, counters.completion};
-    p.cb.send = on_rma_done;
-    p.user_data = op;
-    settle(ucp_ep_flush_nbx(peers_[tgt].ep, &p), op);
-  }
-  return Errc::success;
-}
-
-Status Context::Impl::get_ucx_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
-                                     void* org_addr, ucp_rkey_h rkey, RemoteCounter tgt_cntr,
-                                     Counter* org_cntr) {
-  auto* op = new RmaOp{this, tgt, org_cntr, tgt_cntr.handle, nullptr};
-  if (len == 0) {
-    on_rma_done(nullptr, UCS_OK, op);
-    return Errc::success;
-  }
-  ucp_request_param_t p;
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-  p.cb.send = on_rma_done;
-  p.user_data = op;
-  settle(ucp_get_nbx(peers_[tgt].ep, org_addr, len, tgt_addr, rkey, &p), op);
-  return Errc::success;
-}
-
-Status Context::Impl::atomic_ucx_locked(RmwOp op, TaskId tgt, std::uint64_t tgt_addr,
+Status Context::Impl::atomic_ucx_locked(TaskId tgt, RmwOp op, std::uint64_t tgt_addr,
                                         std::int64_t operand, std::int64_t compare, void* prev,
                                         unsigned width, ucp_rkey_h rkey, Counter* org_cntr) {
   auto* state = new RmwOpState{this, org_cntr, prev, width, 0, 0};
