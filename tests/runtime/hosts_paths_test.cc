@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <signal.h>
 #include <string>
 #include <vector>
@@ -306,8 +307,9 @@ TEST_CASE("MPI p2p across 2 hosts x 2 ranks under Open MPI's mpirun (PMIx) with 
 // ranks 0 and 1 get MPIX_ERR_PROC_FAILED and go on (tests/mpi/progs/proc_failed.c).
 // A lost link under PMIx: no launcher of ours watches the hosts, so the core does
 // (lapi/internal/link_watch.hpp). Rank 2, alone on the second host, deletes its interface; the
-// others hear of it within LAPIS_LINK_TIMEOUT (2 s) and finish. Open MPI's mpirun itself never
-// ends (its daemon on the second host is cut off too): the test stops it and what is left.
+// others hear of it within LAPIS_LINK_TIMEOUT (2 s) and finish, and rank 2 hears of them the same
+// way and ends. Open MPI's mpirun itself never ends (its daemon on the second host is cut off
+// too): the test stops it and what is left.
 TEST_CASE("a host whose link goes down under Open MPI's mpirun: the link watch tells the others") {
   if (openmpi_missing()) return;
   TestHosts hosts(2);
@@ -327,6 +329,14 @@ TEST_CASE("a host whose link goes down under Open MPI's mpirun: the link watch t
     const double seconds = std::stod(outcome.err.substr(at + std::strlen(rank) + 26));
     MESSAGE(std::string(rank) << "heard of it " << seconds << " s after the cut");
     CHECK(seconds < 5.0);
+  }
+  // The cut-off rank heard of the others through its own link watch and ended itself; what is
+  // left inside is Open MPI's (its daemon and the agent's shell).
+  for (pid_t pid : hosts.processes_inside()) {
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    CHECK_MESSAGE(name != "proc_failed", "the cut-off rank 2 is still running");
   }
   for (pid_t pid : hosts.processes_inside()) ::kill(pid, SIGKILL);
   CHECK(hosts.left_after(10).empty());
