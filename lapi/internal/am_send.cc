@@ -136,8 +136,8 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
     return Errc::success;
   }
   // Anything else: the path's own way (path_ops.hpp).
-  return via_path<&PathOps::amsend>(tgt, handler, checked ? kChecksummed : 0, uhdr,
-                                          uhdr_len, data, data_len, counters);
+  return via_path<&PathOps::amsend>(tgt, handler, checked ? kChecksummed : 0, uhdr, uhdr_len,
+                                    data, data_len, counters);
 }
 
 // The shm path's Amsend beyond the ring: large data by split copy (both tasks copy a part),

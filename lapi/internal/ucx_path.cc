@@ -158,7 +158,7 @@ void Context::Impl::send_control_ucx_locked(TaskId tgt, Proto proto, const void*
 
 // Out of line: its frame buffer would cost the shared-memory path a large
 // stack frame.
-Status Context::Impl::amsend_ucx_locked(TaskId tgt, HandlerId handler,
+[[gnu::noinline]] Status Context::Impl::amsend_ucx_locked(TaskId tgt, HandlerId handler,
                                                           std::uint16_t extra_flags,
                                                           const void* uhdr, std::size_t uhdr_len,
                                                           const void* data, std::size_t data_len,
