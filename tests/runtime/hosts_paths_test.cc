@@ -210,6 +210,25 @@ TEST_CASE("MPI point-to-point across 2 and 3 hosts x 2 ranks") {
   }
 }
 
+// The collectives' node-aware algorithms (a shared-memory segment per host, leaders between
+// hosts: mpi/internal/coll/node.cc) with more than one node, blocking and nonblocking.
+TEST_CASE("MPI collectives across 2 and 3 hosts x 2 ranks") {
+  for (int nhosts : {2, 3}) {
+    for (const char* program : {"tests/mpi/progs/coll", "tests/mpi/progs/coll_nb"}) {
+      CAPTURE(nhosts);
+      CAPTURE(program);
+      TestHosts hosts(nhosts);
+      if (hosts.skip_if_unavailable("MPI collectives across hosts")) return;
+      const Outcome outcome = run_across(hosts, program);
+      INFO(describe(outcome));
+      CHECK(outcome.status == 0);
+      CHECK(!contains(outcome.out + outcome.err, "FAILED"));
+      CHECK(count_oks(outcome.out) == static_cast<std::size_t>(2 * nhosts));
+      check_paths(hosts, outcome.err);
+    }
+  }
+}
+
 TEST_CASE("core amsend across 3 hosts x 2 ranks") {
   TestHosts hosts(3);
   if (hosts.skip_if_unavailable("core across 3 hosts")) return;
