@@ -233,8 +233,13 @@ Status Config::from_env(Config& config) {
     if (Status s = internal::parse_path_rules(v, rules); !s.ok()) return s;
     config.paths = v;
   }
-  if (!parse_flag("LAPIS_SPLIT_COPY", config.split_copy)) {
-    return fail(Errc::set_val, "LAPIS_SPLIT_COPY='{}': expected 0 or 1", env("LAPIS_SPLIT_COPY"));
+  if (const char* v = env("LAPIS_SPLIT_COPY")) {
+    const std::string_view s(v);
+    if (s != "0" && s != "1" && s != "auto") {
+      return fail(Errc::set_val, "LAPIS_SPLIT_COPY='{}': expected 0, 1 or auto", v);
+    }
+    config.split_copy = s != "0";
+    config.split_copy_always = s == "1";
   }
   if (const char* v = env("LAPIS_CHECKSUM")) {
     const std::string_view s(v);

@@ -94,7 +94,12 @@ struct Config {
   // Large Amsends (at or above the eager limit, 16 KiB at least) to tasks
   // on the same node are copied by both tasks at once, in parts, with
   // cross-memory attach (see lapi/internal/split_copy.cc). Needs `shm`.
+  // Left off on a host with more of the job's tasks than cores online,
+  // where the two copiers share cores (connect.cc says what that cost),
+  // unless `split_copy_always` (LAPIS_SPLIT_COPY=1; unset or `auto`: on
+  // while every task may have a core; `0`: off).
   bool split_copy = true;
+  bool split_copy_always = false;
   Checksum checksum = Checksum::none;
   FaultCorrupt fault_corrupt{};
   // The network interface UCX uses (LAPIS_NET_IF; must exist and be up).

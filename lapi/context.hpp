@@ -90,6 +90,7 @@ struct PathInfo {
   bool split = false;  // large Amsends copied by both tasks (split copy)
   bool tcp = false;    // path ucx: UCX is kept to TCP
   unsigned links = 0;  // large Amsends striped over this many links (LAPIS_LINKS)
+  bool same_host = false;  // on this task's host, whatever the path (LAPIS_PATHS may say tcp)
 };
 std::string_view to_string(Path path);
 

@@ -22,9 +22,9 @@ constexpr std::array kVariables = {
     Variable{"LAPIS_ERROR_CHECK", "1", "core", "`0` skips argument validation on the hot path"},
     Variable{"LAPIS_SHM", "1", "core",
              "`0`: small Amsends to tasks on this node go through UCX, not the shared-memory rings"},
-    Variable{"LAPIS_SPLIT_COPY", "1", "core",
-             "`0`: large Amsends to tasks on this node are pulled by UCX's rendezvous alone, not "
-             "copied by both tasks"},
+    Variable{"LAPIS_SPLIT_COPY", "auto", "core",
+             "large Amsends to tasks on this node copied by both tasks: `auto` unless the host "
+             "has more tasks than cores, `1` always, `0` never (UCX's rendezvous pulls alone)"},
     Variable{"LAPIS_CHECKSUM", "none", "core",
              "`crc32c`: end-to-end CRC32C on all user data, damaged transfers repeated (see the "
              "core section)"},

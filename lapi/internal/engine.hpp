@@ -83,6 +83,8 @@ class Context::Impl {
   Status connect_peers(lapis::runtime::Bootstrap& boot);
   Status choose_path(TaskId t, const internal::PeerCard& card, const internal::PeerCard& mine,
                      const internal::PathRules& rules);
+  // Turns split copy off on a host with more tasks than cores (unless LAPIS_SPLIT_COPY=1).
+  void leave_split_copy_if_oversubscribed();
 
   // ---- join.cc: tasks of other jobs (Context::join_card, join_tasks, leave_tasks)
   std::uint32_t npeers() const { return npeers_.load(std::memory_order_acquire); }

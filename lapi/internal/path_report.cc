@@ -24,7 +24,8 @@ std::string_view to_string(Path path) {
 
 PathInfo Context::Impl::path_info(TaskId t) const {
   const internal::Peer& peer = peers_[t];
-  return {peer.path, peer.split, peer.over_tcp, peer.stripes ? links_.link_count(t) : 0};
+  return {peer.path, peer.split, peer.over_tcp, peer.stripes ? links_.link_count(t) : 0,
+          !peer.other_host && !peer.joined};
 }
 
 Status Context::path_of(TaskId task, PathInfo& out) const {

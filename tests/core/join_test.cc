@@ -94,6 +94,7 @@ TEST_CASE("two single-task contexts join each other and move data both ways") {
   lapi::PathInfo path;
   LAPI_OK(a->path_of(1, path));
   CHECK(path.path == lapi::Path::ucx);
+  CHECK_FALSE(path.same_host);  // a task of another job: where it runs is not known
   // Ids are each context's own (both call the other 1); identities are the same on both sides.
   CHECK(a->task_uid(0) != 0);
   CHECK(a->task_uid(0) != b->task_uid(0));

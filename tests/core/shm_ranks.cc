@@ -71,9 +71,11 @@ TEST_CASE("small amsends to tasks on this node take shared memory; LAPIS_SHM=0 k
   lapi::PathInfo path;
   LAPI_OK(s.ctx.path_of(me, path));
   CHECK(path.path == lapi::Path::self);
+  CHECK(path.same_host);
   if (n > 1) {
     LAPI_OK(s.ctx.path_of(right, path));
     CHECK(path.path == (shm_on() ? lapi::Path::shm : lapi::Path::ucx));
+    CHECK(path.same_host);  // whichever path: every task of this test is on this host
     CHECK(path.tcp == tcp_only());
     if (!shm_on()) CHECK_FALSE(path.split);  // split copy only beside the rings
   }

@@ -277,6 +277,13 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   ::setenv("LAPIS_SPLIT_COPY", "0", 1);
   REQUIRE(lapi::Config::from_env(config).ok());
   CHECK_FALSE(config.split_copy);
+  ::setenv("LAPIS_SPLIT_COPY", "auto", 1);
+  REQUIRE(lapi::Config::from_env(config).ok());
+  CHECK(config.split_copy);
+  CHECK_FALSE(config.split_copy_always);
+  ::setenv("LAPIS_SPLIT_COPY", "1", 1);
+  REQUIRE(lapi::Config::from_env(config).ok());
+  CHECK(config.split_copy_always);
   ::unsetenv("LAPIS_SPLIT_COPY");
   CHECK(lapi::Config::from_env(config).ok());
 }

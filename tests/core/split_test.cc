@@ -1,5 +1,6 @@
 // Runs split_ranks under lapirun: split copy on at 2, 4 and 8 ranks (more
-// than cores) and in interrupt mode, and off (LAPIS_SPLIT_COPY=0).
+// than cores) and in interrupt mode, off (LAPIS_SPLIT_COPY=0), and as the
+// default decides (auto: off with more tasks than cores).
 
 #include <doctest/doctest.h>
 
@@ -21,6 +22,9 @@ TEST_CASE("split copy on and off, polling and interrupt mode") {
       {8, {"LAPIS_SPLIT_COPY=1"}},
       {2, {"LAPIS_SPLIT_COPY=1", "LAPIS_MODE=interrupt"}},
       {3, {"LAPIS_SPLIT_COPY=0"}},
+      // Left off where the host has more tasks than cores (split_ranks checks which applies).
+      {2, {"LAPIS_SPLIT_COPY=auto"}},
+      {4, {"LAPIS_SPLIT_COPY=auto"}},
   };
   for (const Run& run : runs) {
     CAPTURE(run.ranks);

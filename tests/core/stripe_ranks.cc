@@ -111,6 +111,7 @@ TEST_CASE("striped amsends land intact") {
   lapi::PathInfo path;
   LAPI_OK(ctx.path_of(other, path));
   CHECK(path.links > 0);
+  CHECK_FALSE(path.same_host);  // stripes go only to tasks on other hosts
   LAPI_OK(ctx.barrier());
 
   // Sizes: below the stripe limit (UCX alone), one fragment, a fragment and a bit, many

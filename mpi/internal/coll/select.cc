@@ -5,8 +5,11 @@
 #include <initializer_list>
 #include <string>
 
+#include <unistd.h>
+
 #include "mpi.h"
 #include "mpi/internal/errors.hpp"
+#include "mpi/internal/runtime.hpp"
 
 namespace mpi {
 namespace {
@@ -138,9 +141,26 @@ int choose_alltoall(std::size_t bytes_per_peer, AlltoallAlgo& out) {
     return rc;
   }
   if (!is_forced) {
-    out = bytes_per_peer >= kAlltoallPairwiseMin ? AlltoallAlgo::pairwise : AlltoallAlgo::linear;
+    out = bytes_per_peer >= kAlltoallPairwiseMin && !host_oversubscribed() ? AlltoallAlgo::pairwise
+                                                                           : AlltoallAlgo::linear;
   }
   return MPI_SUCCESS;
+}
+
+bool host_oversubscribed() {
+  static const bool answer = [] {
+    lapi::Context& ctx = lapi_context();
+    std::int64_t tasks = 0;
+    (void)ctx.qenv(lapi::Query::num_tasks, tasks);
+    long here = 0;
+    for (std::int64_t t = 0; t < tasks; ++t) {
+      lapi::PathInfo info;
+      if (ctx.path_of(static_cast<lapi::TaskId>(t), info).ok() && info.same_host) ++here;
+    }
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 && here > cores;
+  }();
+  return answer;
 }
 
 }  // namespace mpi

@@ -27,6 +27,15 @@ inline constexpr std::size_t kBcastScatterMin = 128 * 1024;       // whole messa
 inline constexpr std::size_t kBcastScatterPieceMax = 128 * 1024;  // bytes / ranks
 inline constexpr std::size_t kAllreduceRabenseifnerMin = 16 * 1024;
 inline constexpr std::size_t kAllgatherRingMin = 64 * 1024;     // whole result
+// All-to-all: pairwise from 32 KiB per peer (n - 1 rounds, one partner at a
+// time: bounded memory and no contention), but never on a host with more
+// tasks than cores. There a pairwise round waits for its one partner to be
+// scheduled, while linear's posted exchanges finish with whichever peer runs:
+// 2 cores, 2026-11-28, us per call, forced, 3 runs each: 4 ranks 32 KiB
+// 16-17 (linear) against 20-23 (pairwise), 256 KiB 190-194 / 225-261, 2 MiB
+// 2215-2314 / 2295-3231; 8 ranks 256 KiB 1179-1268 / 1705-1989, 2 MiB
+// 10420-10674 / 12229-12453; NPB IS (an Alltoallv of 2 MiB per peer) at 4
+// ranks, 12 alternated runs: 749 against 723 Mop/s (medians).
 inline constexpr std::size_t kAlltoallPairwiseMin = 32 * 1024;  // per peer
 
 // Each returns MPI_SUCCESS or MPI_ERR_ARG naming the variable when it holds
@@ -38,6 +47,10 @@ int choose_allreduce(std::size_t bytes, std::int64_t count, int comm_size, const
                      AllreduceAlgo& out);
 int choose_allgather(std::size_t total_bytes, int comm_size, AllgatherAlgo& out);
 int choose_alltoall(std::size_t bytes_per_peer, AlltoallAlgo& out);
+
+// More tasks of the job on this host than cores online (every task of a host gets the same
+// answer; tasks of other hosts may not, which the collectives above tolerate).
+bool host_oversubscribed();
 
 // Whether `variable` (LAPIS_COLL_<NAME>) forces an algorithm (set, not
 // "auto"): the node collectives (node.hpp) then leave that collective to it.
