@@ -140,9 +140,9 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
 // a host with more of the job's tasks than cores online they take turns instead, and the
 // claiming and control messages are overhead: 4 and 8 ranks on 2 cores, all-to-all through
 // point-to-point (mpi_coll, 3 runs, us), 256 KiB per peer 173-180 without against 186-192 with
-// (4 ranks), 1089-1094 / 1161-1307 (8 ranks); 2 MiB 2048-2320 / 2192-2666 (4 ranks); NPB IS at
-// 4 ranks 723 against 682 Mop/s (medians of 7 alternated runs). Every task of a host counts
-// alike, so all of them leave it. LAPIS_SPLIT_COPY=1 keeps it.
+// (4 ranks), 1089-1094 / 1161-1307 (8 ranks); 2 MiB 2048-2320 / 2192-2666 (4 ranks). (NPB IS
+// at 4 ranks moved within its run-to-run spread.) Every task of a host counts alike, so all
+// of them leave it. LAPIS_SPLIT_COPY=1 keeps it.
 void Context::Impl::leave_split_copy_if_oversubscribed() {
   if (!config_.split_copy || config_.split_copy_always) return;
   long here = 0;

@@ -18,8 +18,8 @@
 // The tables are constant and the methods known when Lapis is built, as
 // MPICH ch4 knows its shared-memory and network modules: via_path switches
 // on the peer's kind and calls each table's entry directly, so the compiler
-// may inline it, and a Put pays no indirect call. (A table of function
-// pointers per peer cost a Put with a target counter about 70 instructions,
+// may inline it, and a Put pays no indirect call. (A pointer to the table in
+// each peer cost a Put with a target counter about 65 instructions,
 // callgrind, for the calls that could no longer be inlined.) The ring's
 // small Amsend is tested before the table (am_send.cc): it is every small
 // message's path.
@@ -72,6 +72,5 @@ struct PathOps {
   // Waits until every Put, Get and atomic to `tgt` is complete at the target. Takes lock_.
   Status (Context::Impl::*flush)(TaskId tgt);
 };
-
 
 }  // namespace lapi::internal

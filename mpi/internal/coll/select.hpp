@@ -34,8 +34,8 @@ inline constexpr std::size_t kAllgatherRingMin = 64 * 1024;     // whole result
 // 2 cores, 2026-11-28, us per call, forced, 3 runs each: 4 ranks 32 KiB
 // 16-17 (linear) against 20-23 (pairwise), 256 KiB 190-194 / 225-261, 2 MiB
 // 2215-2314 / 2295-3231; 8 ranks 256 KiB 1179-1268 / 1705-1989, 2 MiB
-// 10420-10674 / 12229-12453; NPB IS (an Alltoallv of 2 MiB per peer) at 4
-// ranks, 12 alternated runs: 749 against 723 Mop/s (medians).
+// 10420-10674 / 12229-12453. (NPB IS, an Alltoallv of 2 MiB per peer at 4
+// ranks, moved within its run-to-run spread.)
 inline constexpr std::size_t kAlltoallPairwiseMin = 32 * 1024;  // per peer
 
 // Each returns MPI_SUCCESS or MPI_ERR_ARG naming the variable when it holds
