@@ -4,6 +4,7 @@
 // class. Beyond the ring, the three kinds differ only in their Amsend (split
 // copy within a host, stripes across hosts); every other operation is UCX's.
 
+#include <type_traits>
 #include <utility>
 
 #include "lapi/internal/path_ops.hpp"
@@ -29,6 +30,21 @@ inline constexpr PathOps kSelfPath = with_amsend(Path::self, &Context::Impl::ams
 inline constexpr PathOps kShmPath = with_amsend(Path::shm, &Context::Impl::amsend_host_locked);
 inline constexpr PathOps kUcxPath = with_amsend(Path::ucx, &Context::Impl::amsend_net_locked);
 
+// The operations whose entry differs between the tables: via_path switches on the peer's kind
+// for these and makes one call for the rest. (Whether two entries differ is not a constant
+// expression under GCC's -fsanitize=undefined, so it is written here; via_path's static_assert
+// stops the build if an entry assumed alike is not.)
+template <auto Op, auto Listed>
+constexpr bool is_op() {
+  if constexpr (std::is_same_v<decltype(Op), decltype(Listed)>) {
+    return Op == Listed;
+  } else {
+    return false;
+  }
+}
+template <auto Op>
+inline constexpr bool kDiffersByPath = is_op<Op, &PathOps::amsend>();
+
 }  // namespace internal
 
 template <auto Op, typename... Args>
@@ -37,16 +53,18 @@ template <auto Op, typename... Args>
   constexpr auto self_op = internal::kSelfPath.*Op;
   constexpr auto shm_op = internal::kShmPath.*Op;
   constexpr auto ucx_op = internal::kUcxPath.*Op;
-  // The same in every table: one call site, no switch.
-  if constexpr (self_op == ucx_op && shm_op == ucx_op) {
+  if constexpr (!internal::kDiffersByPath<Op>) {
+    // The same in every table: one call site, no switch.
+    static_assert(self_op == ucx_op && shm_op == ucx_op, "add the operation to kDiffersByPath");
+    return (this->*ucx_op)(tgt, std::forward<Args>(args)...);
+  } else {
+    switch (peers_[tgt].path) {
+      case Path::self: return (this->*self_op)(tgt, std::forward<Args>(args)...);
+      case Path::shm: return (this->*shm_op)(tgt, std::forward<Args>(args)...);
+      case Path::ucx: break;
+    }
     return (this->*ucx_op)(tgt, std::forward<Args>(args)...);
   }
-  switch (peers_[tgt].path) {
-    case Path::self: return (this->*self_op)(tgt, std::forward<Args>(args)...);
-    case Path::shm: return (this->*shm_op)(tgt, std::forward<Args>(args)...);
-    case Path::ucx: break;
-  }
-  return (this->*ucx_op)(tgt, std::forward<Args>(args)...);
 }
 
 }  // namespace lapi
