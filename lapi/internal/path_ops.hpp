@@ -44,8 +44,6 @@
 namespace lapi::internal {
 
 struct PathOps {
-  Path kind;
-
   // An Amsend the ring did not take: large data, a full ring, or a target the ring does not
   // reach. `extra_flags` are AmsendWire flags (kChecksummed). Caller holds lock_.
   Status (Context::Impl::*amsend)(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,

@@ -14,10 +14,9 @@ namespace lapi {
 
 namespace internal {
 
-constexpr PathOps with_amsend(Path kind, decltype(PathOps::amsend) amsend) {
+constexpr PathOps with_amsend(decltype(PathOps::amsend) amsend) {
   using Impl = Context::Impl;
-  return PathOps{kind,
-                 amsend,
+  return PathOps{amsend,
                  &Impl::amsend_now_ucx_locked,
                  &Impl::send_control_ucx_locked,
                  &Impl::put_ucx_locked,
@@ -26,9 +25,9 @@ constexpr PathOps with_amsend(Path kind, decltype(PathOps::amsend) amsend) {
                  &Impl::flush_ucx};
 }
 
-inline constexpr PathOps kSelfPath = with_amsend(Path::self, &Context::Impl::amsend_ucx_locked);
-inline constexpr PathOps kShmPath = with_amsend(Path::shm, &Context::Impl::amsend_host_locked);
-inline constexpr PathOps kUcxPath = with_amsend(Path::ucx, &Context::Impl::amsend_net_locked);
+inline constexpr PathOps kSelfPath = with_amsend(&Context::Impl::amsend_ucx_locked);
+inline constexpr PathOps kShmPath = with_amsend(&Context::Impl::amsend_host_locked);
+inline constexpr PathOps kUcxPath = with_amsend(&Context::Impl::amsend_net_locked);
 
 // The operations whose entry differs between the tables: via_path switches on the peer's kind
 // for these and makes one call for the rest. (Whether two entries differ is not a constant

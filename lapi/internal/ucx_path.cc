@@ -1,12 +1,8 @@
 // The UCX method: every UCX call that moves a peer's data, behind the ucx,
 // shm and self paths' tables (path_ops.hpp). Active messages carry Amsend
 // frames and control messages (eager below the eager limit, rendezvous at or
-// above); Put and Get are UCX RMA and Rmw its atomics, on registered memory.
-//
-// UCX does not order a Put before a later message, so a Put that names a
-// target or completion counter flushes the endpoint first and sends the
-// counter update from the flush's completion: the counter can only move
-// after the data is visible at the target.
+// above); Rmw is UCX's atomics, on registered memory. Put and Get are in
+// ucx_rma.hpp, inline.
 
 #include <cstring>
 
