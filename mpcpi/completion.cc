@@ -133,14 +133,18 @@ Errc Engine::Impl::test(Request* r, bool& completed, Status* status, bool releas
     }
   }
   completed = true;
+  if (release) return take_done(r, status);
+  fill_status(r, status);
+  return r->status.error;
+}
+
+Errc Engine::Impl::take_done(Request* r, Status* status) {
   fill_status(r, status);
   const Errc e = r->status.error;
-  if (release) {
-    release_request(r);
-    if (++releases_ % 64 == 0) {  // now and then: engine-owned requests and copies
-      EngineLock lock(*this);
-      reap_locked();
-    }
+  release_request(r);
+  if (++releases_ % 64 == 0) {  // now and then: engine-owned requests and copies
+    EngineLock lock(*this);
+    reap_locked();
   }
   return e;
 }
@@ -148,8 +152,7 @@ Errc Engine::Impl::test(Request* r, bool& completed, Status* status, bool releas
 Errc Engine::Impl::wait(Request* r, Status* status) {
   if (r == nullptr) return fail(Errc::invalid_request, "wait: request is null");
   block_until_done(r);
-  bool completed = false;
-  return test(r, completed, status, true);
+  return take_done(r, status);
 }
 
 Errc Engine::Impl::wait_done(Request* r, Status* status) {

@@ -215,7 +215,8 @@ class Context::Impl {
     ++peer.landed_from;
     if (peer.fence_wanted != 0) check_fence_requests_locked(job.src);
     if (job.handler == nullptr) {
-      finish_job_locked(job);
+      // Most Amsends name neither a target counter nor a completion counter: no call.
+      if (job.target_counter != nullptr || job.cookie != 0) finish_job_locked(job);
     } else {
       run_handler_later_locked(job);
     }

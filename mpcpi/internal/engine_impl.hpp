@@ -178,6 +178,8 @@ class Engine::Impl {
             Status* status);
   Errc test(Request* req, bool& completed, Status* status, bool release);
   Errc wait(Request* req, Status* status);
+  // A done request's status and error; the request goes back to the pool.
+  Errc take_done(Request* r, Status* status);
   Errc wait_any(std::span<Request* const> reqs, std::size_t& index, Status* status);
   Errc request_free(Request* req);
   Errc cancel(Request* req);

@@ -67,7 +67,7 @@ int finish_request(MPI_Request* handle, Request& r, const mpcpi::Status& es, mpc
   if (r.kind == RequestKind::grequest) {
     cls = err == mpcpi::Errc::success ? finish_grequest(*r.greq, status) : engine_error(err);
     comm_out = r.comm.release();
-    requests().release(*handle);
+    requests().release_found(*handle, &r);
     *handle = MPI_REQUEST_NULL;
     return cls;
   }
@@ -101,7 +101,7 @@ int finish_request(MPI_Request* handle, Request& r, const mpcpi::Status& es, mpc
     r.engine = nullptr;
     r.active = false;
   } else {
-    requests().release(*handle);
+    requests().release_found(*handle, &r);
     *handle = MPI_REQUEST_NULL;
   }
   return cls;

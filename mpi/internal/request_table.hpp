@@ -49,7 +49,7 @@ class RequestTable {
     Slot& s = slot(index);
     s.live = true;
     handle = make_handle(HandleKind::request, index);
-    return &s.value;
+    return &s;
   }
 
   // Null for the null handle, another kind's handle or a released request.
@@ -58,7 +58,7 @@ class RequestTable {
     const int index = handle_index(HandleKind::request, handle);
     if (index <= 0 || index >= next_) return nullptr;
     Slot& s = slot(index);
-    return s.live ? &s.value : nullptr;
+    return s.live ? &s : nullptr;
   }
 
   // Resets the request to its default state (T::reset) and recycles its slot.
@@ -67,9 +67,19 @@ class RequestTable {
     if (index <= 0 || index >= next_ || !slot(index).live) return false;
     Slot& s = slot(index);
     s.live = false;
-    s.value.reset();
+    s.reset();
     free_.push_back(index);
     return true;
+  }
+
+  // release() for a request that find(handle) has just returned, never the
+  // shared completed request: no second look-up of the handle (MPI_Wait and
+  // MPI_Waitall, on every request).
+  void release_found(int handle, T* found) {
+    Slot* s = static_cast<Slot*>(found);  // every T the table hands out is a Slot
+    s->live = false;
+    s->reset();
+    free_.push_back(handle_index(HandleKind::request, handle));
   }
 
   void clear() {
@@ -79,8 +89,9 @@ class RequestTable {
   }
 
  private:
-  struct Slot {
-    T value{};
+  // The request itself, so that a request found by its handle leads back to
+  // its slot without a second look-up.
+  struct Slot : T {
     bool live = false;
   };
   Slot& slot(int index) { return chunks_[index >> kChunkBits][index & (kChunk - 1)]; }
