@@ -84,7 +84,8 @@ int start_request(Request& r);
 // inactive, null).
 void set_empty_status(MPI_Status* status);
 
-// Completes an active request whose engine part reported completion: unpacks,
+// Completes an active request (`r`, the table's request that *handle names;
+// never the shared completed one) whose engine part reported completion: unpacks,
 // fills *status (may be MPI_STATUS_IGNORE), then frees a non-persistent
 // request (handle becomes MPI_REQUEST_NULL) or deactivates a persistent one.
 // Returns the operation's MPI class; on an error, `comm_out` names the
