@@ -5,8 +5,9 @@
  *   truncate     rank 0 receives a too-long message (fatal handler)
  *   exit-in-recv     the last rank exits 0 without MPI_Finalize while rank 0 waits in MPI_Recv
  *   exit-in-finalize the last rank exits 0 without MPI_Finalize; the others call MPI_Finalize
- *   exit-before-init every rank prints "pid P job J"; the last exits 0 before MPI_Init, so the
- *                    others' MPI_Init fails after their shared-memory inboxes exist
+ *   exit-before-init every rank prints "pid P job J"; the last waits until every other rank's
+ *                    shared-memory inbox exists, then exits 0 before MPI_Init, so the others'
+ *                    MPI_Init fails after their inboxes exist
  *   killed-in-init   2 ranks: rank 0 prints "pid P job J" and enters MPI_Init; rank 1 waits until
  *                    rank 0's inbox exists in /dev/shm, then SIGKILLs it (a crash mid-Init) */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, kill */
@@ -46,6 +47,29 @@ static void kill_rank0_in_init(const char* path) {
   exit(0);
 }
 
+/* Waits until `others` processes of this job have files in /dev/shm (their inboxes: made
+ * inside MPI_Init, after they printed their line). Without the wait, a loaded machine let the
+ * job end before a slow rank had printed, or before it had made anything to clean up. */
+static void wait_for_inboxes(int others) {
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "lapis-%s-", getenv("LAPIS_JOB_ID"));
+  const size_t len = strlen(prefix);
+  for (;; sched_yield()) {
+    int pids[64], n = 0;
+    DIR* dir = opendir("/dev/shm");
+    if (dir == NULL) exit(2);
+    for (struct dirent* e; (e = readdir(dir)) != NULL;) {
+      if (strncmp(e->d_name, prefix, len) != 0) continue;
+      const int pid = atoi(e->d_name + len);
+      int seen = pid <= 0;
+      for (int i = 0; i < n && !seen; ++i) seen = pids[i] == pid;
+      if (!seen && n < 64) pids[n++] = pid;
+    }
+    closedir(dir);
+    if (n >= others) return;
+  }
+}
+
 int main(int argc, char** argv) {
   const char* what = argc > 1 ? argv[1] : "";
   int v[4] = {0};
@@ -72,7 +96,10 @@ int main(int argc, char** argv) {
     fflush(stdout);
     const char* r = getenv("LAPIS_RANK");
     const char* n = getenv("LAPIS_SIZE");
-    if (r != NULL && n != NULL && atoi(r) == atoi(n) - 1) exit(0);
+    if (r != NULL && n != NULL && atoi(r) == atoi(n) - 1) {
+      wait_for_inboxes(atoi(n) - 1);
+      exit(0);
+    }
   }
   MPI_Init(&argc, &argv);
   int rank, size;
