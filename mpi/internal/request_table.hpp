@@ -65,10 +65,7 @@ class RequestTable {
   bool release(int handle) {
     const int index = handle_index(HandleKind::request, handle);
     if (index <= 0 || index >= next_ || !slot(index).live) return false;
-    Slot& s = slot(index);
-    s.live = false;
-    s.reset();
-    free_.push_back(index);
+    release_found(handle, &slot(index));
     return true;
   }
 
