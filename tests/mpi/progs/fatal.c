@@ -21,6 +21,30 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Processes of this job with files in /dev/shm (their inboxes, made inside MPI_Init): how
+ * many (pid 0), or whether `pid` is one of them. */
+static int shm_job_pids(int pid) {
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "lapis-%s-", getenv("LAPIS_JOB_ID"));
+  const size_t len = strlen(prefix);
+  int pids[64], n = 0;
+  DIR* dir = opendir("/dev/shm");
+  if (dir == NULL) exit(2);
+  for (struct dirent* e; (e = readdir(dir)) != NULL;) {
+    if (strncmp(e->d_name, prefix, len) != 0) continue;
+    const int p = atoi(e->d_name + len);
+    int seen = p <= 0;
+    for (int i = 0; i < n && !seen; ++i) seen = pids[i] == p;
+    if (!seen && n < 64) pids[n++] = p;
+  }
+  closedir(dir);
+  if (pid == 0) return n;
+  for (int i = 0; i < n; ++i) {
+    if (pids[i] == pid) return 1;
+  }
+  return 0;
+}
+
 /* Waits for `path` to hold a pid (rank 0 writes it), then for rank 0's
  * shared-memory inbox; kills rank 0 inside MPI_Init. */
 static void kill_rank0_in_init(const char* path) {
@@ -33,16 +57,7 @@ static void kill_rank0_in_init(const char* path) {
     }
     sched_yield();
   }
-  char prefix[64];
-  snprintf(prefix, sizeof prefix, "lapis-%s-%d-", getenv("LAPIS_JOB_ID"), pid);
-  for (int found = 0; !found; sched_yield()) {
-    DIR* dir = opendir("/dev/shm");
-    if (dir == NULL) exit(2);
-    for (struct dirent* e; (e = readdir(dir)) != NULL;) {
-      if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) found = 1;
-    }
-    closedir(dir);
-  }
+  while (!shm_job_pids(pid)) sched_yield();
   kill(pid, SIGKILL);
   exit(0);
 }
@@ -51,23 +66,7 @@ static void kill_rank0_in_init(const char* path) {
  * inside MPI_Init, after they printed their line). Without the wait, a loaded machine let the
  * job end before a slow rank had printed, or before it had made anything to clean up. */
 static void wait_for_inboxes(int others) {
-  char prefix[64];
-  snprintf(prefix, sizeof prefix, "lapis-%s-", getenv("LAPIS_JOB_ID"));
-  const size_t len = strlen(prefix);
-  for (;; sched_yield()) {
-    int pids[64], n = 0;
-    DIR* dir = opendir("/dev/shm");
-    if (dir == NULL) exit(2);
-    for (struct dirent* e; (e = readdir(dir)) != NULL;) {
-      if (strncmp(e->d_name, prefix, len) != 0) continue;
-      const int pid = atoi(e->d_name + len);
-      int seen = pid <= 0;
-      for (int i = 0; i < n && !seen; ++i) seen = pids[i] == pid;
-      if (!seen && n < 64) pids[n++] = pid;
-    }
-    closedir(dir);
-    if (n >= others) return;
-  }
+  while (shm_job_pids(0) < others) sched_yield();
 }
 
 int main(int argc, char** argv) {
