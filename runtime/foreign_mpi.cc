@@ -2,48 +2,71 @@
 
 #include <elf.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 
 namespace lapis::runtime {
 namespace {
 
-template <typename T>
-bool read_at(const std::string& bytes, std::size_t offset, T& out) {
-  if (offset > bytes.size() || bytes.size() - offset < sizeof(T)) return false;
-  std::memcpy(&out, bytes.data() + offset, sizeof(T));
-  return true;
-}
+// Reads only the pieces it is asked for: a sanitizer build's program is
+// over 100 MB, and reading all of it cost every launch seconds.
+class ElfReader {
+ public:
+  explicit ElfReader(const std::string& path) : in_(path, std::ios::binary) {}
+
+  template <typename T>
+  bool read_at(std::uint64_t offset, T& out) {
+    return read_bytes(offset, reinterpret_cast<char*>(&out), sizeof(T)) == sizeof(T);
+  }
+
+  // The NUL-terminated string at `offset`, at most `limit` bytes long.
+  std::string string_at(std::uint64_t offset, std::uint64_t limit) {
+    std::string text(std::min<std::uint64_t>(limit, kLongestName), '\0');
+    text.resize(read_bytes(offset, text.data(), text.size()));
+    text.resize(strnlen(text.c_str(), text.size()));
+    return text;
+  }
+
+ private:
+  static constexpr std::uint64_t kLongestName = 4096;
+
+  std::size_t read_bytes(std::uint64_t offset, char* out, std::size_t size) {
+    in_.clear();
+    if (!in_.seekg(static_cast<std::streamoff>(offset))) return 0;
+    in_.read(out, static_cast<std::streamsize>(size));
+    return static_cast<std::size_t>(in_.gcount());
+  }
+
+  std::ifstream in_;
+};
 
 }  // namespace
 
 std::vector<std::string> needed_libraries(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ElfReader elf(path);
   Elf64_Ehdr eh;
-  if (!read_at(bytes, 0, eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+  if (!elf.read_at(0, eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
       eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr)) {
     return {};
   }
   std::vector<std::string> needed;
   for (std::size_t i = 0; i < eh.e_shnum; ++i) {
     Elf64_Shdr dynamic, strings;
-    if (!read_at(bytes, eh.e_shoff + i * sizeof(Elf64_Shdr), dynamic)) return {};
+    if (!elf.read_at(eh.e_shoff + i * sizeof(Elf64_Shdr), dynamic)) return {};
     if (dynamic.sh_type != SHT_DYNAMIC) continue;
-    if (!read_at(bytes, eh.e_shoff + dynamic.sh_link * sizeof(Elf64_Shdr), strings)) return {};
-    for (std::size_t off = 0; off + sizeof(Elf64_Dyn) <= dynamic.sh_size; off += sizeof(Elf64_Dyn)) {
+    if (!elf.read_at(eh.e_shoff + dynamic.sh_link * sizeof(Elf64_Shdr), strings)) return {};
+    for (std::uint64_t off = 0; off + sizeof(Elf64_Dyn) <= dynamic.sh_size; off += sizeof(Elf64_Dyn)) {
       Elf64_Dyn d;
-      if (!read_at(bytes, dynamic.sh_offset + off, d) || d.d_tag == DT_NULL) break;
+      if (!elf.read_at(dynamic.sh_offset + off, d) || d.d_tag == DT_NULL) break;
       if (d.d_tag != DT_NEEDED || d.d_un.d_val >= strings.sh_size) continue;
-      const std::size_t at = strings.sh_offset + d.d_un.d_val;
-      if (at >= bytes.size()) continue;
-      needed.emplace_back(bytes.c_str() + at, strnlen(bytes.c_str() + at, bytes.size() - at));
+      std::string name = elf.string_at(strings.sh_offset + d.d_un.d_val, strings.sh_size - d.d_un.d_val);
+      if (!name.empty()) needed.push_back(std::move(name));
     }
   }
   return needed;
 }
-
 std::optional<std::string> foreign_mpi(const std::string& path) {
   for (const std::string& lib : needed_libraries(path)) {
     if (lib.rfind("libmpi.so.40", 0) == 0 || lib.rfind("libopen-rte", 0) == 0 ||

@@ -68,10 +68,7 @@ if [ $quick -eq 0 ]; then
   run_suite lto --config=lto "${lto_tests[@]}"
   # The benchmarks' smoke tests run in the default and LTO builds; under
   # ASan they would add minutes and no code the other suites do not cover.
-  # rma_ranks_test runs in the default build and under TSan; under ASan it
-  # alone took 11 of the stage's 46 CPU-minutes on a slow machine, where
-  # the whole run neared CI's limit.
-  run_suite asan --config=asan -- //... -//tests/benchmarks/... -//tests/mpi:rma_ranks_test
+  run_suite asan --config=asan -- //... -//tests/benchmarks/...
   run_suite tsan --config=tsan //tests/core/... //tests/runtime/... //tests/mpcpi/... "${tsan_mpi_tests[@]}"
   # Each libFuzzer harness for 20 s on its corpus (clang, own output base);
   # one "//tests/fuzz:NAME  PASSED|FAILED" line each, counted below.
