@@ -67,6 +67,7 @@ std::vector<std::string> needed_libraries(const std::string& path) {
   }
   return needed;
 }
+
 std::optional<std::string> foreign_mpi(const std::string& path) {
   for (const std::string& lib : needed_libraries(path)) {
     if (lib.rfind("libmpi.so.40", 0) == 0 || lib.rfind("libopen-rte", 0) == 0 ||
