@@ -100,6 +100,12 @@ struct Config {
   // while every task may have a core; `0`: off).
   bool split_copy = true;
   bool split_copy_always = false;
+  // The smallest Amsend data split copy takes (16 KiB at least); 0: the
+  // eager limit. Below the eager limit it takes data that would otherwise
+  // go through UCX's eager copy-in/copy-out: the MPI layer keeps a 128 KiB
+  // eager limit for tasks split copy cannot reach and sets 16 KiB here
+  // (mpi/internal/runtime.cc says what it measured).
+  std::size_t split_min = 0;
   Checksum checksum = Checksum::none;
   FaultCorrupt fault_corrupt{};
   // The network interface UCX uses (LAPIS_NET_IF; must exist and be up).

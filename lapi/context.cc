@@ -71,6 +71,7 @@ Status Context::qenv(Query query, std::int64_t& value) const {
     case Query::error_checking: value = e.config_.error_checking; break;
     case Query::shared_memory: value = e.config_.shm; break;
     case Query::split_copy: value = e.config_.split_copy && e.config_.shm; break;
+    case Query::split_min: value = static_cast<std::int64_t>(e.split_threshold()); break;
     case Query::checksum: value = static_cast<std::int64_t>(e.config_.checksum); break;
     default: return fail(Errc::query_type, "qenv: query={} is not a query", static_cast<int>(query));
   }
@@ -108,6 +109,10 @@ Status Context::senv(Query query, std::int64_t value) {
     case Query::eager_limit:
       if (value < 0) return fail(Errc::set_val, "senv: eager_limit={} is negative", value);
       e.config_.eager_limit = static_cast<std::size_t>(value);
+      return Errc::success;
+    case Query::split_min:
+      if (value < 0) return fail(Errc::set_val, "senv: split_min={} is negative", value);
+      e.config_.split_min = static_cast<std::size_t>(value);
       return Errc::success;
     case Query::error_checking:
       if (Status s = boolean("ERROR_CHK"); !s.ok()) return s;

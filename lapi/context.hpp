@@ -56,6 +56,8 @@ enum class Query : std::uint8_t {
   shared_memory,  // LAPIS_SHM: 1 when small Amsends to this node may use shared memory (read-only)
   split_copy,     // LAPIS_SPLIT_COPY: 1 when large Amsends to this node are copied by both tasks (read-only)
   checksum,       // LAPIS_CHECKSUM: Checksum as integer, 0 none, 1 crc32c (read-only)
+  split_min,      // the smallest Amsend data split copy takes when it is on (Config::split_min); qenv
+                  // gives the size in effect (16 KiB at least, the eager limit for 0)
 };
 
 enum class RmwOp : std::uint8_t { fetch_and_add, fetch_and_or, swap, compare_and_swap };

@@ -145,7 +145,7 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
 Status Context::Impl::amsend_host_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
                                          const void* uhdr, std::size_t uhdr_len, const void* data,
                                          std::size_t data_len, const Counters& counters) {
-  if (data_len >= config_.eager_limit && data_len >= kSplitMin && peers_[tgt].split) {
+  if (data_len >= split_threshold() && peers_[tgt].split) {
     return amsend_split_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
   }
   return amsend_ucx_locked(tgt, handler, extra_flags, uhdr, uhdr_len, data, data_len, counters);

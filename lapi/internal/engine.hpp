@@ -22,6 +22,7 @@
 
 #include <ucp/api/ucp.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -312,6 +313,10 @@ class Context::Impl {
   // tasks with cross-memory attach (process_vm_readv/writev).
   // Smaller rendezvous Amsends go through UCX.
   static constexpr std::size_t kSplitMin = 16384;
+  // The smallest Amsend data split copy takes (Config::split_min).
+  std::size_t split_threshold() const {
+    return std::max(kSplitMin, config_.split_min != 0 ? config_.split_min : config_.eager_limit);
+  }
   bool split_reaches(TaskId tgt) const { return peers_[tgt].split_pid != 0; }
   // At init: whether `peer`'s memory is reachable from here.
   void probe_split_peer(TaskId peer, const internal::SplitAddress& addr);

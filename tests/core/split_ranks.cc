@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -86,6 +87,45 @@ TEST_CASE("large amsends to tasks on this node are split-copied; LAPIS_SPLIT_COP
     CHECK(after.split_sent == 0);
     CHECK(after.split_received == 0);
   }
+  LAPI_OK(s.ctx.barrier());
+}
+
+TEST_CASE("split_min: below a larger eager limit, data from split_min up is split-copied") {
+  // As the MPI layer sets it up: a 128 KiB eager limit (UCX eager), split
+  // copy from split_min. 16 KiB stays eager here; 32 KiB and up are split.
+  const std::vector<std::size_t> sizes = {16384, 32768, 65537, 100003};
+  const lapi::ShmStats before = rank_context().shm_stats();
+  Setup& s = setup(sizes.size());
+  std::int64_t eager = 0;
+  std::int64_t split_min = 0;
+  LAPI_OK(s.ctx.qenv(lapi::Query::eager_limit, eager));
+  LAPI_OK(s.ctx.qenv(lapi::Query::split_min, split_min));
+  CHECK(split_min == std::max<std::int64_t>(16384, eager));  // 0: the eager limit, 16 KiB at least
+  LAPI_OK(s.ctx.senv(lapi::Query::eager_limit, 128 * 1024));
+  LAPI_OK(s.ctx.senv(lapi::Query::split_min, 32768));
+  std::int64_t now = 0;
+  LAPI_OK(s.ctx.qenv(lapi::Query::split_min, now));
+  CHECK(now == 32768);
+  LAPI_OK(s.ctx.senv(lapi::Query::split_min, 100));  // below 16 KiB: 16 KiB
+  LAPI_OK(s.ctx.qenv(lapi::Query::split_min, now));
+  CHECK(now == 16384);
+  const lapi::Status bad = s.ctx.senv(lapi::Query::split_min, -1);
+  CHECK(bad.code() == lapi::Errc::set_val);
+  CHECK(bad.message().find("split_min") != std::string::npos);
+  LAPI_OK(s.ctx.senv(lapi::Query::split_min, 32768));
+
+  const lapi::TaskId me = s.ctx.task_id();
+  const std::uint32_t n = s.ctx.num_tasks();
+  send_all(s.ctx, (me + 1) % n, sizes, {s.counters[(me + 1) % n]});
+  LAPI_OK(s.ctx.waitcntr(s.landed, static_cast<int>(sizes.size())));
+  check_inbox(sizes);
+  const lapi::ShmStats after = s.ctx.shm_stats();
+  const std::uint64_t split = split_on(n) && n > 1 ? sizes.size() - 1 : 0;  // all but 16 KiB
+  CHECK(after.split_sent - before.split_sent == split);
+  CHECK(after.split_received - before.split_received == split);
+  LAPI_OK(s.ctx.barrier());  // nobody sends under the old settings before all are done
+  LAPI_OK(s.ctx.senv(lapi::Query::eager_limit, eager));
+  LAPI_OK(s.ctx.senv(lapi::Query::split_min, 0));
   LAPI_OK(s.ctx.barrier());
 }
 
