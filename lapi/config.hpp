@@ -91,7 +91,7 @@ struct Config {
   // Per-pair rules, as LAPIS_PATHS reads them: HOSTA-HOSTB=shm|tcp[;...]
   // (lapi/internal/path_rules.hpp). Empty: the automatic choice for all.
   std::string paths;
-  // Large Amsends (at or above the eager limit, 16 KiB at least) to tasks
+  // Large Amsends (from split_min below, 16 KiB at least) to tasks
   // on the same node are copied by both tasks at once, in parts, with
   // cross-memory attach (see lapi/internal/split_copy.cc). Needs `shm`.
   // Left off on a host with more of the job's tasks than cores online,

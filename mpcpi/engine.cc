@@ -73,7 +73,7 @@ Errc Engine::Impl::start() {
                 detail::kMaxHeader, max_uhdr);
   if (lapi::Status s = ctx_.qenv(lapi::Query::eager_limit, lapi_eager); !s.ok())
     return fail(Errc::transport, "create: {}", s.message());
-  lapi_eager_limit_ = static_cast<std::size_t>(lapi_eager);
+  counted_limit_ = static_cast<std::size_t>(lapi_eager);
   // Split copy lands its data after the arrival callback: a counted
   // landing must stay below where it starts.
   std::int64_t split_copy = 0;
@@ -83,7 +83,7 @@ Errc Engine::Impl::start() {
   if (lapi::Status s = ctx_.qenv(lapi::Query::split_min, split_min); !s.ok())
     return fail(Errc::transport, "create: {}", s.message());
   if (split_copy != 0)
-    lapi_eager_limit_ = std::min(lapi_eager_limit_, static_cast<std::size_t>(split_min));
+    counted_limit_ = std::min(counted_limit_, static_cast<std::size_t>(split_min));
   // Enhanced = inline completion; copying eager data in the header handler
   // is its shortest form. base and counters keep their completion path (the
   // paper's variants differ exactly there).

@@ -204,7 +204,7 @@ Outgoing Engine::Impl::make_wire_locked(lapi::TaskId dest, Msg type, std::uint32
   Envelope env{context, tag, seq, static_cast<std::uint8_t>(mode), flags, 0};
   switch (type) {
     case Msg::eager: {
-      if (options_.variant == Variant::counters && bytes < lapi_eager_limit_) {
+      if (options_.variant == Variant::counters && bytes < counted_limit_) {
         // Counted: lapi copies it in its arrival callback, so landings are
         // in arrival order and one counter can signal them all.
         env.flags |= detail::kCounted;
@@ -288,7 +288,7 @@ void Engine::Impl::send_remote(Request* r) {
       SendPeer& peer = send_peers_[r->dest];
       now = admit_eager_locked(peer, r->bytes, env);
       if (now) {
-        if (options_.variant == Variant::counters && r->bytes < lapi_eager_limit_) {
+        if (options_.variant == Variant::counters && r->bytes < counted_limit_) {
           env.flags |= detail::kCounted;  // see make_wire_locked
           counters.target = peer_landing_[r->dest];
         }

@@ -417,7 +417,7 @@ class Engine::Impl {
   // Grows on the application thread with the per-peer vectors below (under mu_).
   std::atomic<std::uint32_t> npeers_{0};
   std::uint32_t npeers() const { return npeers_.load(std::memory_order_relaxed); }
-  std::size_t lapi_eager_limit_ = 0;  // below it lapi lands in the arrival callback (counted landings)
+  std::size_t counted_limit_ = 0;  // below it lapi lands eager data in its arrival callback (counted landings)
   std::uint64_t my_window_ = 0;       // credit each sender gets from me
   bool finalized_ = false;
   bool copy_in_handler_ = false;  // enhanced: eager data is copied in the header handler
