@@ -3,6 +3,7 @@
 //   (one copy for eager, ucp_am_recv_data_nbx straight into the buffer for
 //   rendezvous) → complete on the context's policy → counters and ack.
 
+#include <cstddef>
 #include <cstring>
 
 #include "lapi/internal/amsend_frame.hpp"
@@ -88,7 +89,7 @@ ucs_status_t Context::Impl::on_amsend_packed(const void*, std::size_t header_len
   return accept_amsend_locked(false, true, static_cast<const std::byte*>(data), length, nullptr, 0);
 }
 
-void Context::Impl::accept_shm_frame_locked(TaskId src, const std::byte* frame, std::size_t len,
+bool Context::Impl::accept_shm_frame_locked(TaskId src, const std::byte* frame, std::size_t len,
                                             std::size_t room) {
   std::uint32_t claimed;
   if (!shm_frame_fits(src, frame, len, room, claimed)) [[unlikely]] {
@@ -96,9 +97,59 @@ void Context::Impl::accept_shm_frame_locked(TaskId src, const std::byte* frame, 
                                fmt::format("shared-memory frame of {} bytes from task {} claims "
                                            "task {} ({} bytes fit)",
                                            len, src, claimed, room));
-    return;
+    return true;
+  }
+  std::uint16_t flags = 0;
+  if (len >= sizeof(AmsendWire)) std::memcpy(&flags, frame + offsetof(AmsendWire, flags), sizeof flags);
+  if ((flags & kControlFrame) != 0) [[unlikely]] {
+    accept_shm_control_locked(src, frame, len);
+    return false;
   }
   (void)accept_amsend_locked(false, true, frame, len, nullptr, 0);
+  return true;
+}
+
+// Only the kinds send_control_near_locked is given, queued for
+// run_ring_controls_locked; a frame of any other shape is refused like a
+// malformed Amsend.
+void Context::Impl::accept_shm_control_locked(TaskId src, const std::byte* frame,
+                                              std::size_t len) {
+  AmsendWire w;
+  std::memcpy(&w, frame, sizeof w);
+  const std::byte* msg = frame + sizeof w;
+  const std::size_t msg_len = len - sizeof w;
+  if (w.flags == kControlFrame && w.handler == static_cast<std::uint16_t>(Proto::split_done) &&
+      msg_len == sizeof(SplitDoneWire)) {
+    SplitDoneWire done;
+    std::memcpy(&done, msg, sizeof done);
+    if (done.src == src) {
+      split_.ring_controls.emplace_back(done);
+      return;
+    }
+  } else if (w.flags == kControlFrame && w.handler == static_cast<std::uint16_t>(Proto::split_go) &&
+             msg_len == sizeof(SplitGoWire)) {
+    SplitGoWire go;
+    std::memcpy(&go, msg, sizeof go);
+    if (go.src == src) {
+      split_.ring_controls.emplace_back(go);
+      return;
+    }
+  }
+  (void)refuse_amsend_locked(false, src, Errc::hdr_len, 0,
+                             fmt::format("shared-memory control frame of {} bytes from task {} "
+                                         "(kind {}, flags {:#x}) is not one the ring carries",
+                                         len, src, w.handler, w.flags));
+}
+
+void Context::Impl::run_ring_controls_locked() {
+  for (const auto& msg : split_.ring_controls) {
+    if (const auto* go = std::get_if<SplitGoWire>(&msg)) {
+      on_split_go_locked(*go);
+    } else {
+      on_split_done_locked(std::get<SplitDoneWire>(msg));
+    }
+  }
+  split_.ring_controls.clear();
 }
 
 // Inlined: each form has one caller, and the unchecked one is every message's path.

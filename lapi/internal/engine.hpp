@@ -139,6 +139,10 @@ class Context::Impl {
   // Sends a control message through the target's path; caller holds lock_. Header is copied.
   void send_control_locked(TaskId tgt, Proto proto, const void* header, std::size_t len,
                            const void* data = nullptr, std::size_t data_len = 0);
+  // The same for a fixed-size message (kinds accept_shm_control_locked
+  // takes) to a task on this node: through its shared-memory ring when
+  // there is room, else as send_control_locked.
+  void send_control_near_locked(TaskId tgt, Proto proto, const void* msg, std::size_t len);
   // The shm and ucx paths' Amsend beyond the ring (PathOps::amsend): split copy, stripes, UCX.
   Status amsend_host_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
                             const void* uhdr, std::size_t uhdr_len, const void* data,
@@ -303,8 +307,15 @@ class Context::Impl {
 
   // ---- shm (engine_init.cc, am_send.cc, progress.cc)
   // Lands a frame from the shared-memory channel (Proto::amsend_packed layout).
-  void accept_shm_frame_locked(TaskId src, const std::byte* frame, std::size_t len,
+  // False after a control frame: the send it completed (a split_done frees
+  // the buffer of an MPI_Send, say) lets the application post the receive
+  // that the next frame, the reply, would otherwise find missing.
+  bool accept_shm_frame_locked(TaskId src, const std::byte* frame, std::size_t len,
                                std::size_t room);
+  // A kControlFrame from the ring (send_control_near_locked): queued, and
+  // handled by run_ring_controls_locked once the poll is over.
+  void accept_shm_control_locked(TaskId src, const std::byte* frame, std::size_t len);
+  void run_ring_controls_locked();
   // Sleeps on the worker's event fd (timeout_ms < 0: until an event) once
   // UCX is armed and no shared-memory frame waits.
   void sleep_on_efd(int timeout_ms);
@@ -328,8 +339,10 @@ class Context::Impl {
   void land_split_locked(TaskId src, const internal::SplitWire& split, void* buffer,
                          const CompletionJob& job, std::uint32_t split_crc);
   // Target side: the data will not be copied (`code` says why, success for
-  // a discard); the origin may reuse its buffer.
-  void release_split_locked(TaskId src, std::uint64_t id, Errc code);
+  // a discard); the origin may reuse its buffer. `near`: split_done may take
+  // the ring (a success with no completion ack behind it, which must not
+  // overtake it; a failure goes in order with the fault naming it).
+  void release_split_locked(TaskId src, std::uint64_t id, Errc code, bool near = false);
   void on_split_go_locked(const internal::SplitGoWire& msg);
   void on_split_last_locked(const internal::SplitDoneWire& msg);
   void on_split_done_locked(const internal::SplitDoneWire& msg);

@@ -52,11 +52,12 @@ bool Context::Impl::poll_once() {
       // through UCX.
       did = shm_.poll([this](TaskId src, const std::byte* frame, std::size_t len,
                              std::size_t room) {
-        accept_shm_frame_locked(src, frame, len, room);
+        if (!accept_shm_frame_locked(src, frame, len, room)) [[unlikely]] return false;
         if (!split_.copied) [[likely]] return true;
         split_.copied = false;
         return false;
       });
+      if (!split_.ring_controls.empty()) [[unlikely]] run_ring_controls_locked();
     }
     // An idle ucp_worker_progress costs several times a look at the rings,
     // and a frame that lands meanwhile waits for it. So with rings to watch,

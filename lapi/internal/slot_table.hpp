@@ -54,6 +54,15 @@ class SlotTable {
 
   std::size_t live() const { return slots_.size() - free_.size(); }
 
+  // Whether `pred` holds for any live record.
+  template <typename Pred>
+  bool any_of(Pred pred) const {
+    for (const Slot& s : slots_) {
+      if (s.used && pred(s.value)) return true;
+    }
+    return false;
+  }
+
   // Removes every live record `pred` holds for (their cookies go stale).
   template <typename Pred>
   void erase_if(Pred pred) {

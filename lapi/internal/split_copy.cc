@@ -23,6 +23,14 @@
 // message completes as a UCX rendezvous would. Whoever finishes the last
 // part completes the message (the origin by sending split_last).
 //
+// split_go and split_done travel as control frames in the origin's ring
+// from the target when there is room (a ring frame's latency, not UCX's:
+// split_done is on every split message's path), else through UCX. Taking
+// two ways, a split_go may come after its split_done; the origin drops it
+// (SplitCopyState::was_done). A split_done with a completion ack behind it
+// (through UCX, which must not overtake it) or reporting a failure takes
+// UCX.
+//
 // Records travel as SlotTable cookies, so a forged or stale message is
 // refused rather than followed. A task reaches a peer this way only if it
 // could read a probe word from the peer's memory at init (same node, and
@@ -166,7 +174,7 @@ void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* 
                                       const CompletionJob& job, std::uint32_t split_crc) {
   ++split_.received;
   if (split.len == 0 || buffer == nullptr) {  // nothing to move, or discarded
-    release_split_locked(src, split.id, Errc::success);
+    release_split_locked(src, split.id, Errc::success, job.cookie == 0);
     landed_locked(job);
     return;
   }
@@ -202,7 +210,7 @@ void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* 
                                                      std::memory_order_release);
     const SplitGoWire go{me_, rec->cell, split.id, token, reinterpret_cast<std::uint64_t>(buffer),
                          part, parts, gen};
-    send_control_locked(src, Proto::split_go, &go, sizeof go);
+    send_control_near_locked(src, Proto::split_go, &go, sizeof go);
     last = copy_parts(cell, gen, parts, true, [&](std::uint32_t k, std::uint32_t count) {
       const std::size_t off = std::size_t{k} * part;
       return cma_copy(peers_[src].split_pid, dst + off, split.addr + off,
@@ -224,14 +232,19 @@ bool Context::Impl::split_copy_again_locked(TaskId src, void* buffer, std::uint6
   return cma_copy(peers_[src].split_pid, buffer, addr, len, false) == 0;
 }
 
-void Context::Impl::release_split_locked(TaskId src, std::uint64_t id, Errc code) {
+void Context::Impl::release_split_locked(TaskId src, std::uint64_t id, Errc code, bool near) {
   const SplitDoneWire done{me_, static_cast<std::int32_t>(code), id};
-  send_control_locked(src, Proto::split_done, &done, sizeof done);
+  if (near) {
+    send_control_near_locked(src, Proto::split_done, &done, sizeof done);
+  } else {
+    send_control_locked(src, Proto::split_done, &done, sizeof done);
+  }
 }
 
 void Context::Impl::on_split_go_locked(const SplitGoWire& msg) {
   SplitSend** found = split_.sends.find(msg.id);
   ShmChannel::SplitCell* cells = shm_.cells_to(msg.src);
+  if (found == nullptr && split_.was_done(msg.id)) return;  // came after its split_done
   const bool sane = found != nullptr && (*found)->tgt == msg.src && cells != nullptr &&
                     split_reaches(msg.src) && msg.cell < ShmChannel::kSplitCells &&
                     msg.buffer != 0 && msg.part_bytes != 0 &&
@@ -287,6 +300,7 @@ void Context::Impl::on_split_done_locked(const SplitDoneWire& msg) {
                               msg.src, msg.record));
     return;
   }
+  split_.note_done(msg.record);
   if (op->striped) links_.end_send(msg.record);
   // A failure was reported by the target (a fault with the Amsend's cookie).
   if (op->origin) bump(*op->origin);
@@ -310,7 +324,8 @@ void Context::Impl::finish_split_recv_locked(std::uint64_t token) {
       !check_split_locked(rec->src, rec->buffer, rec->addr, rec->len, rec->crc, rec->detail)) {
     rec->error = Errc::data_corrupt;
   }
-  release_split_locked(rec->src, rec->id, rec->error);
+  release_split_locked(rec->src, rec->id, rec->error,
+                       rec->error == Errc::success && rec->job.cookie == 0);
   if (rec->error == Errc::success) {
     landed_locked(rec->job);
     return;

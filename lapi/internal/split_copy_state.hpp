@@ -7,9 +7,13 @@
 // `probe` is read by peers, once, at init. The per-peer parts (pid, free
 // claim cells) live in Peer (peer.hpp).
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "counters/counter.hpp"
 #include "handlers/handler.hpp"
@@ -55,6 +59,22 @@ struct SplitCopyState {
   std::uint64_t parts_helped = 0;
   // A target's copy ran since poll_once last asked (progress.cc).
   bool copied = false;
+  // split_go / split_done taken from the rings, in arrival order, handled
+  // once the poll that found them has released their slots (a split_go's
+  // copy asks whether frames wait there).
+  std::vector<std::variant<SplitGoWire, SplitDoneWire>> ring_controls;
+  // The last split Amsends whose split_done came. A split_go and split_done
+  // may take different ways (ring and UCX, when the ring was full), so a
+  // split_go may come after its split_done: it is then dropped, where one
+  // naming a record never sent is refused.
+  std::array<std::uint64_t, 64> recently_done{};
+  std::size_t recently_done_next = 0;
+  void note_done(std::uint64_t id) {
+    recently_done[recently_done_next++ % recently_done.size()] = id;
+  }
+  bool was_done(std::uint64_t id) const {
+    return std::find(recently_done.begin(), recently_done.end(), id) != recently_done.end();
+  }
 
   // The record of split Amsend `id` to `tgt`, taken out of the table;
   // null (the table unchanged) when `id` names no such Amsend.

@@ -42,6 +42,14 @@ Status Context::Impl::fence_tasks(TaskId first, TaskId end) {
     for (TaskId t = first; t < end; ++t) {
       if (peers_[t].fence_acked < want[t] && !failures_.failed[t].load(std::memory_order_relaxed)) return false;
     }
+    // A landed split Amsend's split_done may come through the ring, after
+    // the fence reply (through UCX): its origin buffer is free only then.
+    if (split_.sends.live() != 0 && split_.sends.any_of([&](const SplitSend* op) {
+          return op->tgt >= first && op->tgt < end &&
+                 !failures_.failed[op->tgt].load(std::memory_order_relaxed);
+        })) {
+      return false;
+    }
     // LAPIS_CHECKSUM: a Put or Get is complete once its data checked.
     return integrity_.held_puts.empty() && integrity_.held_gets.empty();
   });

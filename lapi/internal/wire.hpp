@@ -56,6 +56,10 @@ inline constexpr std::uint16_t kChecksummed = 1u << 3;
 // AmsendWire only, with kSplitData: the data comes in fragments over the links (links.hpp)
 // rather than by cross-memory attach.
 inline constexpr std::uint16_t kStripedData = 1u << 4;
+// Shared-memory ring only: not an Amsend but a control message; `handler`
+// holds its Proto and its wire struct follows the AmsendWire
+// (send_control_near_locked).
+inline constexpr std::uint16_t kControlFrame = 1u << 5;
 
 // Proto::amsend_packed: an Amsend with little data travels as one UCX
 // payload with no UCX header: AmsendWire, optional words, user header, data.

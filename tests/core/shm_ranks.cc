@@ -232,7 +232,25 @@ TEST_CASE("forged shared-memory frames are refused, not executed") {
   send_forged(s.ctx, peer, mine, 1u << 30);
   // Claims just past the frame limit.
   send_forged(s.ctx, peer, mine, 15 * 576);
-  poll_until(s.ctx, [&] { return s.ctx.fault_stats().refused_here - before >= 3; }, 30);
+  // Control frames (flag 1 << 5, the kind in the handler word): split_done (17) and split_go
+  // (15) naming no split amsend, a kind the ring does not carry (fence_request, 7), a
+  // split_done one byte short.
+  auto control = [&](std::uint16_t kind, std::size_t len) {
+    std::vector<unsigned char> f(len);
+    const std::uint16_t flags = 1u << 5;
+    const std::uint64_t record = 0x900000007ull;
+    std::memcpy(f.data(), &me, 4);
+    std::memcpy(f.data() + 4, &kind, 2);
+    std::memcpy(f.data() + 6, &flags, 2);
+    if (len >= 12) std::memcpy(f.data() + 8, &me, 4);  // the message's src
+    if (len >= 24) std::memcpy(f.data() + 16, &record, 8);
+    return f;
+  };
+  send_forged(s.ctx, peer, control(17, 24), 0);
+  send_forged(s.ctx, peer, control(15, 56), 0);
+  send_forged(s.ctx, peer, control(7, 24), 0);
+  send_forged(s.ctx, peer, control(17, 23), 0);
+  poll_until(s.ctx, [&] { return s.ctx.fault_stats().refused_here - before >= 7; }, 30);
   CHECK(g_inbox.bad.load() == 0);
   CHECK(g_inbox.slots[0].empty());  // none of them reached the handler
   LAPI_OK(s.ctx.barrier());

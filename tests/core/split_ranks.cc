@@ -129,6 +129,36 @@ TEST_CASE("split_min: below a larger eager limit, data from split_min up is spli
   LAPI_OK(s.ctx.barrier());
 }
 
+TEST_CASE("split_done comes back through the ring; a fence returns with the origin buffer free") {
+  lapi::Context& ctx = rank_context();
+  if (ctx.num_tasks() < 2) return;
+  const std::vector<std::size_t> sizes = {300000};
+  const lapi::ShmStats before = ctx.shm_stats();  // setup() polls: the message may land there
+  Setup& s = setup(sizes.size());
+  const lapi::TaskId me = s.ctx.task_id();
+  if (me == 0) {
+    Sender sender;
+    sender.send(s.ctx, 1, sizes, {s.counters[1]});
+    // The fence reply travels through UCX, split_done through the ring:
+    // the fence still waits for the buffer (no waitcntr on it here).
+    LAPI_OK(s.ctx.fence());
+    CHECK(sender.origin.get() == 1);
+    sender.wait(s.ctx);
+  } else if (me == 1) {
+    LAPI_OK(s.ctx.waitcntr(s.landed, 1));
+    check_inbox(sizes);
+    const lapi::ShmStats after = s.ctx.shm_stats();
+    // Task 1 sent nothing else: its two ring frames (or the UCX sends that
+    // stood in for them: task 0 asleep, ring full) are split_go (5 parts of
+    // 64 KiB, task 0 may help) and split_done.
+    if (split_on(ctx.num_tasks())) {
+      CHECK(after.sent - before.sent + after.peer_asleep - before.peer_asleep + after.ring_full -
+                before.ring_full == 2);
+    }
+  }
+  LAPI_OK(s.ctx.barrier());
+}
+
 TEST_CASE("one way only: the origin, waiting in the library, copies parts too") {
   lapi::Context& ctx = rank_context();
   if (ctx.num_tasks() < 2) return;
