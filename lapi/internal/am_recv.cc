@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <optional>
 
 #include "lapi/internal/amsend_frame.hpp"
 #include "lapi/internal/engine.hpp"
@@ -109,6 +110,25 @@ bool Context::Impl::accept_shm_frame_locked(TaskId src, const std::byte* frame, 
   return true;
 }
 
+namespace {
+
+// The control message a ring frame holds, if it is a `Wire` of kind `kind`
+// from `src`.
+template <typename Wire>
+std::optional<Wire> ring_control(const AmsendWire& w, Proto kind, const std::byte* msg,
+                                 std::size_t len, TaskId src) {
+  if (w.flags != kControlFrame || w.handler != static_cast<std::uint16_t>(kind) ||
+      len != sizeof(Wire)) {
+    return std::nullopt;
+  }
+  Wire m;
+  std::memcpy(&m, msg, sizeof m);
+  if (m.src != src) return std::nullopt;
+  return m;
+}
+
+}  // namespace
+
 // Only the kinds send_control_near_locked is given, queued for
 // run_ring_controls_locked; a frame of any other shape is refused like a
 // malformed Amsend.
@@ -118,22 +138,13 @@ void Context::Impl::accept_shm_control_locked(TaskId src, const std::byte* frame
   std::memcpy(&w, frame, sizeof w);
   const std::byte* msg = frame + sizeof w;
   const std::size_t msg_len = len - sizeof w;
-  if (w.flags == kControlFrame && w.handler == static_cast<std::uint16_t>(Proto::split_done) &&
-      msg_len == sizeof(SplitDoneWire)) {
-    SplitDoneWire done;
-    std::memcpy(&done, msg, sizeof done);
-    if (done.src == src) {
-      split_.ring_controls.emplace_back(done);
-      return;
-    }
-  } else if (w.flags == kControlFrame && w.handler == static_cast<std::uint16_t>(Proto::split_go) &&
-             msg_len == sizeof(SplitGoWire)) {
-    SplitGoWire go;
-    std::memcpy(&go, msg, sizeof go);
-    if (go.src == src) {
-      split_.ring_controls.emplace_back(go);
-      return;
-    }
+  if (auto done = ring_control<SplitDoneWire>(w, Proto::split_done, msg, msg_len, src)) {
+    split_.ring_controls.emplace_back(*done);
+    return;
+  }
+  if (auto go = ring_control<SplitGoWire>(w, Proto::split_go, msg, msg_len, src)) {
+    split_.ring_controls.emplace_back(*go);
+    return;
   }
   (void)refuse_amsend_locked(false, src, Errc::hdr_len, 0,
                              fmt::format("shared-memory control frame of {} bytes from task {} "

@@ -258,12 +258,14 @@ TEST_CASE("forged split-copy messages are refused, not followed") {
   const lapi::TaskId me = s.ctx.task_id();
   const lapi::TaskId right = (me + 1) % s.ctx.num_tasks();
   // split_go{src, cell, id, token, buffer, part_bytes, parts, generation}
-  // naming no split amsend of the target's.
+  // naming no split amsend of the target's, ever: a record of generation
+  // 0x7fff0000 (a split_go naming one of the last completed records is a
+  // late one, dropped unrefused).
   struct Go {
     std::uint32_t src, cell;
     std::uint64_t id, token, buffer, part_bytes;
     std::uint32_t parts, generation;
-  } go{me, 0, 0x500000001ull, 1, 0x1000, 65536, 2, 1};
+  } go{me, 0, 0x7fff000000000001ull, 1, 0x1000, 65536, 2, 1};
   LAPI_OK(lapi::testing::send_raw(s.ctx, right, kSplitGo, &go, sizeof go, nullptr, 0));
   // split_last / split_done{src, code, record} for records that do not exist.
   struct Done {
