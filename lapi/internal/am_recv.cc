@@ -3,9 +3,7 @@
 //   (one copy for eager, ucp_am_recv_data_nbx straight into the buffer for
 //   rendezvous) → complete on the context's policy → counters and ack.
 
-#include <cstddef>
 #include <cstring>
-#include <optional>
 
 #include "lapi/internal/amsend_frame.hpp"
 #include "lapi/internal/engine.hpp"
@@ -100,9 +98,7 @@ bool Context::Impl::accept_shm_frame_locked(TaskId src, const std::byte* frame, 
                                            len, src, claimed, room));
     return true;
   }
-  std::uint16_t flags = 0;
-  if (len >= sizeof(AmsendWire)) std::memcpy(&flags, frame + offsetof(AmsendWire, flags), sizeof flags);
-  if ((flags & kControlFrame) != 0) [[unlikely]] {
+  if (is_ring_control(frame, len)) [[unlikely]] {
     accept_shm_control_locked(src, frame, len);
     return false;
   }
@@ -110,42 +106,21 @@ bool Context::Impl::accept_shm_frame_locked(TaskId src, const std::byte* frame, 
   return true;
 }
 
-namespace {
-
-// The control message a ring frame holds, if it is a `Wire` of kind `kind`
-// from `src`.
-template <typename Wire>
-std::optional<Wire> ring_control(const AmsendWire& w, Proto kind, const std::byte* msg,
-                                 std::size_t len, TaskId src) {
-  if (w.flags != kControlFrame || w.handler != static_cast<std::uint16_t>(kind) ||
-      len != sizeof(Wire)) {
-    return std::nullopt;
-  }
-  Wire m;
-  std::memcpy(&m, msg, sizeof m);
-  if (m.src != src) return std::nullopt;
-  return m;
-}
-
-}  // namespace
-
 // Only the kinds send_control_near_locked is given, queued for
 // run_ring_controls_locked; a frame of any other shape is refused like a
 // malformed Amsend.
 void Context::Impl::accept_shm_control_locked(TaskId src, const std::byte* frame,
                                               std::size_t len) {
-  AmsendWire w;
-  std::memcpy(&w, frame, sizeof w);
-  const std::byte* msg = frame + sizeof w;
-  const std::size_t msg_len = len - sizeof w;
-  if (auto done = ring_control<SplitDoneWire>(w, Proto::split_done, msg, msg_len, src)) {
+  if (auto done = ring_control<SplitDoneWire>(frame, len, Proto::split_done, src)) {
     split_.ring_controls.emplace_back(*done);
     return;
   }
-  if (auto go = ring_control<SplitGoWire>(w, Proto::split_go, msg, msg_len, src)) {
+  if (auto go = ring_control<SplitGoWire>(frame, len, Proto::split_go, src)) {
     split_.ring_controls.emplace_back(*go);
     return;
   }
+  AmsendWire w;
+  std::memcpy(&w, frame, sizeof w);  // a control frame holds one
   (void)refuse_amsend_locked(false, src, Errc::hdr_len, 0,
                              fmt::format("shared-memory control frame of {} bytes from task {} "
                                          "(kind {}, flags {:#x}) is not one the ring carries",

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -139,6 +140,29 @@ inline bool shm_frame_fits(std::uint32_t src, const std::byte* frame, std::size_
   claimed = UINT32_MAX;
   if (len >= sizeof claimed && room >= sizeof claimed) std::memcpy(&claimed, frame, sizeof claimed);
   return len <= room && claimed == src;
+}
+
+// Whether a ring frame (that fits) is a control message (kControlFrame,
+// Context::Impl::send_control_near_locked) rather than an Amsend.
+inline bool is_ring_control(const std::byte* frame, std::size_t len) {
+  std::uint16_t flags = 0;
+  if (len >= sizeof(AmsendWire)) std::memcpy(&flags, frame + offsetof(AmsendWire, flags), sizeof flags);
+  return (flags & kControlFrame) != 0;
+}
+
+// The message a ring control frame of `len` bytes from `src` holds, if it
+// is exactly one `Wire` of kind `kind`, sent by `src`.
+template <typename Wire>
+std::optional<Wire> ring_control(const std::byte* frame, std::size_t len, Proto kind,
+                                 std::uint32_t src) {
+  AmsendWire w;
+  if (len != sizeof w + sizeof(Wire)) return std::nullopt;
+  std::memcpy(&w, frame, sizeof w);
+  if (w.flags != kControlFrame || w.handler != static_cast<std::uint16_t>(kind)) return std::nullopt;
+  Wire m;
+  std::memcpy(&m, frame + sizeof w, sizeof m);
+  if (m.src != src) return std::nullopt;
+  return m;
 }
 
 }  // namespace lapi::internal
