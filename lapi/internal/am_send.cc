@@ -56,10 +56,7 @@ bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16
     std::memcpy(p + off, data, data_len);
   }
   ++peers_[tgt].sent_to;
-  if (shm_.end_send(tgt, len) == ShmSend::done_wake) [[unlikely]] {
-    const WakeWire wake{me_, 0};
-    send_control_locked(tgt, Proto::wake, &wake, sizeof wake);
-  }
+  end_ring_send_locked(tgt, len);
   if constexpr (kChecked) {
     keep_ring_frame_locked(tgt, p, off, uhdr, uhdr_len, data, data_len);
   }
@@ -210,10 +207,12 @@ void Context::Impl::send_control_near_locked(TaskId tgt, Proto proto, const void
   const AmsendWire w{me_, static_cast<std::uint16_t>(proto), kControlFrame};
   std::memcpy(p, &w, sizeof w);
   std::memcpy(p + sizeof w, msg, len);
-  if (shm_.end_send(tgt, frame_len) == ShmSend::done_wake) [[unlikely]] {
-    const WakeWire wake{me_, 0};
-    send_control_locked(tgt, Proto::wake, &wake, sizeof wake);
-  }
+  end_ring_send_locked(tgt, frame_len);
+}
+
+[[gnu::cold]] void Context::Impl::send_wake_locked(TaskId tgt) {
+  const WakeWire wake{me_, 0};
+  send_control_locked(tgt, Proto::wake, &wake, sizeof wake);
 }
 
 std::size_t Context::Impl::write_frame_out_of_line_locked(bool checked, std::byte* at,

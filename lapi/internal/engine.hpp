@@ -143,6 +143,12 @@ class Context::Impl {
   // takes) to a task on this node: through its shared-memory ring when
   // there is room, else as send_control_locked.
   void send_control_near_locked(TaskId tgt, Proto proto, const void* msg, std::size_t len);
+  // Publishes the frame shm_.begin_send gave for `tgt`; a target that went
+  // to sleep meanwhile is woken through UCX.
+  void end_ring_send_locked(TaskId tgt, std::size_t len) {
+    if (shm_.end_send(tgt, len) == internal::ShmSend::done_wake) [[unlikely]] send_wake_locked(tgt);
+  }
+  void send_wake_locked(TaskId tgt);
   // The shm and ucx paths' Amsend beyond the ring (PathOps::amsend): split copy, stripes, UCX.
   Status amsend_host_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
                             const void* uhdr, std::size_t uhdr_len, const void* data,
@@ -307,15 +313,8 @@ class Context::Impl {
 
   // ---- shm (engine_init.cc, am_send.cc, progress.cc)
   // Lands a frame from the shared-memory channel (Proto::amsend_packed layout).
-  // False after a control frame: the send it completed (a split_done frees
-  // the buffer of an MPI_Send, say) lets the application post the receive
-  // that the next frame, the reply, would otherwise find missing.
-  bool accept_shm_frame_locked(TaskId src, const std::byte* frame, std::size_t len,
+  void accept_shm_frame_locked(TaskId src, const std::byte* frame, std::size_t len,
                                std::size_t room);
-  // A kControlFrame from the ring (send_control_near_locked): queued, and
-  // handled by run_ring_controls_locked once the poll is over.
-  void accept_shm_control_locked(TaskId src, const std::byte* frame, std::size_t len);
-  void run_ring_controls_locked();
   // Sleeps on the worker's event fd (timeout_ms < 0: until an event) once
   // UCX is armed and no shared-memory frame waits.
   void sleep_on_efd(int timeout_ms);
@@ -343,6 +342,10 @@ class Context::Impl {
   // the ring (a success with no completion ack behind it, which must not
   // overtake it; a failure goes in order with the fault naming it).
   void release_split_locked(TaskId src, std::uint64_t id, Errc code, bool near = false);
+  // A kControlFrame from the ring (send_control_near_locked): queued, and
+  // handled by run_ring_controls_locked once the poll is over.
+  void accept_shm_control_locked(TaskId src, const std::byte* frame, std::size_t len);
+  void run_ring_controls_locked();
   void on_split_go_locked(const internal::SplitGoWire& msg);
   void on_split_last_locked(const internal::SplitDoneWire& msg);
   void on_split_done_locked(const internal::SplitDoneWire& msg);

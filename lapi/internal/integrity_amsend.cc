@@ -197,10 +197,7 @@ void Context::Impl::on_checksum_nack_locked(const ChecksumNackWire& msg) {
       ShmSend why;
       if (std::byte* p = shm_.begin_send(tgt, f->len, why)) {
         std::memcpy(p, f->bytes, f->len);
-        if (shm_.end_send(tgt, f->len) == ShmSend::done_wake) {
-          const WakeWire wake{me_, 0};
-          send_control_locked(tgt, Proto::wake, &wake, sizeof wake);
-        }
+        end_ring_send_locked(tgt, f->len);
         return;
       }
     }

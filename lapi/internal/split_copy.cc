@@ -45,6 +45,7 @@
 #include <cstring>
 #include <memory>
 
+#include "lapi/internal/amsend_frame.hpp"
 #include "lapi/internal/crc32c.hpp"
 #include "lapi/internal/engine.hpp"
 
@@ -197,7 +198,7 @@ void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* 
   int err = 0;
   bool last = true;  // unless the origin may still be copying a part
   auto& free_cells = peers_[src].split_free_cells;
-  split_.copied = true;
+  split_.end_poll = true;
   if (parts > 1 && !free_cells.empty()) {
     // Hand the origin a cell to claim parts from, then copy alongside it.
     rec->cell = free_cells.back();
@@ -239,6 +240,38 @@ void Context::Impl::release_split_locked(TaskId src, std::uint64_t id, Errc code
   } else {
     send_control_locked(src, Proto::split_done, &done, sizeof done);
   }
+}
+
+// The kinds send_control_near_locked is given, queued for
+// run_ring_controls_locked; a control frame of any other shape is refused
+// like a malformed Amsend.
+void Context::Impl::accept_shm_control_locked(TaskId src, const std::byte* frame,
+                                              std::size_t len) {
+  if (auto done = ring_control<SplitDoneWire>(frame, len, Proto::split_done, src)) {
+    split_.ring_controls.emplace_back(*done);
+  } else if (auto go = ring_control<SplitGoWire>(frame, len, Proto::split_go, src)) {
+    split_.ring_controls.emplace_back(*go);
+  } else {
+    AmsendWire w;
+    std::memcpy(&w, frame, sizeof w);  // a control frame holds one
+    (void)refuse_amsend_locked(false, src, Errc::hdr_len, 0,
+                               fmt::format("shared-memory control frame of {} bytes from task {} "
+                                           "(kind {}, flags {:#x}) is not one the ring carries",
+                                           len, src, w.handler, w.flags));
+    return;
+  }
+  split_.end_poll = true;
+}
+
+void Context::Impl::run_ring_controls_locked() {
+  for (const auto& msg : split_.ring_controls) {
+    if (const auto* go = std::get_if<SplitGoWire>(&msg)) {
+      on_split_go_locked(*go);
+    } else {
+      on_split_done_locked(std::get<SplitDoneWire>(msg));
+    }
+  }
+  split_.ring_controls.clear();
 }
 
 void Context::Impl::on_split_go_locked(const SplitGoWire& msg) {

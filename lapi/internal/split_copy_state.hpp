@@ -57,8 +57,12 @@ struct SplitCopyState {
   std::uint64_t sent = 0;
   std::uint64_t received = 0;
   std::uint64_t parts_helped = 0;
-  // A target's copy ran since poll_once last asked (progress.cc).
-  bool copied = false;
+  // The ring poll stops after the frame just taken (progress.cc): a
+  // target's copy ran (UCX goes first), or a control message came (handled
+  // before the next frame: it may free the buffer of an MPI_Send whose
+  // reply is that next frame, which would otherwise find its receive not
+  // posted yet).
+  bool end_poll = false;
   // split_go / split_done taken from the rings, in arrival order, handled
   // once the poll that found them has released their slots (a split_go's
   // copy asks whether frames wait there).

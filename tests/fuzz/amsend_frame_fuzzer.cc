@@ -7,8 +7,9 @@
 // memory, bits 3-7 the job size minus one), one byte splitting the rest into
 // frame and UCX data (unpacked frames), then the bytes.
 //
-// A ring frame flagged as a control message goes to its own parser
-// (split_done, split_go), as on the target.
+// A ring frame flagged as a control message, which the Amsend parser
+// refuses as malformed, goes to its own parser (split_done, split_go), as
+// on the target.
 //
 // Checks, besides the sanitizers: an accepted frame's user header and
 // (eager) data lie inside the bytes received, a split frame carries no data
@@ -70,17 +71,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* in, std::size_t size) 
     }
     require(claimed_len <= frame.size() && claimed_src == src);
     frame_len = claimed_len;
-    if (lapi::internal::is_ring_control(frame.data(), frame_len)) {
-      // A control message (split_done, split_go), or refused.
-      using lapi::internal::Proto;
-      const auto done = lapi::internal::ring_control<lapi::internal::SplitDoneWire>(
-          frame.data(), frame_len, Proto::split_done, src);
-      const auto go = lapi::internal::ring_control<lapi::internal::SplitGoWire>(
-          frame.data(), frame_len, Proto::split_go, src);
-      require(!(done && go));
-      require((!done || done->src == src) && (!go || go->src == src));
-      return 0;
-    }
   }
 
   AmsendFrame f;
@@ -90,6 +80,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* in, std::size_t size) 
   const FrameFault fault = lapi::internal::parse_amsend_frame(rndv && !shm, packed_layout, frame.data(),
                                                               frame_len, ucx_data, ucx_len, ntasks, f);
   if (fault != FrameFault::none) {
+    if (shm && fault == FrameFault::malformed && lapi::internal::is_ring_control(frame.data(), frame_len)) {
+      // A control message (split_done, split_go), or refused.
+      using lapi::internal::Proto;
+      const auto done = lapi::internal::ring_control<lapi::internal::SplitDoneWire>(
+          frame.data(), frame_len, Proto::split_done, f.wire.src);
+      const auto go = lapi::internal::ring_control<lapi::internal::SplitGoWire>(
+          frame.data(), frame_len, Proto::split_go, f.wire.src);
+      require(!(done && go));
+      require((!done || done->src == f.wire.src) && (!go || go->src == f.wire.src));
+      return 0;
+    }
     require(!lapi::internal::describe(fault, f, frame_len).empty());
     if (fault != FrameFault::truncated) require(f.wire.src < ntasks || fault == FrameFault::malformed);
     return 0;
