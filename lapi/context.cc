@@ -158,6 +158,12 @@ Status Context::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, const v
   return impl_->put(tgt, len, tgt_addr, org_addr, counters);
 }
 
+bool Context::writes_near(TaskId tgt) const { return impl_->writes_near(tgt); }
+
+Status Context::write_near(TaskId tgt, std::uint64_t tgt_addr, const void* data, std::size_t len) {
+  return impl_->write_near(tgt, tgt_addr, data, len);
+}
+
 Status Context::get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
                     RemoteCounter tgt_cntr, Counter* org_cntr) {
   return impl_->get(tgt, len, tgt_addr, org_addr, tgt_cntr, org_cntr);

@@ -151,6 +151,19 @@ class Context {
   Status get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
              RemoteCounter tgt_cntr = {}, Counter* org_cntr = nullptr);
 
+  // Whether write_near reaches tgt: a task on this node whose memory the
+  // kernel lets this one write (cross-memory attach), with end-to-end
+  // checksums off (a direct write carries none).
+  bool writes_near(TaskId tgt) const;
+  // Writes len bytes from here into tgt's memory at tgt_addr, unregistered,
+  // with no work at tgt; returns once they are in place. Only for memory tgt
+  // named for the purpose (MPI announces a posted receive's buffer so that
+  // the sender writes into it while the receiver computes). Errc::tgt for a
+  // task out of range, Errc::no_connectivity where writes_near(tgt) is
+  // false, Errc::transport when the kernel refuses the write (tgt gone,
+  // tgt_addr not mapped there).
+  Status write_near(TaskId tgt, std::uint64_t tgt_addr, const void* data, std::size_t len);
+
   // Atomic read-modify-write on a 32- or 64-bit integer in registered memory
   // at tgt. `operand` is the add/or/swap value, or for compare_and_swap the
   // new value stored when the target equals `compare`. `*prev` (optional)

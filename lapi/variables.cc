@@ -52,6 +52,9 @@ constexpr std::array kVariables = {
     Variable{"LAPIS_HELD_SEND_MAX", "128m", "mpi engine",
              "memory a sender spends on copies of eager sends waiting for flow-control credit; past "
              "it sends wait (see `mpcpi/README.md`)"},
+    Variable{"LAPIS_DIRECT_RECV", "1", "mpi engine",
+             "interrupt mode: a nonblocking receive from a task on this node, posted alone, is "
+             "announced to it and its send writes straight into the buffer (see `mpcpi/README.md`)"},
     Variable{"LAPIS_COLL_SHM", "auto", "mpi",
              "`off`: no shared-memory collectives (blocking Barrier, Bcast, Reduce, Allreduce and "
              "regular Gather, Allgather, Alltoall of any size, in 64 KiB chunks, regular Scatter up "

@@ -274,8 +274,8 @@ Errc Engine::isend(const void* buf, std::size_t bytes, int dest, int tag, std::u
 }
 
 Errc Engine::irecv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,
-                   Request*& out) {
-  return impl_->returning(impl_->irecv(buf, capacity, source, tag, context, out));
+                   Request*& out, bool user) {
+  return impl_->returning(impl_->irecv(buf, capacity, source, tag, context, out, user));
 }
 
 Errc Engine::send(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,

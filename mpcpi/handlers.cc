@@ -150,6 +150,26 @@ lapi::Landing hh_cancel_reply(lapi::Context&, const lapi::AmHeaderInfo& info) {
   return p.header ? p.impl->on_cancel_reply(info.src, *p.header) : lapi::Landing{};
 }
 
+lapi::Landing hh_announce(lapi::Context&, const lapi::AmHeaderInfo& info) {
+  auto p = parse<detail::AnnounceHeader>(info, "announcement has the wrong length");
+  return p.header ? p.impl->on_announce(info.src, *p.header) : lapi::Landing{};
+}
+
+lapi::Landing hh_landed(lapi::Context&, const lapi::AmHeaderInfo& info) {
+  auto p = parse<detail::LandedHeader>(info, "landed message has the wrong length");
+  return p.header ? p.impl->on_landed(info.src, *p.header) : lapi::Landing{};
+}
+
+lapi::Landing hh_withdraw(lapi::Context&, const lapi::AmHeaderInfo& info) {
+  auto p = parse<detail::WithdrawHeader>(info, "withdrawal has the wrong length");
+  return p.header ? p.impl->on_withdraw(info.src, *p.header) : lapi::Landing{};
+}
+
+lapi::Landing hh_withdrawn(lapi::Context&, const lapi::AmHeaderInfo& info) {
+  auto p = parse<detail::WithdrawnHeader>(info, "withdrawal answer has the wrong length");
+  return p.header ? p.impl->on_withdrawn(info.src, *p.header) : lapi::Landing{};
+}
+
 }  // namespace
 
 // Wire message type → target-side header handler. Registered at
@@ -166,11 +186,15 @@ const std::array<HandlerEntry, detail::kMsgCount> kHandlerTable = {{
     {Msg::pull, hh_pull},
     {Msg::cancel_req, hh_cancel_req},
     {Msg::cancel_reply, hh_cancel_reply},
+    {Msg::announce, hh_announce},
+    {Msg::landed, hh_landed},
+    {Msg::withdraw, hh_withdraw},
+    {Msg::withdrawn, hh_withdrawn},
 }};
 
 // ---- Engine steps run by the header handlers ---------------------------------
 
-inline lapi::Landing Engine::Impl::with_drain_locked(lapi::Landing landing) {
+lapi::Landing Engine::Impl::with_drain_locked(lapi::Landing landing) {
   if (!outbox_.empty() && landing.on_complete == nullptr) {
     landing.on_complete = cmp_drain;
     landing.completion_arg = slot_;

@@ -69,7 +69,7 @@ inline constexpr std::size_t kDefaultHeldSendMax = std::size_t{128} << 20;
 inline constexpr std::size_t kBsendOverhead = 64;
 // The engine registers its protocol handlers at ids
 // first_handler_id .. first_handler_id + kNumHandlerIds - 1.
-inline constexpr lapi::HandlerId kNumHandlerIds = 12;
+inline constexpr lapi::HandlerId kNumHandlerIds = 16;
 inline constexpr lapi::HandlerId kDefaultFirstHandlerId = lapi::kMaxUserHandlers - kNumHandlerIds;
 
 // Error codes. Each maps to one MPI error class (named beside it).
@@ -117,6 +117,9 @@ struct EngineStats {
   std::uint64_t unexpected = 0;      // messages queued as unexpected
   std::uint64_t out_of_order = 0;    // arrivals that waited for a predecessor
   std::uint64_t protocol_errors = 0;  // malformed or unexpected peer messages dropped
+  std::uint64_t announced = 0;       // receives this receiver announced (direct landing)
+  std::uint64_t announces_heard = 0;  // announcements this sender took in
+  std::uint64_t direct_sent = 0;     // messages this sender wrote into announced receives
 };
 
 struct Options {
@@ -133,10 +136,16 @@ struct Options {
   // Set the lapi context's completion policy to what the variant needs
   // (base, counters: thread; enhanced: inline).
   bool set_completion_policy = true;
+  // Direct landing (LAPIS_DIRECT_RECV): in interrupt mode a nonblocking
+  // receive from one task on this node, posted while no other receive is,
+  // is announced to that task, whose matching send writes the data straight
+  // into the receive buffer (lapi::Context::write_near): the message is
+  // there while the receiver computes, with no thread of its own woken.
+  bool direct_recv = true;
 
   // Reads LAPIS_MPI_VARIANT (base|counters|enhanced), LAPIS_EAGER_LIMIT,
   // LAPIS_EARLY_ARRIVAL_MAX and LAPIS_HELD_SEND_MAX (bytes, optional k/m/g
-  // suffix) over the given values. An invalid value is Errc::invalid_arg naming the variable.
+  // suffix) and LAPIS_DIRECT_RECV (0|1) over the given values. An invalid value is Errc::invalid_arg naming the variable.
   static Errc from_env(Options& options);
 };
 
@@ -198,9 +207,11 @@ class Engine {
   Errc isend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
              SendMode mode, Request*& out, bool* done_now = nullptr);
   // Nonblocking receive into at most `capacity` bytes. source may be
-  // kAnySource, tag kAnyTag.
+  // kAnySource, tag kAnyTag. `user`: an application's receive, whose buffer
+  // it watches and whose completion it takes through test/wait; in interrupt
+  // mode its sender may write straight into buf (Options::direct_recv).
   Errc irecv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,
-             Request*& out);
+             Request*& out, bool user = false);
   // Blocking forms (isend/irecv + wait); return the operation's error.
   Errc send(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
             SendMode mode);

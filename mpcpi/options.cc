@@ -65,6 +65,12 @@ Errc Options::from_env(Options& options) {
       return fail(Errc::invalid_arg,
                   "LAPIS_HELD_SEND_MAX='{}' is not a byte count (e.g. 67108864, 64m)", v);
   }
+  if (const char* v = std::getenv("LAPIS_DIRECT_RECV")) {
+    const std::string s(v);
+    if (s != "0" && s != "1")
+      return fail(Errc::invalid_arg, "LAPIS_DIRECT_RECV='{}' is not 0 or 1", s);
+    o.direct_recv = s == "1";
+  }
   options = o;
   return Errc::success;
 }

@@ -70,7 +70,13 @@ void Engine::Impl::fail_requests_of(lapi::TaskId task, const char* why) {
            return q.status.source == static_cast<int>(task);
          }))
       fail_pending_locked(r, detail);
+    // A receive being withdrawn from it (direct.cc) waits for an answer that will not come.
+    if (auto& a = recv_peers_[task].announced; a.active && a.withdrawing && a.recv != nullptr) {
+      fail_pending_locked(a.recv, detail);
+      a = {false, false, a.id, a.seq, nullptr};
+    }
     SendPeer& peer = send_peers_[task];
+    set_may_write_locked(peer, false);
     for (auto& [context, queue] : peer.held) {
       for (Held& h : queue) {
         held_copy_bytes_ -= h.footprint;

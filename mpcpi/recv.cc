@@ -79,14 +79,14 @@ void Engine::Impl::free_message_locked(Message* m) {
 }
 
 Errc Engine::Impl::irecv(void* buf, std::size_t capacity, int source, int tag,
-                         std::uint32_t context, Request*& out) {
+                         std::uint32_t context, Request*& out, bool user) {
   out = nullptr;
   if (!recv_args_ok(buf, capacity, source, tag)) [[unlikely]] {
     if (Errc e = check_recv_args(buf, capacity, source, tag, "irecv"); e != Errc::success) return e;
   }
   out = request_pool_.get();
   init_recv(out, buf, capacity, source, tag, context);
-  post_recv(out);
+  post_recv(out, user && may_announce(source, capacity));
   return Errc::success;
 }
 
@@ -113,7 +113,7 @@ void Engine::Impl::init_recv(Request* r, void* buf, std::size_t capacity, int so
   r->status = Status{};
 }
 
-void Engine::Impl::post_recv(Request* r) {
+void Engine::Impl::post_recv(Request* r, bool announce) {
   const int source = r->source;
   {
     EngineLock lock(*this);
@@ -126,6 +126,7 @@ void Engine::Impl::post_recv(Request* r) {
       fail_pending_locked(r, fmt::format("recv from {} in context {}: a task it needs failed", source, r->context));
     } else {
       posted_.post(*r);
+      if (announce) announce_locked(r);
       // A sender held back by flow control may hold the message we need.
       if (source != kAnySource) {
         const auto src = static_cast<lapi::TaskId>(source);
@@ -376,7 +377,9 @@ Errc Engine::Impl::cancel(Request* r) {
     EngineLock lock(*this);
     if (r->done()) return Errc::success;
     if (r->kind == Request::Kind::recv) {
-      if (posted_.remove(*r)) {
+      if (withdraw_locked(r)) {
+        // The sender's answer completes it: cancelled, or received.
+      } else if (posted_.remove(*r)) {
         r->status = Status{};
         r->status.cancelled = true;
         complete(r);

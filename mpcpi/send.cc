@@ -78,6 +78,9 @@ Errc Engine::Impl::send(const void* buf, std::size_t bytes, int dest, int tag,
     if (Errc e = check_send_args(buf, bytes, dest, tag, mode, "send"); e != Errc::success) return e;
   }
   const auto to = static_cast<lapi::TaskId>(dest);
+  if (may_write_to(to)) [[unlikely]] {  // the receive is announced: write into it (direct.cc)
+    if (std::optional<Errc> e = send_direct(buf, bytes, to, tag, context, mode, "send")) return *e;
+  }
   Envelope env{context, tag, 0, static_cast<std::uint8_t>(SendMode::standard), 0, 0};
   if (mode != SendMode::standard || to == me_ || options_.variant == Variant::counters ||
       !take_eager_slot(to, bytes, env)) {
@@ -143,6 +146,17 @@ Errc Engine::Impl::isend(const void* buf, std::size_t bytes, int dest, int tag,
   }
   if (mode == SendMode::buffered) return send_buffered(buf, bytes, dest, tag, context, out);
   const auto to = static_cast<lapi::TaskId>(dest);
+  if (may_write_to(to)) [[unlikely]] {  // the receive is announced: write into it (direct.cc)
+    if (std::optional<Errc> e = send_direct(buf, bytes, to, tag, context, mode, "isend")) {
+      if (*e != Errc::success || done_now != nullptr) {
+        if (done_now != nullptr) *done_now = *e == Errc::success;
+        return *e;
+      }
+      out = new_send(buf, bytes, dest, tag, context, mode);
+      complete(out, out->expected);
+      return Errc::success;
+    }
+  }
   Envelope env{context, tag, 0, static_cast<std::uint8_t>(SendMode::standard), 0, 0};
   // The common case — a caller that takes completion at once, standard mode, another task, no
   // counted landings, no failed task (start_send's verdicts), eager size and credit to spare —

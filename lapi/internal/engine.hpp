@@ -328,6 +328,9 @@ class Context::Impl {
     return std::max(kSplitMin, config_.split_min != 0 ? config_.split_min : config_.eager_limit);
   }
   bool split_reaches(TaskId tgt) const { return peers_[tgt].split_pid != 0; }
+  // Context::writes_near / write_near (split_copy.cc: the same cross-memory attach).
+  bool writes_near(TaskId tgt) const { return tgt < npeers() && split_reaches(tgt) && !integrity_.on; }
+  Status write_near(TaskId tgt, std::uint64_t tgt_addr, const void* data, std::size_t len);
   // At init: whether `peer`'s memory is reachable from here.
   void probe_split_peer(TaskId peer, const internal::SplitAddress& addr);
   internal::SplitAddress split_address() const;

@@ -233,6 +233,24 @@ bool Context::Impl::split_copy_again_locked(TaskId src, void* buffer, std::uint6
   return cma_copy(peers_[src].split_pid, buffer, addr, len, false) == 0;
 }
 
+Status Context::Impl::write_near(TaskId tgt, std::uint64_t tgt_addr, const void* data,
+                                 std::size_t len) {
+  if (tgt >= npeers()) return fail(Errc::tgt, "write_near: tgt={} is not a task (0..{})", tgt, npeers() - 1);
+  if (!writes_near(tgt)) {
+    return fail(Errc::no_connectivity, "write_near: task {} is not one this task writes into directly{}",
+                tgt, integrity_.on ? " (LAPIS_CHECKSUM is on)" : "");
+  }
+  if (len == 0) return Errc::success;
+  if (data == nullptr) return fail(Errc::org_addr_null, "write_near: data is null but len={}", len);
+  if (tgt_addr == 0) return fail(Errc::tgt_addr_null, "write_near: tgt_addr is null but len={}", len);
+  // cma_copy writes from a non-const buffer type only; it does not modify it.
+  if (int e = cma_copy(peers_[tgt].split_pid, const_cast<void*>(data), tgt_addr, len, true); e != 0) {
+    return fail(Errc::transport, "write_near: {} bytes into task {} at {:#x}: {}", len, tgt, tgt_addr,
+                std::strerror(e));
+  }
+  return Errc::success;
+}
+
 void Context::Impl::release_split_locked(TaskId src, std::uint64_t id, Errc code, bool near) {
   const SplitDoneWire done{me_, static_cast<std::int32_t>(code), id};
   if (near) {

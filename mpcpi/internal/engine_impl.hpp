@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <span>
 #include <unordered_map>
@@ -87,6 +88,17 @@ struct SendPeer {
   std::unordered_map<std::uint32_t, std::uint32_t> allowance;  // pulled sends granted
   std::uint64_t window = 0;      // what this receiver grants us
   std::size_t eager_limit = 0;   // min(ours, what this receiver's window allows)
+  // The receiver's latest announced receive (direct.cc).
+  struct Announced {
+    bool valid = false;
+    std::uint32_t id = 0, seq = 0, context = 0;
+    int tag = 0;
+    std::uint64_t addr = 0, capacity = 0;
+  } announced;
+  std::uint32_t announce_seen = 0;  // highest announcement id received or withdrawn
+  std::uint32_t announce_used = 0;  // the last one written into
+  // announced.valid, read without the lock by the send paths (std::atomic_ref).
+  mutable bool may_write = false;
 };
 
 struct RecvPeer {
@@ -97,6 +109,20 @@ struct RecvPeer {
   bool starved = false;
   std::uint32_t starved_next_seq = 0;
   std::set<std::uint32_t> pulls;  // contexts with a pull outstanding
+  // The receive last announced to this sender (direct.cc).
+  struct Announcement {
+    bool active = false;
+    bool withdrawing = false;  // cancelled: waiting for the sender's answer
+    std::uint32_t id = 0;      // the last id given out
+    std::uint32_t seq = 0;     // the one sequence number that may use it
+    Request* recv = nullptr;
+  } announced;
+  // The sender may still write into announced.recv: it is being withdrawn,
+  // or no message with its sequence number has been processed yet (after
+  // one has, the sender's sequence is past it and it can no longer be used).
+  bool announcement_open() const {
+    return announced.active && (announced.withdrawing || !detail::seq_before(announced.seq, expected_seq));
+  }
 };
 
 // A protocol message decided under the lock, sent after unlocking.
@@ -171,7 +197,7 @@ class Engine::Impl {
   Errc isend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
              SendMode mode, Request*& out, bool* done_now);
   Errc irecv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,
-             Request*& out);
+             Request*& out, bool user);
   Errc send(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
             SendMode mode);
   Errc recv(void* buf, std::size_t capacity, int source, int tag, std::uint32_t context,
@@ -267,7 +293,7 @@ class Engine::Impl {
                        const char* fn) const;
   void init_recv(Request* r, void* buf, std::size_t capacity, int source, int tag,
                  std::uint32_t context);
-  void post_recv(Request* r);
+  void post_recv(Request* r, bool announce = false);
   // Arrival of an in-order message (header handler or deferred). Returns
   // the landing for eager data that has not landed yet. This and on_eager
   // are inlined into the header handlers (handlers.cc, their only callers):
@@ -317,6 +343,30 @@ class Engine::Impl {
   lapi::Landing on_pull(lapi::TaskId src, const detail::PullHeader& h);
   lapi::Landing on_cancel_req(lapi::TaskId src, const detail::CancelReqHeader& h);
   lapi::Landing on_cancel_reply(lapi::TaskId src, const detail::CancelReplyHeader& h);
+
+  // ---- direct.cc: direct landing into announced receives -----------------
+  // Whether irecv should announce a receive from `source` (outside the lock).
+  bool may_announce(int source, std::size_t capacity) const;
+  // Under the lock, once r is posted: announces it if it is the only posted
+  // receive and nothing is announced to that sender already.
+  void announce_locked(Request* r);
+  // A send that an announcement of `to` may take: written into the receive
+  // buffer, its landed message sent. nullopt: not taken, send as usual.
+  std::optional<Errc> send_direct(const void* buf, std::size_t bytes, lapi::TaskId to, int tag,
+                                  std::uint32_t context, SendMode mode, const char* fn);
+  bool may_write_to(lapi::TaskId to) const {
+    return std::atomic_ref<bool>(send_peers_[to].may_write).load(std::memory_order_relaxed);
+  }
+  void set_may_write_locked(SendPeer& peer, bool valid) {
+    peer.announced.valid = valid;
+    std::atomic_ref<bool>(peer.may_write).store(valid, std::memory_order_relaxed);
+  }
+  // cancel() of an announced receive the sender may still write into.
+  bool withdraw_locked(Request* r);
+  lapi::Landing on_announce(lapi::TaskId src, const detail::AnnounceHeader& h);
+  lapi::Landing on_landed(lapi::TaskId src, const detail::LandedHeader& h);
+  lapi::Landing on_withdraw(lapi::TaskId src, const detail::WithdrawHeader& h);
+  lapi::Landing on_withdrawn(lapi::TaskId src, const detail::WithdrawnHeader& h);
   // Sets the landing's completion to at least drain the outbox.
   lapi::Landing with_drain_locked(lapi::Landing landing);
   // Where arriving data goes. With the enhanced variant, data lapi already

@@ -28,6 +28,10 @@ enum class Msg : std::uint8_t {
   pull,          // flow control: receiver asks for held messages of one context
   cancel_req,    // sender asks to withdraw an unmatched request-to-send
   cancel_reply,  // receiver's answer
+  announce,      // receiver -> sender: a posted receive the sender may write into (direct.cc)
+  landed,        // sender -> receiver: the message is in the announced buffer
+  withdraw,      // receiver -> sender: an announced receive is being cancelled
+  withdrawn,     // sender's answer: whether it had already written into it
   count,
 };
 inline constexpr std::size_t kMsgCount = static_cast<std::size_t>(Msg::count);
@@ -93,7 +97,34 @@ struct CancelReplyHeader {
   std::uint32_t reserved;
 };
 
+// Direct landing (direct.cc). Announcement ids count up per (receiver,
+// sender) from 1; an announcement is usable only by the message with
+// sequence number expected_seq.
+struct AnnounceHeader {
+  std::uint32_t id;
+  std::uint32_t expected_seq;
+  std::uint32_t context;
+  std::int32_t tag;  // or kAnyTag
+  std::uint64_t addr;
+  std::uint64_t capacity;
+};
+struct LandedHeader {
+  Envelope env;
+  std::uint64_t bytes;
+  std::uint32_t id;
+  std::uint32_t failed;  // 1: the write failed; the receive completes with an error
+};
+struct WithdrawHeader {
+  std::uint32_t id;
+  std::uint32_t reserved;
+};
+struct WithdrawnHeader {
+  std::uint32_t id;
+  std::uint32_t used;  // 1: a landed message for it was sent before this answer
+};
+
 inline constexpr std::size_t kMaxHeader = sizeof(RtsHeader);
+static_assert(sizeof(AnnounceHeader) <= kMaxHeader && sizeof(LandedHeader) <= kMaxHeader);
 
 // Copies a header of exactly sizeof(T) bytes out of a message; nullopt when
 // the length is wrong.

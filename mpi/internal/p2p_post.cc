@@ -70,7 +70,8 @@ int post_contiguous(const char* function, const PostArgs& a, const FastP2p& f, M
       return MPI_SUCCESS;
     }
   } else {
-    e = engine().irecv(f.data, f.bytes, engine_source(c, a.peer), engine_tag(a.tag), context, pending);
+    e = engine().irecv(f.data, f.bytes, engine_source(c, a.peer), engine_tag(a.tag), context, pending,
+                       true);
   }
   if (e != mpcpi::Errc::success) [[unlikely]] return raise(f.comm, function, engine_error(e));
   MPI_Request h = MPI_REQUEST_NULL;

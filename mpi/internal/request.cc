@@ -54,7 +54,7 @@ int start_request(Request& r) {
     RecvBytes rb = prepare_recv(r.buf, r.count, *r.type, r.staging);
     r.unpack = rb.unpack;
     e = engine().irecv(rb.data, rb.capacity, engine_source(c, r.peer), engine_tag(r.tag), context,
-                       r.engine);
+                       r.engine, true);
   }
   if (e != mpcpi::Errc::success) return engine_error(e);
   r.active = true;

@@ -298,3 +298,50 @@ TEST_CASE("forged split-copy messages are refused, not followed") {
   check_inbox(sizes);
   LAPI_OK(s.ctx.barrier());
 }
+
+// write_near (the MPI layer's direct landing) rides on the same
+// cross-memory attach: each task writes into the next task's buffer, whose
+// address that task published; bad targets and addresses are errors that
+// name the argument, never a crash.
+TEST_CASE("write_near writes into a task on this node; bad targets and addresses are errors") {
+  lapi::Context& ctx = rank_context();
+  const lapi::TaskId me = ctx.task_id();
+  const std::uint32_t n = ctx.num_tasks();
+  std::vector<std::uint8_t> mine(4096, 0);
+  std::vector<std::uint64_t> addrs(n);
+  LAPI_OK(ctx.address_init(reinterpret_cast<std::uint64_t>(mine.data()), addrs));
+  const lapi::TaskId right = (me + 1) % n;
+  const lapi::TaskId left = (me + n - 1) % n;
+  CHECK(!ctx.writes_near(me));  // oneself: never
+  CHECK(!ctx.writes_near(n));
+  CHECK(ctx.write_near(n, addrs[right], mine.data(), 1).code() == lapi::Errc::tgt);
+  // The capability split copy probes for at init; unlike split copy itself it stays on a host
+  // with more tasks than cores (the sender copies alone). LAPIS_SPLIT_COPY=0 probes nothing.
+  const char* split = std::getenv("LAPIS_SPLIT_COPY");
+  const bool attach = split == nullptr || std::string(split) != "0";
+  if (n > 1 && attach) {
+    REQUIRE(ctx.writes_near(right));
+    std::vector<std::uint8_t> out(4000);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::uint8_t>(me * 31 + i);
+    LAPI_OK(ctx.write_near(right, addrs[right] + 8, out.data(), out.size()));
+    LAPI_OK(ctx.write_near(right, addrs[right], nullptr, 0));  // nothing to write
+    CHECK(ctx.write_near(right, 0, out.data(), 1).code() == lapi::Errc::tgt_addr_null);
+    CHECK(ctx.write_near(right, addrs[right], nullptr, 1).code() == lapi::Errc::org_addr_null);
+    const lapi::Status unmapped = ctx.write_near(right, 4096, out.data(), 16);  // page 1: never mapped
+    CHECK(unmapped.code() == lapi::Errc::transport);
+    CHECK(std::string(unmapped.message()).find("write_near") != std::string::npos);
+    LAPI_OK(ctx.barrier());  // every task has written
+    for (std::size_t i = 0; i < 4000; ++i) {
+      if (mine[8 + i] != static_cast<std::uint8_t>(left * 31 + i)) {
+        FAIL_CHECK("byte " << i << " from task " << left << " is wrong");
+        break;
+      }
+    }
+    CHECK(mine[0] == 0);
+    CHECK(mine[4095] == 0);
+  } else if (n > 1) {
+    CHECK(!ctx.writes_near(right));
+    CHECK(ctx.write_near(right, addrs[right], mine.data(), 1).code() == lapi::Errc::no_connectivity);
+  }
+  LAPI_OK(ctx.barrier());
+}

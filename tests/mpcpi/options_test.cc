@@ -1,4 +1,4 @@
-// LAPIS_MPI_VARIANT, LAPIS_EAGER_LIMIT, LAPIS_EARLY_ARRIVAL_MAX and LAPIS_HELD_SEND_MAX parsing:
+// LAPIS_MPI_VARIANT, LAPIS_EAGER_LIMIT, LAPIS_EARLY_ARRIVAL_MAX, LAPIS_HELD_SEND_MAX and LAPIS_DIRECT_RECV parsing:
 // valid values, suffixes, and clear errors naming the variable.
 #include <doctest/doctest.h>
 
@@ -38,6 +38,9 @@ TEST_CASE("variants and sizes with suffixes") {
   CHECK(o.early_arrival_max == 2u << 20);
   CHECK(o.held_send_max == 16u << 20);
   CHECK(mpcpi::to_string(o.variant) == "counters");
+  Env d("LAPIS_DIRECT_RECV", "0");
+  REQUIRE(Options::from_env(o) == Errc::success);
+  CHECK(!o.direct_recv);
 }
 
 TEST_CASE("invalid values name the variable and leave the options alone") {
@@ -60,6 +63,13 @@ TEST_CASE("invalid values name the variable and leave the options alone") {
     CHECK(Options::from_env(o) == Errc::invalid_arg);
     CHECK(std::string(mpcpi::last_error_detail()).find("LAPIS_HELD_SEND_MAX") != std::string::npos);
     CHECK(o.held_send_max == mpcpi::kDefaultHeldSendMax);
+  }
+  for (const char* bad : {"2", "yes", ""}) {
+    Env d("LAPIS_DIRECT_RECV", bad);
+    Options o;
+    CHECK(Options::from_env(o) == Errc::invalid_arg);
+    CHECK(std::string(mpcpi::last_error_detail()).find("LAPIS_DIRECT_RECV") != std::string::npos);
+    CHECK(o.direct_recv);
   }
   Env m("LAPIS_EARLY_ARRIVAL_MAX", "lots");
   Options o;
