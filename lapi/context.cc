@@ -160,6 +160,10 @@ Status Context::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, const v
 
 bool Context::writes_near(TaskId tgt) const { return impl_->writes_near(tgt); }
 
+Status Context::amsend_quiet(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len) {
+  return impl_->amsend_quiet(tgt, handler, uhdr, uhdr_len);
+}
+
 Status Context::write_near(TaskId tgt, std::uint64_t tgt_addr, const void* data, std::size_t len) {
   return impl_->write_near(tgt, tgt_addr, data, len);
 }

@@ -151,6 +151,14 @@ class Context {
   Status get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
              RemoteCounter tgt_cntr = {}, Counter* org_cntr = nullptr);
 
+  // An Amsend of a user header alone for a message the target's application
+  // will look for itself (it calls the library: a wait, a test): through
+  // tgt's shared-memory ring even while tgt's progress thread sleeps, which
+  // is not woken for it (an application thread asleep in a wait is). So it
+  // may stay unhandled until tgt next calls the library. Where the ring
+  // does not reach tgt (or is full, or LAPIS_CHECKSUM is on) it is an
+  // ordinary amsend().
+  Status amsend_quiet(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len);
   // Whether write_near reaches tgt: a task on this node whose memory the
   // kernel lets this one write (cross-memory attach), with end-to-end
   // checksums off (a direct write carries none).

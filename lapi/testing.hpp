@@ -24,5 +24,7 @@ Status shm_send_raw(Context& ctx, TaskId tgt, const void* frame, std::size_t len
 // Whether tgt, reached through shared memory, has announced that it sleeps
 // on its event fd.
 bool shm_peer_sleeping(Context& ctx, TaskId tgt);
+// Whether one of the sleepers is an application thread waiting in the library.
+bool shm_peer_waiter_asleep(Context& ctx, TaskId tgt);
 
 }  // namespace lapi::testing

@@ -37,14 +37,17 @@ using detail::Envelope;
 using detail::Msg;
 using detail::seq_before;
 
-bool Engine::Impl::may_announce(int source, std::size_t capacity) const {
-  if (!options_.direct_recv || source == kAnySource || capacity == 0 ||
-      options_.variant == Variant::counters || !ctx_.handlers_may_run_concurrently())
-    return false;
-  const auto src = static_cast<lapi::TaskId>(source);
+bool Engine::Impl::direct_landing_on() const {
   std::int64_t interrupt = 0;
-  return src != me_ && ctx_.qenv(lapi::Query::interrupt_mode, interrupt).ok() && interrupt == 1 &&
-         ctx_.writes_near(src);
+  return options_.direct_recv && options_.variant != Variant::counters &&
+         ctx_.handlers_may_run_concurrently() &&
+         ctx_.qenv(lapi::Query::interrupt_mode, interrupt).ok() && interrupt == 1;
+}
+
+bool Engine::Impl::may_announce(int source, std::size_t capacity) const {
+  if (source == kAnySource || capacity == 0 || !direct_landing_on()) return false;
+  const auto src = static_cast<lapi::TaskId>(source);
+  return src != me_ && ctx_.writes_near(src);
 }
 
 void Engine::Impl::announce_locked(Request* r) {
@@ -86,8 +89,11 @@ std::optional<Errc> Engine::Impl::send_direct(const void* buf, std::size_t bytes
   const lapi::Status w = ctx_.write_near(to, a.addr, buf, bytes);
   const detail::LandedHeader h{Envelope{context, tag, seq, static_cast<std::uint8_t>(mode), 0, 0},
                                bytes, a.id, w.ok() ? 0u : 1u};
-  const lapi::Status s = ctx_.amsend(to, handler_base_ + static_cast<lapi::HandlerId>(Msg::landed),
-                                     &h, sizeof h, nullptr, 0);
+  // Quiet: the receive completes in the receiver's own test or wait; its
+  // progress thread, asleep on the core where the application computes,
+  // is not woken for it.
+  const lapi::Status s = ctx_.amsend_quiet(to, handler_base_ + static_cast<lapi::HandlerId>(Msg::landed),
+                                           &h, sizeof h);
   drain_outbox();
   if (!w.ok()) return fail(Errc::transport, "{}: writing into task {}'s receive buffer: {}", fn, to, w.message());
   if (!s.ok()) return fail(lapi_error(s), "{}: {}", fn, s.message());

@@ -44,8 +44,12 @@ Outgoing& Engine::Impl::queue_locked(lapi::TaskId dest, Msg type, const void* he
 
 void Engine::Impl::post(Outgoing& out) {
   const lapi::HandlerId id = handler_base_ + static_cast<lapi::HandlerId>(out.type);
-  lapi::Status s = ctx_.amsend(out.dest, id, out.header.data(), out.header_len, out.data,
-                               out.len, out.counters);
+  // An announcement is worth nothing to a sender that is not sending: it
+  // takes it in when it next calls in, without being woken (direct.cc).
+  lapi::Status s = out.type == detail::Msg::announce
+                       ? ctx_.amsend_quiet(out.dest, id, out.header.data(), out.header_len)
+                       : ctx_.amsend(out.dest, id, out.header.data(), out.header_len, out.data,
+                                     out.len, out.counters);
   if (!s.ok()) [[unlikely]] {
     if (out.owner != nullptr) {
       fail_request(out.owner, lapi_error(s), out.owner_events);

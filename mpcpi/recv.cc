@@ -97,7 +97,7 @@ Errc Engine::Impl::recv(void* buf, std::size_t capacity, int source, int tag,
   }
   Request r;  // blocking: see Engine::Impl::send
   init_recv(&r, buf, capacity, source, tag, context);
-  post_recv(&r);
+  post_recv(&r, capacity >= kBlockingAnnounceMin && may_announce(source, capacity));
   return wait_done(&r, status);
 }
 

@@ -78,6 +78,11 @@ Errc Engine::Impl::send(const void* buf, std::size_t bytes, int dest, int tag,
     if (Errc e = check_send_args(buf, bytes, dest, tag, mode, "send"); e != Errc::success) return e;
   }
   const auto to = static_cast<lapi::TaskId>(dest);
+  if (bytes >= kBlockingAnnounceMin && !may_write_to(to) && direct_landing_on()) [[unlikely]] {
+    // A large message in interrupt mode: take in an announcement that may
+    // have just come (the receiver posted while this task was busy).
+    (void)ctx_.probe();
+  }
   if (may_write_to(to)) [[unlikely]] {  // the receive is announced: write into it (direct.cc)
     if (std::optional<Errc> e = send_direct(buf, bytes, to, tag, context, mode, "send")) return *e;
   }

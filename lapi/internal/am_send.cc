@@ -137,6 +137,29 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
                                     data, data_len, counters);
 }
 
+Status Context::Impl::amsend_quiet(TaskId tgt, HandlerId handler, const void* uhdr,
+                                   std::size_t uhdr_len) {
+  if (Status s = check_amsend_call(tgt, handler, uhdr, uhdr_len, nullptr, 0); !s.ok()) [[unlikely]] {
+    return s;
+  }
+  {
+    Guard guard(lock_);
+    const std::size_t len = sizeof(AmsendWire) + uhdr_len;
+    ShmSend why;
+    std::byte* p = !integrity_.on && uhdr_len <= kPackedUhdrLimit && peers_[tgt].path == Path::shm
+                       ? shm_.begin_send(tgt, len, why, true)
+                       : nullptr;
+    if (p != nullptr) {
+      (void)write_frame_locked<false>(p, handler, static_cast<std::uint16_t>(uhdr_len << kPackedUhdrShift),
+                                      uhdr, uhdr_len, Counters{});
+      ++peers_[tgt].sent_to;
+      if (shm_.end_send(tgt, len, true) == ShmSend::done_wake) [[unlikely]] send_wake_locked(tgt);
+      return Errc::success;
+    }
+  }
+  return amsend(tgt, handler, uhdr, uhdr_len, nullptr, 0, Counters{});
+}
+
 // The shm path's Amsend beyond the ring: large data by split copy (both tasks copy a part),
 // the rest (a full ring, a long user header, a target asleep) through UCX.
 Status Context::Impl::amsend_host_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,

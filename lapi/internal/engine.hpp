@@ -317,7 +317,8 @@ class Context::Impl {
                                std::size_t room);
   // Sleeps on the worker's event fd (timeout_ms < 0: until an event) once
   // UCX is armed and no shared-memory frame waits.
-  void sleep_on_efd(int timeout_ms);
+  // `waiter`: a thread waiting in the library, not the progress thread (ShmChannel::sleep_begin).
+  void sleep_on_efd(int timeout_ms, bool waiter);
 
   // ---- split_copy.cc: large Amsends to a task on this node, copied by both
   // tasks with cross-memory attach (process_vm_readv/writev).
@@ -331,6 +332,7 @@ class Context::Impl {
   // Context::writes_near / write_near (split_copy.cc: the same cross-memory attach).
   bool writes_near(TaskId tgt) const { return tgt < npeers() && split_reaches(tgt) && !integrity_.on; }
   Status write_near(TaskId tgt, std::uint64_t tgt_addr, const void* data, std::size_t len);
+  Status amsend_quiet(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len);
   // At init: whether `peer`'s memory is reachable from here.
   void probe_split_peer(TaskId peer, const internal::SplitAddress& addr);
   internal::SplitAddress split_address() const;

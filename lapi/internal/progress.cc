@@ -132,10 +132,10 @@ void Context::Impl::idle_backoff(int& idle) {
     return;
   }
   idle = kSpinPolls;  // after a sleep, go back to yielding
-  sleep_on_efd(kSleepTimeoutMs);
+  sleep_on_efd(kSleepTimeoutMs, true);
 }
 
-void Context::Impl::sleep_on_efd(int timeout_ms) {
+void Context::Impl::sleep_on_efd(int timeout_ms, bool waiter) {
   ucs_status_t st;
   // The worker's event fd, and the links' sockets while a stripe is in flight. (Not a
   // thread_local: a context torn down by a static destructor sleeps here after the thread's
@@ -147,7 +147,7 @@ void Context::Impl::sleep_on_efd(int timeout_ms) {
     // Announce the sleep to shared-memory senders before the last look at
     // the rings (shm_channel.hpp): a frame written after that look comes
     // with a UCX wake-up.
-    shm_.sleep_begin();
+    shm_.sleep_begin(waiter);
     st = shm_.pending() ? UCS_ERR_BUSY : ucp_worker_arm(worker_);
     if (links_.active()) [[unlikely]] {
       fds.push_back(efd);
@@ -159,7 +159,7 @@ void Context::Impl::sleep_on_efd(int timeout_ms) {
     (void)::poll(fds.empty() ? &efd : fds.data(), fds.empty() ? 1 : fds.size(), timeout_ms);
     progress_.sleepers.fetch_sub(1, std::memory_order_acq_rel);
   }
-  shm_.sleep_end();
+  shm_.sleep_end(waiter);
 }
 
 ucs_status_t Context::Impl::wait_request(ucs_status_ptr_t request) {
@@ -228,7 +228,7 @@ void Context::Impl::progress_loop() {
     progress_.hand_over_asked.store(false, std::memory_order_relaxed);  // taking over anyway
     while (poll_once()) {
     }
-    sleep_on_efd(-1);
+    sleep_on_efd(-1, false);
   }
 }
 

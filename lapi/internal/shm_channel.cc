@@ -29,6 +29,9 @@ struct alignas(64) InboxHeader {
   std::uint32_t ntasks;
   std::uint32_t sleep_fence;  // kMembarrierFence: the owner's sleeps run membarrier (header comment)
   alignas(64) std::uint32_t sleepers;
+  // Of the sleepers, application threads asleep in a wait: the ones a quiet
+  // frame wakes (ShmChannel::begin_send).
+  std::uint32_t waiters_asleep;
 };
 constexpr std::uint32_t kMembarrierFence = 0x6d656d62;  // "memb"
 constexpr std::uint64_t kInboxMagic = 0x6c61706973696e62;  // "lapisinb"
@@ -107,6 +110,7 @@ bool ShmChannel::create(std::uint32_t me, std::uint32_t ntasks, ShmAddress& out,
   membarrier_ = membarrier_allowed_ && membarrier_ready();
   h->sleep_fence = membarrier_ ? kMembarrierFence : 0;
   my_sleepers_ = &h->sleepers;
+  my_waiters_asleep_ = &h->waiters_asleep;
   out.magic = kShmAddressMagic;
   out.node = node_identity();
   std::snprintf(out.name, sizeof out.name, "%s", name_.c_str());
@@ -144,6 +148,7 @@ bool ShmChannel::attach(std::uint32_t peer, const ShmAddress& addr) {
   o.header_map = header;
   o.header_bytes = hbytes;
   o.sleepers = &h->sleepers;
+  o.waiters_asleep = &h->waiters_asleep;
   o.light_publish = membarrier_ && h->sleep_fence == kMembarrierFence;
   o.consumed = &reinterpret_cast<Line*>(h + 1)[me_].value;
   ++stats_.peers;
@@ -167,11 +172,12 @@ void ShmChannel::close() {
   if (inbox_) ::munmap(inbox_, inbox_bytes_);
   inbox_ = nullptr;
   my_sleepers_ = nullptr;
+  my_waiters_asleep_ = nullptr;
 }
 
-std::byte* ShmChannel::begin_send(std::uint32_t tgt, std::size_t len, ShmSend& why) {
+std::byte* ShmChannel::begin_send(std::uint32_t tgt, std::size_t len, ShmSend& why, bool quiet) {
   Outbox& o = out_[tgt];
-  if (std::atomic_ref<std::uint32_t>(*o.sleepers).load(std::memory_order_relaxed) != 0) {
+  if (!quiet && std::atomic_ref<std::uint32_t>(*o.sleepers).load(std::memory_order_relaxed) != 0) {
     ++stats_.peer_asleep;
     why = ShmSend::asleep;
     return nullptr;
@@ -201,11 +207,11 @@ std::byte* ShmChannel::begin_send(std::uint32_t tgt, std::size_t len, ShmSend& w
   return o.ring[at % kSlots].frame;
 }
 
-ShmSend ShmChannel::end_send(std::uint32_t tgt, std::size_t len) {
-  return publish(tgt, len, static_cast<std::uint32_t>(len));
+ShmSend ShmChannel::end_send(std::uint32_t tgt, std::size_t len, bool quiet) {
+  return publish(tgt, len, static_cast<std::uint32_t>(len), quiet);
 }
 
-ShmSend ShmChannel::publish(std::uint32_t tgt, std::size_t len, std::uint32_t stored_len) {
+ShmSend ShmChannel::publish(std::uint32_t tgt, std::size_t len, std::uint32_t stored_len, bool quiet) {
   Outbox& o = out_[tgt];
   const std::uint64_t at = o.writing;
   Slot& slot = o.ring[at % kSlots];
@@ -214,14 +220,15 @@ ShmSend ShmChannel::publish(std::uint32_t tgt, std::size_t len, std::uint32_t st
   // (see the header comment): sequentially consistent, or, where the
   // target's sleeps run membarrier, a release store kept before the load
   // by the compiler alone.
+  std::uint32_t* const watched = quiet ? o.waiters_asleep : o.sleepers;
   std::uint32_t sleepers;
   if (o.light_publish) [[likely]] {
     std::atomic_ref<std::uint64_t>(slot.ticket).store(at + 1, std::memory_order_release);
     std::atomic_signal_fence(std::memory_order_seq_cst);
-    sleepers = std::atomic_ref<std::uint32_t>(*o.sleepers).load(std::memory_order_relaxed);
+    sleepers = std::atomic_ref<std::uint32_t>(*watched).load(std::memory_order_relaxed);
   } else {
     std::atomic_ref<std::uint64_t>(slot.ticket).store(at + 1, std::memory_order_seq_cst);
-    sleepers = std::atomic_ref<std::uint32_t>(*o.sleepers).load(std::memory_order_seq_cst);
+    sleepers = std::atomic_ref<std::uint32_t>(*watched).load(std::memory_order_seq_cst);
   }
   o.next = at + slots_for(len);
   ++stats_.sent;
@@ -262,8 +269,9 @@ bool ShmChannel::pending() const {
   return false;
 }
 
-void ShmChannel::sleep_begin() {
+void ShmChannel::sleep_begin(bool waiter) {
   if (my_sleepers_ == nullptr) return;
+  if (waiter) std::atomic_ref<std::uint32_t>(*my_waiters_asleep_).fetch_add(1, std::memory_order_seq_cst);
   std::atomic_ref<std::uint32_t>(*my_sleepers_).fetch_add(1, std::memory_order_seq_cst);
   // Every running thread of a registered process passes a full barrier
   // before this returns: a sender's ticket store that its own sleeper
@@ -272,8 +280,10 @@ void ShmChannel::sleep_begin() {
   if (membarrier_) ::syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
 }
 
-void ShmChannel::sleep_end() {
-  if (my_sleepers_) std::atomic_ref<std::uint32_t>(*my_sleepers_).fetch_sub(1, std::memory_order_seq_cst);
+void ShmChannel::sleep_end(bool waiter) {
+  if (my_sleepers_ == nullptr) return;
+  std::atomic_ref<std::uint32_t>(*my_sleepers_).fetch_sub(1, std::memory_order_seq_cst);
+  if (waiter) std::atomic_ref<std::uint32_t>(*my_waiters_asleep_).fetch_sub(1, std::memory_order_seq_cst);
 }
 
 }  // namespace lapi::internal

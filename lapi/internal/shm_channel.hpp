@@ -111,9 +111,13 @@ class ShmChannel {
   // A frame of `len` (<= kFrameLimit) bytes written in place: begin_send
   // returns where to write it, or nullptr with the reason in `why` (full,
   // asleep: send through UCX instead); end_send publishes it. The caller
-  // holds the engine lock from one to the other.
-  std::byte* begin_send(std::uint32_t tgt, std::size_t len, ShmSend& why);
-  ShmSend end_send(std::uint32_t tgt, std::size_t len);
+  // holds the engine lock from one to the other. A `quiet` frame goes into
+  // the ring even while the target sleeps, and end_send asks for a wake-up
+  // (done_wake) only while one of its application threads sleeps in a
+  // wait: for messages the target's application looks for itself (it calls
+  // the library), which its progress thread need not be woken for.
+  std::byte* begin_send(std::uint32_t tgt, std::size_t len, ShmSend& why, bool quiet = false);
+  ShmSend end_send(std::uint32_t tgt, std::size_t len, bool quiet = false);
 
   // begin_send, copy header bytes and then data bytes, end_send.
   // `claimed_len` (tests only) is written as the frame's length instead of
@@ -124,6 +128,11 @@ class ShmChannel {
   bool peer_sleeping(std::uint32_t tgt) const {
     return reaches(tgt) &&
            std::atomic_ref<std::uint32_t>(*out_[tgt].sleepers).load(std::memory_order_acquire) != 0;
+  }
+  // Whether one of `tgt`'s application threads sleeps in a wait (tests).
+  bool peer_waiter_asleep(std::uint32_t tgt) const {
+    return reaches(tgt) &&
+           std::atomic_ref<std::uint32_t>(*out_[tgt].waiters_asleep).load(std::memory_order_acquire) != 0;
   }
 
   // Hands each waiting frame to deliver(src, frame, len, room) (at most a
@@ -145,9 +154,10 @@ class ShmChannel {
   bool sleeps_with_membarrier() const { return membarrier_; }
   bool light_publish_to(std::uint32_t tgt) const { return reaches(tgt) && out_[tgt].light_publish; }
 
-  // Bracket a sleep on the UCX event fd (see the header comment).
-  void sleep_begin();
-  void sleep_end();
+  // Bracket a sleep on the UCX event fd (see the header comment); `waiter`:
+  // an application thread waiting in the library (quiet frames wake it).
+  void sleep_begin(bool waiter);
+  void sleep_end(bool waiter);
 
   const ShmStats& stats() const { return stats_; }
 
@@ -188,6 +198,7 @@ class ShmChannel {
     Slot* ring = nullptr;
     std::uint64_t* consumed = nullptr;   // in the target's header
     std::uint32_t* sleepers = nullptr;   // in the target's header
+    std::uint32_t* waiters_asleep = nullptr;  // in the target's header
     std::uint64_t next = 0;              // position of the next frame
     std::uint64_t writing = 0;           // position of the frame between begin and end
     std::uint64_t consumed_seen = 0;     // last consumed count read
@@ -208,7 +219,7 @@ class ShmChannel {
   static std::size_t header_bytes(std::uint32_t ntasks);
   // end_send, storing `stored_len` as the frame's length (tests forge it);
   // the ring advances by the true `len`.
-  ShmSend publish(std::uint32_t tgt, std::size_t len, std::uint32_t stored_len);
+  ShmSend publish(std::uint32_t tgt, std::size_t len, std::uint32_t stored_len, bool quiet = false);
   // A source's ring and its claim cells, whole pages (mapped on their own).
   static constexpr std::size_t ring_bytes() {
     return (kSlots * kSlotBytes + kSplitCells * sizeof(SplitCell) + 4095) / 4096 * 4096;
@@ -222,6 +233,7 @@ class ShmChannel {
   void* inbox_ = nullptr;  // this task's whole inbox
   std::size_t inbox_bytes_ = 0;
   std::uint32_t* my_sleepers_ = nullptr;
+  std::uint32_t* my_waiters_asleep_ = nullptr;
   bool membarrier_allowed_ = true;
   bool membarrier_ = false;  // this task's sleeps run membarrier; senders it reaches may skip their barrier
   std::vector<Outbox> out_;

@@ -43,4 +43,10 @@ bool shm_peer_sleeping(Context& ctx, TaskId tgt) {
   return e.shm_.peer_sleeping(tgt);
 }
 
+bool shm_peer_waiter_asleep(Context& ctx, TaskId tgt) {
+  Context::Impl& e = EngineAccess::of(ctx);
+  internal::Guard guard(e.lock_);
+  return e.shm_.peer_waiter_asleep(tgt);
+}
+
 }  // namespace lapi::testing

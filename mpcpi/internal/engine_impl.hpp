@@ -345,6 +345,14 @@ class Engine::Impl {
   lapi::Landing on_cancel_reply(lapi::TaskId src, const detail::CancelReplyHeader& h);
 
   // ---- direct.cc: direct landing into announced receives -----------------
+  // A blocking receive is announced only from this capacity up: its thread
+  // polls anyway, and below it the ring's eager frame beats the sender's
+  // write system call; above, one write replaces split copy's exchange
+  // with a receiver whose progress thread may sleep (it woke it twice per
+  // message in the paper's interrupt test).
+  static constexpr std::size_t kBlockingAnnounceMin = 16384;
+  // Options::direct_recv in force: interrupt mode, a variant without counted landings.
+  bool direct_landing_on() const;
   // Whether irecv should announce a receive from `source` (outside the lock).
   bool may_announce(int source, std::size_t capacity) const;
   // Under the lock, once r is posted: announces it if it is the only posted

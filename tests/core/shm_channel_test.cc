@@ -116,23 +116,65 @@ static void sleeping_target(bool membarrier) {
   CHECK(p.ch[0].light_publish_to(1) == p.ch[1].sleeps_with_membarrier());
   if (!membarrier) CHECK_FALSE(p.ch[0].light_publish_to(1));
   const auto data = payload(16, 2);
-  p.ch[1].sleep_begin();
+  p.ch[1].sleep_begin(false);
   CHECK(p.ch[0].peer_sleeping(1));
   CHECK(p.ch[0].send(1, data.data(), data.size(), nullptr, 0) == ShmSend::asleep);
-  p.ch[1].sleep_end();
+  p.ch[1].sleep_end(false);
   // The target falls asleep between the sender's look and its publish.
   ShmSend why;
   std::byte* slot = p.ch[0].begin_send(1, data.size(), why);
   REQUIRE(slot != nullptr);
   std::memcpy(slot, data.data(), data.size());
-  p.ch[1].sleep_begin();
+  p.ch[1].sleep_begin(false);
   CHECK(p.ch[1].pending() == false);  // not published yet
   CHECK(p.ch[0].end_send(1, data.size()) == ShmSend::done_wake);
   CHECK(p.ch[1].pending());
-  p.ch[1].sleep_end();
+  p.ch[1].sleep_end(false);
   CHECK(p.take(1).size() == 1);
   CHECK(p.ch[0].stats().wakes == 1);
   CHECK(p.ch[0].stats().peer_asleep == 1);
+}
+
+// Quiet frames (Context::amsend_quiet): into the ring while the target's
+// progress thread sleeps, without a wake-up; a wake-up only for an
+// application thread asleep in a wait, told before or after the write.
+static void quiet_frames(bool membarrier) {
+  CAPTURE(membarrier);
+  Pair p(true, membarrier);
+  const auto data = payload(16, 3);
+  auto quiet_send = [&] {
+    ShmSend why;
+    std::byte* slot = p.ch[0].begin_send(1, data.size(), why, true);
+    REQUIRE(slot != nullptr);
+    std::memcpy(slot, data.data(), data.size());
+    return p.ch[0].end_send(1, data.size(), true);
+  };
+  p.ch[1].sleep_begin(false);  // the progress thread
+  CHECK(quiet_send() == ShmSend::done);
+  CHECK(p.ch[0].send(1, data.data(), data.size(), nullptr, 0) == ShmSend::asleep);  // not quiet: UCX
+  p.ch[1].sleep_begin(true);  // and an application thread, waiting
+  CHECK(quiet_send() == ShmSend::done_wake);
+  p.ch[1].sleep_end(true);
+  CHECK(quiet_send() == ShmSend::done);
+  p.ch[1].sleep_end(false);
+  CHECK(p.take(1).size() == 3);
+  // The waiter falls asleep between the sender's write and its publish.
+  ShmSend why;
+  std::byte* slot = p.ch[0].begin_send(1, data.size(), why, true);
+  REQUIRE(slot != nullptr);
+  std::memcpy(slot, data.data(), data.size());
+  p.ch[1].sleep_begin(true);
+  CHECK(p.ch[1].pending() == false);
+  CHECK(p.ch[0].end_send(1, data.size(), true) == ShmSend::done_wake);
+  CHECK(p.ch[1].pending());
+  p.ch[1].sleep_end(true);
+  CHECK(p.take(1).size() == 1);
+  CHECK(p.ch[0].stats().wakes == 2);
+}
+
+TEST_CASE("quiet frames wake an application thread asleep in a wait, not a progress thread") {
+  SUBCASE("membarrier where offered") { quiet_frames(true); }
+  SUBCASE("sequentially consistent") { quiet_frames(false); }
 }
 
 TEST_CASE("a sleeping target: senders are told before or after they write") {
@@ -216,7 +258,7 @@ static void no_lost_wakeups(bool membarrier) {
   int lost = 0, asleep = 0;
   while (received.load(std::memory_order_acquire) < kFrames) {
     const int next = received.load(std::memory_order_acquire);  // the frame to come
-    p.ch[1].sleep_begin();
+    p.ch[1].sleep_begin(false);
     if (next < kFrames && !p.ch[1].pending()) {
       ++asleep;
       int r;
@@ -224,7 +266,7 @@ static void no_lost_wakeups(bool membarrier) {
       }
       if (r == kDone) ++lost;
     }
-    p.ch[1].sleep_end();
+    p.ch[1].sleep_end(false);
     while (p.ch[1].poll([&](std::uint32_t, const std::byte*, std::size_t, std::size_t) {
       received.fetch_add(1, std::memory_order_acq_rel);
       return true;

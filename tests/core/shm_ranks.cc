@@ -312,3 +312,115 @@ TEST_CASE("a job on one host listens on loopback only") {
   }
   LAPI_OK(ctx.barrier());
 }
+
+namespace {
+
+// Handler 9: counts quiet messages; handler 10 counts ordinary ones.
+std::atomic<int> g_quiet{0};
+std::atomic<int> g_loud{0};
+std::atomic<std::uint64_t> g_quiet_word{0};  // the last quiet message's header
+lapi::Counter g_quiet_counter;
+lapi::Landing count_quiet(lapi::Context&, const lapi::AmHeaderInfo& info) {
+  std::uint64_t word = ~0ull;
+  if (info.uhdr_len == sizeof word) std::memcpy(&word, info.uhdr, sizeof word);
+  g_quiet_word.store(word);
+  g_quiet.fetch_add(1);
+  g_quiet_counter.add(1);
+  return {};
+}
+lapi::Landing count_loud(lapi::Context&, const lapi::AmHeaderInfo&) {
+  g_loud.fetch_add(1);
+  return {};
+}
+
+void register_quiet_handlers(lapi::Context& ctx) {
+  static bool done = false;
+  if (done) return;
+  LAPI_OK(ctx.register_handler(9, count_quiet));
+  LAPI_OK(ctx.register_handler(10, count_loud));
+  done = true;
+}
+
+// Until task 1 says in its inbox that it sleeps: `waiter`, an application
+// thread waiting in the library; otherwise its progress thread alone.
+void until_peer_sleeps(lapi::Context& ctx, bool waiter) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!lapi::testing::shm_peer_sleeping(ctx, 1) ||
+         lapi::testing::shm_peer_waiter_asleep(ctx, 1) != waiter) {
+    if (std::chrono::steady_clock::now() > deadline) FAIL("task 1 never slept that way");
+    sched_yield();
+  }
+}
+
+}  // namespace
+
+// amsend_quiet (what the MPI layer's direct landing sends): into the ring
+// although the target's progress thread sleeps, which it does not wake; the
+// next thing that wakes it (here an ordinary Amsend) finds it first.
+TEST_CASE("a quiet amsend goes into a sleeping progress thread's ring without waking it") {
+  lapi::Context& ctx = rank_context();
+  if (!shm_on() || ctx.num_tasks() < 2) return;
+  register_quiet_handlers(ctx);
+  LAPI_OK(ctx.senv(lapi::Query::interrupt_mode, 1));
+  LAPI_OK(ctx.barrier());
+  const lapi::TaskId me = ctx.task_id();
+  if (me == 0) {
+    // Task 1's progress thread sleeps and no application thread of it does
+    // (its application may still be finishing the barrier, polling). It
+    // may fall asleep there just as the message is published, and then is
+    // rightly woken: a few rounds, until one is not.
+    bool unwoken = false;
+    for (int round = 0; round < 10 && !unwoken; ++round) {
+      until_peer_sleeps(ctx, false);
+      const lapi::ShmStats before = ctx.shm_stats();
+      const std::uint64_t word = 7;
+      LAPI_OK(ctx.amsend_quiet(1, 9, &word, sizeof word));
+      const lapi::ShmStats after = ctx.shm_stats();
+      CHECK(after.sent - before.sent == 1);  // through the ring
+      CHECK(after.peer_asleep == before.peer_asleep);
+      unwoken = after.wakes == before.wakes;
+    }
+    CHECK(unwoken);
+    lapi::Counter origin;
+    const std::uint64_t word = 7;
+    LAPI_OK(ctx.amsend(1, 10, &word, sizeof word, nullptr, 0, {{}, &origin, nullptr}));
+    LAPI_OK(ctx.waitcntr(origin, 1));
+  } else if (me == 1) {
+    // Computing, out of the library, until the ordinary message's wake-up
+    // has had the progress thread handle both.
+    while (g_loud.load() == 0) {
+    }
+    CHECK(g_quiet.load() >= 1);  // the ring is polled before UCX
+  }
+  LAPI_OK(ctx.senv(lapi::Query::interrupt_mode, 0));
+  LAPI_OK(ctx.barrier());
+}
+
+// An application thread asleep in a wait is woken by a quiet message (it
+// looks for it): task 1 waits in waitcntr until it sleeps there. Its sleeps
+// time out now and then (a safety net), so it may be awake again when the
+// message comes: a few rounds, the header saying whether more follow.
+TEST_CASE("a quiet amsend wakes an application thread asleep in a wait") {
+  lapi::Context& ctx = rank_context();
+  if (!shm_on() || ctx.num_tasks() < 2) return;
+  register_quiet_handlers(ctx);
+  LAPI_OK(ctx.barrier());
+  const lapi::TaskId me = ctx.task_id();
+  if (me == 0) {
+    const lapi::ShmStats before = ctx.shm_stats();
+    for (int round = 0; round < 10 && ctx.shm_stats().wakes == before.wakes; ++round) {
+      until_peer_sleeps(ctx, true);
+      const std::uint64_t more = 1;
+      LAPI_OK(ctx.amsend_quiet(1, 9, &more, sizeof more));
+    }
+    CHECK(ctx.shm_stats().wakes - before.wakes == 1);
+    CHECK(ctx.shm_stats().peer_asleep == before.peer_asleep);  // all through the ring
+    const std::uint64_t stop = 0;
+    LAPI_OK(ctx.amsend_quiet(1, 9, &stop, sizeof stop));
+  } else if (me == 1) {
+    do {
+      LAPI_OK(ctx.waitcntr(g_quiet_counter, 1));
+    } while (g_quiet_word.load() != 0);
+  }
+  LAPI_OK(ctx.barrier());
+}

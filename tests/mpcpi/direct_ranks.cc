@@ -208,3 +208,27 @@ TEST_CASE("an announced receive cancelled after the sender wrote completes with 
   }
   barrier();
 }
+
+TEST_CASE("a blocking receive of 16 KiB or more is announced; a smaller one is not") {
+  for (const std::size_t bytes : {std::size_t{20000}, std::size_t{100}}) {
+    CAPTURE(bytes);
+    const bool announced = direct_expected() && bytes >= 16384;
+    Case c;
+    const std::uint64_t announced_before = engine().stats().announced;
+    barrier();
+    if (context().task_id() == 1) {
+      std::vector<std::uint8_t> in(bytes + 8, 0);
+      Status st;
+      require_ok(engine().recv(in.data(), in.size(), 0, 5, kCtx, &st), "recv");
+      CHECK(st.bytes == bytes);
+      CHECK(std::vector<std::uint8_t>(in.begin(), in.begin() + static_cast<long>(bytes)) == pattern(bytes, 9));
+      CHECK(engine().stats().announced - announced_before == (announced ? 1u : 0u));
+    } else {
+      if (announced) c.await_announcement();
+      const auto out = pattern(bytes, 9);
+      require_ok(engine().send(out.data(), out.size(), 1, 5, kCtx, SendMode::standard), "send");
+      CHECK(c.direct_sends() == (announced ? 1u : 0u));
+    }
+    barrier();
+  }
+}
