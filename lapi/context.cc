@@ -160,6 +160,8 @@ Status Context::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, const v
 
 bool Context::writes_near(TaskId tgt) const { return impl_->writes_near(tgt); }
 
+bool Context::sleeping() const { return impl_->shm_.self_sleeping(); }
+
 Status Context::amsend_quiet(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len) {
   return impl_->amsend_quiet(tgt, handler, uhdr, uhdr_len);
 }

@@ -159,6 +159,10 @@ class Context {
   // does not reach tgt (or is full, or LAPIS_CHECKSUM is on) it is an
   // ordinary amsend().
   Status amsend_quiet(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len);
+  // Whether a thread of this task sleeps on its event fd now (interrupt
+  // mode's progress thread between messages, or a long wait), so that
+  // messages to it go through UCX and wake it.
+  bool sleeping() const;
   // Whether write_near reaches tgt: a task on this node whose memory the
   // kernel lets this one write (cross-memory attach), with end-to-end
   // checksums off (a direct write carries none).

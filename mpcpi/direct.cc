@@ -50,14 +50,15 @@ bool Engine::Impl::may_announce(int source, std::size_t capacity) const {
   return src != me_ && ctx_.writes_near(src);
 }
 
-void Engine::Impl::announce_locked(Request* r) {
+void Engine::Impl::announce_locked(Request* r, bool blocking) {
   const auto src = static_cast<lapi::TaskId>(r->source);
   RecvPeer& peer = recv_peers_[src];
   if (posted_.size() != 1 || peer.announcement_open()) return;
   auto& a = peer.announced;
   a = {true, false, a.id + 1 == 0 ? 1 : a.id + 1, peer.expected_seq, r};
   const detail::AnnounceHeader h{a.id, a.seq, r->context, r->tag,
-                                 reinterpret_cast<std::uint64_t>(r->recv_buf), r->capacity};
+                                 reinterpret_cast<std::uint64_t>(r->recv_buf), r->capacity,
+                                 blocking ? detail::kBlockingRecv : 0u, 0};
   queue_locked(src, Msg::announce, &h, sizeof h);
   ++stats_.announced;
 }
@@ -79,6 +80,12 @@ std::optional<Errc> Engine::Impl::send_direct(const void* buf, std::size_t bytes
     if (peer.held_count != 0 || a.context != context || (a.tag != kAnyTag && a.tag != tag) ||
         bytes > a.capacity || mode == SendMode::buffered)
       return std::nullopt;
+    // A receiver waiting in the library polls: the usual way (split copy)
+    // is as fast, unless this task's own progress thread sleeps, when split
+    // copy's answer would come through UCX and wake it (measured: a
+    // blocking 64 KiB ping-pong in interrupt mode, both threads in the
+    // library, 7.7 us written directly against 6.1 split-copied).
+    if (a.blocking && !ctx_.sleeping()) return std::nullopt;
     set_may_write_locked(peer, false);
     seq = peer.next_seq++;
     peer.announce_used = a.id;
@@ -130,7 +137,8 @@ lapi::Landing Engine::Impl::on_announce(lapi::TaskId src, const detail::Announce
     set_may_write_locked(peer, false);
     return {};
   }
-  peer.announced = {false, h.id, h.expected_seq, h.context, h.tag, h.addr, h.capacity};
+  peer.announced = {false, h.id, h.expected_seq, h.context, h.tag, h.addr, h.capacity,
+                    (h.flags & detail::kBlockingRecv) != 0};
   set_may_write_locked(peer, true);
   return {};
 }

@@ -86,7 +86,7 @@ Errc Engine::Impl::irecv(void* buf, std::size_t capacity, int source, int tag,
   }
   out = request_pool_.get();
   init_recv(out, buf, capacity, source, tag, context);
-  post_recv(out, user && may_announce(source, capacity));
+  post_recv(out, user && may_announce(source, capacity) ? Announce::nonblocking : Announce::no);
   return Errc::success;
 }
 
@@ -97,7 +97,8 @@ Errc Engine::Impl::recv(void* buf, std::size_t capacity, int source, int tag,
   }
   Request r;  // blocking: see Engine::Impl::send
   init_recv(&r, buf, capacity, source, tag, context);
-  post_recv(&r, capacity >= kBlockingAnnounceMin && may_announce(source, capacity));
+  post_recv(&r, capacity >= kBlockingAnnounceMin && may_announce(source, capacity) ? Announce::blocking
+                                                                                   : Announce::no);
   return wait_done(&r, status);
 }
 
@@ -113,7 +114,7 @@ void Engine::Impl::init_recv(Request* r, void* buf, std::size_t capacity, int so
   r->status = Status{};
 }
 
-void Engine::Impl::post_recv(Request* r, bool announce) {
+void Engine::Impl::post_recv(Request* r, Announce announce) {
   const int source = r->source;
   {
     EngineLock lock(*this);
@@ -126,7 +127,7 @@ void Engine::Impl::post_recv(Request* r, bool announce) {
       fail_pending_locked(r, fmt::format("recv from {} in context {}: a task it needs failed", source, r->context));
     } else {
       posted_.post(*r);
-      if (announce) announce_locked(r);
+      if (announce != Announce::no) announce_locked(r, announce == Announce::blocking);
       // A sender held back by flow control may hold the message we need.
       if (source != kAnySource) {
         const auto src = static_cast<lapi::TaskId>(source);

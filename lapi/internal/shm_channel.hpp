@@ -129,6 +129,11 @@ class ShmChannel {
     return reaches(tgt) &&
            std::atomic_ref<std::uint32_t>(*out_[tgt].sleepers).load(std::memory_order_acquire) != 0;
   }
+  // Whether a thread of this task announced a sleep.
+  bool self_sleeping() const {
+    return my_sleepers_ != nullptr &&
+           std::atomic_ref<std::uint32_t>(*my_sleepers_).load(std::memory_order_relaxed) != 0;
+  }
   // Whether one of `tgt`'s application threads sleeps in a wait (tests).
   bool peer_waiter_asleep(std::uint32_t tgt) const {
     return reaches(tgt) &&

@@ -94,6 +94,7 @@ struct SendPeer {
     std::uint32_t id = 0, seq = 0, context = 0;
     int tag = 0;
     std::uint64_t addr = 0, capacity = 0;
+    bool blocking = false;  // detail::kBlockingRecv
   } announced;
   std::uint32_t announce_seen = 0;  // highest announcement id received or withdrawn
   std::uint32_t announce_used = 0;  // the last one written into
@@ -293,7 +294,8 @@ class Engine::Impl {
                        const char* fn) const;
   void init_recv(Request* r, void* buf, std::size_t capacity, int source, int tag,
                  std::uint32_t context);
-  void post_recv(Request* r, bool announce = false);
+  enum class Announce : std::uint8_t { no, nonblocking, blocking };
+  void post_recv(Request* r, Announce announce = Announce::no);
   // Arrival of an in-order message (header handler or deferred). Returns
   // the landing for eager data that has not landed yet. This and on_eager
   // are inlined into the header handlers (handlers.cc, their only callers):
@@ -357,7 +359,7 @@ class Engine::Impl {
   bool may_announce(int source, std::size_t capacity) const;
   // Under the lock, once r is posted: announces it if it is the only posted
   // receive and nothing is announced to that sender already.
-  void announce_locked(Request* r);
+  void announce_locked(Request* r, bool blocking);
   // A send that an announcement of `to` may take: written into the receive
   // buffer, its landed message sent. nullopt: not taken, send as usual.
   std::optional<Errc> send_direct(const void* buf, std::size_t bytes, lapi::TaskId to, int tag,

@@ -100,6 +100,9 @@ struct CancelReplyHeader {
 // Direct landing (direct.cc). Announcement ids count up per (receiver,
 // sender) from 1; an announcement is usable only by the message with
 // sequence number expected_seq.
+enum AnnounceFlags : std::uint32_t {
+  kBlockingRecv = 1,  // the receiver waits in the library for it (see send_direct)
+};
 struct AnnounceHeader {
   std::uint32_t id;
   std::uint32_t expected_seq;
@@ -107,6 +110,8 @@ struct AnnounceHeader {
   std::int32_t tag;  // or kAnyTag
   std::uint64_t addr;
   std::uint64_t capacity;
+  std::uint32_t flags;  // AnnounceFlags
+  std::uint32_t reserved;
 };
 struct LandedHeader {
   Envelope env;
@@ -123,8 +128,8 @@ struct WithdrawnHeader {
   std::uint32_t used;  // 1: a landed message for it was sent before this answer
 };
 
-inline constexpr std::size_t kMaxHeader = sizeof(RtsHeader);
-static_assert(sizeof(AnnounceHeader) <= kMaxHeader && sizeof(LandedHeader) <= kMaxHeader);
+inline constexpr std::size_t kMaxHeader = sizeof(AnnounceHeader);
+static_assert(sizeof(RtsHeader) <= kMaxHeader && sizeof(LandedHeader) <= kMaxHeader);
 
 // Copies a header of exactly sizeof(T) bytes out of a message; nullopt when
 // the length is wrong.
