@@ -46,15 +46,6 @@ struct Case {
   std::uint64_t direct_sends() const { return engine().stats().direct_sent - direct_before; }
 };
 
-// Spins until the buffer's last byte holds `value`, without calling the
-// engine: the receiver computing while the message lands (plain loads that
-// the sender's write races with by design; hidden from ThreadSanitizer).
-__attribute__((no_sanitize("thread"), noinline)) void spin_until_byte(const volatile std::uint8_t* p,
-                                                                      std::uint8_t value) {
-  while (*p != value) {
-  }
-}
-
 }  // namespace
 
 TEST_CASE("a send matching an announced receive lands in it, with its source, tag and size") {

@@ -41,21 +41,6 @@ std::size_t near_limit(long delta) {
   return static_cast<std::size_t>(std::max(0L, e + delta));
 }
 
-// Spins until the watched byte of a receive buffer holds `value`, reading it
-// with plain loads while lapi's progress thread (or UCX) writes the buffer:
-// the unsynchronised read the interrupt-mode case exists to perform. It is
-// kept out of ThreadSanitizer's view here rather than by a suppression,
-// because the racing writes are in lapi/mpcpi's landing code, and a
-// suppression naming those frames would also hide real races there. Only
-// this one load is exempt; the rest of the buffer is read after wait(),
-// which TSan checks as usual. noinline keeps the exemption confined to this
-// function whatever the inliner decides.
-__attribute__((no_sanitize("thread"), noinline)) void spin_until_byte(
-    const volatile std::uint8_t* p, std::uint8_t value) {
-  while (*p != value) {
-  }
-}
-
 void check_content(const std::vector<std::uint8_t>& buf, int src, std::uint64_t seq,
                    std::size_t bytes) {
   const std::size_t bad = first_mismatch(buf.data(), src, seq, bytes);

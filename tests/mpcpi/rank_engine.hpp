@@ -49,6 +49,22 @@ inline RankWorld& world() {
 inline mpcpi::Engine& engine() { return *world().engine; }
 inline lapi::Context& context() { return *world().ctx; }
 
+// Spins until the watched byte of a receive buffer holds `value`, reading it
+// with plain loads while lapi's progress thread (or UCX, or a sender writing
+// directly) writes the buffer:
+// the unsynchronised read the interrupt-mode case exists to perform. It is
+// kept out of ThreadSanitizer's view here rather than by a suppression,
+// because the racing writes are in lapi/mpcpi's landing code, and a
+// suppression naming those frames would also hide real races there. Only
+// this one load is exempt; the rest of the buffer is read after wait(),
+// which TSan checks as usual. noinline keeps the exemption confined to this
+// function whatever the inliner decides.
+__attribute__((no_sanitize("thread"), noinline)) inline void spin_until_byte(
+    const volatile std::uint8_t* p, std::uint8_t value) {
+  while (*p != value) {
+  }
+}
+
 inline void require_ok(mpcpi::Errc e, const char* what) {
   REQUIRE_MESSAGE(e == mpcpi::Errc::success,
                   what << ": " << mpcpi::errc_name(e) << " " << mpcpi::last_error_detail());
