@@ -153,7 +153,7 @@ Status Context::Impl::amsend_quiet(TaskId tgt, HandlerId handler, const void* uh
       (void)write_frame_locked<false>(p, handler, static_cast<std::uint16_t>(uhdr_len << kPackedUhdrShift),
                                       uhdr, uhdr_len, Counters{});
       ++peers_[tgt].sent_to;
-      if (shm_.end_send(tgt, len, true) == ShmSend::done_wake) [[unlikely]] send_wake_locked(tgt);
+      end_ring_send_locked(tgt, len, true);
       return Errc::success;
     }
   }

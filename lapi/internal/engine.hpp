@@ -145,8 +145,8 @@ class Context::Impl {
   void send_control_near_locked(TaskId tgt, Proto proto, const void* msg, std::size_t len);
   // Publishes the frame shm_.begin_send gave for `tgt`; a target that went
   // to sleep meanwhile is woken through UCX.
-  void end_ring_send_locked(TaskId tgt, std::size_t len) {
-    if (shm_.end_send(tgt, len) == internal::ShmSend::done_wake) [[unlikely]] send_wake_locked(tgt);
+  void end_ring_send_locked(TaskId tgt, std::size_t len, bool quiet = false) {
+    if (shm_.end_send(tgt, len, quiet) == internal::ShmSend::done_wake) [[unlikely]] send_wake_locked(tgt);
   }
   void send_wake_locked(TaskId tgt);
   // The shm and ucx paths' Amsend beyond the ring (PathOps::amsend): split copy, stripes, UCX.
