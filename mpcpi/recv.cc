@@ -85,8 +85,8 @@ Errc Engine::Impl::irecv(void* buf, std::size_t capacity, int source, int tag,
     if (Errc e = check_recv_args(buf, capacity, source, tag, "irecv"); e != Errc::success) return e;
   }
   out = request_pool_.get();
-  init_recv(out, buf, capacity, source, tag, context);
-  post_recv(out, user && may_announce(source, capacity) ? Announce::nonblocking : Announce::no);
+  post_recv(out, init_recv(out, buf, capacity, source, tag, context),
+            user && may_announce(source, capacity) ? Announce::nonblocking : Announce::no);
   return Errc::success;
 }
 
@@ -96,14 +96,14 @@ Errc Engine::Impl::recv(void* buf, std::size_t capacity, int source, int tag,
     if (Errc e = check_recv_args(buf, capacity, source, tag, "recv"); e != Errc::success) return e;
   }
   Request r;  // blocking: see Engine::Impl::send
-  init_recv(&r, buf, capacity, source, tag, context);
-  post_recv(&r, capacity >= kBlockingAnnounceMin && may_announce(source, capacity) ? Announce::blocking
+  post_recv(&r, init_recv(&r, buf, capacity, source, tag, context),
+            capacity >= kBlockingAnnounceMin && may_announce(source, capacity) ? Announce::blocking
                                                                                    : Announce::no);
   return wait_done(&r, status);
 }
 
-void Engine::Impl::init_recv(Request* r, void* buf, std::size_t capacity, int source, int tag,
-                             std::uint32_t context) {
+detail::Key3 Engine::Impl::init_recv(Request* r, void* buf, std::size_t capacity, int source,
+                                     int tag, std::uint32_t context) {
   r->kind = Request::Kind::recv;
   r->context = context;
   r->source = source;
@@ -112,21 +112,22 @@ void Engine::Impl::init_recv(Request* r, void* buf, std::size_t capacity, int so
   r->capacity = capacity;
   r->expected = 1;
   r->status = Status{};
+  return {context, source, tag};
 }
 
-void Engine::Impl::post_recv(Request* r, Announce announce) {
-  const int source = r->source;
+void Engine::Impl::post_recv(Request* r, detail::Key3 key, Announce announce) {
+  const int source = key.source;
   {
     EngineLock lock(*this);
     auto* m = arrived_.empty() ? nullptr
-                               : static_cast<Message*>(arrived_.find(r->context, source, r->tag));
+                               : static_cast<Message*>(arrived_.find(key.context, source, key.tag));
     if (m != nullptr) {
       arrived_.remove(*m);
       take_message_locked(r, m);
     } else if (any_peer_failed_.load(std::memory_order_relaxed) && doomed_locked(*r, source)) [[unlikely]] {
       fail_pending_locked(r, fmt::format("recv from {} in context {}: a task it needs failed", source, r->context));
     } else {
-      posted_.post(*r);
+      posted_.post(*r, key);
       if (announce != Announce::no) announce_locked(r, announce == Announce::blocking);
       // A sender held back by flow control may hold the message we need.
       if (source != kAnySource) {

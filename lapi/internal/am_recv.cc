@@ -101,6 +101,20 @@ void Context::Impl::accept_shm_frame_locked(TaskId src, const std::byte* frame, 
   (void)accept_amsend_locked(false, true, frame, len, nullptr, 0);
 }
 
+namespace {
+
+// A field the header handler has just stored, loaded on its own. Copying
+// the landing into the job, the compiler would load two neighbouring
+// fields at once; a 16-byte load over two 8-byte stores still in the store
+// buffer cannot be forwarded and waits for both to reach the cache (38% of
+// this function's time in an 8 B stream, perf).
+template <class T>
+T load_alone(const T& field) {
+  return *static_cast<const volatile T*>(&field);
+}
+
+}  // namespace
+
 // Inlined: each form has one caller, and the unchecked one is every message's path.
 template <bool kChecked>
 [[gnu::always_inline]] inline ucs_status_t Context::Impl::deliver_amsend_locked(
@@ -138,7 +152,8 @@ template <bool kChecked>
                                             errc_name(static_cast<Errc>(landing.refuse))),
                                 split.id);
   }
-  const CompletionJob job{landing.on_complete, landing.user_info, landing.completion_arg,
+  const CompletionJob job{load_alone(landing.on_complete), load_alone(landing.user_info),
+                          load_alone(landing.completion_arg),
                           reinterpret_cast<Counter*>(counter_handle), w.src, cookie};
   if (split.id != 0) [[unlikely]] {
     if (f.striped) {

@@ -80,6 +80,15 @@ class ShmChannel {
   static constexpr std::size_t kSlotHeader = 16;  // ticket, length
   // Largest frame: 15 slots, so a ring holds at least 8 of them.
   static constexpr std::size_t kFrameLimit = 15 * kSlotBytes - kSlotHeader;
+  // Prefetch distances, in slots (one small frame each), for a stream of
+  // small frames: the sender fetches a slot's first line for writing this
+  // far ahead of the one it writes next, the target the frame this far
+  // ahead of the one it reads. Together they raised the 8 B message rate
+  // by about 13% (mpi_msgrate, 8 alternated runs: 0.82x Open MPI's without,
+  // 0.93x with); either alone gained less, and other distances from 2 to
+  // 16 slots about the same.
+  static constexpr std::uint64_t kWritePrefetchSlots = 8;
+  static constexpr std::uint64_t kReadPrefetchSlots = 4;
 
   ShmChannel() = default;
   ~ShmChannel();
@@ -259,6 +268,9 @@ bool ShmChannel::poll(Deliver&& deliver) {
       if (std::atomic_ref<std::uint64_t>(slot.ticket).load(std::memory_order_acquire) != at + 1) {
         break;
       }
+      // The sender's lines come one by one from its core; ask for a later
+      // frame's now, so that its miss overlaps this one's work.
+      __builtin_prefetch(&in.ring[(at + kReadPrefetchSlots) % kSlots], 0);
       const std::size_t len = slot.len;
       // A length past the frame limit or the ring's end is refused by
       // deliver; the frame then counts as one slot (the sender's stream is

@@ -292,10 +292,12 @@ class Engine::Impl {
   // ---- recv.cc -----------------------------------------------------------
   Errc check_recv_args(const void* buf, std::size_t capacity, int source, int tag,
                        const char* fn) const;
-  void init_recv(Request* r, void* buf, std::size_t capacity, int source, int tag,
-                 std::uint32_t context);
+  // Fills in a receive request; returns its matching key, for post_recv.
+  detail::Key3 init_recv(Request* r, void* buf, std::size_t capacity, int source, int tag,
+                         std::uint32_t context);
   enum class Announce : std::uint8_t { no, nonblocking, blocking };
-  void post_recv(Request* r, Announce announce = Announce::no);
+  // `key` is r's, passed by value (PostedQueue::post says why).
+  void post_recv(Request* r, detail::Key3 key, Announce announce);
   // Arrival of an in-order message (header handler or deferred). Returns
   // the landing for eager data that has not landed yet. This and on_eager
   // are inlined into the header handlers (handlers.cc, their only callers):

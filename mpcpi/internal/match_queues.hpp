@@ -68,8 +68,14 @@ class PostedQueue {
 
   // A ping-pong or a stream posts to and matches from the same exact list
   // over and over: that case is inline, through a one-entry cache.
-  void post(PostedEntry& entry) {
-    if (is_cached(entry.context, entry.source, entry.tag)) {
+  void post(PostedEntry& entry) { post(entry, Key3{entry.context, entry.source, entry.tag}); }
+  // The same, with the entry's own key passed by value (in registers) by a
+  // caller that has just stored it: comparing the entry with the cache, the
+  // compiler reloads source and tag with one 8-byte load, which the store
+  // buffer cannot forward from two 4-byte stores (11% of MPI_Irecv's time
+  // in an 8 B stream, perf).
+  void post(PostedEntry& entry, Key3 key) {
+    if (is_cached(key.context, key.source, key.tag)) {
       entry.stamp = next_stamp_++;
       cached_list_->push_back(entry.hook);
       ++size_;
