@@ -354,9 +354,6 @@ void until_peer_sleeps(lapi::Context& ctx, bool waiter) {
 
 }  // namespace
 
-// amsend_quiet (what the MPI layer's direct landing sends): into the ring
-// although the target's progress thread sleeps, which it does not wake; the
-// next thing that wakes it (here an ordinary Amsend) finds it first.
 TEST_CASE("a quiet amsend's bad arguments are errors naming them") {
   lapi::Context& ctx = rank_context();
   const std::uint64_t word = 1;
@@ -367,6 +364,9 @@ TEST_CASE("a quiet amsend's bad arguments are errors naming them") {
   CHECK(ctx.amsend_quiet(0, 9, nullptr, 8).code() == lapi::Errc::uhdr_null);
 }
 
+// amsend_quiet (what the MPI layer's direct landing sends): into the ring
+// although the target's progress thread sleeps, which it does not wake; the
+// next thing that wakes it (here an ordinary Amsend) finds it first.
 TEST_CASE("a quiet amsend goes into a sleeping progress thread's ring without waking it") {
   lapi::Context& ctx = rank_context();
   if (!shm_on() || ctx.num_tasks() < 2) return;
