@@ -274,6 +274,11 @@ class Context {
   bool handlers_may_run_concurrently() const {
     return concurrent_->load(std::memory_order_relaxed);
   }
+  // The flag behind handlers_may_run_concurrently() (load it relaxed),
+  // valid as long as this context. A layer above that keeps it asks with one
+  // load instead of two dependent ones (context, then flag): on every call
+  // and message of an MPI stream, that second load sat on the critical path.
+  const std::atomic<bool>& concurrency_switch() const { return *concurrent_; }
   // Interrupt mode: the caller is about to stop calling the library while it
   // expects traffic (a layer above returning to its application with
   // receives posted). The progress thread, which stays parked for a grace

@@ -40,7 +40,7 @@ using detail::seq_before;
 bool Engine::Impl::direct_landing_on() const {
   std::int64_t interrupt = 0;
   return options_.direct_recv && options_.variant != Variant::counters &&
-         ctx_.handlers_may_run_concurrently() &&
+         concurrent() &&
          ctx_.qenv(lapi::Query::interrupt_mode, interrupt).ok() && interrupt == 1;
 }
 

@@ -40,7 +40,8 @@ HandlerSlot* new_handler_slot() {
 
 }  // namespace
 
-Engine::Impl::Impl(lapi::Context& ctx, const Options& options) : ctx_(ctx), options_(options) {}
+Engine::Impl::Impl(lapi::Context& ctx, const Options& options)
+    : ctx_(ctx), concurrent_(ctx.concurrency_switch()), options_(options) {}
 
 Engine::Impl::~Impl() {
   if (slot_ != nullptr) slot_->impl.store(nullptr, std::memory_order_release);

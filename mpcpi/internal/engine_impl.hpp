@@ -37,6 +37,7 @@
 #include "handlers/handler.hpp"
 #include "lapi/context.hpp"
 #include "mpcpi/internal/bsend_pool.hpp"
+#include "mpcpi/internal/copy_bytes.hpp"
 #include "mpcpi/internal/handle_table.hpp"
 #include "mpcpi/internal/match_queues.hpp"
 #include "mpcpi/internal/wait_state.hpp"
@@ -234,7 +235,7 @@ class Engine::Impl {
   // takes over now rather than after its grace period: the application may
   // not call again until that data is there (the paper's interrupt test).
   Errc returning(Errc result) {
-    if (ctx_.handlers_may_run_concurrently() && has_posted_receives()) ctx_.hand_over_progress();
+    if (concurrent() && has_posted_receives()) ctx_.hand_over_progress();
     return result;
   }
   bool has_posted_receives() const;
@@ -386,7 +387,7 @@ class Engine::Impl {
   // inside the header handler: no completion handler, no deferred job.
   lapi::Landing land_in_request_locked(Request* r, bool counted, const void* data) {
     if (data != nullptr && copy_in_handler_ && !counted) {
-      std::memcpy(r->recv_buf, data, r->status.bytes);
+      detail::copy_bytes(r->recv_buf, data, r->status.bytes);
       complete(r);
       return {};
     }
@@ -430,7 +431,7 @@ class Engine::Impl {
   // Without concurrent handlers only this thread touches the counter: no
   // locked read-modify-write (see lapi::Counter::add_unshared).
   void complete(Request* r, int events = 1) {
-    if (ctx_.handlers_may_run_concurrently()) {
+    if (concurrent()) {
       r->signal.add(events);
     } else {
       r->signal.add_unshared(events);
@@ -472,6 +473,10 @@ class Engine::Impl {
 
   // ---- state -----------------------------------------------------------
   lapi::Context& ctx_;
+  // ctx_.concurrency_switch(): whether handlers may run on another thread
+  // (asked on every call and message; see concurrent()).
+  const std::atomic<bool>& concurrent_;
+  bool concurrent() const { return concurrent_.load(std::memory_order_relaxed); }
   Options options_;
   lapi::TaskId me_ = 0;
   std::uint32_t ntasks_ = 0;
@@ -526,7 +531,7 @@ class Engine::Impl {
 };
 
 inline EngineLock::EngineLock(const Engine::Impl& engine)
-    : mutex_(engine.ctx_.handlers_may_run_concurrently() ? &engine.mu_ : nullptr) {
+    : mutex_(engine.concurrent() ? &engine.mu_ : nullptr) {
   if (mutex_ != nullptr) mutex_->lock();
 }
 

@@ -103,6 +103,8 @@ TEST_CASE("singleton: one task talks to itself in every policy") {
 
       CHECK(ctx->handlers_may_run_concurrently() ==
             (policy == lapi::CompletionPolicy::thread || (ctx->qenv(lapi::Query::interrupt_mode, v).ok() && v == 1)));
+      // The flag a layer above may keep follows the switches.
+      CHECK(ctx->concurrency_switch().load() == ctx->handlers_may_run_concurrently());
       // An unregistered handler's messages are refused and reported.
       LAPI_OK(ctx->unregister_handler(1));
       lapi::Counter refused;
