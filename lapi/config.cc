@@ -241,6 +241,11 @@ Status Config::from_env(Config& config) {
     config.split_copy = s != "0";
     config.split_copy_always = s == "1";
   }
+  if (const char* v = env("LAPIS_SPLIT_MIN")) {
+    if (!parse_count(v, config.split_min)) {
+      return fail(Errc::set_val, "LAPIS_SPLIT_MIN='{}': expected a byte count", v);
+    }
+  }
   if (const char* v = env("LAPIS_CHECKSUM")) {
     const std::string_view s(v);
     if (s == "none") {

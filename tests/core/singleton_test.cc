@@ -206,6 +206,7 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
     ::unsetenv("LAPIS_PATHS");
   }
   expect_rejected("LAPIS_SPLIT_COPY", {"on", "3"});
+  expect_rejected("LAPIS_SPLIT_MIN", {"-1", "64k", "big"});
   expect_rejected("LAPIS_CHECKSUM", {"crc", "CRC32C", "1"});
   expect_rejected("LAPIS_NET_IF", {"nosuchif0", "lo0"});
   {
@@ -287,6 +288,11 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   REQUIRE(lapi::Config::from_env(config).ok());
   CHECK(config.split_copy_always);
   ::unsetenv("LAPIS_SPLIT_COPY");
+  config.split_min = 16384;  // what the MPI layer sets: the variable wins over it
+  ::setenv("LAPIS_SPLIT_MIN", "131072", 1);
+  REQUIRE(lapi::Config::from_env(config).ok());
+  CHECK(config.split_min == 131072);
+  ::unsetenv("LAPIS_SPLIT_MIN");
   CHECK(lapi::Config::from_env(config).ok());
 }
 

@@ -28,9 +28,10 @@ void require(bool ok) {
 }
 
 constexpr const char* kVars[] = {
-    "LAPIS_MODE",       "LAPIS_POLICY",    "LAPIS_AM_EAGER_LIMIT", "LAPIS_TAKEOVER_GRACE_US",
-    "LAPIS_ERROR_CHECK", "LAPIS_SHM",      "LAPIS_SPLIT_COPY",     "LAPIS_MPI_VARIANT",
+    "LAPIS_MODE",        "LAPIS_POLICY",      "LAPIS_AM_EAGER_LIMIT",    "LAPIS_TAKEOVER_GRACE_US",
+    "LAPIS_ERROR_CHECK", "LAPIS_SHM",         "LAPIS_SPLIT_COPY",        "LAPIS_MPI_VARIANT",
     "LAPIS_EAGER_LIMIT", "LAPIS_EARLY_ARRIVAL_MAX", "LAPIS_TRANSPORTS", "LAPIS_PROGRESS_NICE",
+    "LAPIS_SPLIT_MIN",
 };
 constexpr std::size_t kNumVars = sizeof kVars / sizeof kVars[0];
 
