@@ -272,7 +272,7 @@ class Context {
   // layer above needs no locks of its own around state its handlers touch.
   // Inline: layers above ask on every message.
   bool handlers_may_run_concurrently() const {
-    return concurrent_->load(std::memory_order_relaxed);
+    return concurrency_switch().load(std::memory_order_relaxed);
   }
   // The flag behind handlers_may_run_concurrently() (load it relaxed),
   // valid as long as this context. A layer above that keeps it asks with one

@@ -99,8 +99,7 @@ Errc Engine::Impl::send(const void* buf, std::size_t bytes, int dest, int tag,
                                    &env, sizeof env, buf, bytes, counters);
       !s.ok()) [[unlikely]] {
     result = fail(lapi_error(s), "send: {}", s.message());
-  } else if (!(concurrent() ? sent.try_consume(1)
-                                                     : sent.try_consume_unshared(1))) {
+  } else if (!(concurrent() ? sent.try_consume(1) : sent.try_consume_unshared(1))) {
     if (idle_hook_ != nullptr) {
       // Other threads may call in while the data leaves (see set_idle_hook).
       int spins = 0;
