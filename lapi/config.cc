@@ -245,6 +245,7 @@ Status Config::from_env(Config& config) {
     if (!parse_count(v, config.split_min)) {
       return fail(Errc::set_val, "LAPIS_SPLIT_MIN='{}': expected a byte count", v);
     }
+    config.split_min_auto = false;  // the user's choice, not a preference the machine may veto
   }
   if (const char* v = env("LAPIS_CHECKSUM")) {
     const std::string_view s(v);

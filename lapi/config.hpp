@@ -106,6 +106,15 @@ struct Config {
   // eager limit for tasks split copy cannot reach and sets 16 KiB here
   // (mpi/internal/runtime.cc says what it measured).
   std::size_t split_min = 0;
+  // split_min below the eager limit pays only where a cross-memory read is
+  // cheap against the two ordinary copies of UCX's eager path. With
+  // `split_min_auto` the task times both at init (a 16 KiB read of its own
+  // memory, best of 16) and, where the read costs more than
+  // `split_cma_ratio_max` copies, split copy starts at the eager limit
+  // instead (connect.cc says what was measured). LAPIS_SPLIT_MIN sets
+  // split_min and turns this off.
+  bool split_min_auto = false;
+  double split_cma_ratio_max = 8;
   Checksum checksum = Checksum::none;
   FaultCorrupt fault_corrupt{};
   // The network interface UCX uses (LAPIS_NET_IF; must exist and be up).

@@ -25,10 +25,11 @@ constexpr std::array kVariables = {
     Variable{"LAPIS_SPLIT_COPY", "auto", "core",
              "large Amsends to tasks on this node copied by both tasks: `auto` unless the host "
              "has more tasks than cores, `1` always, `0` never (UCX's rendezvous pulls alone)"},
-    Variable{"LAPIS_SPLIT_MIN", "0 (MPI: 16384)", "core",
+    Variable{"LAPIS_SPLIT_MIN", "0 (MPI: 16384, or the eager limit where a cross-memory read is slow)",
+             "core",
              "split copy takes Amsend data from this many bytes up (16384 at least; `0`: the "
-             "eager limit); where a cross-memory-attach call is slow, `131072` keeps MPI "
-             "messages below 128 KiB on UCX's copy-in/copy-out (see Split copy on a node)"},
+             "eager limit); set, it replaces the MPI layer's start-up timing (see Split copy "
+             "on a node)"},
     Variable{"LAPIS_CHECKSUM", "none", "core",
              "`crc32c`: end-to-end CRC32C on all user data, damaged transfers repeated (see the "
              "core section)"},

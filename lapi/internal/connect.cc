@@ -111,6 +111,7 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
                         links_.add_peer(t, cards[t].uid, cards[t].host, cards[t].links);
   }
   leave_split_copy_if_oversubscribed();
+  raise_split_min_if_cma_slow();
   for (std::uint32_t t = 0; t < ntasks_; ++t) {
     const PeerCard& card = cards[t];
     ucp_ep_params_t ep{};

@@ -86,6 +86,8 @@ class Context::Impl {
                      const internal::PathRules& rules);
   // Turns split copy off on a host with more tasks than cores (unless LAPIS_SPLIT_COPY=1).
   void leave_split_copy_if_oversubscribed();
+  // split_copy.cc: Config::split_min_auto's check, once the paths are known.
+  void raise_split_min_if_cma_slow();
 
   // ---- join.cc: tasks of other jobs (Context::join_card, join_tasks, leave_tasks)
   std::uint32_t npeers() const { return npeers_.load(std::memory_order_acquire); }

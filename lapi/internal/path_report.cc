@@ -44,6 +44,10 @@ void Context::Impl::report_paths() const {
                         p.tcp ? "/tcp" : "");
     if (p.links > 0) line += fmt::format("+links:{}", p.links);
   }
+  if (split_.cma_copy_ratio > 0) {
+    line += fmt::format("; split copy from {} B (a 16 KiB cross-memory read costs {:.1f} copies)",
+                        split_threshold(), split_.cma_copy_ratio);
+  }
   line += '\n';
   std::fputs(line.c_str(), stderr);
 }

@@ -57,6 +57,9 @@ struct SplitCopyState {
   std::uint64_t sent = 0;
   std::uint64_t received = 0;
   std::uint64_t parts_helped = 0;
+  // What a 16 KiB cross-memory read cost against a copy at init (0: not
+  // measured), for LAPIS_VERBOSE.
+  double cma_copy_ratio = 0;
   // The ring poll stops after the frame just taken (progress.cc): a
   // target's copy ran (UCX goes first), or a control message came (handled
   // before the next frame: it may free the buffer of an MPI_Send whose

@@ -76,6 +76,10 @@ int start_runtime() {
   // (Open MPI 2.5-3.0 and 5.6-5.9); mpi_bw 16 / 64 KiB 7.5 / 8.2 → 11.3 /
   // 14.5 GB/s, both ways 7.2 / 8.0 → 10.4 / 20.7.
   config.split_min = 16 * 1024;
+  // Where a cross-memory read costs many copies (an AMD Zen 5 VM: about 15
+  // memcpys of 16 KiB), UCX's eager path wins below the eager limit instead
+  // (lapi/internal/split_copy.cc, raise_split_min_if_cma_slow).
+  config.split_min_auto = true;
   config.leave_call = "MPI_Finalize";
   if (lapi::Status st = lapi::Config::from_env(config); !st.ok()) {
     return fail(MPI_ERR_OTHER, "lapi configuration: {}", st.message());

@@ -289,9 +289,11 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   CHECK(config.split_copy_always);
   ::unsetenv("LAPIS_SPLIT_COPY");
   config.split_min = 16384;  // what the MPI layer sets: the variable wins over it
+  config.split_min_auto = true;
   ::setenv("LAPIS_SPLIT_MIN", "131072", 1);
   REQUIRE(lapi::Config::from_env(config).ok());
   CHECK(config.split_min == 131072);
+  CHECK_FALSE(config.split_min_auto);  // and the machine's measure does not override it
   ::unsetenv("LAPIS_SPLIT_MIN");
   CHECK(lapi::Config::from_env(config).ok());
 }

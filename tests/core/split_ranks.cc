@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,36 @@ TEST_CASE("split_min: below a larger eager limit, data from split_min up is spli
   LAPI_OK(s.ctx.senv(lapi::Query::eager_limit, eager));
   LAPI_OK(s.ctx.senv(lapi::Query::split_min, 0));
   LAPI_OK(s.ctx.barrier());
+}
+
+TEST_CASE("split_min_auto: where a cross-memory read costs too many copies, split copy starts at "
+          "the eager limit") {
+  // The ratio measured is this machine's; the bound decides. 0: every
+  // machine's read is too dear; 1e9: none is.
+  const std::uint32_t n = rank_context().num_tasks();
+  const bool split = split_on(n) && n > 1;
+  for (const double bound : {0.0, 1e9}) {
+    CAPTURE(bound);
+    lapi::Config config;
+    LAPI_OK(lapi::Config::from_env(config));
+    config.eager_limit = 128 * 1024;  // as the MPI layer sets it up
+    config.split_min = 16384;
+    config.split_min_auto = true;
+    config.split_cma_ratio_max = bound;
+    std::unique_ptr<lapi::Context> ctx;
+    LAPI_OK(lapi::Context::init(config, ctx));
+    LAPI_OK(ctx->register_handler(2, discard));
+    const bool raised = split && bound == 0;
+    std::int64_t split_min = 0;
+    LAPI_OK(ctx->qenv(lapi::Query::split_min, split_min));
+    CHECK(split_min == (raised ? 128 * 1024 : 16384));
+    LAPI_OK(ctx->barrier());
+    const std::vector<char> data(32768, 'x');
+    LAPI_OK(ctx->amsend((ctx->task_id() + 1) % n, 2, nullptr, 0, data.data(), data.size()));
+    LAPI_OK(ctx->gfence());
+    CHECK(ctx->shm_stats().split_sent == (split && !raised ? 1u : 0u));
+    LAPI_OK(ctx->term());
+  }
 }
 
 TEST_CASE("split_done comes back through the ring; a fence returns with the origin buffer free") {
