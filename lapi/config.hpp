@@ -111,7 +111,7 @@ struct Config {
   // `split_min_auto` the task times both at init (a 16 KiB read of its own
   // memory, best of 16) and, where the read costs more than
   // `split_cma_ratio_max` copies, split copy starts at the eager limit
-  // instead (connect.cc says what was measured). LAPIS_SPLIT_MIN sets
+  // instead (split_copy.cc says what was measured). LAPIS_SPLIT_MIN sets
   // split_min and turns this off.
   bool split_min_auto = false;
   double split_cma_ratio_max = 8;
