@@ -342,6 +342,10 @@ class Context::Impl {
                              std::size_t uhdr_len, const void* data, std::size_t data_len,
                              const Counters& counters);
   // Target side, once the header handler named `buffer` (null: discard).
+  // LAPIS_CHECKSUM: runs the checks finish_split_recv_locked held back, then
+  // completes those Amsends (split_copy.cc says why they wait).
+  void check_held_splits_locked();
+  void complete_split_recv_locked(internal::SplitRecv& rec);
   void land_split_locked(TaskId src, const internal::SplitWire& split, void* buffer,
                          const CompletionJob& job, std::uint32_t split_crc);
   // Target side: the data will not be copied (`code` says why, success for

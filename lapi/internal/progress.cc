@@ -77,6 +77,13 @@ bool Context::Impl::poll_once() {
       }
     }
     if (links_.active()) [[unlikely]] did |= links_.progress();
+    // A split Amsend's held check (split_copy.cc) waits one poll for the next
+    // split frame, and no longer.
+    if (!split_.held_checks.empty()) [[unlikely]] {
+      if (!split_.held_this_poll) check_held_splits_locked();
+      split_.held_this_poll = false;
+      did = true;
+    }
   }
   if (runner_.has_deferred()) {
     run_deferred();

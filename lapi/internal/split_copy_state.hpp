@@ -60,6 +60,11 @@ struct SplitCopyState {
   // What a 16 KiB cross-memory read cost against a copy at init (0: not
   // measured), for LAPIS_VERBOSE.
   double cma_copy_ratio = 0;
+  // LAPIS_CHECKSUM: split Amsends whose parts are all in, their check still
+  // to run (split_copy.cc, check_held_splits_locked), in arrival order;
+  // `held_this_poll`: one was added during the current poll.
+  std::vector<std::unique_ptr<SplitRecv>> held_checks;
+  bool held_this_poll = false;
   // The ring poll stops after the frame just taken (progress.cc): a
   // target's copy ran (UCX goes first), or a control message came (handled
   // before the next frame: it may free the buffer of an MPI_Send whose
