@@ -342,12 +342,13 @@ class Context::Impl {
                              std::size_t uhdr_len, const void* data, std::size_t data_len,
                              const Counters& counters);
   // Target side, once the header handler named `buffer` (null: discard).
-  // LAPIS_CHECKSUM: runs the checks finish_split_recv_locked held back, then
-  // completes those Amsends (split_copy.cc says why they wait).
-  void check_held_splits_locked();
-  void complete_split_recv_locked(internal::SplitRecv& rec);
   void land_split_locked(TaskId src, const internal::SplitWire& split, void* buffer,
                          const CompletionJob& job, std::uint32_t split_crc);
+  // LAPIS_CHECKSUM, polling mode: runs the checks finish_split_recv_locked
+  // held back and completes those Amsends (split_copy.cc says why they wait).
+  void check_held_splits_locked();
+  // Checks the data (LAPIS_CHECKSUM), frees the origin's buffer and lands.
+  void complete_split_recv_locked(internal::SplitRecv& rec);
   // Target side: the data will not be copied (`code` says why, success for
   // a discard); the origin may reuse its buffer. `near`: split_done may take
   // the ring (a success with no completion ack behind it, which must not

@@ -227,8 +227,8 @@ Status Context::Impl::amsend_split_locked(TaskId tgt, HandlerId handler, const v
 void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* buffer,
                                       const CompletionJob& job, std::uint32_t split_crc) {
   ++split_.received;
-  if (!split_.held_checks.empty() && (split.len == 0 || buffer == nullptr || !split_reaches(src)))
-    check_held_splits_locked();  // lands in order
+  // Lands in order: a split Amsend whose check is held lands first.
+  if (split.len == 0 || buffer == nullptr || !split_reaches(src)) check_held_splits_locked();
   if (split.len == 0 || buffer == nullptr) {  // nothing to move, or discarded
     release_split_locked(src, split.id, Errc::success, job.cookie == 0);
     landed_locked(job);
@@ -267,7 +267,7 @@ void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* 
     const SplitGoWire go{me_, rec->cell, split.id, token, reinterpret_cast<std::uint64_t>(buffer),
                          part, parts, gen};
     send_control_near_locked(src, Proto::split_go, &go, sizeof go);
-    if (!split_.held_checks.empty()) check_held_splits_locked();  // while the origin starts copying
+    check_held_splits_locked();  // while the origin starts copying
     last = copy_parts(cell, gen, parts, true, [&](std::uint32_t k, std::uint32_t count) {
       const std::size_t off = std::size_t{k} * part;
       return cma_copy(peers_[src].split_pid, dst + off, split.addr + off,
@@ -275,7 +275,7 @@ void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* 
     }, err);
   } else {
     // One part, or no cell free: all of it here.
-    if (!split_.held_checks.empty()) check_held_splits_locked();  // lands in order
+    check_held_splits_locked();  // lands in order
     err = cma_copy(peers_[src].split_pid, dst, split.addr, split.len, false);
   }
   if (err != 0) {
@@ -415,7 +415,7 @@ void Context::Impl::on_split_done_locked(const SplitDoneWire& msg) {
 }
 
 void Context::Impl::finish_split_recv_locked(std::uint64_t token) {
-  const std::unique_ptr<SplitRecv> rec(split_.recvs.take(token).value_or(nullptr));
+  std::unique_ptr<SplitRecv> rec(split_.recvs.take(token).value_or(nullptr));
   if (!rec) return;
   if (rec->cell != SplitRecv::kNoCell) {
     const std::uint64_t done = std::atomic_ref<std::uint64_t>(shm_.cells_from(rec->src)[rec->cell].done)
@@ -436,8 +436,8 @@ void Context::Impl::finish_split_recv_locked(std::uint64_t token) {
   // held gave 1 MiB 0.46-0.47x of unchecked against 0.55-0.56x, though runs
   // of identical interrupt-mode code spread as wide (256 KiB 0.43-0.58x), so
   // there it stays at once until measured better.
-  if (integrity_.on && rec->error == Errc::success && config_.mode == ProgressMode::polling) {
-    split_.held_checks.push_back(std::make_unique<SplitRecv>(std::move(*rec)));
+  if (integrity_.on && config_.mode == ProgressMode::polling && rec->error == Errc::success) {
+    split_.held_checks.push_back(std::move(rec));
     split_.held_this_poll = true;
     return;
   }
@@ -445,17 +445,18 @@ void Context::Impl::finish_split_recv_locked(std::uint64_t token) {
 }
 
 void Context::Impl::check_held_splits_locked() {
+  if (split_.held_checks.empty()) return;
   // Moved out first: completing one may run a handler that polls again.
   std::vector<std::unique_ptr<SplitRecv>> held = std::move(split_.held_checks);
   split_.held_checks.clear();
-  for (const auto& rec : held) {
-    if (!check_split_locked(rec->src, rec->buffer, rec->addr, rec->len, rec->crc, rec->detail))
-      rec->error = Errc::data_corrupt;
-    complete_split_recv_locked(*rec);
-  }
+  for (const auto& rec : held) complete_split_recv_locked(*rec);
 }
 
 void Context::Impl::complete_split_recv_locked(SplitRecv& rec) {
+  if (integrity_.on && rec.error == Errc::success &&
+      !check_split_locked(rec.src, rec.buffer, rec.addr, rec.len, rec.crc, rec.detail)) {
+    rec.error = Errc::data_corrupt;
+  }
   release_split_locked(rec.src, rec.id, rec.error, rec.error == Errc::success && rec.job.cookie == 0);
   if (rec.error == Errc::success) {
     landed_locked(rec.job);
