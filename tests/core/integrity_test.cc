@@ -37,6 +37,9 @@ TEST_CASE("checksums: intact data, and every injected corruption repaired on eve
       {2, {on, "LAPIS_FAULT_CORRUPT=eager:3", "LAPIS_SHM=0", "INTEGRITY_MIN_INJECTED=20"}},
       {2, {on, "LAPIS_FAULT_CORRUPT=rndv:2", "LAPIS_SPLIT_COPY=0", "INTEGRITY_MIN_INJECTED=10"}},
       {2, {on, "LAPIS_FAULT_CORRUPT=split:2", "INTEGRITY_MIN_INJECTED=10"}},
+      // Polling mode holds a split copy's check until the next split_go; interrupt mode
+      // checks at once, and only a split-only run shows that it checks at all (6 when quiet).
+      {2, {on, "LAPIS_FAULT_CORRUPT=split:2", "LAPIS_MODE=interrupt", "INTEGRITY_MIN_INJECTED=3"}},
       {2, {on, "LAPIS_FAULT_CORRUPT=put,get:3", "INTEGRITY_MIN_INJECTED=20"}},
       {2, {on, "LAPIS_FAULT_CORRUPT=rmw:3", "INTEGRITY_MIN_INJECTED=60"}},
       {2, {on, "LAPIS_FAULT_CORRUPT=all:3", "LAPIS_MODE=interrupt", "INTEGRITY_MIN_INJECTED=40"}},
