@@ -34,6 +34,12 @@ Status Context::init(const Config& config, std::unique_ptr<Context>& out) {
   if (config.mode > ProgressMode::interrupt) {
     return fail(Errc::set_val, "init: config.mode={} is not a progress mode", static_cast<int>(config.mode));
   }
+  // A NaN bound would never raise split copy's start and a negative one always would: both are
+  // mistakes, not preferences.
+  if (!(config.split_cma_ratio_max >= 0)) {
+    return fail(Errc::set_val, "init: config.split_cma_ratio_max={} is not a non-negative ratio",
+                config.split_cma_ratio_max);
+  }
   std::unique_ptr<Context> ctx(new Context(nullptr));
   ctx->impl_ = std::make_unique<Impl>(*ctx, config);
   ctx->concurrent_ = &ctx->impl_->lock_.switch_();

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -296,6 +297,28 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
   CHECK_FALSE(config.split_min_auto);  // and the machine's measure does not override it
   ::unsetenv("LAPIS_SPLIT_MIN");
   CHECK(lapi::Config::from_env(config).ok());
+}
+
+TEST_CASE("a Config set in code that makes no sense is refused at init, naming the field") {
+  std::unique_ptr<lapi::Context> ctx;
+  for (double bad : {-1.0, std::nan("")}) {
+    lapi::Config config;
+    config.split_cma_ratio_max = bad;
+    lapi::Status s = lapi::Context::init(config, ctx);
+    CHECK(s.code() == lapi::Errc::set_val);
+    CHECK(s.message().find("split_cma_ratio_max") != std::string::npos);
+    CHECK(ctx == nullptr);
+  }
+  lapi::Config config;
+  config.policy = static_cast<lapi::CompletionPolicy>(9);
+  lapi::Status s = lapi::Context::init(config, ctx);
+  CHECK(s.code() == lapi::Errc::set_val);
+  CHECK(s.message().find("config.policy=9") != std::string::npos);
+  config = lapi::Config{};
+  config.mode = static_cast<lapi::ProgressMode>(9);
+  s = lapi::Context::init(config, ctx);
+  CHECK(s.code() == lapi::Errc::set_val);
+  CHECK(s.message().find("config.mode=9") != std::string::npos);
 }
 
 TEST_CASE("shared_memory and split_copy are readable through qenv and read-only") {
