@@ -56,9 +56,16 @@ struct Entry {
   BuiltinSpec spec;
 };
 
+// MPI_LB or MPI_UB: no bytes, no elements, only a bound (datatype.hpp).
+BuiltinSpec marker(Marker which) {
+  BuiltinSpec spec{nullptr, 0, 1, {}, {}};
+  spec.marker = which;
+  return spec;
+}
+
 // Every predefined datatype of mpi.h the library implements, with the C (or
-// gfortran) layout it stands for. (MPI_LB and MPI_UB, removed in MPI 3.0,
-// are not datatypes here; MPI_INTEGER16 is MPI_DATATYPE_NULL, as in MPICH.)
+// gfortran) layout it stands for. (MPI_INTEGER16 is MPI_DATATYPE_NULL, as in
+// MPICH.)
 #define LAPIS_ENTRY(handle, spec) {handle, #handle, spec}
 std::vector<Entry> entries() {
   return {
@@ -126,6 +133,9 @@ std::vector<Entry> entries() {
       LAPIS_ENTRY(MPI_COMPLEX8, complex_of<float>()),
       LAPIS_ENTRY(MPI_COMPLEX16, complex_of<double>()),
       LAPIS_ENTRY(MPI_COMPLEX32, opaque(16, 2)),
+      // MPI-1's bound markers, for old programs (MPI_Type_struct with MPI_UB ...).
+      LAPIS_ENTRY(MPI_LB, marker(Marker::lb)),
+      LAPIS_ENTRY(MPI_UB, marker(Marker::ub)),
   };
 }
 #undef LAPIS_ENTRY

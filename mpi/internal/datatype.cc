@@ -80,19 +80,31 @@ struct Checked {
 
 bool fits(std::int64_t v) { return v >= -kTypeByteLimit && v <= kTypeByteLimit; }
 
-struct Bounds {
+// The smallest or largest of the values seen, if any.
+struct Extreme {
   bool any = false;
-  std::int64_t lb = 0, ub = 0, true_lb = 0, true_ub = 0;
-
-  void add(std::int64_t lo, std::int64_t hi, std::int64_t tlo, std::int64_t thi) {
-    if (!any) {
-      lb = lo, ub = hi, true_lb = tlo, true_ub = thi;
-      any = true;
-      return;
-    }
-    lb = std::min(lb, lo), ub = std::max(ub, hi);
-    true_lb = std::min(true_lb, tlo), true_ub = std::max(true_ub, thi);
+  std::int64_t v = 0;
+  void min(std::int64_t x) {
+    v = any ? std::min(v, x) : x;
+    any = true;
   }
+  void max(std::int64_t x) {
+    v = any ? std::max(v, x) : x;
+    any = true;
+  }
+};
+
+// A typemap's bounds: where no entry carries a marker of a bound, the
+// entries' extremes; where any does, the markers' alone (MPI 3.1 4.1.6).
+// True bounds never count markers.
+struct Bounds {
+  Extreme lb, ub, lb_marker, ub_marker, true_lb, true_ub;
+
+  bool any() const { return lb.any || ub.any || lb_marker.any || ub_marker.any; }
+  std::int64_t lower() const { return lb_marker.any ? lb_marker.v : lb.any ? lb.v : ub_marker.v; }
+  std::int64_t upper() const { return ub_marker.any ? ub_marker.v : ub.any ? ub.v : lower(); }
+  std::int64_t true_lower() const { return true_lb.any ? true_lb.v : lower(); }
+  std::int64_t true_upper() const { return true_ub.any ? true_ub.v : true_lower(); }
 };
 
 }  // namespace
@@ -106,16 +118,20 @@ TypePtr Datatype::builtin(const BuiltinSpec& spec) {
   t->alignment_ = spec.alignment;
   t->lb_ = 0;
   t->ub_ = spec.extent;
-  Bounds tb;
+  t->marker_ = spec.marker;
+  t->explicit_lb_ = spec.marker == Marker::lb;
+  t->explicit_ub_ = spec.marker == Marker::ub;
+  Extreme true_lb, true_ub;
   for (std::size_t i = 0; i < spec.fields.size(); ++i) {
     std::int64_t len = spec.fields[i].elem_size * spec.fields[i].count;
     emit_block(t->builtin_flat_, spec.offsets[i], len);
     emit_run(t->builtin_flat_, spec.fields[i], spec.fields[i].count);
     t->size_ += len;
-    tb.add(0, 0, spec.offsets[i], spec.offsets[i] + len);
+    true_lb.min(spec.offsets[i]);
+    true_ub.max(spec.offsets[i] + len);
   }
-  t->true_lb_ = tb.true_lb;
-  t->true_ub_ = tb.true_ub;
+  t->true_lb_ = true_lb.v;
+  t->true_ub_ = true_ub.v;
   t->commit();
   return t;
 }
@@ -143,22 +159,29 @@ TypePtr Datatype::from_layout(std::int64_t count, std::int64_t stride,
     row_size = c.add(row_size, c.mul(e.blocklen, child.size()));
     std::int64_t span = c.mul(e.blocklen - 1, child.extent());
     std::int64_t lo = std::min<std::int64_t>(0, span), hi = std::max<std::int64_t>(0, span);
-    row.add(c.add(c.add(e.displacement, child.lb()), lo),
-            c.add(c.add(e.displacement, child.ub()), hi),
-            c.add(c.add(e.displacement, child.true_lb()), lo),
-            c.add(c.add(e.displacement, child.true_ub()), hi));
+    const std::int64_t child_lb = c.add(c.add(e.displacement, child.lb()), lo);
+    const std::int64_t child_ub = c.add(c.add(e.displacement, child.ub()), hi);
+    // MPI_LB and MPI_UB themselves mark one bound and say nothing of the other.
+    if (child.marker_ != Marker::ub) (child.explicit_lb_ ? row.lb_marker : row.lb).min(child_lb);
+    if (child.marker_ != Marker::lb) (child.explicit_ub_ ? row.ub_marker : row.ub).max(child_ub);
+    if (child.marker_ == Marker::none) {
+      row.true_lb.min(c.add(c.add(e.displacement, child.true_lb()), lo));
+      row.true_ub.max(c.add(c.add(e.displacement, child.true_ub()), hi));
+    }
     if (!c.ok) return nullptr;
   }
   if (!uniform) t->element_id_ = 0;
   t->entries_ = std::move(entries);
-  if (count <= 0 || !row.any) return t;  // empty type: size 0, all bounds 0
+  if (count <= 0 || !row.any()) return t;  // empty type: size 0, all bounds 0
+  t->explicit_lb_ = row.lb_marker.any;
+  t->explicit_ub_ = row.ub_marker.any;
   t->size_ = c.mul(row_size, count);
   std::int64_t span = c.mul(count - 1, stride);
   std::int64_t lo = std::min<std::int64_t>(0, span), hi = std::max<std::int64_t>(0, span);
-  t->lb_ = c.add(row.lb, lo);
-  t->ub_ = c.add(row.ub, hi);
-  t->true_lb_ = c.add(row.true_lb, lo);
-  t->true_ub_ = c.add(row.true_ub, hi);
+  t->lb_ = c.add(row.lower(), lo);
+  t->ub_ = c.add(row.upper(), hi);
+  t->true_lb_ = c.add(row.true_lower(), lo);
+  t->true_ub_ = c.add(row.true_upper(), hi);
   if (!c.ok || !fits(t->size_) || !fits(t->lb_) || !fits(t->ub_) || !fits(t->true_lb_) ||
       !fits(t->true_ub_)) {
     return nullptr;
@@ -198,10 +221,11 @@ TypePtr Datatype::create_struct(std::span<const std::int64_t> blocklens,
   TypePtr base = from_layout(1, 0, std::move(entries), MPI_COMBINER_STRUCT);
   if (base == nullptr) return nullptr;
   // Like C structs (and MPICH, Open MPI), round the extent up to the
-  // strictest member alignment so arrays of the struct line up.
+  // strictest member alignment so arrays of the struct line up, unless an
+  // upper-bound marker says where the type ends.
   auto t = std::const_pointer_cast<Datatype>(base);
   std::int64_t ext = t->extent();
-  if (ext > 0 && ext % t->alignment_ != 0) t->ub_ += t->alignment_ - ext % t->alignment_;
+  if (!t->explicit_ub_ && ext > 0 && ext % t->alignment_ != 0) t->ub_ += t->alignment_ - ext % t->alignment_;
   return t;
 }
 
@@ -213,6 +237,7 @@ TypePtr Datatype::resized(TypePtr old, std::int64_t lb, std::int64_t extent) {
     return nullptr;
   t->lb_ = lb;
   t->ub_ = ub;
+  t->explicit_lb_ = t->explicit_ub_ = true;
   return t;
 }
 
@@ -222,6 +247,8 @@ TypePtr Datatype::dup(const TypePtr& old) {
   if (t == nullptr) return nullptr;
   t->lb_ = old->lb();
   t->ub_ = old->ub();
+  t->explicit_lb_ = old->explicit_lb();
+  t->explicit_ub_ = old->explicit_ub();
   t->alignment_ = old->alignment();
   return t;
 }

@@ -64,6 +64,11 @@ struct LayoutEntry {
   TypePtr type;
 };
 
+// MPI_LB and MPI_UB (MPI-1's bound markers, removed in MPI 3.0 but still in
+// old programs and MPICH's mpi.h): pseudo-types of no size that only mark
+// where a type's lower or upper bound lies.
+enum class Marker : std::uint8_t { none, lb, ub };
+
 struct BuiltinSpec {
   const char* name;
   std::int64_t extent;                  // sizeof the C type (or pair struct)
@@ -71,6 +76,7 @@ struct BuiltinSpec {
   std::vector<ElementRun> fields;       // field sizes (pair types have two)
   std::vector<std::int64_t> offsets;    // field offsets
   int id = 0;                           // handle index (MPI_CHAR = 1, ...)
+  Marker marker = Marker::none;
 };
 
 // The constructor call that made a derived type, as
@@ -113,6 +119,12 @@ class Datatype {
   std::int64_t true_ub() const { return true_ub_; }
   std::int64_t true_extent() const { return true_ub_ - true_lb_; }
   std::int64_t alignment() const { return alignment_; }
+  // Whether the bound comes from a marker (MPI_LB/MPI_UB in the typemap, or
+  // MPI_Type_create_resized, whose typemap the standard writes with both).
+  // Markers are sticky: a type built from this one takes its bound from its
+  // children's markers alone where any child has one.
+  bool explicit_lb() const { return explicit_lb_; }
+  bool explicit_ub() const { return explicit_ub_; }
   int combiner() const { return combiner_; }
   bool is_builtin() const { return builtin_; }
   // The handle index of the one predefined type every element of this type
@@ -155,6 +167,8 @@ class Datatype {
   std::int64_t lb_ = 0, ub_ = 0;
   std::int64_t true_lb_ = 0, true_ub_ = 0;
   std::int64_t alignment_ = 1;
+  Marker marker_ = Marker::none;  // MPI_LB or MPI_UB itself
+  bool explicit_lb_ = false, explicit_ub_ = false;
   // Layout: `entries` repeated `count_` times, each repetition `stride_`
   // bytes after the previous (builtins: fields_ instead).
   std::int64_t count_ = 1;

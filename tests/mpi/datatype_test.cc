@@ -33,7 +33,7 @@ TEST_CASE("predefined types line up with their handles") {
   CHECK(builtin(MPI_PACKED)->name == "MPI_PACKED");
   CHECK(builtin(MPI_LONG_DOUBLE_INT)->name == "MPI_LONG_DOUBLE_INT");
   CHECK(builtin(MPI_CXX_LONG_DOUBLE_COMPLEX)->name == "MPI_CXX_LONG_DOUBLE_COMPLEX");
-  CHECK(mpi::builtin_type_handles().size() == 63);
+  CHECK(mpi::builtin_type_handles().size() == 65);
   CHECK(builtin(MPI_DOUBLE_PRECISION)->name == "MPI_DOUBLE_PRECISION");
   CHECK(builtin(MPI_2REAL)->size() == 8);
   CHECK(builtin(MPI_COMPLEX32)->size() == 32);
@@ -161,6 +161,59 @@ TEST_CASE("negative displacements and resized bounds") {
   TypePtr d = committed(Datatype::dup(r));
   CHECK(d->lb() == -4);
   CHECK(d->extent() == 16);
+}
+
+TEST_CASE("MPI_LB and MPI_UB markers set the bounds, and stick in types built from them") {
+  TypePtr lb = builtin(MPI_LB), ub = builtin(MPI_UB), i = builtin(MPI_INT), d = builtin(MPI_DOUBLE);
+  CHECK(lb->size() == 0);
+  CHECK(lb->extent() == 0);
+  CHECK(lb->name == "MPI_LB");
+  CHECK(ub->name == "MPI_UB");
+  // The old idiom for an int with room for 4: {int at 0, UB at 16}. No
+  // alignment padding is added after an upper-bound marker.
+  std::int64_t one2[] = {1, 1}, at_0_16[] = {0, 16};
+  TypePtr padded_types[] = {i, ub};
+  TypePtr padded = committed(Datatype::create_struct(one2, at_0_16, padded_types));
+  CHECK(padded->lb() == 0);
+  CHECK(padded->extent() == 16);
+  CHECK(padded->size() == 4);
+  CHECK(padded->true_extent() == 4);
+  CHECK(padded->explicit_ub());
+  CHECK_FALSE(padded->explicit_lb());
+  // Markers alone decide a bound where present, even inside the data:
+  // {LB at 8, int at 0, double at 16, UB at 20} has lb 8, ub 20.
+  std::int64_t one4[] = {1, 1, 1, 1}, displs[] = {8, 0, 16, 20};
+  TypePtr inner_types[] = {lb, i, d, ub};
+  TypePtr inner = committed(Datatype::create_struct(one4, displs, inner_types));
+  CHECK(inner->lb() == 8);
+  CHECK(inner->ub() == 20);
+  CHECK(inner->true_lb() == 0);
+  CHECK(inner->true_ub() == 24);
+  CHECK(inner->size() == 12);
+  // Sticky: 3 of them side by side step by the marked extent (12) and keep
+  // the markers; a struct putting one beside a double at 100 takes its upper
+  // bound from the marker alone, and its lower one from the marker too.
+  TypePtr three = committed(Datatype::contiguous(3, inner));
+  CHECK(three->lb() == 8);
+  CHECK(three->ub() == 8 + 3 * 12);
+  CHECK(three->explicit_lb());
+  CHECK(three->explicit_ub());
+  std::int64_t at_0_100[] = {0, 100};
+  TypePtr mixed_types[] = {inner, d};
+  TypePtr mixed = committed(Datatype::create_struct(one2, at_0_100, mixed_types));
+  CHECK(mixed->lb() == 8);
+  CHECK(mixed->ub() == 20);
+  CHECK(mixed->true_ub() == 108);
+  // Data still moves: packing 2 of `padded` takes the ints 16 bytes apart.
+  int src[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  int out[2] = {};
+  mpi::pack(*padded, src, 2, out);
+  CHECK(out[0] == 1);
+  CHECK(out[1] == 5);
+  // Resized types carry both markers, as the standard writes their typemap.
+  TypePtr resized = Datatype::resized(i, -4, 12);
+  CHECK(resized->explicit_lb());
+  CHECK(resized->explicit_ub());
 }
 
 TEST_CASE("subarray in C and Fortran order") {

@@ -273,6 +273,36 @@ static void legacy(void) {
   CHECK(v == 12);
   CHECK_OK(MPI_Type_free(&r));
   CHECK_CLASS(MPI_Type_extent(MPI_DATATYPE_NULL, &v), MPI_ERR_TYPE);
+
+  /* The MPI-1 bound markers: {MPI_LB at -8, int at 0, MPI_UB at 16} spans
+   * [-8, 16); sent 2 at a time it takes the ints 24 bytes apart. */
+  int mlens[3] = {1, 1, 1};
+  MPI_Aint mdispls[3] = {-8, 0, 16};
+  MPI_Datatype mtypes[3] = {MPI_LB, MPI_INT, MPI_UB}, marked;
+  CHECK_OK(MPI_Type_struct(3, mlens, mdispls, mtypes, &marked));
+  CHECK_OK(MPI_Type_commit(&marked));
+  CHECK_OK(MPI_Type_lb(marked, &v));
+  CHECK(v == -8);
+  CHECK_OK(MPI_Type_ub(marked, &v));
+  CHECK(v == 16);
+  CHECK_OK(MPI_Type_extent(marked, &v));
+  CHECK(v == 24);
+  int msize;
+  CHECK_OK(MPI_Type_size(marked, &msize));
+  CHECK(msize == 4);
+  CHECK_OK(MPI_Type_size(MPI_UB, &msize));
+  CHECK(msize == 0);
+  int msrc[12], mdst[12];
+  for (int k = 0; k < 12; ++k) msrc[k] = k + 1, mdst[k] = 0;
+  /* MPI_Sendrecv to itself: element 0 at msrc[2], element 1 at msrc[8]. */
+  CHECK_OK(MPI_Sendrecv(msrc + 2, 2, marked, 0, 7, mdst + 2, 2, marked, 0, 7, MPI_COMM_SELF,
+                        MPI_STATUS_IGNORE));
+  CHECK(mdst[2] == 3 && mdst[8] == 9 && mdst[3] == 0 && mdst[7] == 0);
+  char mname[MPI_MAX_OBJECT_NAME];
+  int mlen;
+  CHECK_OK(MPI_Type_get_name(MPI_UB, mname, &mlen));
+  CHECK(strcmp(mname, "MPI_UB") == 0);
+  CHECK_OK(MPI_Type_free(&marked));
   int x;
   MPI_Aint a1, a2;
   CHECK_OK(MPI_Address(&x, &a1));
