@@ -583,6 +583,64 @@ static void test_alltoall(MPI_Comm comm, int me, int n) {
     free(s);
     free(r);
   }
+  /* Alltoallv of blocks from none to 160 KB (me sends (me + q) % 3 * 20000
+   * ints to q), then the same as Alltoallw received into a vector of stride
+   * 2 from even ranks. */
+  {
+    int *bc = xmalloc(sizeof(int) * n), *bd = xmalloc(sizeof(int) * n);
+    int *brc = xmalloc(sizeof(int) * n), *brd = xmalloc(sizeof(int) * n);
+    int btotal = 0, brtotal = 0;
+    for (int q = 0; q < n; ++q) {
+      bc[q] = (me + q) % 3 * 20000;
+      bd[q] = btotal;
+      btotal += bc[q];
+      brc[q] = (q + me) % 3 * 20000;
+      brd[q] = brtotal;
+      brtotal += 2 * brc[q]; /* room for the stride-2 layout */
+    }
+    int* bs = xmalloc(sizeof(int) * btotal);
+    int* br = xmalloc(sizeof(int) * brtotal);
+    for (int q = 0; q < n; ++q)
+      for (int i = 0; i < bc[q]; ++i) bs[bd[q] + i] = ival(me, q * 100000 + i);
+    for (int i = 0; i < brtotal; ++i) br[i] = -3;
+    CHECK_OK(MPI_Alltoallv(bs, bc, bd, MPI_INT, br, brc, brd, MPI_INT, comm));
+    for (int q = 0; q < n; ++q)
+      for (int i = 0; i < brc[q]; ++i) CHECK(br[brd[q] + i] == ival(q, me * 100000 + i));
+    /* Strided receive (packed through staging): element i of q's block at 2i. */
+    MPI_Datatype stride2, stride2_r;
+    CHECK_OK(MPI_Type_vector(1, 1, 2, MPI_INT, &stride2));
+    CHECK_OK(MPI_Type_create_resized(stride2, 0, 2 * sizeof(int), &stride2_r));
+    CHECK_OK(MPI_Type_commit(&stride2_r));
+    MPI_Datatype* rtypes = xmalloc(sizeof(MPI_Datatype) * n);
+    int* rbytes = xmalloc(sizeof(int) * n);
+    int* sbytes = xmalloc(sizeof(int) * n);
+    MPI_Datatype* stypes = xmalloc(sizeof(MPI_Datatype) * n);
+    for (int q = 0; q < n; ++q) {
+      rtypes[q] = q % 2 == 0 ? stride2_r : MPI_INT;
+      rbytes[q] = brd[q] * (int)sizeof(int);
+      sbytes[q] = bd[q] * (int)sizeof(int);
+      stypes[q] = MPI_INT;
+    }
+    for (int i = 0; i < brtotal; ++i) br[i] = -3;
+    CHECK_OK(MPI_Alltoallw(bs, bc, sbytes, stypes, br, brc, rbytes, rtypes, comm));
+    for (int q = 0; q < n; ++q) {
+      const int step = q % 2 == 0 ? 2 : 1;
+      for (int i = 0; i < brc[q]; ++i) CHECK(br[brd[q] + step * i] == ival(q, me * 100000 + i));
+      if (q % 2 == 0 && brc[q] > 0) CHECK(br[brd[q] + 1] == -3);
+    }
+    CHECK_OK(MPI_Type_free(&stride2));
+    CHECK_OK(MPI_Type_free(&stride2_r));
+    free(rtypes);
+    free(rbytes);
+    free(sbytes);
+    free(stypes);
+    free(bs);
+    free(br);
+    free(bc);
+    free(bd);
+    free(brc);
+    free(brd);
+  }
   /* Alltoallv: me sends (me + q) % 3 * 500 + 1 ints to q, blocks apart. */
   int *sc = xmalloc(sizeof(int) * n), *sd = xmalloc(sizeof(int) * n);
   int *rc = xmalloc(sizeof(int) * n), *rd = xmalloc(sizeof(int) * n);
