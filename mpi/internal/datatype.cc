@@ -101,10 +101,12 @@ struct Bounds {
   Extreme lb, ub, lb_marker, ub_marker, true_lb, true_ub;
 
   bool any() const { return lb.any || ub.any || lb_marker.any || ub_marker.any; }
-  std::int64_t lower() const { return lb_marker.any ? lb_marker.v : lb.any ? lb.v : ub_marker.v; }
-  std::int64_t upper() const { return ub_marker.any ? ub_marker.v : ub.any ? ub.v : lower(); }
-  std::int64_t true_lower() const { return true_lb.any ? true_lb.v : lower(); }
-  std::int64_t true_upper() const { return true_ub.any ? true_ub.v : true_lower(); }
+  // A bound neither marked nor set by an entry is 0, as in MPICH: a struct
+  // of MPI_LB at 10 alone has extent -10 (its struct_no_real_types test).
+  std::int64_t lower() const { return lb_marker.any ? lb_marker.v : lb.v; }
+  std::int64_t upper() const { return ub_marker.any ? ub_marker.v : ub.v; }
+  std::int64_t true_lower() const { return true_lb.v; }
+  std::int64_t true_upper() const { return true_ub.v; }
 };
 
 }  // namespace

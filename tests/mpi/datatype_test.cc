@@ -210,6 +210,14 @@ TEST_CASE("MPI_LB and MPI_UB markers set the bounds, and stick in types built fr
   mpi::pack(*padded, src, 2, out);
   CHECK(out[0] == 1);
   CHECK(out[1] == 5);
+  // A bound with neither marker nor data is 0 (MPICH's struct_no_real_types):
+  // {LB at 10} alone spans [10, 0).
+  std::int64_t at_10[] = {10};
+  TypePtr lb_only_types[] = {lb};
+  TypePtr lb_only = committed(Datatype::create_struct({one2, 1}, at_10, lb_only_types));
+  CHECK(lb_only->size() == 0);
+  CHECK(lb_only->lb() == 10);
+  CHECK(lb_only->extent() == -10);
   // Resized types carry both markers, as the standard writes their typemap.
   TypePtr resized = Datatype::resized(i, -4, 12);
   CHECK(resized->explicit_lb());
