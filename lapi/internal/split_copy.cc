@@ -227,14 +227,17 @@ Status Context::Impl::amsend_split_locked(TaskId tgt, HandlerId handler, const v
 void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* buffer,
                                       const CompletionJob& job, std::uint32_t split_crc) {
   ++split_.received;
-  // Lands in order: a split Amsend whose check is held lands first.
-  if (split.len == 0 || buffer == nullptr || !split_reaches(src)) check_held_splits_locked();
+  // Every path runs the checks held back (finish_split_recv_locked) before
+  // this one lands, so landings keep their order; one that hands the origin
+  // parts to copy runs them only once its split_go is out.
   if (split.len == 0 || buffer == nullptr) {  // nothing to move, or discarded
+    check_held_splits_locked();
     release_split_locked(src, split.id, Errc::success, job.cookie == 0);
     landed_locked(job);
     return;
   }
   if (!split_reaches(src)) {
+    check_held_splits_locked();
     // Only a task that reached our memory sends a split Amsend; if we
     // cannot reach its memory back, the kernel treats us differently.
     (void)refuse_amsend_locked(false, src, Errc::no_connectivity, job.cookie,
@@ -275,7 +278,7 @@ void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* 
     }, err);
   } else {
     // One part, or no cell free: all of it here.
-    check_held_splits_locked();  // lands in order
+    check_held_splits_locked();
     err = cma_copy(peers_[src].split_pid, dst, split.addr, split.len, false);
   }
   if (err != 0) {

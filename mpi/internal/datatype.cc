@@ -105,8 +105,6 @@ struct Bounds {
   // of MPI_LB at 10 alone has extent -10 (its struct_no_real_types test).
   std::int64_t lower() const { return lb_marker.any ? lb_marker.v : lb.v; }
   std::int64_t upper() const { return ub_marker.any ? ub_marker.v : ub.v; }
-  std::int64_t true_lower() const { return true_lb.v; }
-  std::int64_t true_upper() const { return true_ub.v; }
 };
 
 }  // namespace
@@ -182,8 +180,8 @@ TypePtr Datatype::from_layout(std::int64_t count, std::int64_t stride,
   std::int64_t lo = std::min<std::int64_t>(0, span), hi = std::max<std::int64_t>(0, span);
   t->lb_ = c.add(row.lower(), lo);
   t->ub_ = c.add(row.upper(), hi);
-  t->true_lb_ = c.add(row.true_lower(), lo);
-  t->true_ub_ = c.add(row.true_upper(), hi);
+  t->true_lb_ = c.add(row.true_lb.v, lo);
+  t->true_ub_ = c.add(row.true_ub.v, hi);
   if (!c.ok || !fits(t->size_) || !fits(t->lb_) || !fits(t->ub_) || !fits(t->true_lb_) ||
       !fits(t->true_ub_)) {
     return nullptr;

@@ -256,12 +256,11 @@ TEST_CASE("a flood past the replay ring: damaged frames are still sent again") {
 
 namespace {
 
-// Handler 10 lands message k in ordered_data[k]; its completion records when it completed.
-struct OrderedInbox {
-  std::vector<std::vector<unsigned char>> data;
+// Handler 10 lands message k as amsend_inbox.hpp's handler does (in
+// slots[k]); its completion records when it completed.
+struct OrderedInbox : Inbox {
   std::vector<int> completed_as;  // per message, its place in completion order
   std::atomic<int> completions{0};
-  std::atomic<int> bad{0};
 };
 
 void on_ordered_complete(lapi::Context&, void* inbox_ptr, void* message) {
@@ -269,20 +268,16 @@ void on_ordered_complete(lapi::Context&, void* inbox_ptr, void* message) {
   inbox->completed_as[reinterpret_cast<std::uintptr_t>(message)] = inbox->completions.fetch_add(1);
 }
 
-lapi::Landing on_ordered(lapi::Context&, const lapi::AmHeaderInfo& info) {
-  auto* inbox = static_cast<OrderedInbox*>(info.handler_arg);
+// handler_arg: the OrderedInbox as its Inbox, which on_header takes.
+lapi::Landing on_ordered(lapi::Context& ctx, const lapi::AmHeaderInfo& info) {
+  lapi::Landing landing = on_header(ctx, info);
+  if (landing.buffer == nullptr) return landing;  // refused (counted in bad)
   std::uint32_t k = 0;
-  if (info.uhdr_len != sizeof k) {
-    inbox->bad.fetch_add(1);
-    return {};
-  }
   std::memcpy(&k, info.uhdr, sizeof k);
-  if (k >= inbox->data.size()) {
-    inbox->bad.fetch_add(1);
-    return {};
-  }
-  inbox->data[k].assign(info.data_len, 0);
-  return {inbox->data[k].data(), on_ordered_complete, inbox, reinterpret_cast<void*>(std::uintptr_t{k})};
+  landing.on_complete = on_ordered_complete;
+  landing.user_info = static_cast<OrderedInbox*>(static_cast<Inbox*>(info.handler_arg));
+  landing.completion_arg = reinterpret_cast<void*>(std::uintptr_t{k});
+  return landing;
 }
 
 }  // namespace
@@ -299,10 +294,10 @@ TEST_CASE("a split amsend whose check is held completes with nothing behind it, 
   lapi::Context& ctx = rank_context();
   constexpr std::uint32_t kPairs = 16;
   static OrderedInbox inbox;
-  inbox.data.assign(2 * kPairs, {});
+  inbox.slots.assign(2 * kPairs, {});
   inbox.completed_as.assign(2 * kPairs, -1);
   inbox.completions = 0;
-  LAPI_OK(ctx.register_handler(10, on_ordered, &inbox));
+  LAPI_OK(ctx.register_handler(10, on_ordered, static_cast<Inbox*>(&inbox)));
   lapi::Counter landed;
   lapi::RemoteCounter mine;
   LAPI_OK(ctx.register_counter(landed, mine));
@@ -323,8 +318,8 @@ TEST_CASE("a split amsend whose check is held completes with nothing behind it, 
     CHECK(inbox.bad.load() == 0);
     for (std::uint32_t k = 0; k < 2 * kPairs; k += 2) {
       CAPTURE(k);
-      CHECK(inbox.data[k].size() == sizes[0]);
-      CHECK(inbox.data[k + 1].size() == sizes[1]);
+      CHECK(inbox.slots[k].size() == sizes[0]);
+      CHECK(inbox.slots[k + 1].size() == sizes[1]);
       CHECK(inbox.completed_as[k] >= 0);
       CHECK(inbox.completed_as[k] < inbox.completed_as[k + 1]);
     }
