@@ -303,6 +303,12 @@ static void legacy(void) {
   CHECK_OK(MPI_Type_get_name(MPI_UB, mname, &mlen));
   CHECK(strcmp(mname, "MPI_UB") == 0);
   CHECK_OK(MPI_Type_free(&marked));
+  /* The markers are predefined (not freed) and carry nothing to reduce. */
+  MPI_Datatype ub_handle = MPI_UB;
+  CHECK_CLASS(MPI_Type_free(&ub_handle), MPI_ERR_TYPE);
+  CHECK(ub_handle == MPI_UB);
+  int one_in = 1, one_out = 0;
+  CHECK_CLASS(MPI_Reduce_local(&one_in, &one_out, 1, MPI_LB, MPI_SUM), MPI_ERR_OP);
   int x;
   MPI_Aint a1, a2;
   CHECK_OK(MPI_Address(&x, &a1));
