@@ -116,7 +116,8 @@ static int parse_long(const char* text, long lo, long hi, long* out) {
 }
 
 const char* const bench_coll_names[BENCH_COLL_COUNT] = {"barrier",   "bcast",     "reduce",
-                                                         "allreduce", "allgather", "alltoall"};
+                                                         "allreduce", "allgather", "alltoall",
+                                                         "alltoallv"};
 
 static int parse_colls(const char* text, BenchOptions* o) {
   o->colls = 0;
@@ -179,7 +180,7 @@ static void print_usage(const BenchSpec* spec) {
     printf("  --threads LIST threads per rank, comma list of 1..64 (default %s)\n", spec->threads);
   if (spec->accept & BENCH_OPT_COLLS)
     printf("  --colls LIST   collectives, comma list of barrier,bcast,reduce,allreduce,allgather,"
-           "alltoall (default %s)\n", spec->colls);
+           "alltoall, alltoallv (default %s)\n", spec->colls);
   if (spec->accept & BENCH_OPT_BIND)
     printf("  --bind         pin each rank's main thread to one core after MPI_Init\n");
   if (spec->accept & BENCH_OPT_ALLOC_MEM)
@@ -253,7 +254,7 @@ static int parse_args(int argc, char** argv, const BenchSpec* spec, BenchOptions
     } else if (strcmp(a, "--colls") == 0 && accepts(spec, BENCH_OPT_COLLS)) {
       if (!parse_colls(take_value(argc, argv, &i), o)) {
         snprintf(err, errlen, "--colls: needs a comma list of barrier, bcast, reduce, allreduce, "
-                 "allgather, alltoall");
+                 "allgather, alltoall, alltoallv");
         return 0;
       }
     } else if (strcmp(a, "--threads") == 0 && accepts(spec, BENCH_OPT_THREADS)) {

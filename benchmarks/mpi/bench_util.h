@@ -98,6 +98,7 @@ typedef enum {
   BENCH_ALLREDUCE,
   BENCH_ALLGATHER,
   BENCH_ALLTOALL,
+  BENCH_ALLTOALLV,
   BENCH_COLL_COUNT
 } BenchColl;
 extern const char* const bench_coll_names[BENCH_COLL_COUNT];

@@ -2,13 +2,25 @@
  * runs one collective of `size` bytes in a loop on MPI_COMM_WORLD; the
  * figure is the mean time per call averaged over ranks, beside the slowest
  * rank's. --colls picks from barrier, bcast, reduce, allreduce (MPI_FLOAT,
- * MPI_SUM; root 0), allgather and alltoall (`size` bytes per rank: each
- * rank contributes and receives size bytes from each peer). Barrier runs
+ * MPI_SUM; root 0), allgather, alltoall and alltoallv (`size` bytes per
+ * rank: each rank contributes and receives size bytes from each peer; the v
+ * form with equal counts, as NPB IS's exchange of keys). Barrier runs
  * once, at size 0. Any number of ranks >= 2. Plain MPI 3.1: builds with any
  * mpicc. */
 #include <stdio.h>
 
 #include "bench_util.h"
+
+/* MPI_Alltoallv's counts and displacements: `bytes` from and to every rank. */
+static int* v_counts;
+static int* v_displs;
+
+static void set_v_layout(int ranks, int bytes) {
+  for (int r = 0; r < ranks; ++r) {
+    v_counts[r] = bytes;
+    v_displs[r] = r * bytes;
+  }
+}
 
 static void run_once(BenchColl c, void* sbuf, void* rbuf, int count, int bytes) {
   MPI_Comm w = MPI_COMM_WORLD;
@@ -31,6 +43,10 @@ static void run_once(BenchColl c, void* sbuf, void* rbuf, int count, int bytes) 
     case BENCH_ALLTOALL:
       bench_check(MPI_Alltoall(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, w), "MPI_Alltoall");
       break;
+    case BENCH_ALLTOALLV:
+      bench_check(MPI_Alltoallv(sbuf, v_counts, v_displs, MPI_BYTE, rbuf, v_counts, v_displs, MPI_BYTE, w),
+                  "MPI_Alltoallv");
+      break;
     default:
       break;
   }
@@ -40,7 +56,7 @@ int main(int argc, char** argv) {
   const BenchSpec spec = {
       .name = "mpi_coll",
       .description = "Collective latency in us per call (barrier, bcast, reduce, allreduce, "
-                     "allgather, alltoall).",
+                     "allgather, alltoall, alltoallv).",
       .accept = BENCH_OPT_SIZES | BENCH_OPT_ITERS | BENCH_OPT_BIND | BENCH_OPT_COLLS,
       .sizes = "8,4K,64K,1M",
       .colls = "barrier,bcast,reduce,allreduce,allgather,alltoall",
@@ -53,6 +69,8 @@ int main(int argc, char** argv) {
   const size_t max = bench_max_size(&o) * (size_t)ranks;
   void* sbuf = bench_alloc(&o, max, 1);
   void* rbuf = bench_alloc(&o, max, 0);
+  v_counts = bench_alloc(&o, (size_t)ranks * sizeof(int), 0);
+  v_displs = bench_alloc(&o, (size_t)ranks * sizeof(int), 0);
   if (rank == 0 && !o.json) {
     printf("# %s (%s), %d ranks\n%10s %8s %10s %12s %12s\n", spec.name, o.impl, ranks, "coll", "size",
            "iters", "avg_us", "max_us");
@@ -63,6 +81,7 @@ int main(int argc, char** argv) {
       const size_t size = c == BENCH_BARRIER ? 0 : o.sizes[s];
       if (c == BENCH_BARRIER && s > 0) break;
       const int count = (int)(size / sizeof(float));
+      set_v_layout(ranks, (int)size);
       const long iters = bench_iters_latency(&o, size * (c >= BENCH_ALLGATHER ? (size_t)ranks : 1));
       const long warmup = bench_warmup(&o, iters);
       double start = 0;

@@ -49,6 +49,7 @@ struct NodeSegment {
   NodeRegion* mine = nullptr;       // alloc_registered
   std::vector<NodeRegion*> at;      // by communicator rank, mapped here
   bool oversubscribed = false;      // more ranks on the node than cores
+  bool writes_near_all = false;     // every rank writes into every other's memory (node_alltoallv)
   std::vector<lapi::TaskId> tasks;  // by communicator rank
   // A member failed (lapirun --continue-on-failure): its flags will never
   // move again, so every collective on the segment fails from then on.
@@ -196,6 +197,7 @@ bool set_up(Comm& comm) {
   seg->mine = static_cast<NodeRegion*>(mine);
   seg->at.assign(n, nullptr);
   for (std::size_t r = 0; r < n; ++r) seg->tasks.push_back(static_cast<lapi::TaskId>(comm.world_of(static_cast<int>(r))));
+  // Bit 1: this rank mapped every segment; bit 2: it writes into every other rank directly.
   char mapped_all = mine != nullptr ? 1 : 0;
   for (std::size_t r = 0; r < n && mapped_all; ++r) {
     std::uint64_t a;
@@ -208,10 +210,19 @@ bool set_up(Comm& comm) {
       seg->at[r] = static_cast<NodeRegion*>(p);
     }
   }
+  bool writes_near = true;
+  for (std::size_t r = 0; r < n; ++r) {
+    writes_near = writes_near && (r == static_cast<std::size_t>(comm.rank) || ctx.writes_near(seg->tasks[r]));
+  }
+  if (mapped_all != 0 && writes_near) mapped_all |= 2;
   std::vector<char> every;
   const bool agreed = internal_allgather(comm, &mapped_all, 1, every) == MPI_SUCCESS;
   bool all = agreed;
-  for (char c : every) all = all && c == 1;
+  seg->writes_near_all = agreed;
+  for (char c : every) {
+    all = all && (c & 1) != 0;
+    seg->writes_near_all = seg->writes_near_all && (c & 2) != 0;
+  }
   if (!all) {
     if (mine != nullptr) (void)ctx.free_registered(mine);
     return false;
@@ -512,6 +523,96 @@ int node_alltoall(Comm& comm, const void* out, std::size_t bytes, void* in) {
     if (int rc = alltoall_one(s, from, to, bytes, at, std::min(chunk, bytes - at))) return rc;
   }
   return MPI_SUCCESS;
+}
+
+namespace {
+
+// node_alltoallv's record, in every rank's slot, of its exchange with rank r.
+struct DirectEntry {
+  std::uint64_t recv_at;     // where r's piece lands here (written directly by r)
+  std::uint64_t recv_bytes;  // room there
+  std::uint64_t send_at;     // this rank's piece for r, from the slot's data, when inline
+  std::uint64_t send_bytes;
+};
+struct DirectHead {
+  std::uint64_t inline_sends;  // 1: this rank's pieces are in its slot; 0: it writes them
+};
+constexpr std::size_t kDirectMaxRanks = 1024;  // the table takes half a slot
+
+std::size_t direct_table_bytes(std::size_t n) {
+  return (sizeof(DirectHead) + n * sizeof(DirectEntry) + 63) / 64 * 64;
+}
+
+int direct_truncated(std::uint64_t sent, std::uint64_t room) {
+  return fail(MPI_ERR_TRUNCATE, "{} bytes sent for a receive buffer of {}", sent, room);
+}
+
+}  // namespace
+
+bool node_alltoallv_fits(Comm& comm, bool forced) {
+  return static_cast<std::size_t>(comm.size()) <= kDirectMaxRanks && node_collective(comm, 0, forced) &&
+         comm.node->writes_near_all;
+}
+
+int node_alltoallv(Comm& comm, const NodeSend* out, const NodeRecv* in) {
+  NodeSegment& s = *comm.node;
+  if (member_failed(s)) return broken_error();
+  const std::size_t n = s.at.size();
+  const auto me = static_cast<std::size_t>(s.rank);
+  const std::size_t table = direct_table_bytes(n);
+  std::size_t sending = 0;  // to the others
+  for (std::size_t d = 0; d < n; ++d) sending += d == me ? 0 : out[d].bytes;
+  const bool inline_sends = sending <= kNodeSlotBytes - table;
+  const std::uint64_t g = ++s.gen;
+  const bool published = publish_with(s, table + (inline_sends ? sending : 0), g, [&](std::byte* slot) {
+    reinterpret_cast<DirectHead*>(slot)->inline_sends = inline_sends ? 1 : 0;
+    auto* entry = reinterpret_cast<DirectEntry*>(slot + sizeof(DirectHead));
+    std::size_t at = 0;
+    for (std::size_t r = 0; r < n; ++r) {
+      entry[r] = {reinterpret_cast<std::uint64_t>(in[r].at), in[r].bytes, at, out[r].bytes};
+      if (!inline_sends || r == me || out[r].bytes == 0) continue;
+      std::memcpy(slot + table + at, out[r].at, out[r].bytes);
+      at += out[r].bytes;
+    }
+  });
+  if (!published) return broken_error();
+  int rc = MPI_SUCCESS;
+  auto note = [&rc](int code) { rc = rc == MPI_SUCCESS ? code : rc; };
+  // Its own piece while the others publish theirs.
+  if (const std::size_t own = std::min(out[me].bytes, in[me].bytes); own > 0) std::memcpy(in[me].at, out[me].at, own);
+  if (out[me].bytes > in[me].bytes) note(direct_truncated(out[me].bytes, in[me].bytes));
+  if (!wait_all_published(s, g)) return broken_error();
+  lapi::Context& ctx = lapi_context();
+  bool any_direct = !inline_sends;
+  for (std::size_t k = 1; k < n; ++k) {
+    const std::size_t r = (me + k) % n;  // the writers start at different receivers
+    const std::byte* slot = data_of(*s.at[r], g, kNodeSlotBytes);
+    const DirectEntry& with_me = reinterpret_cast<const DirectEntry*>(slot + sizeof(DirectHead))[me];
+    if (reinterpret_cast<const DirectHead*>(slot)->inline_sends != 0) {
+      const std::size_t len = std::min<std::size_t>(with_me.send_bytes, in[r].bytes);
+      if (len > 0) std::memcpy(in[r].at, slot + table + with_me.send_at, len);
+      if (with_me.send_bytes > in[r].bytes) note(direct_truncated(with_me.send_bytes, in[r].bytes));
+    } else {
+      any_direct = true;
+    }
+    if (inline_sends) continue;
+    const std::size_t len = std::min<std::size_t>(out[r].bytes, with_me.recv_bytes);
+    if (len > 0) {
+      if (lapi::Status st = ctx.write_near(s.tasks[r], with_me.recv_at, out[r].at, len); !st.ok()) {
+        note(fail(MPI_ERR_OTHER, "all-to-all: {}", st.message()));
+      }
+    }
+    if (out[r].bytes > with_me.recv_bytes) note(direct_truncated(out[r].bytes, with_me.recv_bytes));
+  }
+  finish(s, g);
+  // Every rank knows alike whether any wrote directly; if so, a barrier
+  // says those writes are all in place.
+  if (any_direct) {
+    const std::uint64_t done = ++s.gen;
+    if (!publish(s, nullptr, 0, done) || !wait_all_published(s, done)) return broken_error();
+    finish(s, done);
+  }
+  return rc;
 }
 
 void node_collectives_shutdown() {

@@ -3,7 +3,8 @@
 // MPI_Bcast, MPI_Reduce, MPI_Allreduce and the regular (non-v) MPI_Gather
 // and MPI_Allgather of any size (in slot-sized chunks), the regular
 // MPI_Alltoall of any size (in rounds of a slot's n-th of every block),
-// and the regular MPI_Scatter whose slot data (all blocks) fits in
+// MPI_Alltoallv/w (node_alltoallv, where ranks write into each other's
+// memory), and the regular MPI_Scatter whose slot data (all blocks) fits in
 // kNodeSlotBytes, on an
 // intra-communicator whose ranks all map each other's memory (the core's
 // alloc_registered + map_remote: one host, checksums off), in polling mode
@@ -113,6 +114,31 @@ int node_alltoall(Comm& comm, const void* out, std::size_t bytes, void* in);
 // blocks for the others fit a slot, else a slot's (n - 1)-th in whole cache
 // lines (0: too many ranks, not through the segment).
 std::size_t node_alltoall_chunk(std::size_t bytes, std::size_t ranks);
+
+// One rank's piece of an all-to-all for rank r (NodeSend) or from it (NodeRecv), packed.
+struct NodeSend {
+  const std::byte* at;
+  std::size_t bytes;
+};
+struct NodeRecv {
+  std::byte* at;
+  std::size_t bytes;  // room
+};
+// Whether node_alltoallv runs on comm: it has a segment (node_collective)
+// and every rank writes into every other's memory (Context::write_near),
+// which all ranks know alike.
+bool node_alltoallv_fits(Comm& comm, bool forced);
+// All-to-all of pieces of any size (MPI_Alltoallv/w, and MPI_Alltoall whose
+// blocks exceed a slot), out[r] to rank r, in[r] from it; out and in
+// n pieces each, not overlapping. A rank whose pieces for the others fit
+// its slot copies them there and its receivers copy them out (one segment
+// collective); otherwise it writes each straight into its receiver's
+// buffer, whose address that receiver published in its slot, and a second
+// collective says every write has landed: one copy per byte, and two
+// waits per call whatever the size, where the rounds of node_alltoall
+// wait for every rank once per slot's worth (4 ranks on 2 cores yield
+// their core at each).
+int node_alltoallv(Comm& comm, const NodeSend* out, const NodeRecv* in);
 
 // MPI_Finalize, before the core stops: releases every segment (a freed
 // communicator's segment is kept until then, see node.cc).

@@ -205,4 +205,37 @@ int node_alltoall_run(Comm& comm, const std::vector<Part>& sends, const std::vec
   return rc;
 }
 
+int node_alltoallv_run(Comm& comm, const std::vector<Part>& sends, const std::vector<Part>& recvs) {
+  const std::size_t n = recvs.size();
+  // Reused per thread: a small all-to-all allocates nothing.
+  thread_local std::vector<NodeSend> out;
+  thread_local std::vector<NodeRecv> in;
+  out.resize(n);
+  in.resize(n);
+  // Parts of a non-dense layout are packed into staging[r], or land in staging[n + r] and are
+  // unpacked after.
+  std::vector<Staging> staging;
+  auto stage = [&](std::size_t i) -> Staging& {
+    if (staging.empty()) staging.resize(2 * n);
+    return staging[i];
+  };
+  Staging unused;  // what a dense part passes: prepare_send/recv leave it alone
+  for (std::size_t r = 0; r < n; ++r) {
+    const Part& s = sends[r];
+    const Part& d = recvs[r];
+    const SendBytes sb =
+        prepare_send(s.buf, s.count, *s.type, s.type->contiguous_for(s.count) ? unused : stage(r));
+    out[r] = {static_cast<const std::byte*>(sb.data), sb.bytes};
+    const RecvBytes rb =
+        prepare_recv(d.buf, d.count, *d.type, d.type->contiguous_for(d.count) ? unused : stage(n + r));
+    in[r] = {static_cast<std::byte*>(rb.data), rb.capacity};
+  }
+  const int rc = node_alltoallv(comm, out.data(), in.data());
+  for (std::size_t r = 0; r < n && !staging.empty(); ++r) {
+    const Part& d = recvs[r];
+    if (staging[n + r].data) unpack(*d.type, d.buf, d.count, in[r].at, static_cast<std::int64_t>(in[r].bytes));
+  }
+  return rc;
+}
+
 }  // namespace mpi

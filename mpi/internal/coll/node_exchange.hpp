@@ -26,5 +26,8 @@ int node_gather_run(Comm& comm, const GatherArgs& a, std::size_t block);
 int node_scatter_run(Comm& comm, const ScatterArgs& a, std::size_t block);
 int node_alltoall_run(Comm& comm, const std::vector<Part>& sends, const std::vector<Part>& recvs,
                       std::size_t block);
+// Any all-to-all (v, w, or regular blocks larger than a slot) through
+// node_alltoallv, once node_alltoallv_fits() said yes; not in place.
+int node_alltoallv_run(Comm& comm, const std::vector<Part>& sends, const std::vector<Part>& recvs);
 
 }  // namespace mpi
