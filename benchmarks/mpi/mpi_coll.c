@@ -110,5 +110,7 @@ int main(int argc, char** argv) {
   bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
   bench_free(&o, sbuf);
   bench_free(&o, rbuf);
+  bench_free(&o, v_counts);
+  bench_free(&o, v_displs);
   return bench_finish(0);
 }

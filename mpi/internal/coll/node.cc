@@ -197,7 +197,7 @@ bool set_up(Comm& comm) {
   seg->mine = static_cast<NodeRegion*>(mine);
   seg->at.assign(n, nullptr);
   for (std::size_t r = 0; r < n; ++r) seg->tasks.push_back(static_cast<lapi::TaskId>(comm.world_of(static_cast<int>(r))));
-  // Bit 1: this rank mapped every segment; bit 2: it writes into every other rank directly.
+  // 1: this rank mapped every segment; | 2: it also writes into every other rank directly.
   char mapped_all = mine != nullptr ? 1 : 0;
   for (std::size_t r = 0; r < n && mapped_all; ++r) {
     std::uint64_t a;
@@ -608,9 +608,7 @@ int node_alltoallv(Comm& comm, const NodeSend* out, const NodeRecv* in) {
   // Every rank knows alike whether any wrote directly; if so, a barrier
   // says those writes are all in place.
   if (any_direct) {
-    const std::uint64_t done = ++s.gen;
-    if (!publish(s, nullptr, 0, done) || !wait_all_published(s, done)) return broken_error();
-    finish(s, done);
+    if (int brc = node_barrier(comm)) return brc;
   }
   return rc;
 }
