@@ -278,6 +278,22 @@ constexpr std::size_t kSmall = kFoldMin;
   return ~raw_any<true>(~crc, to, from, len);
 }
 
+std::uint32_t crc32c_copy_uncached(void* dst, const void* src, std::size_t len,
+                                   std::uint32_t crc) {
+  if (len < kUncachedMin || !crc32c_fold_supported()) {
+    crc = crc32c_extend(crc, src, len);
+    std::memcpy(dst, src, len);
+    return crc;
+  }
+  auto* to = static_cast<unsigned char*>(dst);
+  const auto* from = static_cast<const unsigned char*>(src);
+  const std::size_t head = -reinterpret_cast<std::uintptr_t>(to) & 63;
+  crc = crc32c_copy(to, from, head, crc);
+  const std::size_t whole = (len - head) & ~std::size_t{255};
+  crc = ~crc32c_fold_stream_raw(~crc, to + head, from + head, whole);
+  return crc32c_copy(to + head + whole, from + head + whole, len - head - whole, crc);
+}
+
 bool crc32c_hardware() { return kHardware; }
 
 }  // namespace lapi::internal

@@ -77,31 +77,34 @@ const bool kSupported = cpu_folds();
                                    _mm512_clmulepi64_epi128(acc, keys, 0x11), next, 0x96);
 }
 
-template <bool Copy>
+enum class Store { none, cached, stream };
+
+template <Store S>
 [[LAPIS_FOLD_TARGET, gnu::always_inline]] inline __m512i load(unsigned char* dst,
                                                              const unsigned char* src,
                                                              std::size_t at) {
   const __m512i v = _mm512_loadu_si512(src + at);
-  if constexpr (Copy) _mm512_storeu_si512(dst + at, v);
+  if constexpr (S == Store::cached) _mm512_storeu_si512(dst + at, v);
+  if constexpr (S == Store::stream) _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + at), v);
   return v;
 }
 
-template <bool Copy>
+template <Store S>
 [[LAPIS_FOLD_TARGET]] std::uint32_t fold_raw(std::uint32_t raw, unsigned char* dst,
                                              const unsigned char* src, std::size_t len) {
-  __m512i a0 = load<Copy>(dst, src, 0);
-  __m512i a1 = load<Copy>(dst, src, 64);
-  __m512i a2 = load<Copy>(dst, src, 128);
-  __m512i a3 = load<Copy>(dst, src, 192);
+  __m512i a0 = load<S>(dst, src, 0);
+  __m512i a1 = load<S>(dst, src, 64);
+  __m512i a2 = load<S>(dst, src, 128);
+  __m512i a3 = load<S>(dst, src, 192);
   // The register so far is the same as these many bits added to the first
   // ones, with the register then starting from zero.
   a0 = _mm512_xor_si512(a0, _mm512_zextsi128_si512(_mm_cvtsi32_si128(static_cast<int>(raw))));
   const __m512i k = keys512(kKeys.loop);
   for (std::size_t at = 256; at < len; at += 256) {
-    a0 = fold(a0, k, load<Copy>(dst, src, at));
-    a1 = fold(a1, k, load<Copy>(dst, src, at + 64));
-    a2 = fold(a2, k, load<Copy>(dst, src, at + 128));
-    a3 = fold(a3, k, load<Copy>(dst, src, at + 192));
+    a0 = fold(a0, k, load<S>(dst, src, at));
+    a1 = fold(a1, k, load<S>(dst, src, at + 64));
+    a2 = fold(a2, k, load<S>(dst, src, at + 128));
+    a3 = fold(a3, k, load<S>(dst, src, at + 192));
   }
   a3 = fold(a2, keys512(kKeys.tail[2]), a3);
   a3 = fold(a1, keys512(kKeys.tail[1]), a3);
@@ -119,7 +122,16 @@ bool crc32c_fold_supported() { return kSupported; }
 
 std::uint32_t crc32c_fold_raw(std::uint32_t raw, unsigned char* dst, const unsigned char* src,
                               std::size_t len) {
-  return dst != nullptr ? fold_raw<true>(raw, dst, src, len) : fold_raw<false>(raw, dst, src, len);
+  return dst != nullptr ? fold_raw<Store::cached>(raw, dst, src, len)
+                        : fold_raw<Store::none>(raw, dst, src, len);
+}
+
+[[LAPIS_FOLD_TARGET]] std::uint32_t crc32c_fold_stream_raw(std::uint32_t raw, unsigned char* dst,
+                                                           const unsigned char* src,
+                                                           std::size_t len) {
+  const std::uint32_t r = fold_raw<Store::stream>(raw, dst, src, len);
+  _mm_sfence();  // streaming stores are weakly ordered: complete them before any flag
+  return r;
 }
 
 }  // namespace lapi::internal

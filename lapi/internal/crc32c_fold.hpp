@@ -30,4 +30,9 @@ inline constexpr std::size_t kFoldMin = 256;
 std::uint32_t crc32c_fold_raw(std::uint32_t raw, unsigned char* dst, const unsigned char* src,
                               std::size_t len);
 
+// crc32c_fold_raw copying to `dst` (64-byte aligned) with streaming stores,
+// which bypass this CPU's caches, then a store fence.
+std::uint32_t crc32c_fold_stream_raw(std::uint32_t raw, unsigned char* dst,
+                                     const unsigned char* src, std::size_t len);
+
 }  // namespace lapi::internal

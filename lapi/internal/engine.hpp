@@ -451,6 +451,7 @@ class Context::Impl {
   Status put_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
                             const void* org_addr, ucp_rkey_h rkey, const Counters& counters);
   void post_held_put_locked(std::uint64_t token);
+  void send_put_verify_locked(std::uint64_t token, const internal::HeldPut& h);
   void on_put_verify_locked(const internal::PutVerifyWire& msg);
   // A Put's counter update (or a checked Put's intact verify) from `src`:
   // its target counter moves and its completion cookie is acked. False

@@ -155,6 +155,7 @@ struct HeldPut {
   Counter* completion;
   std::uint64_t cookie;  // completion's cookie, registered once for every attempt (0: none)
   void* rkey;            // ucp_rkey_h
+  void* mapped;          // the target range as mapped here (shared memory), else null
 };
 
 // The origin of a Get, until its data checks.

@@ -2,7 +2,11 @@
 //   Put: CRC of the origin's buffer → put → flush → put_verify; the target
 //        checks its memory, moves its counter if intact and answers
 //        put_verdict; on a mismatch the origin puts again. The origin
-//        counter moves after an intact verdict.
+//        counter moves after an intact verdict. When UCX maps the target's
+//        memory here (shared memory it allocated, a task on this node), the
+//        origin copies and checksums in one pass instead (crc32c_copy), with
+//        no UCX put or flush: one pass over the data at each end, as the
+//        unchecked Put's copy makes one.
 //   Get: get → get_check; the target answers with the CRC of its range;
 //        the origin compares it with what landed and gets again on a
 //        mismatch.
@@ -40,11 +44,7 @@ void on_put_flushed(void* request, ucs_status_t status, void* user_data) {
       if (h.completion) h.completion->set_error(static_cast<int>(Errc::transport));
       e.integrity_.held_puts.erase(it);
     } else {
-      PutVerifyWire msg{e.me_, h.attempt, 0, op->token, h.tgt_addr, h.len, h.crc, 0,
-                        h.target_counter, h.cookie};
-      if (h.target_counter) msg.flags |= kHasTargetCounter;
-      if (h.cookie) msg.flags |= kHasCompletion;
-      e.send_control_locked(h.tgt, Proto::put_verify, &msg, sizeof msg);
+      e.send_put_verify_locked(op->token, h);
     }
   }
   delete op;
@@ -79,17 +79,27 @@ Status Context::Impl::put_checked_locked(TaskId tgt, std::size_t len, std::uint6
                                          const void* org_addr, ucp_rkey_h rkey,
                                          const Counters& counters) {
   const std::uint64_t token = integrity_.next_token++;
-  const std::uint32_t crc = len ? crc32c_extend(0, org_addr, len) : 0;
+  void* mapped = nullptr;
+  if (len > 0 && ucp_rkey_ptr(rkey, tgt_addr, &mapped) != UCS_OK) mapped = nullptr;
+  // A mapped target's CRC comes out of the copy (post_held_put_locked).
+  const std::uint32_t crc = len && mapped == nullptr ? crc32c_extend(0, org_addr, len) : 0;
   const std::uint64_t cookie = counters.completion ? completions_.insert(counters.completion) : 0;
   integrity_.held_puts.emplace(token, HeldPut{tgt, org_addr, len, tgt_addr, crc, 0, counters.origin,
                                               counters.target.handle, counters.completion, cookie,
-                                              rkey});
+                                              rkey, mapped});
   post_held_put_locked(token);
   return Errc::success;
 }
 
 void Context::Impl::post_held_put_locked(std::uint64_t token) {
-  const HeldPut& h = integrity_.held_puts.at(token);
+  HeldPut& h = integrity_.held_puts.at(token);
+  if (h.mapped != nullptr) {
+    // This CPU's stores are complete before the control frame is published
+    // (a release), so the target reads the data the CRC covers.
+    h.crc = crc32c_copy_uncached(h.mapped, h.data, h.len, 0);
+    send_put_verify_locked(token, h);
+    return;
+  }
   if (h.len > 0) {
     ucp_request_param_t now{};
     ucs_status_ptr_t r = ucp_put_nbx(peers_[h.tgt].ep, h.data, h.len, h.tgt_addr,
@@ -104,6 +114,13 @@ void Context::Impl::post_held_put_locked(std::uint64_t token) {
   p.user_data = op;
   ucs_status_ptr_t r = ucp_ep_flush_nbx(peers_[h.tgt].ep, &p);
   if (r == nullptr || UCS_PTR_IS_ERR(r)) on_put_flushed(nullptr, UCS_PTR_STATUS(r), op);
+}
+
+void Context::Impl::send_put_verify_locked(std::uint64_t token, const HeldPut& h) {
+  PutVerifyWire msg{me_, h.attempt, 0, token, h.tgt_addr, h.len, h.crc, 0, h.target_counter, h.cookie};
+  if (h.target_counter) msg.flags |= kHasTargetCounter;
+  if (h.cookie) msg.flags |= kHasCompletion;
+  send_control_locked(h.tgt, Proto::put_verify, &msg, sizeof msg);
 }
 
 void Context::Impl::on_put_verify_locked(const PutVerifyWire& msg) {

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -84,6 +85,27 @@ TEST_CASE("crc32c and crc32c_copy match the reference at block boundaries and of
       const std::size_t half = len / 3;
       CHECK(crc32c_extend(crc32c_extend(0, p, half), p + half, len - half) == want);
       CHECK(crc32c_extend2(0, p, half, p + half, len - half) == want);
+    }
+  }
+}
+
+TEST_CASE("crc32c_copy_uncached copies and checksums below and above its streaming size") {
+  std::mt19937 rng(11);
+  std::vector<unsigned char> src(kUncachedMin + 4096);
+  for (auto& b : src) b = static_cast<unsigned char>(rng());
+  // Destination offsets 0 and 64 are aligned for the streaming stores, the
+  // others need a head; lengths leave tails of every kind.
+  for (std::size_t offset : {0u, 1u, 63u, 64u}) {
+    for (std::size_t len : {std::size_t{0}, std::size_t{100}, kUncachedMin - 1, kUncachedMin,
+                            kUncachedMin + 255, kUncachedMin + 1000}) {
+      CAPTURE(offset);
+      CAPTURE(len);
+      std::vector<unsigned char> dst(len + 128, 0xee);
+      const std::uint32_t want = reference(src.data() + 3, len);
+      CHECK(crc32c_copy_uncached(dst.data() + offset, src.data() + 3, len, 0) == want);
+      CHECK(std::memcmp(dst.data() + offset, src.data() + 3, len) == 0);
+      CHECK(std::count(dst.begin(), dst.begin() + offset, 0xee) == static_cast<long>(offset));
+      CHECK(std::count(dst.begin() + offset + len, dst.end(), 0xee) == 128 - static_cast<long>(offset));
     }
   }
 }
