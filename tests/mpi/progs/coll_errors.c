@@ -60,6 +60,34 @@ static void count_calls(MPI_Comm* comm, int* code, ...) {
   ++handler_calls;
 }
 
+/* MPI_Alltoallv with receive counts smaller than what arrives. On one node
+ * small pieces pass through the segment's slots (the receiver finds the
+ * excess) and large ones are written straight into the receiver's buffer
+ * (the writer refuses): every rank gets the error either way, and the next
+ * call, with the right counts, moves every piece. */
+static void alltoallv_truncation(int send_count, int recv_count) {
+  const size_t n = (size_t)send_count * (size_t)size;
+  int* out = malloc(n * sizeof(int));
+  int* in = malloc(n * sizeof(int));
+  int* sc = malloc((size_t)size * sizeof(int));
+  int* rc = malloc((size_t)size * sizeof(int));
+  int* displs = malloc((size_t)size * sizeof(int));
+  for (int p = 0; p < size; ++p) sc[p] = send_count, rc[p] = recv_count, displs[p] = p * send_count;
+  for (size_t i = 0; i < n; ++i) out[i] = rank * 1000000 + (int)i;
+  CHECK_CLASS(MPI_Alltoallv(out, sc, displs, MPI_INT, in, rc, displs, MPI_INT, MPI_COMM_WORLD),
+              MPI_ERR_TRUNCATE);
+  for (int p = 0; p < size; ++p) rc[p] = send_count;
+  CHECK_OK(MPI_Alltoallv(out, sc, displs, MPI_INT, in, rc, displs, MPI_INT, MPI_COMM_WORLD));
+  int wrong = 0;
+  for (int p = 0; p < size; ++p) {
+    for (int k = 0; k < send_count; ++k) {
+      wrong += in[p * send_count + k] != p * 1000000 + rank * send_count + k;
+    }
+  }
+  CHECK(wrong == 0);
+  free(out), free(in), free(sc), free(rc), free(displs);
+}
+
 static void world_checks(void) {
   MPI_Comm w = MPI_COMM_WORLD;
   int a[64] = {0}, b[64] = {0};
@@ -133,6 +161,10 @@ static void world_checks(void) {
   }
   /* Mismatched sizes are detected where the data arrives. */
   CHECK_CLASS(MPI_Allgather(a, 2, MPI_INT, b, 1, MPI_INT, w), MPI_ERR_TRUNCATE);
+  if (getenv("LAPIS_COLL_ALLTOALL") == NULL) {
+    alltoallv_truncation(2, 1);
+    alltoallv_truncation(16384, 8192);
+  }
 }
 
 /* Arguments only the root looks at: on MPI_COMM_SELF, where this rank is
