@@ -4,9 +4,9 @@
 //        put_verdict; on a mismatch the origin puts again. The origin
 //        counter moves after an intact verdict. When UCX maps the target's
 //        memory here (shared memory it allocated, a task on this node), the
-//        origin copies and checksums in one pass instead (crc32c_copy), with
-//        no UCX put or flush: one pass over the data at each end, as the
-//        unchecked Put's copy makes one.
+//        origin copies and checksums in one pass instead
+//        (crc32c_copy_uncached), with no UCX put or flush: one pass over
+//        the data at each end.
 //   Get: get → get_check; the target answers with the CRC of its range;
 //        the origin compares it with what landed and gets again on a
 //        mismatch.
