@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -113,6 +114,29 @@ TEST_CASE("every function the MPI headers and lapi.h declare is exported by the 
     CHECK(link.status == 0);
     CHECK(link.output.find(std::to_string(count) + " functions") != std::string::npos);
   }
+  // And nothing else from libmpi (mpi/shared/libmpi.map): the C++ inside stays local, so a
+  // program's symbols cannot collide with it. (The linker may still export a weak copy of a
+  // libstdc++ template that libstdc++.so exports too: the same code under its own name.)
+  Run symbols = sh("nm -D --defined-only " + prefix + "/lib/libmpi.so.12");
+  REQUIRE(symbols.status == 0);
+  static const std::regex line(R"([0-9a-f]+ ([A-Za-z]) (\S+))");
+  static const std::regex interface(R"((P?MPI_|MPIX_|MPIR_|mpipriv|lapis_wait_state)\S*)");
+  static const std::regex standard_library(R"(_ZNSt\S*|_ZSt\S*)");
+  int exported = 0;
+  std::istringstream in(symbols.output);
+  for (std::string text; std::getline(in, text);) {
+    std::smatch m;
+    if (!std::regex_match(text, m, line)) continue;
+    if (std::islower(static_cast<unsigned char>(m[1].str()[0])) ||
+        m[2].str().starts_with("_end") || m[2] == "_edata" || m[2] == "__bss_start") {
+      continue;  // local (TLS shows up so) and the linker's own markers
+    }
+    CAPTURE(text);
+    CHECK((std::regex_match(m[2].str(), interface) ||
+           (m[1] == "W" && std::regex_match(m[2].str(), standard_library))));
+    ++exported;
+  }
+  CHECK(exported >= 600);  // MPI_X and PMPI_X of every function: the parse found them
 }
 
 TEST_CASE("install, compile with mpicc, run with mpirun and mpiexec") {
