@@ -141,12 +141,16 @@ Errc Engine::Impl::test(Request* r, bool& completed, Status* status, bool releas
 Errc Engine::Impl::take_done(Request* r, Status* status) {
   fill_status(r, status);
   const Errc e = r->status.error;
+  release_done(r);
+  return e;
+}
+
+void Engine::Impl::release_done(Request* r) {
   release_request(r);
   if (++releases_ % 64 == 0) {  // now and then: engine-owned requests and copies
     EngineLock lock(*this);
     reap_locked();
   }
-  return e;
 }
 
 Errc Engine::Impl::wait(Request* r, Status* status) {

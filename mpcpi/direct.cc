@@ -38,14 +38,14 @@ using detail::Msg;
 using detail::seq_before;
 
 bool Engine::Impl::direct_landing_on() const {
+  // concurrent() first: it is false in polling mode, every MPI_Irecv's case there.
   std::int64_t interrupt = 0;
-  return options_.direct_recv && options_.variant != Variant::counters &&
-         concurrent() &&
+  return concurrent() && options_.direct_recv && options_.variant != Variant::counters &&
          ctx_.qenv(lapi::Query::interrupt_mode, interrupt).ok() && interrupt == 1;
 }
 
 bool Engine::Impl::may_announce(int source, std::size_t capacity) const {
-  if (source == kAnySource || capacity == 0 || !direct_landing_on()) return false;
+  if (!direct_landing_on() || source == kAnySource || capacity == 0) return false;
   const auto src = static_cast<lapi::TaskId>(source);
   return src != me_ && ctx_.writes_near(src);
 }

@@ -293,6 +293,12 @@ Errc Engine::test(Request* req, bool& completed, Status* status) {
   return impl_->test(req, completed, status, true);
 }
 Errc Engine::wait(Request* req, Status* status) { return impl_->returning(impl_->wait(req, status)); }
+const Status& Engine::wait_in_place(Request* req) {
+  impl_->block_until_done(req);
+  (void)impl_->returning(Errc::success);
+  return req->status;
+}
+void Engine::release_done(Request* req) { impl_->release_done(req); }
 Errc Engine::wait_any(std::span<Request* const> reqs, std::size_t& index, Status* status) {
   return impl_->returning(impl_->wait_any(reqs, index, status));
 }

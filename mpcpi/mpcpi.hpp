@@ -238,6 +238,12 @@ class Engine {
   // Blocks (yielding the CPU, never busy-spinning forever) until `req`
   // completes, then behaves as a completing test().
   Errc wait(Request* req, Status* status);
+  // wait() in two steps, for a caller that reads the status where it lies:
+  // blocks until `req` (not null) completes and returns its status (its
+  // error included), valid until release_done(req) releases the request.
+  // Saves copying the status out on every request of an MPI_Waitall.
+  const Status& wait_in_place(Request* req);
+  void release_done(Request* req);
   // Waits until one non-null request of `reqs` completes; sets index (or
   // reqs.size() if all are null) and behaves as wait() on it. The caller
   // nulls its slot.

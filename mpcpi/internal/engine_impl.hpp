@@ -208,6 +208,8 @@ class Engine::Impl {
   Errc wait(Request* req, Status* status);
   // A done request's status and error; the request goes back to the pool.
   Errc take_done(Request* r, Status* status);
+  // take_done without the status: the request goes back to the pool.
+  void release_done(Request* r);
   Errc wait_any(std::span<Request* const> reqs, std::size_t& index, Status* status);
   Errc request_free(Request* req);
   Errc cancel(Request* req);

@@ -229,6 +229,9 @@ static void truncation(void) {
   CHECK_OK(MPI_Irecv(in, 5, MPI_INT, left, 10, MPI_COMM_WORLD, &rr));
   CHECK_CLASS(MPI_Wait(&rr, &st), MPI_ERR_TRUNCATE);
   CHECK(in[4] == 5 && in[5] == -1);
+  int got = -1;
+  CHECK_OK(MPI_Get_count(&st, MPI_INT, &got));
+  CHECK(got == 5 && st.MPI_SOURCE == left && st.MPI_TAG == 10);
   CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
   MPI_Type_free(&every_other);
   CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
