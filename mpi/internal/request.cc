@@ -134,10 +134,6 @@ bool trivial_completion(MPI_Request* handle, MPI_Status* status, Request*& r, in
   return false;
 }
 
-}  // namespace
-
-namespace {
-
 // A nonpersistent send or receive of contiguous data, waited for in place:
 // the status goes from the engine's request straight into *status, and a
 // success takes none of finish_request's turns (the common MPI_Waitall).
