@@ -145,12 +145,28 @@ MPI_Aint lapis_f_attr_value(int keyval, void *c_value) {
  * for the life of the process (callbacks may run after the keyval is
  * freed, for attributes still attached). */
 struct FortranKeyval {
-  lapis_f_copy_fn *copy;
+  lapis_f_copy_fn *copy;  /* MPI-2 callbacks: ADDRESS_KIND values */
   lapis_f_delete_fn *del;
   MPI_Aint extra_state;
+  lapis_f_copy_int_fn *copy_int;  /* MPI_KEYVAL_CREATE's: INTEGER values */
+  lapis_f_delete_int_fn *del_int;
+  MPI_Fint extra_state_int;
   struct FortranKeyval *next;
 };
 static struct FortranKeyval *fortran_keyvals;
+
+/* A keyval's record once the C keyval exists (`rc` is the C call's result):
+ * kept for good on success, freed otherwise. Only one thread is in MPI at a
+ * time (see mpi/README.md). */
+static int keep_keyval(struct FortranKeyval *k, int rc) {
+  if (rc != MPI_SUCCESS) {
+    free(k);
+    return rc;
+  }
+  k->next = fortran_keyvals;
+  fortran_keyvals = k;
+  return rc;
+}
 
 static int copy_in_fortran(MPI_Comm oldcomm, int keyval, void *extra_state,
                            void *attribute_val_in, void *attribute_val_out, int *flag) {
@@ -171,23 +187,145 @@ static int delete_in_fortran(MPI_Comm comm, int keyval, void *attribute_val, voi
   return ierror;
 }
 
+/* Datatypes' callbacks: the same with the datatype first (an int, as a
+ * communicator, in MPICH's ABI). */
+static int type_copy_in_fortran(MPI_Datatype oldtype, int keyval, void *extra_state,
+                                void *attribute_val_in, void *attribute_val_out, int *flag) {
+  return copy_in_fortran((MPI_Comm)oldtype, keyval, extra_state, attribute_val_in,
+                         attribute_val_out, flag);
+}
+
+static int type_delete_in_fortran(MPI_Datatype type, int keyval, void *attribute_val,
+                                  void *extra_state) {
+  return delete_in_fortran((MPI_Comm)type, keyval, attribute_val, extra_state);
+}
+
+/* MPI-1 callbacks: attribute values and extra state as INTEGERs. */
+static int copy_int_in_fortran(MPI_Comm oldcomm, int keyval, void *extra_state,
+                               void *attribute_val_in, void *attribute_val_out, int *flag) {
+  struct FortranKeyval *k = extra_state;
+  MPI_Fint comm = oldcomm, key = keyval, fflag = 0, ierror = MPI_SUCCESS;
+  MPI_Fint in = (MPI_Fint)(intptr_t)attribute_val_in, out = 0;
+  k->copy_int(&comm, &key, &k->extra_state_int, &in, &out, &fflag, &ierror);
+  *flag = fflag != 0;
+  if (*flag) *(void **)attribute_val_out = (void *)(intptr_t)out;
+  return ierror;
+}
+
+static int delete_int_in_fortran(MPI_Comm comm, int keyval, void *attribute_val,
+                                 void *extra_state) {
+  struct FortranKeyval *k = extra_state;
+  MPI_Fint fcomm = comm, key = keyval, ierror = MPI_SUCCESS;
+  MPI_Fint value = (MPI_Fint)(intptr_t)attribute_val;
+  k->del_int(&fcomm, &key, &value, &k->extra_state_int, &ierror);
+  return ierror;
+}
+
 int lapis_f_comm_create_keyval(lapis_f_copy_fn *copy, lapis_f_delete_fn *del,
                                MPI_Fint *keyval, MPI_Aint extra_state) {
-  struct FortranKeyval *k = malloc(sizeof *k);
+  struct FortranKeyval *k = calloc(1, sizeof *k);
   if (k == NULL) {
     return MPI_Comm_create_keyval(NULL, NULL, NULL, NULL); /* reports the error */
   }
-  *k = (struct FortranKeyval){copy, del, extra_state, NULL};
-  int rc = MPI_Comm_create_keyval(copy == NULL ? NULL : copy_in_fortran,
-                                  del == NULL ? NULL : delete_in_fortran, keyval, k);
-  if (rc != MPI_SUCCESS) {
-    free(k);
-    return rc;
+  k->copy = copy;
+  k->del = del;
+  k->extra_state = extra_state;
+  return keep_keyval(k, MPI_Comm_create_keyval(copy == NULL ? NULL : copy_in_fortran,
+                                               del == NULL ? NULL : delete_in_fortran, keyval, k));
+}
+
+int lapis_f_type_create_keyval(lapis_f_copy_fn *copy, lapis_f_delete_fn *del,
+                               MPI_Fint *keyval, MPI_Aint extra_state) {
+  struct FortranKeyval *k = calloc(1, sizeof *k);
+  if (k == NULL) {
+    return MPI_Type_create_keyval(NULL, NULL, NULL, NULL); /* reports the error */
   }
-  /* Only one thread is in MPI at a time (see mpi/README.md). */
-  k->next = fortran_keyvals;
-  fortran_keyvals = k;
+  k->copy = copy;
+  k->del = del;
+  k->extra_state = extra_state;
+  return keep_keyval(k, MPI_Type_create_keyval(copy == NULL ? NULL : type_copy_in_fortran,
+                                               del == NULL ? NULL : type_delete_in_fortran,
+                                               keyval, k));
+}
+
+void mpi_dup_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Aint *, MPI_Fint *,
+                 MPI_Fint *);
+void mpi_null_copy_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Aint *, MPI_Fint *,
+                       MPI_Fint *);
+void mpi_null_delete_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Fint *);
+
+int lapis_f_keyval_create(lapis_f_copy_int_fn *copy, lapis_f_delete_int_fn *del,
+                          MPI_Fint *keyval, MPI_Fint extra_state) {
+  /* The predefined procedures do in C what they would do in Fortran, on values of any size. */
+  MPI_Copy_function *c_copy = copy_int_in_fortran;
+  if (copy == NULL || (void (*)(void))copy == (void (*)(void))mpi_null_copy_fn_) {
+    c_copy = MPI_NULL_COPY_FN;
+  } else if ((void (*)(void))copy == (void (*)(void))mpi_dup_fn_) {
+    c_copy = MPI_DUP_FN;
+  }
+  MPI_Delete_function *c_del = delete_int_in_fortran;
+  if (del == NULL || (void (*)(void))del == (void (*)(void))mpi_null_delete_fn_) {
+    c_del = MPI_NULL_DELETE_FN;
+  }
+  struct FortranKeyval *k = calloc(1, sizeof *k);
+  if (k == NULL) return MPI_Keyval_create(NULL, NULL, NULL, NULL); /* reports the error */
+  k->copy_int = copy;
+  k->del_int = del;
+  k->extra_state_int = extra_state;
+  return keep_keyval(k, MPI_Keyval_create(c_copy, c_del, keyval, k));
+}
+
+/* ---- generalized requests written in Fortran ---------------------------- */
+
+struct FortranGrequest {
+  lapis_f_grequest_query_fn *query;
+  lapis_f_grequest_free_fn *free_fn;
+  lapis_f_grequest_cancel_fn *cancel;
+  MPI_Aint extra_state;
+};
+
+static int grequest_query_in_fortran(void *extra_state, MPI_Status *status) {
+  struct FortranGrequest *g = extra_state;
+  MPI_Fint ierror = MPI_SUCCESS;
+  /* MPICH's MPI_Status is MPI_STATUS_SIZE INTEGERs: Fortran's status array. */
+  g->query(&g->extra_state, (MPI_Fint *)status, &ierror);
+  return ierror;
+}
+
+/* Called once, when the request is freed: the record goes with it. */
+static int grequest_free_in_fortran(void *extra_state) {
+  struct FortranGrequest *g = extra_state;
+  MPI_Fint ierror = MPI_SUCCESS;
+  g->free_fn(&g->extra_state, &ierror);
+  free(g);
+  return ierror;
+}
+
+static int grequest_cancel_in_fortran(void *extra_state, int complete) {
+  struct FortranGrequest *g = extra_state;
+  MPI_Fint fcomplete = complete != 0, ierror = MPI_SUCCESS;
+  g->cancel(&g->extra_state, &fcomplete, &ierror);
+  return ierror;
+}
+
+int lapis_f_grequest_start(lapis_f_grequest_query_fn *query, lapis_f_grequest_free_fn *free_fn,
+                           lapis_f_grequest_cancel_fn *cancel, MPI_Aint extra_state,
+                           MPI_Fint *request) {
+  struct FortranGrequest *g = malloc(sizeof *g);
+  if (g == NULL) return MPI_Grequest_start(NULL, NULL, NULL, NULL, NULL); /* reports the error */
+  *g = (struct FortranGrequest){query, free_fn, cancel, extra_state};
+  int rc = MPI_Grequest_start(grequest_query_in_fortran, grequest_free_in_fortran,
+                              grequest_cancel_in_fortran, g, (MPI_Request *)request);
+  if (rc != MPI_SUCCESS) free(g);
   return rc;
+}
+
+MPI_Aint *lapis_f_aints_in(const MPI_Fint *f, MPI_Fint n) {
+  if (n < 1 || f == NULL) return NULL;
+  MPI_Aint *c = malloc((size_t)n * sizeof *c);
+  if (c == NULL) return NULL;
+  for (MPI_Fint i = 0; i < n; ++i) c[i] = f[i];
+  return c;
 }
 
 /* The predefined callbacks, as Fortran procedures (mpif.h declares them
@@ -226,3 +364,22 @@ void mpi_dup_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Aint *, MPI
                  MPI_Fint *) __attribute__((alias("mpi_comm_dup_fn_")));
 void mpi_null_delete_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Fint *)
     __attribute__((alias("mpi_comm_null_delete_fn_")));
+
+/* Datatypes' and windows' (the same signatures, a handle first). */
+void mpi_type_null_copy_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Aint *,
+                            MPI_Fint *, MPI_Fint *) __attribute__((alias("mpi_comm_null_copy_fn_")));
+void mpi_type_dup_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Aint *, MPI_Fint *,
+                      MPI_Fint *) __attribute__((alias("mpi_comm_dup_fn_")));
+void mpi_type_null_delete_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Fint *)
+    __attribute__((alias("mpi_comm_null_delete_fn_")));
+void mpi_win_null_copy_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Aint *,
+                           MPI_Fint *, MPI_Fint *) __attribute__((alias("mpi_comm_null_copy_fn_")));
+void mpi_win_dup_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Aint *, MPI_Fint *,
+                     MPI_Fint *) __attribute__((alias("mpi_comm_dup_fn_")));
+void mpi_win_null_delete_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Fint *)
+    __attribute__((alias("mpi_comm_null_delete_fn_")));
+
+/* MPI_F_SYNC_REG(buf): a call the compiler cannot see through is all it
+ * takes (MPI 3.1 section 17.1.17); nothing to do here. */
+void mpi_f_sync_reg_(void *buf);
+void mpi_f_sync_reg_(void *buf) { (void)buf; }

@@ -62,5 +62,33 @@ typedef void lapis_f_delete_fn(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attri
 /* MPI_Comm_create_keyval with Fortran callbacks (C ones call them). */
 int lapis_f_comm_create_keyval(lapis_f_copy_fn *copy, lapis_f_delete_fn *del,
                                MPI_Fint *keyval, MPI_Aint extra_state);
+/* The same for datatypes (their callbacks take the datatype first). */
+int lapis_f_type_create_keyval(lapis_f_copy_fn *copy, lapis_f_delete_fn *del,
+                               MPI_Fint *keyval, MPI_Aint extra_state);
+
+/* MPI-1's MPI_KEYVAL_CREATE: callbacks whose extra state and values are
+ * plain INTEGERs. MPI_DUP_FN, MPI_NULL_COPY_FN and MPI_NULL_DELETE_FN are
+ * recognised by address and become their C counterparts. */
+typedef void lapis_f_copy_int_fn(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Fint *extra_state,
+                                 MPI_Fint *attribute_val_in, MPI_Fint *attribute_val_out,
+                                 MPI_Fint *flag, MPI_Fint *ierror);
+typedef void lapis_f_delete_int_fn(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val,
+                                   MPI_Fint *extra_state, MPI_Fint *ierror);
+int lapis_f_keyval_create(lapis_f_copy_int_fn *copy, lapis_f_delete_int_fn *del,
+                          MPI_Fint *keyval, MPI_Fint extra_state);
+
+/* MPI_Grequest_start with callbacks written in Fortran: the extra state
+ * by reference, the status an INTEGER(MPI_STATUS_SIZE), COMPLETE a LOGICAL. */
+typedef void lapis_f_grequest_query_fn(MPI_Aint *extra_state, MPI_Fint *status, MPI_Fint *ierror);
+typedef void lapis_f_grequest_free_fn(MPI_Aint *extra_state, MPI_Fint *ierror);
+typedef void lapis_f_grequest_cancel_fn(MPI_Aint *extra_state, MPI_Fint *complete,
+                                        MPI_Fint *ierror);
+int lapis_f_grequest_start(lapis_f_grequest_query_fn *query, lapis_f_grequest_free_fn *free_fn,
+                           lapis_f_grequest_cancel_fn *cancel, MPI_Aint extra_state,
+                           MPI_Fint *request);
+
+/* MPI-1's INTEGER displacements as the MPI_Aint array C takes (malloc'ed;
+ * the caller frees it; NULL when n < 1 or out of memory). */
+MPI_Aint *lapis_f_aints_in(const MPI_Fint *f, MPI_Fint n);
 
 #endif /* LAPIS_MPI_FORTRAN_SUPPORT_H_ */

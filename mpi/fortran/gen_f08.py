@@ -138,7 +138,7 @@ def main(api, constants_path, header, out):
         o += [f'  {decl} :: {name}{dims}', f'  COMMON /{block}/ {name}']
     for name, dims, block in SPECIAL_CHARS:
         o += [f'  CHARACTER(LEN=1) :: {name}{dims}', f'  COMMON /{block}/ {name}']
-    o.append(f'  EXTERNAL :: {", ".join(PROCEDURES)}')
+    o.append(wrap(f'EXTERNAL :: {", ".join(PROCEDURES)}', '  '))
     # Handles compare with == and /= (MPI 3.1, 17.2.4).
     for op, suffix in (('==', 'eq'), ('/=', 'ne')):
         o.append(f'  INTERFACE OPERATOR({op})')

@@ -108,6 +108,16 @@ KINDS = {
     'user_fn': ('MPI_User_function *', '{n}', '', ''),
     'copy_fn': ('lapis_f_copy_fn *', '{n}', '', ''),
     'delete_fn': ('lapis_f_delete_fn *', '{n}', '', ''),
+    'copy_int_fn': ('lapis_f_copy_int_fn *', '{n}', '', ''),
+    'delete_int_fn': ('lapis_f_delete_int_fn *', '{n}', '', ''),
+    'query_fn': ('lapis_f_grequest_query_fn *', '{n}', '', ''),
+    'free_fn': ('lapis_f_grequest_free_fn *', '{n}', '', ''),
+    'cancel_fn': ('lapis_f_grequest_cancel_fn *', '{n}', '', ''),
+    # MPI-1's INTEGER addresses and displacements, where C has MPI_Aint.
+    'int_aint*': ('MPI_Fint *', '&{n}_c', '  MPI_Aint {n}_c = 0;\n',
+                  '  if (rc == MPI_SUCCESS) *{n} = (MPI_Fint){n}_c;\n'),
+    'int_aint[]': ('MPI_Fint *', '{n}_c', '  MPI_Aint *{n}_c = lapis_f_aints_in({n}, *{p});\n',
+                   '  free({n}_c);\n'),
     'errhandler_fn': ('MPI_Comm_errhandler_function *', '{n}', '', ''),
     'attr_in': ('MPI_Aint *', '(void *)(intptr_t)*{n}', '', ''),
     'attr_out': ('MPI_Aint *', '&{n}_c', '  void *{n}_c = NULL;\n',
@@ -256,6 +266,9 @@ FORTRAN_DECL = {
     'statuses': 'INTEGER :: {n}(MPI_STATUS_SIZE, *)',
     'user_fn': 'EXTERNAL :: {n}', 'errhandler_fn': 'EXTERNAL :: {n}',
     'copy_fn': 'EXTERNAL :: {n}', 'delete_fn': 'EXTERNAL :: {n}',
+    'copy_int_fn': 'EXTERNAL :: {n}', 'delete_int_fn': 'EXTERNAL :: {n}',
+    'query_fn': 'EXTERNAL :: {n}', 'free_fn': 'EXTERNAL :: {n}', 'cancel_fn': 'EXTERNAL :: {n}',
+    'int_aint*': 'INTEGER :: {n}', 'int_aint[]': 'INTEGER :: {n}(*)',
     'attr_in': 'INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: {n}',
     'attr_out': 'INTEGER(KIND=MPI_ADDRESS_KIND) :: {n}', 'attr_out_int': 'INTEGER :: {n}',
 }
@@ -274,7 +287,9 @@ SPECIAL_CHARS = [('MPI_ARGVS_NULL', '(1,1)', 'mpiprivc'),
                  ('MPI_ARGV_NULL', '(1)', 'mpiprivc')]
 # Predefined procedures a program passes as arguments (fortran_support.c).
 PROCEDURES = ('MPI_COMM_NULL_COPY_FN', 'MPI_COMM_DUP_FN', 'MPI_COMM_NULL_DELETE_FN',
-              'MPI_NULL_COPY_FN', 'MPI_DUP_FN', 'MPI_NULL_DELETE_FN')
+              'MPI_NULL_COPY_FN', 'MPI_DUP_FN', 'MPI_NULL_DELETE_FN',
+              'MPI_TYPE_NULL_COPY_FN', 'MPI_TYPE_DUP_FN', 'MPI_TYPE_NULL_DELETE_FN',
+              'MPI_WIN_NULL_COPY_FN', 'MPI_WIN_DUP_FN', 'MPI_WIN_NULL_DELETE_FN')
 KIND_PARAMETERS = ('MPI_ADDRESS_KIND', 'MPI_OFFSET_KIND', 'MPI_COUNT_KIND', 'MPI_INTEGER_KIND')
 
 
@@ -325,7 +340,7 @@ def write_module(api, constants_path, out):
     for name, dims, block in SPECIAL_CHARS:
         o.append(f'  CHARACTER(LEN=1) :: {name}{dims}')
         o.append(f'  COMMON /{block}/ {name}')
-    o.append(f'  EXTERNAL :: {", ".join(PROCEDURES)}')
+    o.append(wrap(f'EXTERNAL :: {", ".join(PROCEDURES)}', '  '))
     o.append('  INTERFACE')
     for f in functions:
         dummies = [a.name for a in f.args] + ([] if f.result else ['ierror'])

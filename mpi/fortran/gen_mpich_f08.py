@@ -18,10 +18,13 @@ from gen_f08 import DECL, arg_type
 from gen_fortran import FORTRAN_RESULT, read_api, wrap
 
 CHOICE = ('choice', 'void_out')
-# Not in MPICH's mpi_f08: MPI_Attr_get (MPI-1, no f08 binding) and
+# Not in MPICH's mpi_f08: the MPI-1 calls (no f08 binding) and
 # MPI_Buffer_detach (its f08 form returns a TYPE(C_PTR), which the module
 # does not offer yet).
-SKIP = {'MPI_Attr_get', 'MPI_Buffer_detach'}
+SKIP = {'MPI_Attr_get', 'MPI_Attr_put', 'MPI_Attr_delete', 'MPI_Keyval_create', 'MPI_Keyval_free',
+        'MPI_Errhandler_create', 'MPI_Errhandler_set', 'MPI_Errhandler_get', 'MPI_Address',
+        'MPI_Type_extent', 'MPI_Type_lb', 'MPI_Type_ub', 'MPI_Type_hvector', 'MPI_Type_hindexed',
+        'MPI_Type_struct', 'MPI_Buffer_detach'}
 
 
 def shim(f):

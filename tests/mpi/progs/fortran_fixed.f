@@ -1,6 +1,8 @@
 ! Fixed-form Fortran 77 style program with INCLUDE 'mpif.h': point-to-point
 ! with statuses, nonblocking requests, collectives on Fortran types, a
-! derived type, MPI_IN_PLACE and MPI_WTIME. Prints OK per rank.
+! derived type, MPI_IN_PLACE and MPI_WTIME; the MPI-1 calls old programs
+! still make (INTEGER addresses and attributes); attribute callbacks and a
+! generalized request written in Fortran. Prints OK per rank.
       PROGRAM FIXED
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -90,6 +92,11 @@
       CALL MPI_TYPE_FREE(VEC, IERR)
       CALL CHECK(VEC .EQ. MPI_DATATYPE_NULL, 'type freed')
 
+      CALL OLDTYPES(NEXT, PREV)
+      CALL OLDATTRS()
+      CALL TYPEATTRS()
+      CALL GREQ()
+
       T1 = MPI_WTIME()
       CALL CHECK(T1 .GE. T0 .AND. MPI_WTICK() .GT. 0D0, 'wtime')
       CALL MPI_FINALIZE(IERR)
@@ -107,4 +114,174 @@
         PRINT '(A, A)', 'FAILED ', WHAT
         NFAIL = NFAIL + 1
       END IF
+      END
+
+! MPI-1 datatype calls: INTEGER addresses, extents and displacements.
+      SUBROUTINE OLDTYPES(NEXT, PREV)
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER NEXT, PREV, IERR, A1, A2, EXT, LB, UB, STRUCT, HVEC
+      INTEGER LENS(2), DISPS(2), TYPES(2), IBUF(6), JBUF(6), I
+      CALL MPI_ADDRESS(IBUF(1), A1, IERR)
+      CALL MPI_ADDRESS(IBUF(4), A2, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS .AND. A2 - A1 .EQ. 12,
+     &     'mpi_address')
+! IBUF(1) and IBUF(4) as one element: displacements 0 and 12 bytes.
+      LENS(1) = 1
+      LENS(2) = 1
+      DISPS(1) = 0
+      DISPS(2) = A2 - A1
+      TYPES(1) = MPI_INTEGER
+      TYPES(2) = MPI_INTEGER
+      CALL MPI_TYPE_STRUCT(2, LENS, DISPS, TYPES, STRUCT, IERR)
+      CALL MPI_TYPE_COMMIT(STRUCT, IERR)
+      CALL MPI_TYPE_EXTENT(STRUCT, EXT, IERR)
+      CALL MPI_TYPE_LB(STRUCT, LB, IERR)
+      CALL MPI_TYPE_UB(STRUCT, UB, IERR)
+      CALL CHECK(EXT .EQ. 16 .AND. LB .EQ. 0 .AND. UB .EQ. 16,
+     &     'type_struct extent')
+      DO I = 1, 6
+        IBUF(I) = I * 10
+        JBUF(I) = -1
+      END DO
+      CALL MPI_SENDRECV(IBUF, 1, STRUCT, NEXT, 4, JBUF, 2, MPI_INTEGER,
+     &     PREV, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE, IERR)
+      CALL CHECK(JBUF(1) .EQ. 10 .AND. JBUF(2) .EQ. 40 .AND.
+     &     JBUF(3) .EQ. -1, 'type_struct data')
+      CALL MPI_TYPE_FREE(STRUCT, IERR)
+      CALL MPI_TYPE_HINDEXED(2, LENS, DISPS, MPI_INTEGER, STRUCT, IERR)
+      CALL MPI_TYPE_EXTENT(STRUCT, EXT, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS .AND. EXT .EQ. 16,
+     &     'type_hindexed')
+      CALL MPI_TYPE_FREE(STRUCT, IERR)
+      CALL MPI_TYPE_HVECTOR(3, 1, 8, MPI_INTEGER, HVEC, IERR)
+      CALL MPI_TYPE_EXTENT(HVEC, EXT, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS .AND. EXT .EQ. 20,
+     &     'type_hvector')
+      CALL MPI_TYPE_FREE(HVEC, IERR)
+      END
+
+! MPI-1 attributes: INTEGER values, a copy callback written in Fortran,
+! MPI_DUP_FN; and MPI_ERRHANDLER_GET/SET.
+      SUBROUTINE OLDATTRS()
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      EXTERNAL ADD_ONE
+      INTEGER IERR, KEY, KEY2, DUP, VAL, EH, EH2
+      LOGICAL FLAG
+      CALL MPI_KEYVAL_CREATE(ADD_ONE, MPI_NULL_DELETE_FN, KEY, 5, IERR)
+      CALL MPI_KEYVAL_CREATE(MPI_DUP_FN, MPI_NULL_DELETE_FN, KEY2, 0,
+     &     IERR)
+      CALL MPI_ATTR_PUT(MPI_COMM_WORLD, KEY, 42, IERR)
+      CALL MPI_ATTR_PUT(MPI_COMM_WORLD, KEY2, -7, IERR)
+      CALL MPI_COMM_DUP(MPI_COMM_WORLD, DUP, IERR)
+      CALL MPI_ATTR_GET(DUP, KEY, VAL, FLAG, IERR)
+      CALL CHECK(FLAG .AND. VAL .EQ. 48, 'keyval copy callback')
+      CALL MPI_ATTR_GET(DUP, KEY2, VAL, FLAG, IERR)
+      CALL CHECK(FLAG .AND. VAL .EQ. -7, 'mpi_dup_fn')
+      CALL MPI_ATTR_DELETE(DUP, KEY, IERR)
+      CALL MPI_ATTR_GET(DUP, KEY, VAL, FLAG, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS .AND. .NOT. FLAG, 'attr_delete')
+      CALL MPI_COMM_FREE(DUP, IERR)
+      CALL MPI_ATTR_DELETE(MPI_COMM_WORLD, KEY, IERR)
+      CALL MPI_ATTR_DELETE(MPI_COMM_WORLD, KEY2, IERR)
+      CALL MPI_KEYVAL_FREE(KEY, IERR)
+      CALL MPI_KEYVAL_FREE(KEY2, IERR)
+      CALL CHECK(KEY .EQ. MPI_KEYVAL_INVALID, 'keyval_free')
+      CALL MPI_ERRHANDLER_GET(MPI_COMM_WORLD, EH, IERR)
+      CALL MPI_ERRHANDLER_SET(MPI_COMM_WORLD, MPI_ERRORS_RETURN, IERR)
+      CALL MPI_ERRHANDLER_GET(MPI_COMM_WORLD, EH2, IERR)
+      CALL CHECK(EH2 .EQ. MPI_ERRORS_RETURN, 'errhandler_set')
+      CALL MPI_ERRHANDLER_SET(MPI_COMM_WORLD, EH, IERR)
+      END
+
+! An MPI-1 copy callback: INTEGER values; the extra state given at
+! MPI_KEYVAL_CREATE is added with one more.
+      SUBROUTINE ADD_ONE(OLDCOMM, KEYVAL, EXTRA, VALIN, VALOUT, FLAG,
+     &     IERR)
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER OLDCOMM, KEYVAL, EXTRA, VALIN, VALOUT, IERR
+      LOGICAL FLAG
+      VALOUT = VALIN + EXTRA + 1
+      FLAG = .TRUE.
+      IERR = MPI_SUCCESS
+      END
+
+! Datatype attributes: a keyval with MPI_TYPE_DUP_FN survives MPI_TYPE_DUP.
+      SUBROUTINE TYPEATTRS()
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER IERR, KEY, DUP
+      INTEGER(KIND=MPI_ADDRESS_KIND) VAL, EXTRA
+      LOGICAL FLAG
+      EXTRA = 0
+      CALL MPI_TYPE_CREATE_KEYVAL(MPI_TYPE_DUP_FN,
+     &     MPI_TYPE_NULL_DELETE_FN, KEY, EXTRA, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS, 'type_create_keyval')
+      VAL = 123456789012_MPI_ADDRESS_KIND
+      CALL MPI_TYPE_SET_ATTR(MPI_INTEGER, KEY, VAL, IERR)
+      CALL MPI_TYPE_DUP(MPI_INTEGER, DUP, IERR)
+      VAL = 0
+      CALL MPI_TYPE_GET_ATTR(DUP, KEY, VAL, FLAG, IERR)
+      CALL CHECK(FLAG .AND. VAL .EQ. 123456789012_MPI_ADDRESS_KIND,
+     &     'type_dup_fn')
+      CALL MPI_TYPE_FREE(DUP, IERR)
+      CALL MPI_TYPE_DELETE_ATTR(MPI_INTEGER, KEY, IERR)
+      CALL MPI_TYPE_FREE_KEYVAL(KEY, IERR)
+      END
+
+! A generalized request whose callbacks are Fortran subroutines.
+      SUBROUTINE GREQ()
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      EXTERNAL GQUERY, GFREE, GCANCEL
+      INTEGER IERR, REQ, STATUS(MPI_STATUS_SIZE), COUNT
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA
+      COMMON /GSTATE/ NFREED
+      INTEGER NFREED
+      NFREED = 0
+      EXTRA = 77
+      CALL MPI_GREQUEST_START(GQUERY, GFREE, GCANCEL, EXTRA, REQ, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS, 'grequest_start')
+      CALL MPI_GREQUEST_COMPLETE(REQ, IERR)
+      CALL MPI_WAIT(REQ, STATUS, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS .AND. REQ .EQ. MPI_REQUEST_NULL,
+     &     'grequest wait')
+      CALL CHECK(STATUS(MPI_TAG) .EQ. 77, 'grequest query status')
+      CALL MPI_GET_COUNT(STATUS, MPI_INTEGER, COUNT, IERR)
+      CALL CHECK(COUNT .EQ. 3, 'grequest count')
+      CALL CHECK(NFREED .EQ. 1, 'grequest free_fn')
+      END
+
+      SUBROUTINE GQUERY(EXTRA, STATUS, IERR)
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA
+      INTEGER STATUS(MPI_STATUS_SIZE), IERR
+      STATUS(MPI_SOURCE) = MPI_UNDEFINED
+      STATUS(MPI_TAG) = INT(EXTRA)
+      CALL MPI_STATUS_SET_ELEMENTS(STATUS, MPI_INTEGER, 3, IERR)
+      CALL MPI_STATUS_SET_CANCELLED(STATUS, .FALSE., IERR)
+      IERR = MPI_SUCCESS
+      END
+
+      SUBROUTINE GFREE(EXTRA, IERR)
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA
+      INTEGER IERR
+      COMMON /GSTATE/ NFREED
+      INTEGER NFREED
+      IF (EXTRA .EQ. 77) NFREED = NFREED + 1
+      IERR = MPI_SUCCESS
+      END
+
+      SUBROUTINE GCANCEL(EXTRA, COMPLETE, IERR)
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA
+      LOGICAL COMPLETE
+      INTEGER IERR
+      IERR = MPI_SUCCESS
       END
