@@ -62,10 +62,18 @@ extern "C" int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count,
   if (int rc = check_running(kFn)) return rc;
   const Datatype* t = nullptr;
   const Op* o = nullptr;
-  int rc = check_buffer_args({inbuf, count, datatype, "inbuf", "count", "datatype"}, t);
+  // No MPI_IN_PLACE here (MPI 3.1 section 5.9.7): both are real buffers, and distinct ones.
+  int rc = check_not_in_place(inbuf, "inbuf", "MPI_Reduce_local takes no MPI_IN_PLACE");
+  if (rc == MPI_SUCCESS) rc = check_not_in_place(inoutbuf, "inoutbuf", "MPI_Reduce_local takes no MPI_IN_PLACE");
+  if (rc == MPI_SUCCESS) {
+    rc = check_buffer_args({inbuf, count, datatype, "inbuf", "count", "datatype"}, t);
+  }
   if (rc == MPI_SUCCESS) rc = check_buffer(inoutbuf, count, *t, "inoutbuf");
   if (rc == MPI_SUCCESS) rc = lookup_op(op, o);
   if (rc == MPI_SUCCESS) rc = check_op_type(*o, *t, datatype);
+  if (rc == MPI_SUCCESS && inbuf == inoutbuf && count > 0 && t->size() > 0) {
+    rc = fail(MPI_ERR_BUFFER, "inbuf and inoutbuf are the same buffer");
+  }
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
   reduce_layout({o, t, datatype}, inbuf, inoutbuf, count);
   return MPI_SUCCESS;

@@ -8,6 +8,7 @@
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/coll/args.hpp"
+#include "mpi/internal/coll/ops.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/request.hpp"
 #include "mpi/internal/rma/fast_access.hpp"
@@ -270,6 +271,19 @@ extern "C" int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_
   return finish(a, rc);
 }
 
+namespace {
+
+// MPI 3.1 section 11.3.4: C and Fortran integers, logicals, multi-language
+// types and bytes: exactly the types MPI_BAND or MPI_LAND is defined for.
+bool compare_and_swap_type(const Datatype& type) {
+  const Op* band = nullptr;
+  const Op* land = nullptr;
+  if (lookup_op(MPI_BAND, band) != MPI_SUCCESS || lookup_op(MPI_LAND, land) != MPI_SUCCESS) return false;
+  return op_accepts(*band, type) || op_accepts(*land, type);
+}
+
+}  // namespace
+
 extern "C" int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr,
                                     void* result_addr, MPI_Datatype datatype, int target_rank,
                                     MPI_Aint target_disp, MPI_Win win) {
@@ -283,6 +297,12 @@ extern "C" int MPI_Compare_and_swap(const void* origin_addr, const void* compare
   if (rc == MPI_SUCCESS) rc = side(a.args.origin, origin_addr, 1, datatype, "count", "datatype");
   if (rc == MPI_SUCCESS && !a.args.result.type->is_builtin()) {
     rc = fail(MPI_ERR_TYPE, "datatype={:#x} is not a predefined datatype", datatype);
+  }
+  if (rc == MPI_SUCCESS && !compare_and_swap_type(*a.args.result.type)) {
+    rc = fail(MPI_ERR_TYPE,
+              "datatype={:#x} is not an integer, logical or byte type (MPI_Compare_and_swap "
+              "compares bits: no floating-point or complex types)",
+              datatype);
   }
   if (rc == MPI_SUCCESS) rc = check_not_null(origin_addr, "origin_addr");
   if (rc == MPI_SUCCESS) rc = check_not_null(compare_addr, "compare_addr");

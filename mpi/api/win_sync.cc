@@ -67,6 +67,10 @@ int passive_may_start(Window& w) {
   if (w.fence_epoch && w.ops_since_fence) {
     return fail(MPI_ERR_RMA_SYNC, "a fence epoch with accesses is active on win");
   }
+  // Access epochs on one window must be disjoint (MPI 3.1 section 11.5).
+  if (!w.access_group.empty()) {
+    return fail(MPI_ERR_RMA_SYNC, "an access epoch of MPI_Win_start is open on win");
+  }
   w.fence_epoch = false;
   return MPI_SUCCESS;
 }

@@ -39,6 +39,10 @@ static void ops(void) {
   CHECK_CLASS(MPI_Reduce_local(a, b, -1, MPI_INT, MPI_SUM), MPI_ERR_COUNT);
   CHECK_CLASS(MPI_Reduce_local(NULL, b, 4, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
   CHECK_CLASS(MPI_Reduce_local(a, NULL, 4, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
+  /* No MPI_IN_PLACE, no aliasing (it crashed on MPI_IN_PLACE as inbuf). */
+  CHECK_CLASS(MPI_Reduce_local(MPI_IN_PLACE, b, 4, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
+  CHECK_CLASS(MPI_Reduce_local(a, MPI_IN_PLACE, 4, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
+  CHECK_CLASS(MPI_Reduce_local(b, b, 4, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
   CHECK_CLASS(MPI_Reduce_local(a, b, 4, MPI_DATATYPE_NULL, MPI_SUM), MPI_ERR_TYPE);
   CHECK_OK(MPI_Reduce_local(a, b, 4, MPI_INT, MPI_SUM));
   CHECK(b[3] == 4);

@@ -572,6 +572,12 @@ static void pscw(void) {
   for (int round = 1; round <= ROUNDS; ++round) {
     CHECK_OK(MPI_Win_post(from, 0, win));
     CHECK_OK(MPI_Win_start(to, 0, win));
+    if (round == 1) { /* no lock inside the access epoch: epochs are disjoint */
+      CHECK_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+      CHECK_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC);
+      CHECK_CLASS(MPI_Win_lock_all(0, win), MPI_ERR_RMA_SYNC);
+      CHECK_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL));
+    }
     int v[K];
     for (int i = 0; i < K; ++i) v[i] = round * 1000 + rank;
     CHECK_OK(MPI_Put(v, K / 2, MPI_INT, right, 0, K / 2, MPI_INT, win));
@@ -817,6 +823,12 @@ static void errors(void) {
   CHECK_OK(MPI_Type_commit(&two));
   CHECK_CLASS(MPI_Fetch_and_op(v, v + 2, two, right, 0, MPI_SUM, win), MPI_ERR_TYPE);
   MPI_Type_free(&two);
+  /* Compare_and_swap compares bits: integers, logicals and bytes only */
+  float fv = 1, fc = 0, fr = -1;
+  double dv = 1, dc = 0, dr = -1;
+  CHECK_CLASS(MPI_Compare_and_swap(&fv, &fc, &fr, MPI_FLOAT, right, 0, win), MPI_ERR_TYPE);
+  CHECK_CLASS(MPI_Compare_and_swap(&dv, &dc, &dr, MPI_DOUBLE, right, 0, win), MPI_ERR_TYPE);
+  CHECK(fr == -1 && dr == -1);
   CHECK_OK(MPI_Win_unlock(right, win));
   /* a user handler on the window is called */
   MPI_Errhandler mine;
