@@ -13,9 +13,14 @@ int bcast_binomial(CollChannel& ch, char* data, std::size_t bytes, int root) {
   const int n = ch.size();
   const int vr = (ch.rank() - root + n) % n;
   int mask = 1;
+  int received = MPI_SUCCESS;
   while (mask < n) {
     if (vr & mask) {
-      if (int rc = ch.recv((vr - mask + root) % n, data, bytes)) return rc;
+      received = ch.recv((vr - mask + root) % n, data, bytes);
+      // A message longer than this rank's count (an erroneous program: the counts differ) still
+      // goes on to the subtree, as much of it as landed here, so that no rank below waits for
+      // it forever; this rank reports the truncation.
+      if (received != MPI_SUCCESS && received != MPI_ERR_TRUNCATE) return received;
       break;
     }
     mask <<= 1;
@@ -25,7 +30,8 @@ int bcast_binomial(CollChannel& ch, char* data, std::size_t bytes, int root) {
       if (int rc = ch.isend((vr + mask + root) % n, data, bytes)) return rc;
     }
   }
-  return ch.wait_all();
+  const int sent = ch.wait_all();
+  return received != MPI_SUCCESS ? received : sent;
 }
 
 int bcast_scatter_allgather(CollChannel& ch, char* data, std::size_t bytes, int root) {
