@@ -51,6 +51,11 @@ int coll_allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datat
   for (int r = 0; rc == MPI_SUCCESS && r < (vform ? n : std::min(n, 1)); ++r) {
     rc = check_buffer(recvbuf, vform ? recvcounts[r] : regular_count, *rt, "recvbuf");
   }
+  if (rc == MPI_SUCCESS && !in_place && !c->is_inter() && sendcount > 0 && st->size() > 0) {
+    const std::int64_t at = vform ? displs[c->rank] : std::int64_t{c->rank} * regular_count;
+    rc = check_no_alias(sendbuf, recvbuf, static_cast<const char*>(recvbuf) + at * rt->extent(),
+                        "sendbuf", "recvbuf");
+  }
   if (rc != MPI_SUCCESS) return raise(c, fn, rc);
   return run_collective(*c, fn, how, [&] { return keep_objects(comm, {sendtype, recvtype}); },
                         [=, regular = std::move(regular)](std::uint32_t seq) {
@@ -119,6 +124,10 @@ int coll_alltoall(const char* fn, const Side& send, const Side& recv, MPI_Comm c
   // One part per rank, of the remote group on an inter-communicator.
   if (rc == MPI_SUCCESS && send.buf != MPI_IN_PLACE) rc = parts_of(send, c->peer_size(), sends);
   if (rc == MPI_SUCCESS) rc = parts_of(recv, c->peer_size(), recvs);
+  const auto moves = [](const Part& p) { return p.count > 0 && p.type->size() > 0; };
+  if (rc == MPI_SUCCESS && !c->is_inter() && std::any_of(sends.begin(), sends.end(), moves)) {
+    rc = check_no_alias(send.buf, recv.buf, nullptr, "sendbuf", "recvbuf");
+  }
   if (rc != MPI_SUCCESS) return raise(c, fn, rc);
   // MPI_Alltoall (one count and type per side, not the v and w forms).
   const bool regular = send.counts == nullptr && recv.counts == nullptr && send.types == nullptr &&

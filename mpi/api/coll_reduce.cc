@@ -103,6 +103,9 @@ int coll_reduce_scatter(const char* fn, const void* sendbuf, void* recvbuf, cons
     rc = check_buffer(recvbuf, in_place ? static_cast<int>(total) : counts[c->rank], *t,
                       "recvbuf");
   }
+  if (rc == MPI_SUCCESS && total > 0 && t->size() > 0) {
+    rc = check_no_alias(sendbuf, recvbuf, nullptr, "sendbuf", "recvbuf");
+  }
   ReduceAlgo algo;
   if (rc == MPI_SUCCESS) rc = choose_reduce(algo);
   if (rc != MPI_SUCCESS) return raise(c, fn, rc);

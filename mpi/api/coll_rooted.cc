@@ -170,6 +170,12 @@ int check_rooted(MPI_Comm comm, int root, const LocalSide& l, const RootSide& rs
   for (int r = 0; rc == MPI_SUCCESS && r < c.size(); ++r) {
     rc = check_buffer(rs.buf, out.counts[r], *out.root_type, rs.buf_arg);
   }
+  if (rc == MPI_SUCCESS && l.buf != MPI_IN_PLACE && l.count > 0 && out.local_type->size() > 0) {
+    const std::int64_t at = rs.vform ? rs.displs[root] : std::int64_t{root} * rs.regular_count;
+    const void* own = static_cast<const char*>(rs.buf) + at * out.root_type->extent();
+    // Gather: the local side sends; scatter: it receives.
+    rc = check_no_alias(l.buf, rs.buf, own, l.buf_arg, rs.buf_arg);
+  }
   return rc;
 }
 

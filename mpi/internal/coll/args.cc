@@ -74,4 +74,12 @@ int check_not_in_place(const void* buf, const char* arg, const char* why) {
   return fail(MPI_ERR_BUFFER, "{} is MPI_IN_PLACE: {}", arg, why);
 }
 
+int check_no_alias(const void* sendbuf, const void* recvbuf, const void* own_block,
+                   const char* send_arg, const char* recv_arg) {
+  if (sendbuf == nullptr || sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+  if (sendbuf != recvbuf && sendbuf != own_block) return MPI_SUCCESS;
+  return fail(MPI_ERR_BUFFER, "{} and {} are the same memory (MPI_IN_PLACE is the way to reuse it)",
+              send_arg, recv_arg);
+}
+
 }  // namespace mpi

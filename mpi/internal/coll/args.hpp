@@ -50,5 +50,12 @@ int check_reduce_args(const ReduceArgs& a, const Datatype*& type, const Op*& op)
 
 // MPI_ERR_BUFFER for MPI_IN_PLACE where this rank may not pass it.
 int check_not_in_place(const void* buf, const char* arg, const char* why);
+// A send buffer that is the receive buffer, or this rank's own block of it
+// (`own_block`, null when there is none): the overlap MPI_IN_PLACE is for,
+// MPI_ERR_BUFFER as in MPICH. Called before any communication, so a rank
+// that passes such buffers returns at once; every rank passing them alike
+// finds the same. MPI_IN_PLACE or a null send buffer is not checked.
+int check_no_alias(const void* sendbuf, const void* recvbuf, const void* own_block,
+                   const char* send_arg, const char* recv_arg);
 
 }  // namespace mpi

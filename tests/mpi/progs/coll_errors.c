@@ -188,6 +188,21 @@ static void world_checks(void) {
     alltoallv_truncation(16384, 8192);
   }
   ibcast_truncation();
+  /* Send memory that is the receive buffer, or this rank's block of it:
+   * every rank finds it before communicating. */
+  CHECK_CLASS(MPI_Allgather(&a[rank], 1, MPI_INT, a, 1, MPI_INT, w), MPI_ERR_BUFFER);
+  CHECK_CLASS(MPI_Allgatherv(&a[rank], 1, MPI_INT, a, counts, displs, MPI_INT, w), MPI_ERR_BUFFER);
+  CHECK_CLASS(MPI_Alltoall(a, 1, MPI_INT, a, 1, MPI_INT, w), MPI_ERR_BUFFER);
+  CHECK_CLASS(MPI_Alltoallv(a, counts, displs, MPI_INT, a, counts, displs, MPI_INT, w),
+              MPI_ERR_BUFFER);
+  CHECK_CLASS(MPI_Reduce_scatter_block(a, a, 1, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER);
+  CHECK_CLASS(MPI_Reduce_scatter(a, a, counts, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER);
+  if (rank == 0) { /* the root alone */
+    CHECK_CLASS(MPI_Gather(a, 1, MPI_INT, a, 1, MPI_INT, 0, w), MPI_ERR_BUFFER);
+  }
+  /* Disjoint blocks of one array are fine, and MPI_IN_PLACE of course. */
+  CHECK_OK(MPI_Allgather(&a[size], 1, MPI_INT, a, 1, MPI_INT, w));
+  CHECK_OK(MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, a, 1, MPI_INT, w));
 }
 
 /* Arguments only the root looks at: on MPI_COMM_SELF, where this rank is
@@ -209,6 +224,12 @@ static void root_checks(void) {
   CHECK_CLASS(MPI_Reduce(a, NULL, 1, MPI_INT, MPI_SUM, 0, s), MPI_ERR_BUFFER);
   /* A root's own block larger than its receive block. */
   CHECK_CLASS(MPI_Gather(a, 2, MPI_INT, b, 1, MPI_INT, 0, s), MPI_ERR_TRUNCATE);
+  /* Send and receive memory shared at the root (MPICH's noalias2: the root
+   * alone calls; it must return before communicating). */
+  CHECK_CLASS(MPI_Gather(a, 1, MPI_INT, a, 1, MPI_INT, 0, s), MPI_ERR_BUFFER);
+  CHECK_CLASS(MPI_Gatherv(a, 1, MPI_INT, a, counts, displs, MPI_INT, 0, s), MPI_ERR_BUFFER);
+  CHECK_CLASS(MPI_Scatter(a, 1, MPI_INT, a, 1, MPI_INT, 0, s), MPI_ERR_BUFFER);
+  CHECK_CLASS(MPI_Scatterv(a, counts, displs, MPI_INT, a, 1, MPI_INT, 0, s), MPI_ERR_BUFFER);
   /* The calls still work afterwards. */
   CHECK_OK(MPI_Gather(a, 1, MPI_INT, b, 1, MPI_INT, 0, s));
 }
