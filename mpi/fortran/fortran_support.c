@@ -281,14 +281,14 @@ struct FortranGrequest {
   lapis_f_grequest_query_fn *query;
   lapis_f_grequest_free_fn *free_fn;
   lapis_f_grequest_cancel_fn *cancel;
-  MPI_Aint extra_state;
+  MPI_Aint *extra_state;  /* the program's variable */
 };
 
 static int grequest_query_in_fortran(void *extra_state, MPI_Status *status) {
   struct FortranGrequest *g = extra_state;
   MPI_Fint ierror = MPI_SUCCESS;
   /* MPICH's MPI_Status is MPI_STATUS_SIZE INTEGERs: Fortran's status array. */
-  g->query(&g->extra_state, (MPI_Fint *)status, &ierror);
+  g->query(g->extra_state, (MPI_Fint *)status, &ierror);
   return ierror;
 }
 
@@ -296,7 +296,7 @@ static int grequest_query_in_fortran(void *extra_state, MPI_Status *status) {
 static int grequest_free_in_fortran(void *extra_state) {
   struct FortranGrequest *g = extra_state;
   MPI_Fint ierror = MPI_SUCCESS;
-  g->free_fn(&g->extra_state, &ierror);
+  g->free_fn(g->extra_state, &ierror);
   free(g);
   return ierror;
 }
@@ -304,12 +304,12 @@ static int grequest_free_in_fortran(void *extra_state) {
 static int grequest_cancel_in_fortran(void *extra_state, int complete) {
   struct FortranGrequest *g = extra_state;
   MPI_Fint fcomplete = complete != 0, ierror = MPI_SUCCESS;
-  g->cancel(&g->extra_state, &fcomplete, &ierror);
+  g->cancel(g->extra_state, &fcomplete, &ierror);
   return ierror;
 }
 
 int lapis_f_grequest_start(lapis_f_grequest_query_fn *query, lapis_f_grequest_free_fn *free_fn,
-                           lapis_f_grequest_cancel_fn *cancel, MPI_Aint extra_state,
+                           lapis_f_grequest_cancel_fn *cancel, MPI_Aint *extra_state,
                            MPI_Fint *request) {
   struct FortranGrequest *g = malloc(sizeof *g);
   if (g == NULL) return MPI_Grequest_start(NULL, NULL, NULL, NULL, NULL); /* reports the error */

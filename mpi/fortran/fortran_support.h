@@ -77,14 +77,16 @@ typedef void lapis_f_delete_int_fn(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *a
 int lapis_f_keyval_create(lapis_f_copy_int_fn *copy, lapis_f_delete_int_fn *del,
                           MPI_Fint *keyval, MPI_Fint extra_state);
 
-/* MPI_Grequest_start with callbacks written in Fortran: the extra state
- * by reference, the status an INTEGER(MPI_STATUS_SIZE), COMPLETE a LOGICAL. */
+/* MPI_Grequest_start with callbacks written in Fortran: they get the
+ * program's own EXTRA_STATE variable by reference (as with MPICH, so what a
+ * callback stores there the program sees), the status as an
+ * INTEGER(MPI_STATUS_SIZE), COMPLETE as a LOGICAL. */
 typedef void lapis_f_grequest_query_fn(MPI_Aint *extra_state, MPI_Fint *status, MPI_Fint *ierror);
 typedef void lapis_f_grequest_free_fn(MPI_Aint *extra_state, MPI_Fint *ierror);
 typedef void lapis_f_grequest_cancel_fn(MPI_Aint *extra_state, MPI_Fint *complete,
                                         MPI_Fint *ierror);
 int lapis_f_grequest_start(lapis_f_grequest_query_fn *query, lapis_f_grequest_free_fn *free_fn,
-                           lapis_f_grequest_cancel_fn *cancel, MPI_Aint extra_state,
+                           lapis_f_grequest_cancel_fn *cancel, MPI_Aint *extra_state,
                            MPI_Fint *request);
 
 /* MPI-1's INTEGER displacements as the MPI_Aint array C takes (malloc'ed;

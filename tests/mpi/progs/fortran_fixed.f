@@ -252,6 +252,7 @@
       CALL MPI_GET_COUNT(STATUS, MPI_INTEGER, COUNT, IERR)
       CALL CHECK(COUNT .EQ. 3, 'grequest count')
       CALL CHECK(NFREED .EQ. 1, 'grequest free_fn')
+      CALL CHECK(EXTRA .EQ. 78, 'grequest extra_state by reference')
       END
 
       SUBROUTINE GQUERY(EXTRA, STATUS, IERR)
@@ -274,6 +275,8 @@
       COMMON /GSTATE/ NFREED
       INTEGER NFREED
       IF (EXTRA .EQ. 77) NFREED = NFREED + 1
+! The program's own variable: what is stored here, it sees.
+      EXTRA = EXTRA + 1
       IERR = MPI_SUCCESS
       END
 
