@@ -221,28 +221,29 @@ static int delete_int_in_fortran(MPI_Comm comm, int keyval, void *attribute_val,
   return ierror;
 }
 
-int lapis_f_comm_create_keyval(lapis_f_copy_fn *copy, lapis_f_delete_fn *del,
-                               MPI_Fint *keyval, MPI_Aint extra_state) {
+/* The record of MPI-2 callbacks (ADDRESS_KIND values); NULL when out of memory. */
+static struct FortranKeyval *keyval_record(lapis_f_copy_fn *copy, lapis_f_delete_fn *del,
+                                           MPI_Aint extra_state) {
   struct FortranKeyval *k = calloc(1, sizeof *k);
-  if (k == NULL) {
-    return MPI_Comm_create_keyval(NULL, NULL, NULL, NULL); /* reports the error */
-  }
+  if (k == NULL) return NULL;
   k->copy = copy;
   k->del = del;
   k->extra_state = extra_state;
+  return k;
+}
+
+int lapis_f_comm_create_keyval(lapis_f_copy_fn *copy, lapis_f_delete_fn *del,
+                               MPI_Fint *keyval, MPI_Aint extra_state) {
+  struct FortranKeyval *k = keyval_record(copy, del, extra_state);
+  if (k == NULL) return MPI_Comm_create_keyval(NULL, NULL, NULL, NULL); /* reports the error */
   return keep_keyval(k, MPI_Comm_create_keyval(copy == NULL ? NULL : copy_in_fortran,
                                                del == NULL ? NULL : delete_in_fortran, keyval, k));
 }
 
 int lapis_f_type_create_keyval(lapis_f_copy_fn *copy, lapis_f_delete_fn *del,
                                MPI_Fint *keyval, MPI_Aint extra_state) {
-  struct FortranKeyval *k = calloc(1, sizeof *k);
-  if (k == NULL) {
-    return MPI_Type_create_keyval(NULL, NULL, NULL, NULL); /* reports the error */
-  }
-  k->copy = copy;
-  k->del = del;
-  k->extra_state = extra_state;
+  struct FortranKeyval *k = keyval_record(copy, del, extra_state);
+  if (k == NULL) return MPI_Type_create_keyval(NULL, NULL, NULL, NULL); /* reports the error */
   return keep_keyval(k, MPI_Type_create_keyval(copy == NULL ? NULL : type_copy_in_fortran,
                                                del == NULL ? NULL : type_delete_in_fortran,
                                                keyval, k));
