@@ -69,7 +69,7 @@ int coll_allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datat
     }
     CollChannel ch(*c, CollTag::allgather, seq);
     if (c->is_inter()) return inter_allgather_run(ch, {sendbuf, sendcount, st, recvbuf, counts, displs, rt});
-    return allgather_run(ch, {sendbuf, sendcount, st, recvbuf, counts, displs, rt});
+    return ch.carrying_on([&] { return allgather_run(ch, {sendbuf, sendcount, st, recvbuf, counts, displs, rt}); });
   });
 }
 
@@ -156,7 +156,7 @@ int coll_alltoall(const char* fn, const Side& send, const Side& recv, MPI_Comm c
     }
     CollChannel ch(*c, CollTag::alltoall, seq);
     if (c->is_inter()) return inter_alltoall_run(ch, sends, recvs);
-    return alltoall_run(ch, sends, recvs);
+    return ch.carrying_on([&] { return alltoall_run(ch, sends, recvs); });
   });
 }
 

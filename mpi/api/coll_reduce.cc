@@ -50,7 +50,9 @@ int coll_allreduce(const char* kFn, const void* sendbuf, void* recvbuf, int coun
     if (t->contiguous_for(count)) {  // no packing: read in place, written where it goes
       if (node) return node_allreduce(*c, {o, t, datatype}, data_start(in, *t), data_start(recvbuf, *t), count);
       CollChannel ch(*c, CollTag::allreduce, seq);
-      return allreduce_into(ch, {o, t, datatype}, data_start(in, *t), data_start(recvbuf, *t), count, algo);
+      return ch.carrying_on([&] {
+        return allreduce_into(ch, {o, t, datatype}, data_start(in, *t), data_start(recvbuf, *t), count, algo);
+      });
     }
     Staging acc;
     pack_to(acc, in, count, *t);
@@ -59,7 +61,7 @@ int coll_allreduce(const char* kFn, const void* sendbuf, void* recvbuf, int coun
       rc = node_allreduce(*c, {o, t, datatype}, acc.data.get(), acc.data.get(), count);
     } else {
       CollChannel ch(*c, CollTag::allreduce, seq);
-      rc = allreduce_bytes(ch, {o, t, datatype}, acc, count, algo);
+      rc = ch.carrying_on([&] { return allreduce_bytes(ch, {o, t, datatype}, acc, count, algo); });
     }
     if (rc == MPI_SUCCESS) {
       unpack(*t, recvbuf, count, acc.data.get(), static_cast<std::int64_t>(bytes));

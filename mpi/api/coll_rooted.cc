@@ -60,7 +60,7 @@ int coll_bcast(const char* fn, void* buffer, int count, MPI_Datatype datatype, i
       rc = node_bcast(*c, data, bytes, root);
     } else {
       CollChannel ch(*c, CollTag::bcast, seq);
-      rc = bcast_bytes(ch, data, bytes, root, algo);
+      rc = ch.carrying_on([&] { return bcast_bytes(ch, data, bytes, root, algo); });
     }
     if (rc == MPI_SUCCESS && !direct && c->rank != root) {
       unpack(*t, buffer, count, data, static_cast<std::int64_t>(bytes));
@@ -104,7 +104,7 @@ int coll_reduce(const char* kFn, const void* sendbuf, void* recvbuf, int count,
       char* out = am_root ? data_start(recvbuf, *t) : nullptr;
       if (node) return node_reduce(*c, {o, t, datatype}, data_start(in, *t), out, count, root);
       CollChannel ch(*c, CollTag::reduce, seq);
-      return reduce_into(ch, {o, t, datatype}, data_start(in, *t), out, count, root);
+      return ch.carrying_on([&] { return reduce_into(ch, {o, t, datatype}, data_start(in, *t), out, count, root); });
     }
     Staging acc;
     pack_to(acc, in, count, *t);
@@ -113,7 +113,7 @@ int coll_reduce(const char* kFn, const void* sendbuf, void* recvbuf, int count,
       rc = node_reduce(*c, {o, t, datatype}, acc.data.get(), acc.data.get(), count, root);
     } else {
       CollChannel ch(*c, CollTag::reduce, seq);
-      rc = reduce_bytes(ch, {o, t, datatype}, acc, count, root, algo);
+      rc = ch.carrying_on([&] { return reduce_bytes(ch, {o, t, datatype}, acc, count, root, algo); });
     }
     if (rc == MPI_SUCCESS && am_root) {
       unpack(*t, recvbuf, count, acc.data.get(), static_cast<std::int64_t>(bytes));
@@ -205,7 +205,7 @@ int coll_gather(const char* fn, const LocalSide& send, const RootSide& recv, int
       return node_gather_run(*c, args, block);
     }
     CollChannel ch(*c, CollTag::gather, seq);
-    return gather_run(ch, args);
+    return ch.carrying_on([&] { return gather_run(ch, args); });
   });
 }
 
@@ -231,7 +231,7 @@ int coll_scatter(const char* fn, const RootSide& send, const LocalSide& recv, in
       return node_scatter_run(*c, args, block);
     }
     CollChannel ch(*c, CollTag::scatter, seq);
-    return scatter_run(ch, args);
+    return ch.carrying_on([&] { return scatter_run(ch, args); });
   });
 }
 

@@ -49,7 +49,7 @@ int CollChannel::recv(int peer, void* data, std::size_t bytes) {
     int rc2 = wait_all();
     return rc != MPI_SUCCESS ? rc : rc2;
   }
-  return engine_error(engine_.recv(data, bytes, comm_.peer_world_of(peer), tag_, context_, nullptr));
+  return absorb(engine_error(engine_.recv(data, bytes, comm_.peer_world_of(peer), tag_, context_, nullptr)));
 }
 
 int CollChannel::sendrecv(int to, const void* sdata, std::size_t sbytes, int from, void* rdata,
@@ -86,7 +86,7 @@ int CollChannel::wait_all() {
     while (!pending_.empty()) {
       for (std::size_t i = 0; i < pending_.size();) {
         bool done = false;
-        int rc = engine_error(engine_.test(pending_[i], done, nullptr));
+        int rc = absorb(engine_error(engine_.test(pending_[i], done, nullptr)));
         if (!done) {
           ++i;
           continue;
@@ -100,7 +100,7 @@ int CollChannel::wait_all() {
     return first;
   }
   for (mpcpi::Request* req : pending_) {
-    int rc = engine_error(engine_.wait(req, nullptr));
+    int rc = absorb(engine_error(engine_.wait(req, nullptr)));
     if (first == MPI_SUCCESS) first = rc;
   }
   pending_.clear();

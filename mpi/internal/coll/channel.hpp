@@ -74,7 +74,26 @@ class CollChannel {
   int irecv(int peer, void* data, std::size_t bytes);
   int wait_all();
 
+  // Runs `algorithm` (returning an MPI class) so that a receive that
+  // truncates (the ranks' counts differ: an erroneous program) does not
+  // stop it: other ranks wait for its later steps (a tree's forwarding, a
+  // ring's next block), and leaving them hung them. Meanwhile recv,
+  // sendrecv and wait_all report a truncation as success, keeping what
+  // landed; the result is the algorithm's, or else the truncation.
+  template <class Algorithm>
+  int carrying_on(Algorithm&& algorithm) {
+    carry_on_ = true;
+    const int rc = algorithm();
+    carry_on_ = false;
+    return rc != MPI_SUCCESS ? rc : truncated_;
+  }
+
  private:
+  int absorb(int rc) {
+    if (rc != MPI_ERR_TRUNCATE || !carry_on_) return rc;
+    truncated_ = rc;
+    return MPI_SUCCESS;
+  }
   const Comm& comm_;
   mpcpi::Engine& engine_;
   std::uint32_t context_;
@@ -83,6 +102,8 @@ class CollChannel {
   int size_;
   std::vector<mpcpi::Request*> pending_;
   bool on_fiber_;
+  bool carry_on_ = false;
+  int truncated_ = MPI_SUCCESS;
 };
 
 }  // namespace mpi

@@ -79,22 +79,26 @@ int scatter_run(CollChannel& ch, const ScatterArgs& a) {
 int allgather_run(CollChannel& ch, const AllgatherArgs& a) {
   const int n = ch.size(), me = ch.rank();
   BlockArea area(a.recvbuf, *a.recvtype, a.recvcounts, a.displs, n);
+  int mismatch = MPI_SUCCESS;
   if (a.sendbuf == MPI_IN_PLACE) {
     area.load(me);
   } else {
     const std::int64_t sbytes = a.sendcount * a.sendtype->size();
     if (sbytes != static_cast<std::int64_t>(area.bytes(me))) {
       // Every rank must know every block's size: a mismatch cannot be
-      // received correctly anywhere.
-      return fail(MPI_ERR_TRUNCATE,
-                  "sendcount x sendtype = {} bytes but this rank's block of recvbuf holds {} "
-                  "bytes", sbytes, area.bytes(me));
+      // received correctly anywhere. This rank still takes its part in the
+      // exchange, which the others wait for, with its block unfilled.
+      mismatch = fail(MPI_ERR_TRUNCATE,
+                      "sendcount x sendtype = {} bytes but this rank's block of recvbuf holds {} "
+                      "bytes", sbytes, area.bytes(me));
+    } else {
+      pack(*a.sendtype, a.sendbuf, a.sendcount, area.packed() + area.offset(me));
     }
-    pack(*a.sendtype, a.sendbuf, a.sendcount, area.packed() + area.offset(me));
   }
   AllgatherAlgo algo;
   if (int rc = choose_allgather(area.total_bytes(), n, algo)) return rc;
   int rc = allgather_bytes(ch, area.packed(), area.offsets(), algo);
+  if (mismatch != MPI_SUCCESS) return mismatch;
   if (rc == MPI_SUCCESS) area.store_all();
   return rc;
 }

@@ -110,6 +110,32 @@ static void ibcast_truncation(void) {
   CHECK(size == 1 || any >= 1);
 }
 
+/* Nonblocking collectives whose counts differ across ranks (erroneous):
+ * every rank completes, those that see the mismatch with MPI_ERR_TRUNCATE.
+ * A rank leaving the algorithm at its error hung the others (at 4 ranks). */
+static int class_of_wait(MPI_Request* r) {
+  int cls = MPI_SUCCESS;
+  MPI_Error_class(MPI_Wait(r, MPI_STATUS_IGNORE), &cls);
+  return cls;
+}
+
+static void nonblocking_mismatch(void) {
+  int in[2] = {rank, rank}, out[128];
+  MPI_Request r;
+  /* Rank 0's send is larger than its block: it says so, and still takes part. */
+  CHECK_OK(MPI_Iallgather(in, rank == 0 ? 2 : 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD, &r));
+  int cls = class_of_wait(&r);
+  CHECK(rank == 0 ? cls == MPI_ERR_TRUNCATE : cls == MPI_SUCCESS);
+  /* Rank 0 reduces two elements, the others one: receives of two truncate. */
+  CHECK_OK(MPI_Iallreduce(in, out, rank == 0 ? 2 : 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r));
+  cls = class_of_wait(&r);
+  CHECK(cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE);
+  /* The communicator still works. */
+  int one = 1, total = 0;
+  CHECK_OK(MPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  CHECK(total == size);
+}
+
 static void world_checks(void) {
   MPI_Comm w = MPI_COMM_WORLD;
   int a[64] = {0}, b[64] = {0};
@@ -188,6 +214,7 @@ static void world_checks(void) {
     alltoallv_truncation(16384, 8192);
   }
   ibcast_truncation();
+  nonblocking_mismatch();
   /* Send memory that is the receive buffer, or this rank's block of it:
    * every rank finds it before communicating. */
   CHECK_CLASS(MPI_Allgather(&a[rank], 1, MPI_INT, a, 1, MPI_INT, w), MPI_ERR_BUFFER);
