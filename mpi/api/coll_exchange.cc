@@ -69,7 +69,9 @@ int coll_allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datat
     }
     CollChannel ch(*c, CollTag::allgather, seq);
     if (c->is_inter()) return inter_allgather_run(ch, {sendbuf, sendcount, st, recvbuf, counts, displs, rt});
-    return ch.carrying_on([&] { return allgather_run(ch, {sendbuf, sendcount, st, recvbuf, counts, displs, rt}); });
+    return ch.carrying_on([&] {
+      return allgather_run(ch, {sendbuf, sendcount, st, recvbuf, counts, displs, rt});
+    });
   });
 }
 

@@ -64,7 +64,9 @@ extern "C" int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count,
   const Op* o = nullptr;
   // No MPI_IN_PLACE here (MPI 3.1 section 5.9.7): both are real buffers, and distinct ones.
   int rc = check_not_in_place(inbuf, "inbuf", "MPI_Reduce_local takes no MPI_IN_PLACE");
-  if (rc == MPI_SUCCESS) rc = check_not_in_place(inoutbuf, "inoutbuf", "MPI_Reduce_local takes no MPI_IN_PLACE");
+  if (rc == MPI_SUCCESS) {
+    rc = check_not_in_place(inoutbuf, "inoutbuf", "MPI_Reduce_local takes no MPI_IN_PLACE");
+  }
   if (rc == MPI_SUCCESS) {
     rc = check_buffer_args({inbuf, count, datatype, "inbuf", "count", "datatype"}, t);
   }

@@ -61,7 +61,8 @@ int coll_allreduce(const char* kFn, const void* sendbuf, void* recvbuf, int coun
       rc = node_allreduce(*c, {o, t, datatype}, acc.data.get(), acc.data.get(), count);
     } else {
       CollChannel ch(*c, CollTag::allreduce, seq);
-      rc = ch.carrying_on([&] { return allreduce_bytes(ch, {o, t, datatype}, acc, count, algo); });
+      rc = ch.carrying_on(
+          [&] { return allreduce_bytes(ch, {o, t, datatype}, acc, count, algo); });
     }
     if (rc == MPI_SUCCESS) {
       unpack(*t, recvbuf, count, acc.data.get(), static_cast<std::int64_t>(bytes));

@@ -104,7 +104,8 @@ int coll_reduce(const char* kFn, const void* sendbuf, void* recvbuf, int count,
       char* out = am_root ? data_start(recvbuf, *t) : nullptr;
       if (node) return node_reduce(*c, {o, t, datatype}, data_start(in, *t), out, count, root);
       CollChannel ch(*c, CollTag::reduce, seq);
-      return ch.carrying_on([&] { return reduce_into(ch, {o, t, datatype}, data_start(in, *t), out, count, root); });
+      return ch.carrying_on(
+          [&] { return reduce_into(ch, {o, t, datatype}, data_start(in, *t), out, count, root); });
     }
     Staging acc;
     pack_to(acc, in, count, *t);
@@ -113,7 +114,8 @@ int coll_reduce(const char* kFn, const void* sendbuf, void* recvbuf, int count,
       rc = node_reduce(*c, {o, t, datatype}, acc.data.get(), acc.data.get(), count, root);
     } else {
       CollChannel ch(*c, CollTag::reduce, seq);
-      rc = ch.carrying_on([&] { return reduce_bytes(ch, {o, t, datatype}, acc, count, root, algo); });
+      rc = ch.carrying_on(
+          [&] { return reduce_bytes(ch, {o, t, datatype}, acc, count, root, algo); });
     }
     if (rc == MPI_SUCCESS && am_root) {
       unpack(*t, recvbuf, count, acc.data.get(), static_cast<std::int64_t>(bytes));
