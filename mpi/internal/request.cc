@@ -21,6 +21,18 @@ Request completed_send() {
   return r;
 }
 
+// The status of a finished receive (source, tag, count, error), or of a
+// send or collective (only the error and cancellation).
+void fill_request_status(MPI_Status* status, const Request& r, const mpcpi::Status& es, int cls) {
+  if (r.kind == RequestKind::recv) {
+    fill_status(status, *r.comm, es, es.bytes, cls);
+  } else if (wants_status(status)) {
+    set_empty_status(status);
+    status->MPI_ERROR = cls;
+    set_status_cancelled(*status, es.cancelled);
+  }
+}
+
 }  // namespace
 
 RequestTable<Request> g_requests(completed_send());
@@ -83,16 +95,11 @@ int finish_request(MPI_Request* handle, Request& r, const mpcpi::Status& es, mpc
   }
   if (r.kind == RequestKind::null_proc) {
     fill_proc_null_status(status);
-  } else if (r.kind == RequestKind::recv) {
-    fill_status(status, *r.comm, es, es.bytes, cls);
   } else if (r.kind == RequestKind::coll && r.coll->status && wants_status(status)) {
     *status = *r.coll->status;  // MPI_Isendrecv: its receive's
     status->MPI_ERROR = cls;
-  } else if (wants_status(status)) {
-    // Sends and collectives report only the error (and cancellation).
-    set_empty_status(status);
-    status->MPI_ERROR = cls;
-    set_status_cancelled(*status, es.cancelled);
+  } else {
+    fill_request_status(status, r, es, cls);
   }
   // Only an error's handler needs the communicator: a success takes no
   // shared_ptr (a copy and a release per request in an MPI_Waitall).
@@ -138,19 +145,15 @@ bool trivial_completion(MPI_Request* handle, MPI_Status* status, Request*& r, in
 // the status goes from the engine's request straight into *status, and a
 // success takes none of finish_request's turns (the common MPI_Waitall).
 int wait_plain(MPI_Request* handle, Request& r, MPI_Status* status, CommPtr& comm_out) {
-  const mpcpi::Status& es = engine().wait_in_place(r.engine);
+  mpcpi::Request* const done = r.engine;  // r is reset when its slot goes back
+  const mpcpi::Status& es = engine().wait_in_place(done);
   if (es.error != mpcpi::Errc::success) [[unlikely]] {
-    const mpcpi::Status failed = es;
-    engine().release_done(r.engine);
-    return finish_request(handle, r, failed, failed.error, status, comm_out);
+    const int rc = finish_request(handle, r, es, es.error, status, comm_out);
+    engine().release_done(done);
+    return rc;
   }
-  if (r.kind == RequestKind::recv) {
-    fill_status(status, *r.comm, es, es.bytes, MPI_SUCCESS);
-  } else if (wants_status(status)) {
-    set_empty_status(status);
-    set_status_cancelled(*status, es.cancelled);
-  }
-  engine().release_done(r.engine);
+  fill_request_status(status, r, es, MPI_SUCCESS);
+  engine().release_done(done);
   requests().release_found(*handle, &r);
   *handle = MPI_REQUEST_NULL;
   return MPI_SUCCESS;

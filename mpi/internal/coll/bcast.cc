@@ -15,7 +15,7 @@ int bcast_binomial(CollChannel& ch, char* data, std::size_t bytes, int root) {
   int mask = 1;
   while (mask < n) {
     if (vr & mask) {
-      // A truncated receive carries on (CollChannel::finish): the subtree gets what landed.
+      // A truncated receive carries on (CollChannel::carrying_on): the subtree gets what landed.
       if (int rc = ch.recv((vr - mask + root) % n, data, bytes)) return rc;
       break;
     }
