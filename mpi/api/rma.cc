@@ -276,10 +276,9 @@ namespace {
 // MPI 3.1 section 11.3.4: C and Fortran integers, logicals, multi-language
 // types and bytes: exactly the types MPI_BAND or MPI_LAND is defined for.
 bool compare_and_swap_type(const Datatype& type) {
-  const Op* band = nullptr;
-  const Op* land = nullptr;
-  if (lookup_op(MPI_BAND, band) != MPI_SUCCESS || lookup_op(MPI_LAND, land) != MPI_SUCCESS) return false;
-  return op_accepts(*band, type) || op_accepts(*land, type);
+  const auto& ops = builtin_ops();
+  return op_accepts(*ops[static_cast<std::size_t>(OpKind::band)], type) ||
+         op_accepts(*ops[static_cast<std::size_t>(OpKind::land)], type);
 }
 
 }  // namespace
