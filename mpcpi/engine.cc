@@ -294,11 +294,18 @@ Errc Engine::test(Request* req, bool& completed, Status* status) {
 }
 Errc Engine::wait(Request* req, Status* status) { return impl_->returning(impl_->wait(req, status)); }
 const Status& Engine::wait_in_place(Request* req) {
+  if (req == nullptr) [[unlikely]] {
+    static const Status refused{kAnySource, kAnyTag, 0, 0, Errc::invalid_request, false};
+    (void)fail(Errc::invalid_request, "wait_in_place: request is null");
+    return refused;
+  }
   impl_->block_until_done(req);
   (void)impl_->returning(Errc::success);
   return req->status;
 }
-void Engine::release_done(Request* req) { impl_->release_done(req); }
+void Engine::release_done(Request* req) {
+  if (req != nullptr) impl_->release_done(req);
+}
 Errc Engine::wait_any(std::span<Request* const> reqs, std::size_t& index, Status* status) {
   return impl_->returning(impl_->wait_any(reqs, index, status));
 }

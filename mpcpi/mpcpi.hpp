@@ -239,8 +239,10 @@ class Engine {
   // completes, then behaves as a completing test().
   Errc wait(Request* req, Status* status);
   // wait() in two steps, for a caller that reads the status where it lies:
-  // blocks until `req` (not null) completes and returns its status (its
-  // error included), valid until release_done(req) releases the request.
+  // blocks until `req` completes and returns its status (its error
+  // included), valid until release_done(req) releases the request. A null
+  // `req` gets a status whose error is Errc::invalid_request (and
+  // release_done(nullptr) does nothing).
   // Saves copying the status out on every request of an MPI_Waitall.
   const Status& wait_in_place(Request* req);
   void release_done(Request* req);

@@ -381,6 +381,8 @@ TEST_CASE("bad arguments are refused with a code and a message") {
   bool done = false;
   CHECK(engine().test(nullptr, done, nullptr) == Errc::invalid_request);
   CHECK(engine().wait(nullptr, nullptr) == Errc::invalid_request);
+  CHECK(engine().wait_in_place(nullptr).error == Errc::invalid_request);
+  engine().release_done(nullptr);  // nothing to release
   CHECK(engine().cancel(nullptr) == Errc::invalid_request);
   void* buf = nullptr;
   std::size_t size = 1;
