@@ -63,13 +63,14 @@ TEST_CASE("collectives over the engine's protocol extremes and interrupt mode") 
   }
 }
 
-TEST_CASE("bad arguments to collectives at 1, 2, 3 and 4 ranks") {
+TEST_CASE("bad arguments to collectives at 1, 2, 3 and 4 ranks, with and without the node segment") {
   for (int ranks : {1, 2, 3, 4}) {
     SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("coll_errors", ranks); }
   }
   SUBCASE("an unknown LAPIS_COLL_ALLTOALL value") {
     expect_ok("coll_errors", 2, {"LAPIS_COLL_ALLTOALL=bogus"});
   }
+  SUBCASE("point-to-point algorithms only") { expect_ok("coll_errors", 4, {"LAPIS_COLL_SHM=off"}); }
 }
 
 // Under MPI_ERRORS_ARE_FATAL the message names the function, the error

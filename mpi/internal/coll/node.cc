@@ -23,17 +23,23 @@
 
 namespace mpi {
 
-// Data up to this size travels in its slot's flag line: one cache line
-// moves per reader.
-inline constexpr std::size_t kInlineBytes = 56;
+// Data up to this size travels in its slot's flag line, after the flag and
+// the data's size: one cache line moves per reader.
+inline constexpr std::size_t kInlineBytes = 48;
 
 // A large collective writes a flag line too: its depth must cover both.
 static_assert(kNodeFlags >= kNodeSlots && kNodeFlags % kNodeSlots == 0);
 
 struct alignas(64) SlotHead {
   std::atomic<std::uint64_t> gen{0};  // the collective whose data the slot holds
-  std::byte data[kInlineBytes];       // that data, when it fits
+  // How many bytes it published (a Bcast chunk: from its start to the
+  // message's end): a reader whose count differs (ranks passed different
+  // counts or types, an erroneous program) finds the data where it is and
+  // reports the mismatch instead of reading past it.
+  std::uint64_t bytes = 0;
+  std::byte data[kInlineBytes];  // the data, when it fits
 };
+static_assert(sizeof(SlotHead) == 64);
 
 // One rank's part, mapped by every rank of the communicator.
 struct NodeRegion {
@@ -145,7 +151,8 @@ bool published(NodeRegion& r, std::uint64_t g) {
 // kNodeFlags, g - kNodeSlots). The others' done words are read only when
 // the last look does not tell.
 template <typename Fill>
-[[nodiscard]] bool publish_with(NodeSegment& s, std::size_t bytes, std::uint64_t g, Fill fill) {
+[[nodiscard]] bool publish_with(NodeSegment& s, std::size_t bytes, std::uint64_t g, Fill fill,
+                                std::size_t announced) {
   const std::uint64_t depth = bytes <= kInlineBytes ? kNodeFlags : kNodeSlots;
   if (g > depth && s.all_done < g - depth) {
     const std::uint64_t need = g - depth;
@@ -158,13 +165,58 @@ template <typename Fill>
     if (!free) return false;
   }
   if (bytes > 0) fill(data_of(*s.mine, g, bytes));
-  head_of(*s.mine, g).gen.store(g, std::memory_order_release);
+  SlotHead& head = head_of(*s.mine, g);
+  head.bytes = announced;
+  head.gen.store(g, std::memory_order_release);
   return true;
 }
 
-[[nodiscard]] bool publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g) {
-  return publish_with(s, bytes, g, [&](std::byte* slot) { std::memcpy(slot, in, bytes); });
+template <typename Fill>
+[[nodiscard]] bool publish_with(NodeSegment& s, std::size_t bytes, std::uint64_t g, Fill fill) {
+  return publish_with(s, bytes, g, fill, bytes);
 }
+
+[[nodiscard]] bool publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g,
+                           std::size_t announced) {
+  return publish_with(s, bytes, g, [&](std::byte* slot) { std::memcpy(slot, in, bytes); }, announced);
+}
+
+[[nodiscard]] bool publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g) {
+  return publish(s, in, bytes, g, bytes);
+}
+
+// Bytes rank r published in collective g (after published(r, g)).
+std::size_t published_bytes(NodeRegion& r, std::uint64_t g) { return head_of(r, g).bytes; }
+
+// MPI_SUCCESS when rank `r` published `expected` bytes in collective g,
+// else MPI_ERR_TRUNCATE naming both sizes (the reader then leaves that
+// rank's data alone).
+int check_published(const NodeSegment& s, std::size_t r, std::uint64_t g, std::size_t expected) {
+  const std::size_t got = published_bytes(*s.at[r], g);
+  if (got == expected) return MPI_SUCCESS;
+  return fail(MPI_ERR_TRUNCATE,
+              "rank {} contributed {} bytes where this rank expects {} (counts or datatypes "
+              "differ across ranks)",
+              r, got, expected);
+}
+
+// check_published for every rank but `skip` (SIZE_MAX: none). When sizes
+// differ, every rank that reads all slots sees a mismatch, so they all
+// stop at the same collective.
+int check_all_published(const NodeSegment& s, std::uint64_t g, std::size_t expected,
+                        std::size_t skip = SIZE_MAX) {
+  for (std::size_t r = 0; r < s.at.size(); ++r) {
+    if (r == skip) continue;
+    if (int rc = check_published(s, r, g, expected)) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+// The first error of several steps (each returns MPI_SUCCESS or a class).
+struct FirstError {
+  int rc = MPI_SUCCESS;
+  void note(int code) { rc = rc == MPI_SUCCESS ? code : rc; }
+};
 
 void finish(NodeSegment& s, std::uint64_t g) {
   s.mine->done.store(g, std::memory_order_release);
@@ -255,18 +307,26 @@ int node_barrier(Comm& comm) {
 
 namespace {
 
-// One segment collective of at most a slot.
-int bcast_one(NodeSegment& s, void* data, std::size_t bytes, int root) {
-  const std::uint64_t g = ++s.gen;
-  if (s.rank == root) {
-    if (!publish(s, data, bytes, g)) return broken_error();
-  } else {
-    NodeRegion& from = *s.at[static_cast<std::size_t>(root)];
+// A Bcast's chunks, one segment collective each, follow the root's size:
+// a rank whose count differs still takes part in every chunk (else the
+// segment's collective numbers part ways and the next collective hangs),
+// keeps what fits and reports the truncation, as a point-to-point receive
+// would.
+int bcast_from_root(NodeSegment& s, std::byte* data, std::size_t bytes, int root) {
+  NodeRegion& from = *s.at[static_cast<std::size_t>(root)];
+  std::size_t total = 0;  // the root's, told by its first chunk
+  std::size_t done = 0;
+  do {
+    const std::uint64_t g = ++s.gen;
     if (!wait_until(s, [&] { return published(from, g); })) return broken_error();
-    std::memcpy(data, data_of(from, g, bytes), bytes);
-  }
-  finish(s, g);
-  return MPI_SUCCESS;
+    if (done == 0) total = published_bytes(from, g);
+    const std::size_t chunk = std::min(kNodeSlotBytes, total - done);
+    if (done < bytes) std::memcpy(data + done, data_of(from, g, chunk), std::min(chunk, bytes - done));
+    finish(s, g);
+    done += chunk;
+  } while (done < total);
+  if (total <= bytes) return MPI_SUCCESS;
+  return fail(MPI_ERR_TRUNCATE, "the root broadcast {} bytes, more than this rank's {}", total, bytes);
 }
 
 }  // namespace
@@ -275,8 +335,11 @@ int node_bcast(Comm& comm, void* data, std::size_t bytes, int root) {
   NodeSegment& s = *comm.node;
   if (member_failed(s)) return broken_error();
   auto* at = static_cast<std::byte*>(data);
+  if (s.rank != root) return bcast_from_root(s, at, bytes, root);
   for (std::size_t done = 0; done < bytes; done += kNodeSlotBytes) {
-    if (int rc = bcast_one(s, at + done, std::min(kNodeSlotBytes, bytes - done), root)) return rc;
+    const std::uint64_t g = ++s.gen;
+    if (!publish(s, at + done, std::min(kNodeSlotBytes, bytes - done), g, bytes - done)) return broken_error();
+    finish(s, g);
   }
   return MPI_SUCCESS;
 }
@@ -335,6 +398,10 @@ int node_allreduce_split(NodeSegment& s, const Reduction& r, const void* in, voi
   if (!publish(s, in, static_cast<std::size_t>(count) * size, g) || !wait_all_published(s, g)) {
     return broken_error();
   }
+  if (int rc = check_all_published(s, g, static_cast<std::size_t>(count) * size)) {
+    finish(s, g);
+    return rc;
+  }
   // `out` may be `in`: the input is in the slot by now.
   const std::int64_t lo = part(count, me, n), hi = part(count, me + 1, n);
   reduce_slots(s, r, result + lo * size, lo, hi - lo, count, g);
@@ -362,12 +429,15 @@ int reduce_one(NodeSegment& s, const Reduction& r, const void* in, void* out, st
   if (!publish(s, own ? nullptr : in, own ? 0 : static_cast<std::size_t>(count * r.type->size()), g)) {
     return broken_error();
   }
+  int rc = MPI_SUCCESS;
   if (s.rank == root) {
     if (!wait_all_published(s, g)) return broken_error();
-    reduce_slots(s, r, out, 0, count, count, g, own ? in : nullptr);
+    rc = check_all_published(s, g, static_cast<std::size_t>(count * r.type->size()),
+                             own ? static_cast<std::size_t>(root) : SIZE_MAX);
+    if (rc == MPI_SUCCESS) reduce_slots(s, r, out, 0, count, count, g, own ? in : nullptr);
   }
   finish(s, g);
-  return MPI_SUCCESS;
+  return rc;
 }
 
 int allreduce_one(NodeSegment& s, const Reduction& r, const void* in, void* out, std::int64_t count) {
@@ -375,12 +445,12 @@ int allreduce_one(NodeSegment& s, const Reduction& r, const void* in, void* out,
     return node_allreduce_split(s, r, in, out, count);
   }
   const std::uint64_t g = ++s.gen;
-  if (!publish(s, in, static_cast<std::size_t>(count * r.type->size()), g) || !wait_all_published(s, g)) {
-    return broken_error();
-  }
-  reduce_slots(s, r, out, 0, count, count, g);
+  const auto bytes = static_cast<std::size_t>(count * r.type->size());
+  if (!publish(s, in, bytes, g) || !wait_all_published(s, g)) return broken_error();
+  const int rc = check_all_published(s, g, bytes);
+  if (rc == MPI_SUCCESS) reduce_slots(s, r, out, 0, count, count, g);
   finish(s, g);
-  return MPI_SUCCESS;
+  return rc;
 }
 
 // Runs one(in, out, instances) over slot-sized runs of whole instances.
@@ -427,6 +497,7 @@ int gather_one(NodeSegment& s, const std::byte* mine, std::size_t len, std::byte
                std::size_t at, int root) {
   const std::uint64_t g = ++s.gen;
   if (!publish(s, mine, len, g)) return broken_error();
+  FirstError err;
   if (root < 0 || s.rank == root) {
     // Its own block from where it lies (not back out of its slot), while
     // the others publish theirs.
@@ -434,11 +505,16 @@ int gather_one(NodeSegment& s, const std::byte* mine, std::size_t len, std::byte
     if (all + at + me * stride != mine) std::memcpy(all + at + me * stride, mine, len);
     if (!wait_all_published(s, g)) return broken_error();
     for (std::size_t r = 0; r < s.at.size(); ++r) {
-      if (r != me) std::memcpy(all + at + r * stride, data_of(*s.at[r], g, len), len);
+      if (r == me) continue;
+      if (int rc = check_published(s, r, g, len)) {
+        err.note(rc);
+      } else {
+        std::memcpy(all + at + r * stride, data_of(*s.at[r], g, len), len);
+      }
     }
   }
   finish(s, g);
-  return MPI_SUCCESS;
+  return err.rc;
 }
 
 }  // namespace
@@ -459,15 +535,19 @@ int node_scatter(Comm& comm, const void* all, std::size_t bytes, void* mine, int
   if (member_failed(s)) return broken_error();
   const std::uint64_t g = ++s.gen;
   const std::size_t total = bytes * s.at.size();
+  int rc = MPI_SUCCESS;
   if (s.rank == root) {
     if (!publish(s, all, total, g)) return broken_error();
   } else {
     NodeRegion& from = *s.at[static_cast<std::size_t>(root)];
     if (!wait_until(s, [&] { return published(from, g); })) return broken_error();
-    std::memcpy(mine, data_of(from, g, total) + bytes * static_cast<std::size_t>(s.rank), bytes);
+    rc = check_published(s, static_cast<std::size_t>(root), g, total);
+    if (rc == MPI_SUCCESS) {
+      std::memcpy(mine, data_of(from, g, total) + bytes * static_cast<std::size_t>(s.rank), bytes);
+    }
   }
   finish(s, g);
-  return MPI_SUCCESS;
+  return rc;
 }
 
 namespace {
@@ -495,12 +575,13 @@ int alltoall_one(NodeSegment& s, const std::byte* out, std::byte* in, std::size_
   // Its own block while the others publish theirs.
   if (in != out) std::memcpy(in + me * stride + at, out + me * stride + at, len);
   if (!wait_all_published(s, g)) return broken_error();
-  for (std::size_t r = 0; r < n; ++r) {
+  const int rc = check_all_published(s, g, total);
+  for (std::size_t r = 0; r < n && rc == MPI_SUCCESS; ++r) {
     if (r == me) continue;
     std::memcpy(in + r * stride + at, data_of(*s.at[r], g, total) + piece_index(r, me) * len, len);
   }
   finish(s, g);
-  return MPI_SUCCESS;
+  return rc;
 }
 
 }  // namespace
@@ -576,8 +657,8 @@ int node_alltoallv(Comm& comm, const NodeSend* out, const NodeRecv* in) {
     }
   });
   if (!published) return broken_error();
-  int rc = MPI_SUCCESS;
-  auto note = [&rc](int code) { rc = rc == MPI_SUCCESS ? code : rc; };
+  FirstError err;
+  auto note = [&err](int code) { err.note(code); };
   // Its own piece while the others publish theirs.
   if (const std::size_t own = std::min(out[me].bytes, in[me].bytes); own > 0) std::memcpy(in[me].at, out[me].at, own);
   if (out[me].bytes > in[me].bytes) note(direct_truncated(out[me].bytes, in[me].bytes));
@@ -610,7 +691,7 @@ int node_alltoallv(Comm& comm, const NodeSend* out, const NodeRecv* in) {
   if (any_direct) {
     if (int brc = node_barrier(comm)) return brc;
   }
-  return rc;
+  return err.rc;
 }
 
 void node_collectives_shutdown() {

@@ -14,7 +14,7 @@
 // and a `done` word, mapped by every other rank. Collective number g on the
 // communicator (every rank counts the same) writes its data and then flag
 // line g % kNodeFlags (`gen = g`); readers wait for that flag, read, and
-// set their `done = g`. Data of up to 56 bytes sits in the flag's own line,
+// set their `done = g`. Data of up to 48 bytes sits in the flag's own line,
 // so a small collective moves one line per reader; larger data goes in
 // slot g % kNodeSlots. A line or slot is written again only once every
 // rank's done passed its previous use (g - kNodeFlags for a line, g -

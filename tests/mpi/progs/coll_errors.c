@@ -110,6 +110,40 @@ static void ibcast_truncation(void) {
   CHECK(size == 1 || any >= 1);
 }
 
+/* Blocking MPI_Bcast whose root's count differs from the others'
+ * (erroneous). A rank with less room gets the root's first elements and
+ * MPI_ERR_TRUNCATE (or, down a point-to-point tree, what its parent could
+ * forward), one with more gets the root's elements; nobody writes past its
+ * count, and the communicator still works. On one node the segment read a
+ * 2-element broadcast from the wrong place when the root's data sat in a
+ * slot and the reader's in the flag line, and a root sending more chunks
+ * than a reader took left the next collectives hanging. */
+static void bcast_mismatch(int root_count, int other_count) {
+  const int room = root_count > other_count ? root_count : other_count;
+  int* buf = malloc((size_t)(room + 1) * sizeof(int));
+  for (int i = 0; i <= room; ++i) buf[i] = rank == 0 ? i + 1 : -1;
+  int cls = MPI_SUCCESS;
+  MPI_Error_class(MPI_Bcast(buf, rank == 0 ? root_count : other_count, MPI_INT, 0, MPI_COMM_WORLD),
+                  &cls);
+  if (rank == 0 || root_count <= other_count) {
+    CHECK(cls == MPI_SUCCESS);
+  } else {
+    CHECK(cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE);
+  }
+  const int landed = root_count < other_count ? root_count : other_count;
+  int wrong = 0;
+  for (int i = 0; rank != 0 && i <= room; ++i) wrong += buf[i] != (i < landed ? i + 1 : -1);
+  CHECK(wrong == 0);
+  int truncated = cls == MPI_ERR_TRUNCATE, any = 0;
+  CHECK_OK(MPI_Allreduce(&truncated, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  CHECK(size == 1 || root_count <= other_count || any >= 1);
+  int three[3] = {rank, rank, rank};
+  if (rank == 0) three[0] = 5, three[1] = 6, three[2] = 7;
+  CHECK_OK(MPI_Bcast(three, 3, MPI_INT, 0, MPI_COMM_WORLD));
+  CHECK(three[0] == 5 && three[1] == 6 && three[2] == 7);
+  free(buf);
+}
+
 /* Nonblocking collectives whose counts differ across ranks (erroneous):
  * every rank completes, those that see the mismatch with MPI_ERR_TRUNCATE.
  * A rank leaving the algorithm at its error hung the others (at 4 ranks). */
@@ -134,6 +168,25 @@ static void nonblocking_mismatch(void) {
   int one = 1, total = 0;
   CHECK_OK(MPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
   CHECK(total == size);
+}
+
+/* Blocking MPI_Allreduce and MPI_Allgather whose counts differ across
+ * ranks: some rank reports MPI_ERR_TRUNCATE (on one node, every rank: each
+ * compares the sizes in the segment's flag lines, where they read data of
+ * the wrong size before), none hangs, and the communicator still works. */
+static void blocking_mismatch(void) {
+  int in[4] = {rank, rank, rank, rank}, out[256];
+  const int count = rank == 0 ? 2 : 1;
+  for (int which = 0; which < 2; ++which) {
+    const int rc = which == 0 ? MPI_Allreduce(in, out, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD)
+                              : MPI_Allgather(in, count, MPI_INT, out, count, MPI_INT, MPI_COMM_WORLD);
+    int cls = MPI_SUCCESS;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE);
+    int truncated = cls == MPI_ERR_TRUNCATE, any = 0;
+    CHECK_OK(MPI_Allreduce(&truncated, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(size == 1 || any >= 1);
+  }
 }
 
 static void world_checks(void) {
@@ -214,6 +267,11 @@ static void world_checks(void) {
     alltoallv_truncation(16384, 8192);
   }
   ibcast_truncation();
+  bcast_mismatch(2, 1);         /* in the flag line */
+  bcast_mismatch(100, 2);       /* the root's in a slot, the reader's in the line */
+  bcast_mismatch(2, 100);       /* the reader has room to spare */
+  bcast_mismatch(20000, 1000);  /* two chunks at the root, one at the reader */
+  blocking_mismatch();
   nonblocking_mismatch();
   /* Send memory that is the receive buffer, or this rank's block of it:
    * every rank finds it before communicating. */
