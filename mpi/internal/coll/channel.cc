@@ -2,6 +2,7 @@
 
 #include "mpi.h"
 #include "mpi/internal/coll/fiber.hpp"
+#include "mpi/internal/errors.hpp"
 #include "mpi/internal/runtime.hpp"
 
 namespace mpi {
@@ -49,7 +50,27 @@ int CollChannel::recv(int peer, void* data, std::size_t bytes) {
     int rc2 = wait_all();
     return rc != MPI_SUCCESS ? rc : rc2;
   }
-  return absorb(engine_error(engine_.recv(data, bytes, comm_.peer_world_of(peer), tag_, context_, nullptr)));
+  mpcpi::Status status;
+  const int rc = engine_error(engine_.recv(data, bytes, comm_.peer_world_of(peer), tag_, context_, &status));
+  return absorb(rc, status, bytes);
+}
+
+int collective_size_mismatch(int peer, std::size_t got, std::size_t expected) {
+  return fail(got > expected ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER,
+              "collective size mismatch: rank {} sent {} bytes where this rank's count and "
+              "datatype make {} (counts and datatypes must match across ranks)",
+              peer, got, expected);
+}
+
+int CollChannel::absorb(int rc, const mpcpi::Status& status, std::size_t expect) {
+  if (!carry_on_) return rc;
+  if (rc == MPI_SUCCESS && expect != kNotReceive && status.message_bytes < expect) {
+    rc = collective_size_mismatch(comm_.peer_rank_of_world(status.source), status.message_bytes, expect);
+  } else if (rc != MPI_ERR_TRUNCATE) {
+    return rc;
+  }
+  if (truncated_ == MPI_SUCCESS) truncated_ = rc;
+  return MPI_SUCCESS;
 }
 
 int CollChannel::sendrecv(int to, const void* sdata, std::size_t sbytes, int from, void* rdata,
@@ -66,7 +87,7 @@ int CollChannel::isend(int peer, const void* data, std::size_t bytes) {
   mpcpi::Errc e = engine_.isend(data, bytes, comm_.peer_world_of(peer), tag_, context_,
                                 mpcpi::SendMode::standard, req, &done);
   if (e != mpcpi::Errc::success) return engine_error(e);
-  if (!done) pending_.push_back(req);
+  if (!done) pending_.push_back({req, kNotReceive});
   return MPI_SUCCESS;
 }
 
@@ -74,7 +95,7 @@ int CollChannel::irecv(int peer, void* data, std::size_t bytes) {
   mpcpi::Request* req = nullptr;
   mpcpi::Errc e = engine_.irecv(data, bytes, comm_.peer_world_of(peer), tag_, context_, req);
   if (e != mpcpi::Errc::success) return engine_error(e);
-  pending_.push_back(req);
+  pending_.push_back({req, bytes});
   return MPI_SUCCESS;
 }
 
@@ -86,7 +107,9 @@ int CollChannel::wait_all() {
     while (!pending_.empty()) {
       for (std::size_t i = 0; i < pending_.size();) {
         bool done = false;
-        int rc = absorb(engine_error(engine_.test(pending_[i], done, nullptr)));
+        mpcpi::Status status;
+        int rc = engine_error(engine_.test(pending_[i].request, done, &status));
+        if (done) rc = absorb(rc, status, pending_[i].expect);
         if (!done) {
           ++i;
           continue;
@@ -99,8 +122,9 @@ int CollChannel::wait_all() {
     }
     return first;
   }
-  for (mpcpi::Request* req : pending_) {
-    int rc = absorb(engine_error(engine_.wait(req, nullptr)));
+  for (const Pending& p : pending_) {
+    mpcpi::Status status;
+    int rc = absorb(engine_error(engine_.wait(p.request, &status)), status, p.expect);
     if (first == MPI_SUCCESS) first = rc;
   }
   pending_.clear();

@@ -79,7 +79,10 @@ class CollChannel {
   // stop it: other ranks wait for its later steps (a tree's forwarding, a
   // ring's next block), and leaving them hung them. Meanwhile recv,
   // sendrecv and wait_all report a truncation as success, keeping what
-  // landed; the result is the algorithm's, or else the truncation.
+  // landed; the result is the algorithm's, or else the truncation. The
+  // algorithms run this way size every receive exactly, so a message
+  // shorter than its receive is a mismatch too (MPI_ERR_OTHER, naming both
+  // sizes), which a point-to-point receive would accept silently.
   template <class Algorithm>
   int carrying_on(Algorithm&& algorithm) {
     carry_on_ = true;
@@ -89,21 +92,29 @@ class CollChannel {
   }
 
  private:
-  int absorb(int rc) {
-    if (rc != MPI_ERR_TRUNCATE || !carry_on_) return rc;
-    truncated_ = rc;
-    return MPI_SUCCESS;
-  }
+  // A receive's outcome under carrying_on (expect: its size; a send's is
+  // kNotReceive).
+  static constexpr std::size_t kNotReceive = SIZE_MAX;
+  int absorb(int rc, const mpcpi::Status& status, std::size_t expect);
   const Comm& comm_;
   mpcpi::Engine& engine_;
   std::uint32_t context_;
   int tag_;
   int rank_;
   int size_;
-  std::vector<mpcpi::Request*> pending_;
+  struct Pending {
+    mpcpi::Request* request;
+    std::size_t expect;  // a receive's size, or kNotReceive
+  };
+  std::vector<Pending> pending_;
   bool on_fiber_;
   bool carry_on_ = false;
-  int truncated_ = MPI_SUCCESS;
+  int truncated_ = MPI_SUCCESS;  // the first mismatch carrying_on absorbed
 };
+
+// A collective's data from `peer` that does not have the size this rank's
+// count and datatype make (an erroneous program): MPI_ERR_TRUNCATE when it
+// is larger, MPI_ERR_OTHER when smaller, with both sizes in the message.
+int collective_size_mismatch(int peer, std::size_t got, std::size_t expected);
 
 }  // namespace mpi

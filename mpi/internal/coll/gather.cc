@@ -88,9 +88,9 @@ int allgather_run(CollChannel& ch, const AllgatherArgs& a) {
       // Every rank must know every block's size: a mismatch cannot be
       // received correctly anywhere. This rank still takes its part in the
       // exchange, which the others wait for, with its block unfilled.
-      mismatch = fail(MPI_ERR_TRUNCATE,
-                      "sendcount x sendtype = {} bytes but this rank's block of recvbuf holds {} "
-                      "bytes", sbytes, area.bytes(me));
+      mismatch = fail(sbytes > static_cast<std::int64_t>(area.bytes(me)) ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER,
+                      "collective size mismatch: sendcount x sendtype = {} bytes but this rank's "
+                      "block of recvbuf holds {} bytes", sbytes, area.bytes(me));
     } else {
       pack(*a.sendtype, a.sendbuf, a.sendcount, area.packed() + area.offset(me));
     }

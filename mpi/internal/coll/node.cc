@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mpi/internal/api_call.hpp"
+#include "mpi/internal/coll/channel.hpp"
 #include "mpi/internal/coll/select.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/internal_coll.hpp"
@@ -189,15 +190,12 @@ template <typename Fill>
 std::size_t published_bytes(NodeRegion& r, std::uint64_t g) { return head_of(r, g).bytes; }
 
 // MPI_SUCCESS when rank `r` published `expected` bytes in collective g,
-// else MPI_ERR_TRUNCATE naming both sizes (the reader then leaves that
+// else collective_size_mismatch's error (the reader then leaves that
 // rank's data alone).
 int check_published(const NodeSegment& s, std::size_t r, std::uint64_t g, std::size_t expected) {
   const std::size_t got = published_bytes(*s.at[r], g);
   if (got == expected) return MPI_SUCCESS;
-  return fail(MPI_ERR_TRUNCATE,
-              "rank {} contributed {} bytes where this rank expects {} (counts or datatypes "
-              "differ across ranks)",
-              r, got, expected);
+  return collective_size_mismatch(static_cast<int>(r), got, expected);
 }
 
 // check_published for every rank but `skip` (SIZE_MAX: none). When sizes
@@ -310,8 +308,7 @@ namespace {
 // A Bcast's chunks, one segment collective each, follow the root's size:
 // a rank whose count differs still takes part in every chunk (else the
 // segment's collective numbers part ways and the next collective hangs),
-// keeps what fits and reports the truncation, as a point-to-point receive
-// would.
+// keeps what fits and reports the mismatch.
 int bcast_from_root(NodeSegment& s, std::byte* data, std::size_t bytes, int root) {
   NodeRegion& from = *s.at[static_cast<std::size_t>(root)];
   std::size_t total = 0;  // the root's, told by its first chunk
@@ -325,8 +322,7 @@ int bcast_from_root(NodeSegment& s, std::byte* data, std::size_t bytes, int root
     finish(s, g);
     done += chunk;
   } while (done < total);
-  if (total <= bytes) return MPI_SUCCESS;
-  return fail(MPI_ERR_TRUNCATE, "the root broadcast {} bytes, more than this rank's {}", total, bytes);
+  return total == bytes ? MPI_SUCCESS : collective_size_mismatch(root, total, bytes);
 }
 
 }  // namespace
@@ -493,10 +489,12 @@ namespace {
 
 // One segment collective: bytes [at, at + len) of every rank's block, the
 // blocks `stride` apart in `all`.
+// `announced`: the size readers should find (len unless this rank's
+// arguments differ from theirs).
 int gather_one(NodeSegment& s, const std::byte* mine, std::size_t len, std::byte* all, std::size_t stride,
-               std::size_t at, int root) {
+               std::size_t at, int root, std::size_t announced) {
   const std::uint64_t g = ++s.gen;
-  if (!publish(s, mine, len, g)) return broken_error();
+  if (!publish(s, mine, len, g, announced)) return broken_error();
   FirstError err;
   if (root < 0 || s.rank == root) {
     // Its own block from where it lies (not back out of its slot), while
@@ -519,15 +517,24 @@ int gather_one(NodeSegment& s, const std::byte* mine, std::size_t len, std::byte
 
 }  // namespace
 
-int node_gather(Comm& comm, const void* mine, std::size_t bytes, void* all, int root) {
+int node_gather(Comm& comm, const void* mine, std::size_t bytes, void* all, int root, std::size_t have) {
   NodeSegment& s = *comm.node;
   if (member_failed(s)) return broken_error();
+  if (have == SIZE_MAX) have = bytes;
   const auto* from = static_cast<const std::byte*>(mine);
+  // Every chunk runs even after a mismatch: only the readers see it (a
+  // gather's root alone), and every rank must take part in as many
+  // segment collectives as the others.
+  FirstError err;
   for (std::size_t at = 0; at < bytes; at += kNodeSlotBytes) {
     const std::size_t len = std::min(kNodeSlotBytes, bytes - at);
-    if (int rc = gather_one(s, from + at, len, static_cast<std::byte*>(all), bytes, at, root)) return rc;
+    const std::size_t left = have > at ? have - at : 0;  // a short block shows short, a long one
+    const std::size_t announced = at + len == bytes ? left : std::min(left, len);  // in its last chunk
+    const int rc = gather_one(s, from + at, len, static_cast<std::byte*>(all), bytes, at, root, announced);
+    if (rc == MPIX_ERR_PROC_FAILED) return rc;
+    err.note(rc);
   }
-  return MPI_SUCCESS;
+  return err.rc;
 }
 
 int node_scatter(Comm& comm, const void* all, std::size_t bytes, void* mine, int root) {

@@ -99,8 +99,12 @@ int node_allreduce(Comm& comm, const Reduction& r, const void* in, void* out, st
 // regular forms: MPI requires matching type signatures).
 // Gather: every rank's `mine`, in rank order, into `all` (n blocks) at the
 // root; root < 0: at every rank (allgather). `mine` may lie inside `all`.
-// Blocks larger than a slot go in slot-sized chunks.
-int node_gather(Comm& comm, const void* mine, std::size_t bytes, void* all, int root);
+// Blocks larger than a slot go in slot-sized chunks. `have`: the bytes this
+// rank's own arguments make, when they differ from `bytes` (an erroneous
+// program; `mine` is then padded or cut to `bytes`): announced in the
+// segment, so the readers report the mismatch rather than take the block.
+int node_gather(Comm& comm, const void* mine, std::size_t bytes, void* all, int root,
+                std::size_t have = SIZE_MAX);
 // Scatter: block r of the root's `all` (n blocks) into rank r's `mine`
 // (the root copies its own block itself).
 int node_scatter(Comm& comm, const void* all, std::size_t bytes, void* mine, int root);

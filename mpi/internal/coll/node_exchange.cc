@@ -15,13 +15,17 @@
 namespace mpi {
 namespace {
 
+std::size_t bytes_of(std::int64_t count, const Datatype& type) {
+  return static_cast<std::size_t>(count * type.size());
+}
+
 // `count` instances at buf as exactly `block` packed bytes. A signature
 // that does not match the others' (an erroneous program) still takes part,
-// padded or cut, so that no rank waits for it forever; cut data is an
-// MPI_ERR_TRUNCATE.
+// padded or cut, so that no rank waits for it forever, and is an error:
+// MPI_ERR_TRUNCATE when cut, MPI_ERR_OTHER when padded.
 int packed_block(const void* buf, std::int64_t count, const Datatype& type, std::size_t block,
                  Staging& staging, const void*& out) {
-  const auto have = static_cast<std::size_t>(count * type.size());
+  const std::size_t have = bytes_of(count, type);
   if (have == block) {
     out = prepare_send(buf, count, type, staging).data;
     return MPI_SUCCESS;
@@ -30,8 +34,10 @@ int packed_block(const void* buf, std::int64_t count, const Datatype& type, std:
   std::memset(staging.data.get(), 0, staging.size);
   pack(type, buf, count, staging.data.get());
   out = staging.data.get();
-  if (have < block) return MPI_SUCCESS;
-  return fail(MPI_ERR_TRUNCATE, "a rank sends {} bytes where its peers expect {}", have, block);
+  return fail(have > block ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER,
+              "collective size mismatch: this rank sends {} bytes where its receive count and "
+              "datatype make {} per rank",
+              have, block);
 }
 
 // The first of two results that failed: a rank whose own block could not be packed still takes
@@ -87,8 +93,12 @@ int gather_into(Comm& comm, const void* sendbuf, std::int64_t sendcount, const D
   Staging staging;
   const void* mine = all + block * static_cast<std::size_t>(comm.rank);
   int rc = MPI_SUCCESS;
-  if (sendbuf != MPI_IN_PLACE) rc = packed_block(sendbuf, sendcount, *sendtype, block, staging, mine);
-  return first_failure(rc, node_gather(comm, mine, block, all, root));
+  std::size_t have = block;
+  if (sendbuf != MPI_IN_PLACE) {
+    rc = packed_block(sendbuf, sendcount, *sendtype, block, staging, mine);
+    have = bytes_of(sendcount, *sendtype);
+  }
+  return first_failure(rc, node_gather(comm, mine, block, all, root, have));
 }
 
 }  // namespace
@@ -113,13 +123,15 @@ int node_allgather_run(Comm& comm, const AllgatherArgs& a, std::size_t block) {
   Staging staging;
   const void* mine = nullptr;
   int rc = MPI_SUCCESS;
+  std::size_t have = block;
   if (a.sendbuf == MPI_IN_PLACE) {
     area.load(comm.rank);
     mine = area.packed() + area.offset(comm.rank);
   } else {
     rc = packed_block(a.sendbuf, a.sendcount, *a.sendtype, block, staging, mine);
+    have = bytes_of(a.sendcount, *a.sendtype);
   }
-  rc = first_failure(rc, node_gather(comm, mine, block, area.packed(), -1));
+  rc = first_failure(rc, node_gather(comm, mine, block, area.packed(), -1, have));
   area.store_all();
   return rc;
 }
@@ -131,19 +143,21 @@ int node_gather_run(Comm& comm, const GatherArgs& a, std::size_t block) {
   int rc = MPI_SUCCESS;
   if (!root) {
     rc = packed_block(a.sendbuf, a.sendcount, *a.sendtype, block, staging, mine);
-    return first_failure(rc, node_gather(comm, mine, block, nullptr, a.root));
+    return first_failure(rc, node_gather(comm, mine, block, nullptr, a.root, bytes_of(a.sendcount, *a.sendtype)));
   }
   if (char* all = dense_blocks(a.recvbuf, *a.recvtype, a.recvcounts, a.displs, comm.size(), block)) {
     return gather_into(comm, a.sendbuf, a.sendcount, a.sendtype, all, block, a.root);
   }
   BlockArea area(a.recvbuf, *a.recvtype, a.recvcounts, a.displs, comm.size());
+  std::size_t have = block;
   if (a.sendbuf == MPI_IN_PLACE) {
     area.load(comm.rank);
     mine = area.packed() + area.offset(comm.rank);
   } else {
     rc = packed_block(a.sendbuf, a.sendcount, *a.sendtype, block, staging, mine);
+    have = bytes_of(a.sendcount, *a.sendtype);
   }
-  rc = first_failure(rc, node_gather(comm, mine, block, area.packed(), a.root));
+  rc = first_failure(rc, node_gather(comm, mine, block, area.packed(), a.root, have));
   area.store_all();
   return rc;
 }
