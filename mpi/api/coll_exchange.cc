@@ -68,9 +68,9 @@ int coll_allgather(const char* fn, const void* sendbuf, int sendcount, MPI_Datat
       return node_allgather_run(*c, {sendbuf, sendcount, st, recvbuf, counts, displs, rt}, block);
     }
     CollChannel ch(*c, CollTag::allgather, seq);
-    if (c->is_inter()) return inter_allgather_run(ch, {sendbuf, sendcount, st, recvbuf, counts, displs, rt});
     return ch.carrying_on([&] {
-      return allgather_run(ch, {sendbuf, sendcount, st, recvbuf, counts, displs, rt});
+      const AllgatherArgs args{sendbuf, sendcount, st, recvbuf, counts, displs, rt};
+      return c->is_inter() ? inter_allgather_run(ch, args) : allgather_run(ch, args);
     });
   });
 }
@@ -157,8 +157,9 @@ int coll_alltoall(const char* fn, const Side& send, const Side& recv, MPI_Comm c
       return node_alltoallv_run(*c, sends, recvs);
     }
     CollChannel ch(*c, CollTag::alltoall, seq);
-    if (c->is_inter()) return inter_alltoall_run(ch, sends, recvs);
-    return ch.carrying_on([&] { return alltoall_run(ch, sends, recvs); });
+    return ch.carrying_on([&] {
+      return c->is_inter() ? inter_alltoall_run(ch, sends, recvs) : alltoall_run(ch, sends, recvs);
+    });
   });
 }
 

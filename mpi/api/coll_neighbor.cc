@@ -122,7 +122,7 @@ int coll_neighbor(const char* fn, const NbrSide& send, const NbrSide& recv, MPI_
       *c, fn, how, keep,
       [=, sends = std::move(ordered), recvs = std::move(recvs)](std::uint32_t seq) {
         CollChannel ch(*c, CollTag::neighbor, seq);
-        return neighbor_run(ch, sends, recvs);
+        return ch.carrying_on([&] { return neighbor_run(ch, sends, recvs); });
       });
 }
 

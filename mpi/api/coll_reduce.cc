@@ -118,26 +118,28 @@ int coll_reduce_scatter(const char* fn, const void* sendbuf, void* recvbuf, cons
     Staging acc;
     pack_to(acc, in_place ? recvbuf : sendbuf, total, *t);
     CollChannel ch(*c, CollTag::reduce, seq);
-    int rc = reduce_bytes(ch, {o, t, datatype}, acc, total, 0, algo);
-    if (rc != MPI_SUCCESS) return rc;
-    // Segment r of the packed result goes to rank r's recvbuf.
+    const int reduced =
+        ch.carrying_on([&] { return reduce_bytes(ch, {o, t, datatype}, acc, total, 0, algo); });
+    // Segment r of the packed result goes to rank r's recvbuf, after a
+    // mismatch in the reduction too: the other ranks wait for theirs.
     CollChannel sc(*c, CollTag::scatter, seq);
     const std::int64_t size = t->size();
-    if (c->rank == 0) {
-      std::int64_t at = counts[0];
-      for (int r = 1; r < c->size() && rc == MPI_SUCCESS; ++r) {
-        rc = sc.isend(r, acc.data.get() + at * size, static_cast<std::size_t>(counts[r] * size));
-        at += counts[r];
+    const int scattered = sc.carrying_on([&] {
+      int rc = MPI_SUCCESS;
+      if (c->rank == 0) {
+        std::int64_t at = counts[0];
+        for (int r = 1; r < c->size() && rc == MPI_SUCCESS; ++r) {
+          rc = sc.isend(r, acc.data.get() + at * size, static_cast<std::size_t>(counts[r] * size));
+          at += counts[r];
+        }
+        const int rc2 = sc.wait_all();
+        return rc != MPI_SUCCESS ? rc : rc2;
       }
-      int rc2 = sc.wait_all();
-      if (rc == MPI_SUCCESS) rc = rc2;
-      unpack(*t, recvbuf, counts[0], acc.data.get(), counts[0] * size);
-    } else {
-      rc = sc.recv(0, acc.data.get(), static_cast<std::size_t>(counts[c->rank] * size));
-      if (rc == MPI_SUCCESS) {
-        unpack(*t, recvbuf, counts[c->rank], acc.data.get(), counts[c->rank] * size);
-      }
-    }
+      return sc.recv(0, acc.data.get(), static_cast<std::size_t>(counts[c->rank] * size));
+    });
+    const int rc = reduced != MPI_SUCCESS ? reduced : scattered;
+    // This rank's segment leads acc: rank 0's own, or the one it received.
+    if (rc == MPI_SUCCESS) unpack(*t, recvbuf, counts[c->rank], acc.data.get(), counts[c->rank] * size);
     return rc;
   });
 }
@@ -162,7 +164,7 @@ int coll_scan(const char* fn, const void* sendbuf, void* recvbuf, int count,
     Staging acc;
     pack_to(acc, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *t);
     CollChannel ch(*c, exclusive ? CollTag::exscan : CollTag::scan, seq);
-    int rc = scan_bytes(ch, {o, t, datatype}, acc, count, exclusive);
+    const int rc = ch.carrying_on([&] { return scan_bytes(ch, {o, t, datatype}, acc, count, exclusive); });
     // Exscan leaves rank 0's recvbuf alone (its result is undefined).
     if (rc == MPI_SUCCESS && !(exclusive && c->rank == 0)) {
       unpack(*t, recvbuf, count, acc.data.get(), static_cast<std::int64_t>(bytes));
