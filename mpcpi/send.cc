@@ -379,12 +379,17 @@ void Engine::Impl::send_self(Request* r) {
   push_arrived_locked(m);
 }
 
+namespace {
+// Transport polls a buffered send makes for room before it gives up.
+constexpr int kBsendPolls = 256;
+}  // namespace
+
 Errc Engine::Impl::send_buffered(const void* buf, std::size_t bytes, int dest, int tag,
                                  std::uint32_t context, Request*& out) {
   std::byte* block = nullptr;
   Request* user;
   Request* carrier;
-  {
+  for (int polls = 0;; ++polls) {
     EngineLock lock(*this);
     if (!bsend_.attached())
       return fail(Errc::buffer, "isend(buffered): no buffer is attached (MPI_Buffer_attach)");
@@ -392,6 +397,16 @@ Errc Engine::Impl::send_buffered(const void* buf, std::size_t bytes, int dest, i
     if (!got) {  // buffered messages that have left may not be reaped yet
       reap_locked();
       got = bsend_.allocate(bytes);
+    }
+    if (!got && polls < kBsendPolls) {
+      // Or their completions still wait in this task's inbox: poll for
+      // them, never for a receiver (MPI_Bsend is local). Without this, a
+      // buffer that held a round of messages its receiver had taken was
+      // full for the next round until some other call polled.
+      lock.unlock();
+      (void)ctx_.probe();
+      drain_outbox();
+      continue;
     }
     if (!got) {
       return fail(Errc::buffer,
@@ -410,6 +425,7 @@ Errc Engine::Impl::send_buffered(const void* buf, std::size_t bytes, int dest, i
     ++bsend_requests_;
     user = new_send(buf, bytes, dest, tag, context, SendMode::buffered);
     complete(user);
+    break;
   }
   out = user;
   start_send(carrier);

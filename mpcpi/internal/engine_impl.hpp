@@ -183,6 +183,11 @@ class EngineLock {
   }
   EngineLock(const EngineLock&) = delete;
   EngineLock& operator=(const EngineLock&) = delete;
+  // Early, for a step that must run unlocked (polling the transport).
+  void unlock() {
+    if (mutex_ != nullptr) mutex_->unlock();
+    mutex_ = nullptr;
+  }
 
  private:
   std::mutex* mutex_;

@@ -110,6 +110,41 @@ static void buffered(void) {
   free(in);
 }
 
+/* An attached buffer that holds exactly one round of messages serves
+ * round after round: once the receiver has taken a round and a barrier
+ * has passed, those messages have left it, even if the sender made no
+ * call since that polled for their completions (MPI_Bsend failed with
+ * MPI_ERR_BUFFER in most runs of MPICH's mt_bsendrecv_huge). Even ranks
+ * send to the next odd one, which only receives. */
+static void buffered_rounds(void) {
+  enum { kMessages = 4, kBytes = 1 << 18 };
+  const int sender = rank % 2 == 0 && rank + 1 < size, receiver = rank % 2 == 1;
+  int attach_size = kMessages * (kBytes + MPI_BSEND_OVERHEAD);
+  char* pool = malloc(attach_size);
+  unsigned char* data = malloc((size_t)kMessages * kBytes);
+  CHECK_OK(MPI_Buffer_attach(pool, attach_size));
+  for (int round = 0; round < 4; ++round) {
+    int ack = 0;
+    if (sender) fill(data, kBytes, rank + round);
+    for (int i = 0; i < kMessages; ++i) {
+      if (sender) CHECK_OK(MPI_Bsend(data, kBytes, MPI_BYTE, rank + 1, 40, MPI_COMM_WORLD));
+      if (receiver) {  /* checked after the barrier: a slow receiver hid the bug */
+        CHECK_OK(MPI_Recv(data + (size_t)i * kBytes, kBytes, MPI_BYTE, rank - 1, 40, MPI_COMM_WORLD,
+                          MPI_STATUS_IGNORE));
+      }
+    }
+    if (sender) CHECK_OK(MPI_Send(&ack, 1, MPI_INT, rank + 1, 41, MPI_COMM_WORLD));
+    if (receiver) CHECK_OK(MPI_Recv(&ack, 1, MPI_INT, rank - 1, 41, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    for (int i = 0; receiver && i < kMessages; ++i) CHECK(matches(data + (size_t)i * kBytes, kBytes, rank - 1 + round));
+  }
+  void* back = NULL;
+  int back_size = 0;
+  CHECK_OK(MPI_Buffer_detach(&back, &back_size));
+  free(pool);
+  free(data);
+}
+
 static void self_and_null(void) {
   int v = 42, w = 0;
   MPI_Status st;
@@ -516,6 +551,7 @@ int main(int argc, char** argv) {
   }
   for (size_t i = 0; i < 8; ++i) pingpong(sizes[i]);
   buffered();
+  buffered_rounds();
   self_and_null();
   wildcards_and_probe();
   ordering();
