@@ -67,13 +67,15 @@ extern "C" int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MP
     return MPI_SUCCESS;
   }
   // Only the group's members take part: they agree on a slot through a
-  // communicator of their own over comm's collective context (their
-  // messages name their sources, so other traffic there cannot match).
+  // communicator of their own over comm's slot, under the call's tag
+  // (their messages name their sources and the tag, so other traffic there,
+  // other threads' calls with other tags included, cannot match).
   Comm members;
   members.group = g;
   members.rank = me;
   members.slot = c->slot;
   members.owns_slot = false;
+  members.create_group_tag = tag;
   std::vector<CreateEntry> all;
   int slot = -1;
   rc = exchange_and_agree(members, 0, 0, all, slot);

@@ -39,6 +39,16 @@ void ContextSlots::withdraw(const std::uint64_t (&words)[kWords]) {
   }
 }
 
+int ContextSlots::free_for_one() const {
+  int reserved = -1;
+  for (int i = 0; i < kContextSlots; ++i) {
+    if (!free_.test(i)) continue;
+    if (!reserved_.test(i)) return i;
+    if (reserved < 0) reserved = i;
+  }
+  return reserved;
+}
+
 int ContextSlots::lowest(const std::uint64_t (&words)[kWords]) {
   for (int w = 0; w < kWords; ++w) {
     if (words[w] != 0) return w * 64 + __builtin_ctzll(words[w]);

@@ -65,6 +65,9 @@ class ContextSlots {
   bool offer(int parent_slot, std::uint64_t (&words)[kWords]);
   // The agreement is over: its offer is no longer reserved.
   void withdraw(const std::uint64_t (&words)[kWords]);
+  // A slot for a communicator of this process alone: the lowest free one
+  // not reserved, else the lowest free one (-1: none).
+  int free_for_one() const;
 
  private:
   std::bitset<kContextSlots> free_;
@@ -114,6 +117,11 @@ struct Comm {
   // collective): a member's failure then fails its collectives everywhere
   // rather than leaving ranks waiting for live ones that gave up.
   mutable bool coll_bound = false;
+  // MPI_Comm_create_group's members while they agree on a slot (a
+  // temporary communicator over the parent's slot): the call's tag, which
+  // keeps its internal collectives apart from those of calls with other
+  // tags that other threads may make at once (internal_coll.hpp); else -1.
+  int create_group_tag = -1;
   // Tasks of another job it reaches (MPI_Comm_accept/connect/join; connect.hpp), shared by the
   // communicators made from it: left once the last of them is freed or disconnected.
   std::vector<std::shared_ptr<JoinedTasks>> joined;

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "mpi.h"
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/internal_coll.hpp"
 #include "mpi/internal/runtime.hpp"
@@ -10,9 +11,33 @@
 
 namespace mpi {
 
+namespace {
+
+// exchange_and_agree for a parent of one process (MPI_COMM_SELF): nobody
+// to agree with, so it never waits for another agreement here either. It
+// takes the lowest free slot that none offers, else one an agreement
+// offered and still waits on (for other processes: its confirm_slot then
+// finds it taken and goes round again). Waiting for those instead could
+// wait forever: their processes may be waiting for this thread.
+int take_alone(const Comm& parent, int color, int key, std::vector<CreateEntry>& all, int& slot) {
+  CreateEntry mine{};
+  mine.color = color;
+  mine.key = key;
+  all.assign(1, mine);
+  slot = state().slots.free_for_one();
+  if (slot < 0) {
+    return fail(MPI_ERR_OTHER, "no context id is free ({} communicators exist)", kContextSlots);
+  }
+  bool everyone = false;
+  return confirm_slot(parent, slot, everyone);
+}
+
+}  // namespace
+
 int exchange_and_agree(const Comm& parent, int color, int key, std::vector<CreateEntry>& all,
                        int& slot) {
   State& s = state();
+  if (parent.size() == 1) return take_alone(parent, color, key, all, slot);
   // Two guards against agreements running here at once. Threads
   // (MPI_THREAD_MULTIPLE): an offer is reserved while it is out, and only
   // the agreement with the lowest parent slot offers (the others offer none
@@ -44,7 +69,13 @@ int exchange_and_agree(const Comm& parent, int color, int key, std::vector<Creat
     for (const CreateEntry& e : all) retry |= e.retry != 0;
     slot = ContextSlots::lowest(common);
     if (slot < 0) {
-      if (retry) continue;
+      if (retry) {
+        // Another agreement here leads (MPI_THREAD_MULTIPLE): let its
+        // thread have the MPI lock, or it never finishes (a dup of
+        // MPI_COMM_SELF, whose allgather never waits, spun holding it).
+        ApiCall::release_for_idle();
+        continue;
+      }
       return fail(MPI_ERR_OTHER, "no context id is free at every member ({} communicators exist)",
                   kContextSlots);
     }

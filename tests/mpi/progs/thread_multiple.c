@@ -1,5 +1,5 @@
 /* MPI_THREAD_MULTIPLE (2 ranks, 4 threads per rank; argv[1] = messages per
- * thread, argv[2] = which phases, default all of "tsmcb"):
+ * thread, argv[2] = which phases, default all of "tsmcgb"):
  *  t  distinct tags: thread t exchanges N messages with the peer's thread t
  *     on tag t (windows of Irecv + Send + Waitall); content and order checked.
  *  s  shared tag + MPI_ANY_SOURCE: every thread sends N messages on one tag
@@ -12,6 +12,9 @@
  *  c  each thread creates a communicator from its own parent at the same
  *     time (MPI_Comm_dup, then MPI_Comm_split), then runs collectives
  *     (Allreduce, Bcast, Barrier, Iallreduce) on it; results checked.
+ *  g  every thread calls MPI_Comm_create_group on MPI_COMM_WORLD at once,
+ *     each with its own tag; and a dup of MPI_COMM_SELF while a dup across
+ *     the ranks waits for the peer (see groups_and_self).
  *  b  one thread blocks in MPI_Recv from itself while another thread
  *     ping-pongs with the peer and then sends to itself; and one thread
  *     blocks in MPI_Recv from the peer while the other sends to the peer.
@@ -174,8 +177,58 @@ static void* mprobe_mrecv(void* arg) {
   return NULL;
 }
 
+static MPI_Comm g_parent[kThreads]; /* phases c and g: one parent per thread */
+
+/* ---- g: MPI_Comm_create_group and dups of MPI_COMM_SELF at once ---------- */
+static pthread_mutex_t g_go_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_go_cv = PTHREAD_COND_INITIALIZER;
+static int g_go;
+
+static void* groups_and_self(void* arg) {
+  const int t = *(int*)arg;
+  MPI_Group world, self;
+  CHECK_OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+  CHECK_OK(MPI_Comm_group(MPI_COMM_SELF, &self));
+  /* Every thread on the same parent, each with its own tag (the standard
+   * allows it; their agreements were matched to each other's). */
+  for (int i = 0; i < 10; ++i) {
+    MPI_Comm c;
+    CHECK_OK(MPI_Comm_create_group(MPI_COMM_WORLD, i % 2 ? self : world, t, &c));
+    int size = 0, sum = 0, one = 1;
+    CHECK_OK(MPI_Comm_size(c, &size));
+    CHECK(size == (i % 2 ? 1 : 2));
+    CHECK_OK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c));
+    CHECK(sum == size);
+    CHECK_OK(MPI_Comm_free(&c));
+  }
+  CHECK_OK(MPI_Group_free(&self));
+  CHECK_OK(MPI_Group_free(&world));
+  /* Threads 0 and 1: on rank r, thread 1 - r dups parent 1 - r (its peer's
+   * other thread takes that part later) and tells thread r, which dups
+   * MPI_COMM_SELF while that agreement waits, then dups parent r. The
+   * SELF dup waited for the slots the pending agreement offered, whose
+   * peer waited for this rank's parent r dup: a deadlock. */
+  if (t > 1) return NULL;
+  const int first = t == 1 - g_rank;
+  MPI_Comm dup;
+  if (first) {
+    pthread_mutex_lock(&g_go_mu);
+    g_go = 1;
+    pthread_cond_signal(&g_go_cv);
+    pthread_mutex_unlock(&g_go_mu);
+  } else {
+    pthread_mutex_lock(&g_go_mu);
+    while (!g_go) pthread_cond_wait(&g_go_cv, &g_go_mu);
+    pthread_mutex_unlock(&g_go_mu);
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_SELF, &dup));
+    CHECK_OK(MPI_Comm_free(&dup));
+  }
+  CHECK_OK(MPI_Comm_dup(g_parent[t], &dup));
+  CHECK_OK(MPI_Comm_free(&dup));
+  return NULL;
+}
+
 /* ---- c: communicators and collectives ------------------------------------ */
-static MPI_Comm g_parent[kThreads];
 
 static void* collectives(void* arg) {
   const int t = *(int*)arg;
@@ -264,7 +317,7 @@ int main(int argc, char** argv) {
   g_peer = 1 - g_rank;
   g_n = argc > 1 ? atoi(argv[1]) : 100000;
   CHECK(g_n > 0);
-  const char* phases = argc > 2 ? argv[2] : "tsmcb";
+  const char* phases = argc > 2 ? argv[2] : "tsmcgb";
   for (const char* p = phases; *p; ++p) {
     switch (*p) {
       case 't':
@@ -288,6 +341,12 @@ int main(int argc, char** argv) {
         break;
       case 'b':
         run_threads(blocked_recv);
+        break;
+      case 'g':
+        for (int t = 0; t < kThreads; ++t) CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &g_parent[t]));
+        g_go = 0;
+        run_threads(groups_and_self);
+        for (int t = 0; t < kThreads; ++t) CHECK_OK(MPI_Comm_free(&g_parent[t]));
         break;
       default:
         CHECK(!"unknown phase");
