@@ -148,6 +148,7 @@ extern "C" int MPI_Finalize(void) {
   s.types.clear();
   s.groups.clear();
   s.errhandlers.clear();
+  s.errhandler_gets.clear();
   s.ops.clear();
   s.infos.clear();
   s.keyvals.clear();

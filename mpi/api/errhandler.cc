@@ -37,15 +37,32 @@ extern "C" int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler
   int rc = lookup_comm(comm, c);
   if (rc == MPI_SUCCESS) rc = check_not_null(errhandler, "errhandler");
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  switch (c->errhandler->kind) {
-    case Errhandler::Kind::fatal: *errhandler = MPI_ERRORS_ARE_FATAL; return MPI_SUCCESS;
-    case Errhandler::Kind::return_codes: *errhandler = MPI_ERRORS_RETURN; return MPI_SUCCESS;
+  *errhandler = errhandler_handle_for(c->errhandler);
+  return MPI_SUCCESS;
+}
+
+MPI_Errhandler mpi::errhandler_handle_for(const ErrhandlerPtr& h) {
+  switch (h->kind) {
+    case Errhandler::Kind::fatal: return MPI_ERRORS_ARE_FATAL;
+    case Errhandler::Kind::return_codes: return MPI_ERRORS_RETURN;
     case Errhandler::Kind::user: break;
   }
-  // A user handler: hand out a new handle to the same object (the caller
-  // frees it with MPI_Errhandler_free, as MPI prescribes).
-  *errhandler = state().errhandlers.insert(c->errhandler);
-  return MPI_SUCCESS;
+  State& s = state();
+  MPI_Errhandler live = MPI_ERRHANDLER_NULL;
+  s.errhandlers.for_each_user([&](int handle, const ErrhandlerPtr& p) {
+    if (p == h && live == MPI_ERRHANDLER_NULL) live = handle;
+  });
+  if (live == MPI_ERRHANDLER_NULL) return s.errhandlers.insert(h);
+  ++s.errhandler_gets[live];
+  return live;
+}
+
+bool mpi::settle_errhandler_get(MPI_Errhandler handle) {
+  auto& gets = state().errhandler_gets;
+  auto it = gets.find(handle);
+  if (it == gets.end()) return false;
+  if (--it->second == 0) gets.erase(it);
+  return true;
 }
 
 extern "C" int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function,
@@ -83,6 +100,10 @@ extern "C" int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
   State& s = state();
   if (s.errhandlers.is_predefined(*errhandler)) {
     // Freeing a predefined handler is allowed and has no effect (MPI 3.1).
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+  }
+  if (s.errhandlers.find(*errhandler) != nullptr && settle_errhandler_get(*errhandler)) {
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
   }

@@ -58,7 +58,11 @@ extern "C" int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], c
   if (rc == MPI_SUCCESS && n > c->size()) {
     rc = fail(MPI_ERR_DIMS, "the grid has {} ranks, more than comm_old's {}", n, c->size());
   }
-  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  if (rc != MPI_SUCCESS) {
+    // No communicator: say so in comm_cart too (MPICH's errors/topo/cartsmall checks it).
+    if (comm_cart != nullptr) *comm_cart = MPI_COMM_NULL;
+    return raise(c, kFn, rc);
+  }
   auto topo = std::make_shared<Topology>();
   topo->kind = TopoKind::cart;
   topo->dims.assign(dims, dims + ndims);

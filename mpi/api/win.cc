@@ -285,12 +285,7 @@ extern "C" int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
   Window* w = nullptr;
   if (int rc = rma::lookup_window(win, w)) return raise(nullptr, kFn, rc);
   if (int rc = check_not_null(errhandler, "errhandler")) return raise_win(w, kFn, rc);
-  switch (w->errhandler->kind) {
-    case Errhandler::Kind::fatal: *errhandler = MPI_ERRORS_ARE_FATAL; return MPI_SUCCESS;
-    case Errhandler::Kind::return_codes: *errhandler = MPI_ERRORS_RETURN; return MPI_SUCCESS;
-    case Errhandler::Kind::user: break;
-  }
-  *errhandler = state().errhandlers.insert(w->errhandler);
+  *errhandler = errhandler_handle_for(w->errhandler);
   return MPI_SUCCESS;
 }
 

@@ -384,3 +384,13 @@ void mpi_win_null_delete_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI
  * takes (MPI 3.1 section 17.1.17); nothing to do here. */
 void mpi_f_sync_reg_(void *buf);
 void mpi_f_sync_reg_(void *buf) { (void)buf; }
+
+/* MPI_ALLOC_MEM's TYPE(C_PTR) form in the `mpi` module (gen_fortran.py):
+ * the C pointer itself, where the INTEGER(KIND=MPI_ADDRESS_KIND) form gets
+ * its value. */
+void mpi_alloc_mem_cptr_(const MPI_Aint *size, const MPI_Fint *info, void **baseptr,
+                         MPI_Fint *ierror);
+void mpi_alloc_mem_cptr_(const MPI_Aint *size, const MPI_Fint *info, void **baseptr,
+                         MPI_Fint *ierror) {
+  *ierror = MPI_Alloc_mem(*size, (MPI_Info)*info, baseptr);
+}

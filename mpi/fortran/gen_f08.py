@@ -12,7 +12,7 @@ import re
 import sys
 
 from gen_fortran import (FORTRAN_DECL, FORTRAN_RESULT, PROCEDURES, SPECIAL, SPECIAL_CHARS, read_api,
-                         read_constants, wrap)
+                         read_constants, sizeof_procedures, wrap)
 
 HANDLE_TYPES = ('Comm', 'Datatype', 'Group', 'Request', 'Op', 'Errhandler', 'Message', 'Info',
                 'Win')
@@ -145,7 +145,10 @@ def main(api, constants_path, header, out):
         o.append(wrap('MODULE PROCEDURE ' + ', '.join(f'lapis_{t.lower()}_{suffix}'
                                                        for t in HANDLE_TYPES), '    '))
         o.append('  END INTERFACE')
+    sizeof_interface, sizeof_bodies = sizeof_procedures(True)
+    o += sizeof_interface
     o.append('CONTAINS')
+    o += sizeof_bodies
     for t in HANDLE_TYPES:
         for op, suffix in (('==', 'eq'), ('/=', 'ne')):
             o += [f'  ELEMENTAL LOGICAL FUNCTION lapis_{t.lower()}_{suffix}(a, b)',

@@ -293,6 +293,47 @@ PROCEDURES = ('MPI_COMM_NULL_COPY_FN', 'MPI_COMM_DUP_FN', 'MPI_COMM_NULL_DELETE_
 KIND_PARAMETERS = ('MPI_ADDRESS_KIND', 'MPI_OFFSET_KIND', 'MPI_COUNT_KIND', 'MPI_INTEGER_KIND')
 
 
+# MPI_SIZEOF (MPI 3.1, 17.1.9) in both modules: a generic procedure with one
+# specific per intrinsic type and kind gfortran has, each taking any rank.
+SIZEOF_TYPES = ([('INTEGER', k) for k in (1, 2, 4, 8, 16)] +
+                [('REAL', k) for k in (4, 8, 10, 16)] +
+                [('COMPLEX', k) for k in (4, 8, 10, 16)] +
+                [('LOGICAL', k) for k in (1, 2, 4, 8)])
+
+
+def sizeof_procedures(optional_ierror):
+    """(the generic interface, the module procedures) of MPI_SIZEOF."""
+    specifics = [(f'lapis_sizeof_{t.lower()}{k}', f'{t}(KIND={k})') for t, k in SIZEOF_TYPES]
+    specifics.append(('lapis_sizeof_character', 'CHARACTER(LEN=*)'))
+    interface = ['  INTERFACE MPI_SIZEOF',
+                 wrap('MODULE PROCEDURE ' + ', '.join(name for name, _ in specifics), '    '),
+                 '  END INTERFACE']
+    ierror = 'INTEGER, OPTIONAL, INTENT(OUT) :: ierror' if optional_ierror else 'INTEGER, INTENT(OUT) :: ierror'
+    done = 'IF (PRESENT(ierror)) ierror = MPI_SUCCESS' if optional_ierror else 'ierror = MPI_SUCCESS'
+    procedures = []
+    for name, decl in specifics:
+        # A CHARACTER counts one byte whatever its length, as in MPICH.
+        size = '1' if decl.startswith('CHARACTER') else 'STORAGE_SIZE(x) / 8'
+        procedures += [f'  SUBROUTINE {name}(x, size, ierror)', f'    {decl}, INTENT(IN) :: x(..)',
+                       '    INTEGER, INTENT(OUT) :: size', f'    {ierror}',
+                       f'    size = {size}', f'    {done}', f'  END SUBROUTINE {name}']
+    return interface, procedures
+
+
+# MPI_ALLOC_MEM also takes a TYPE(C_PTR) in the `mpi` module (MPI 3.1, 8.2):
+# a generic of that name holds both interfaces (fortran_support.c has the
+# second's mpi_alloc_mem_cptr_).
+ALLOC_MEM_CPTR = ['    SUBROUTINE MPI_Alloc_mem_cptr(size, info, baseptr, ierror)',
+                  '      USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR',
+                  '      IMPORT',
+                  '      IMPLICIT NONE',
+                  '      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size',
+                  '      INTEGER, INTENT(IN) :: info',
+                  '      TYPE(C_PTR) :: baseptr',
+                  '      INTEGER :: ierror',
+                  '    END SUBROUTINE MPI_Alloc_mem_cptr']
+
+
 def wrap(text, indent, width=100):
     """Free-form continuation lines for a long statement."""
     lines, line = [], indent
@@ -341,8 +382,12 @@ def write_module(api, constants_path, out):
         o.append(f'  CHARACTER(LEN=1) :: {name}{dims}')
         o.append(f'  COMMON /{block}/ {name}')
     o.append(wrap(f'EXTERNAL :: {", ".join(PROCEDURES)}', '  '))
+    sizeof_interface, sizeof_bodies = sizeof_procedures(False)
+    o += sizeof_interface
     o.append('  INTERFACE')
     for f in functions:
+        if f.name == 'MPI_Alloc_mem':
+            o += ['  END INTERFACE', '  INTERFACE MPI_Alloc_mem']
         dummies = [a.name for a in f.args] + ([] if f.result else ['ierror'])
         head = (f'{FORTRAN_RESULT[f.result]} FUNCTION' if f.result else 'SUBROUTINE')
         o.append(wrap(f'{head} {f.name}({", ".join(dummies)})', '    '))
@@ -355,7 +400,9 @@ def write_module(api, constants_path, out):
         if not f.result:
             o.append('      INTEGER :: ierror')
         o.append(f'    END {"FUNCTION" if f.result else "SUBROUTINE"} {f.name}')
-    o += ['  END INTERFACE', 'CONTAINS',
+        if f.name == 'MPI_Alloc_mem':
+            o += ALLOC_MEM_CPTR + ['  END INTERFACE', '  INTERFACE']
+    o += ['  END INTERFACE', 'CONTAINS'] + sizeof_bodies + [
           '  ! A module procedure, so the module has an object file to link.',
           '  SUBROUTINE lapis_mpi_unused()', '  END SUBROUTINE lapis_mpi_unused',
           'END MODULE mpi', '']

@@ -16,4 +16,13 @@ struct Errhandler {
 // Shared: a communicator keeps its handler alive after MPI_Errhandler_free.
 using ErrhandlerPtr = std::shared_ptr<const Errhandler>;
 
+// MPI_Comm_get_errhandler / MPI_Win_get_errhandler: the predefined handle,
+// or for a user handler the handle the program already has for it, so that
+// it compares equal (as in MPICH and Open MPI), counted so that each get's
+// MPI_Errhandler_free leaves it to the others; a new one if none is live.
+MPI_Errhandler errhandler_handle_for(const ErrhandlerPtr& h);
+// MPI_Errhandler_free of a user handle: true when it only settled one get
+// (the handle stays valid).
+bool settle_errhandler_get(MPI_Errhandler handle);
+
 }  // namespace mpi

@@ -46,6 +46,9 @@ struct State {
   HandleTable<TypePtr> types{HandleKind::datatype};
   HandleTable<GroupPtr> groups{HandleKind::group};
   HandleTable<ErrhandlerPtr> errhandlers{HandleKind::errhandler};
+  // User handler handles MPI_Comm/Win_get_errhandler handed out again:
+  // how many MPI_Errhandler_free calls each still owes (errhandler.hpp).
+  std::map<int, int> errhandler_gets;
   HandleTable<OpPtr> ops{HandleKind::op};
   HandleTable<InfoPtr> infos{HandleKind::info};
   std::map<int, Keyval> keyvals;

@@ -325,6 +325,20 @@ static void error_handlers(void) {
   CHECK(handler_calls == 3 && handler_code == MPI_ERR_OTHER);
   CHECK_OK(MPI_Comm_get_errhandler(dd, &got));
   CHECK_OK(MPI_Errhandler_free(&got));
+  /* While the program holds a handle for a handler, a get returns that
+   * handle (MPICH's commerrf compares them), and each get's free leaves it
+   * valid for the holder's own. */
+  MPI_Errhandler mine, got2;
+  CHECK_OK(MPI_Comm_create_errhandler(my_handler, &mine));
+  CHECK_OK(MPI_Comm_set_errhandler(dd, mine));
+  CHECK_OK(MPI_Comm_get_errhandler(dd, &got));
+  CHECK_OK(MPI_Comm_get_errhandler(dd, &got2));
+  CHECK(got == mine && got2 == mine);
+  CHECK_OK(MPI_Errhandler_free(&got));
+  CHECK_OK(MPI_Errhandler_free(&got2));
+  CHECK(got == MPI_ERRHANDLER_NULL && got2 == MPI_ERRHANDLER_NULL);
+  CHECK_OK(MPI_Comm_set_errhandler(d, mine)); /* still a handle */
+  CHECK_OK(MPI_Errhandler_free(&mine));
   CHECK_OK(MPI_Comm_free(&dd));
   CHECK_OK(MPI_Comm_free(&d));
 }

@@ -117,6 +117,10 @@ program f08
   call MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, flag, status)
   call check(.not. flag, 'iprobe')
   call check(MPI_Wtime() > 0 .and. MPI_Wtick() > 0, 'wtime')
+  call MPI_Sizeof(x, n)
+  call check(n == 8, 'sizeof double precision')
+  call MPI_Sizeof(ibuf, n, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == 4, 'sizeof integer array')
 
   call MPI_Finalize(ierr)
   call check(ierr == MPI_SUCCESS, 'finalize')

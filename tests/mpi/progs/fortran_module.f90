@@ -59,6 +59,24 @@ subroutine record_error(comm, code)
   handler_code = code
 end subroutine record_error
 
+! MPI_ALLOC_MEM's TYPE(C_PTR) form: memory the program writes and frees.
+subroutine alloc_mem_cptr()
+  use mpi
+  use checks
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer, c_associated
+  implicit none
+  type(c_ptr) :: p
+  integer, pointer :: a(:)
+  integer :: ierr
+  call MPI_Alloc_mem(int(10 * 4, MPI_ADDRESS_KIND), MPI_INFO_NULL, p, ierr)
+  call check(ierr == MPI_SUCCESS .and. c_associated(p), 'alloc_mem into a c_ptr')
+  call c_f_pointer(p, a, [10])
+  a = 7
+  call check(sum(a) == 70, 'alloc_mem memory written')
+  call MPI_Free_mem(a, ierr)
+  call check(ierr == MPI_SUCCESS, 'free_mem')
+end subroutine alloc_mem_cptr
+
 program module_mpi
   use mpi
   use checks
@@ -211,6 +229,17 @@ program module_mpi
   call MPI_Recv(blocks, 2, MPI_INTEGER, rank, 7, MPI_COMM_WORLD, status, ierr)
   call check(blocks(1) == 5 .and. blocks(2) == 6, 'array constant sent')
   call MPI_Type_free(newtype, ierr)
+
+  ! MPI_SIZEOF of any type, kind and rank; MPI_ALLOC_MEM into a C pointer.
+  call MPI_Sizeof(pair, len, ierr)
+  call check(ierr == MPI_SUCCESS .and. len == 8, 'sizeof double precision array')
+  call MPI_Sizeof(ival, len, ierr)
+  call check(len == 4, 'sizeof integer')
+  call MPI_Sizeof(1_1, len, ierr)
+  call check(len == 1, 'sizeof integer(1)')
+  call MPI_Sizeof(short, len, ierr)
+  call check(len == 1, 'sizeof character: one byte, as in MPICH')
+  call alloc_mem_cptr()
 
   call MPI_Finalize(ierr)
   call MPI_Finalized(flag, ierr)

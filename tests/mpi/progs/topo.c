@@ -566,8 +566,9 @@ static void neighbors(void) {
 
 static void errors(void) {
   int dims[2] = {size + 1, 1}, periods[2] = {0, 0}, out[2], x;
-  MPI_Comm c = MPI_COMM_NULL;
+  MPI_Comm c = MPI_COMM_WORLD; /* a failed creation leaves MPI_COMM_NULL here */
   CHECK_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c), MPI_ERR_DIMS);
+  CHECK(c == MPI_COMM_NULL);
   dims[0] = 0;
   CHECK_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c), MPI_ERR_DIMS);
   CHECK_CLASS(MPI_Cart_create(MPI_COMM_WORLD, -1, dims, periods, 0, &c), MPI_ERR_DIMS);
