@@ -151,9 +151,10 @@ bool published(NodeRegion& r, std::uint64_t g) {
 // reading what its flag line and data slot held before (collective g -
 // kNodeFlags, g - kNodeSlots). The others' done words are read only when
 // the last look does not tell.
+// `announced`: the size readers find in the flag line (SIZE_MAX: `bytes`).
 template <typename Fill>
 [[nodiscard]] bool publish_with(NodeSegment& s, std::size_t bytes, std::uint64_t g, Fill fill,
-                                std::size_t announced) {
+                                std::size_t announced = SIZE_MAX) {
   const std::uint64_t depth = bytes <= kInlineBytes ? kNodeFlags : kNodeSlots;
   if (g > depth && s.all_done < g - depth) {
     const std::uint64_t need = g - depth;
@@ -167,23 +168,14 @@ template <typename Fill>
   }
   if (bytes > 0) fill(data_of(*s.mine, g, bytes));
   SlotHead& head = head_of(*s.mine, g);
-  head.bytes = announced;
+  head.bytes = announced == SIZE_MAX ? bytes : announced;
   head.gen.store(g, std::memory_order_release);
   return true;
 }
 
-template <typename Fill>
-[[nodiscard]] bool publish_with(NodeSegment& s, std::size_t bytes, std::uint64_t g, Fill fill) {
-  return publish_with(s, bytes, g, fill, bytes);
-}
-
 [[nodiscard]] bool publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g,
-                           std::size_t announced) {
+                           std::size_t announced = SIZE_MAX) {
   return publish_with(s, bytes, g, [&](std::byte* slot) { std::memcpy(slot, in, bytes); }, announced);
-}
-
-[[nodiscard]] bool publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g) {
-  return publish(s, in, bytes, g, bytes);
 }
 
 // Bytes rank r published in collective g (after published(r, g)).
@@ -665,10 +657,9 @@ int node_alltoallv(Comm& comm, const NodeSend* out, const NodeRecv* in) {
   });
   if (!published) return broken_error();
   FirstError err;
-  auto note = [&err](int code) { err.note(code); };
   // Its own piece while the others publish theirs.
   if (const std::size_t own = std::min(out[me].bytes, in[me].bytes); own > 0) std::memcpy(in[me].at, out[me].at, own);
-  if (out[me].bytes > in[me].bytes) note(direct_truncated(out[me].bytes, in[me].bytes));
+  if (out[me].bytes > in[me].bytes) err.note(direct_truncated(out[me].bytes, in[me].bytes));
   if (!wait_all_published(s, g)) return broken_error();
   lapi::Context& ctx = lapi_context();
   bool any_direct = !inline_sends;
@@ -679,7 +670,7 @@ int node_alltoallv(Comm& comm, const NodeSend* out, const NodeRecv* in) {
     if (reinterpret_cast<const DirectHead*>(slot)->inline_sends != 0) {
       const std::size_t len = std::min<std::size_t>(with_me.send_bytes, in[r].bytes);
       if (len > 0) std::memcpy(in[r].at, slot + table + with_me.send_at, len);
-      if (with_me.send_bytes > in[r].bytes) note(direct_truncated(with_me.send_bytes, in[r].bytes));
+      if (with_me.send_bytes > in[r].bytes) err.note(direct_truncated(with_me.send_bytes, in[r].bytes));
     } else {
       any_direct = true;
     }
@@ -687,10 +678,10 @@ int node_alltoallv(Comm& comm, const NodeSend* out, const NodeRecv* in) {
     const std::size_t len = std::min<std::size_t>(out[r].bytes, with_me.recv_bytes);
     if (len > 0) {
       if (lapi::Status st = ctx.write_near(s.tasks[r], with_me.recv_at, out[r].at, len); !st.ok()) {
-        note(fail(MPI_ERR_OTHER, "all-to-all: {}", st.message()));
+        err.note(fail(MPI_ERR_OTHER, "all-to-all: {}", st.message()));
       }
     }
-    if (out[r].bytes > with_me.recv_bytes) note(direct_truncated(out[r].bytes, with_me.recv_bytes));
+    if (out[r].bytes > with_me.recv_bytes) err.note(direct_truncated(out[r].bytes, with_me.recv_bytes));
   }
   finish(s, g);
   // Every rank knows alike whether any wrote directly; if so, a barrier
