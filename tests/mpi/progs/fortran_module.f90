@@ -67,7 +67,13 @@ subroutine alloc_mem_cptr()
   implicit none
   type(c_ptr) :: p
   integer, pointer :: a(:)
-  integer :: ierr
+  integer :: ierr, cls
+  ! Bad input through the C-pointer form (MPI_COMM_WORLD returns errors here).
+  call MPI_Alloc_mem(-1_MPI_ADDRESS_KIND, MPI_INFO_NULL, p, ierr)
+  call MPI_Error_class(ierr, cls, ierr)
+  call check(cls == MPI_ERR_SIZE, 'alloc_mem c_ptr: negative size')
+  call MPI_Alloc_mem(16_MPI_ADDRESS_KIND, MPI_COMM_WORLD, p, ierr)
+  call check(ierr /= MPI_SUCCESS, 'alloc_mem c_ptr: a communicator as info')
   call MPI_Alloc_mem(int(10 * 4, MPI_ADDRESS_KIND), MPI_INFO_NULL, p, ierr)
   call check(ierr == MPI_SUCCESS .and. c_associated(p), 'alloc_mem into a c_ptr')
   call c_f_pointer(p, a, [10])
