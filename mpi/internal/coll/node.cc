@@ -1,8 +1,6 @@
 // Collectives through shared memory on a node (node.hpp).
 #include "mpi/internal/coll/node.hpp"
 
-#include <sched.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +14,7 @@
 
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/coll/channel.hpp"
+#include "mpi/internal/coll/node_segment.hpp"
 #include "mpi/internal/coll/select.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/internal_coll.hpp"
@@ -24,44 +23,7 @@
 
 namespace mpi {
 
-// Data up to this size travels in its slot's flag line, after the flag and
-// the data's size: one cache line moves per reader.
-inline constexpr std::size_t kInlineBytes = 48;
-
-// A large collective writes a flag line too: its depth must cover both.
-static_assert(kNodeFlags >= kNodeSlots && kNodeFlags % kNodeSlots == 0);
-
-struct alignas(64) SlotHead {
-  std::atomic<std::uint64_t> gen{0};  // the collective whose data the slot holds
-  // How many bytes it published (a Bcast chunk: from its start to the
-  // message's end): a reader whose count differs (ranks passed different
-  // counts or types, an erroneous program) finds the data where it is and
-  // reports the mismatch instead of reading past it.
-  std::uint64_t bytes = 0;
-  std::byte data[kInlineBytes];  // the data, when it fits
-};
-static_assert(sizeof(SlotHead) == 64);
-
-// One rank's part, mapped by every rank of the communicator.
-struct NodeRegion {
-  alignas(64) std::atomic<std::uint64_t> done{0};  // last collective whose reads it finished
-  SlotHead head[kNodeFlags];
-  alignas(64) std::byte slot[kNodeSlots][kNodeSlotBytes];  // data beyond kInlineBytes
-};
-
-struct NodeSegment {
-  std::uint64_t gen = 0;       // collectives run on the segment so far
-  std::uint64_t all_done = 0;  // every rank's done was at least this, last we looked
-  int rank = 0;
-  NodeRegion* mine = nullptr;       // alloc_registered
-  std::vector<NodeRegion*> at;      // by communicator rank, mapped here
-  bool oversubscribed = false;      // more ranks on the node than cores
-  bool writes_near_all = false;     // every rank writes into every other's memory (node_alltoallv)
-  std::vector<lapi::TaskId> tasks;  // by communicator rank
-  // A member failed (lapirun --continue-on-failure): its flags will never
-  // move again, so every collective on the segment fails from then on.
-  bool broken = false;
-};
+using namespace node_segment;
 
 namespace {
 
@@ -76,142 +38,11 @@ std::mutex g_segments_mutex;  // guards g_segments, g_down (MPI calls on any thr
 std::vector<std::unique_ptr<NodeSegment>> g_segments;
 bool g_down = false;  // node_collectives_shutdown ran
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
 bool read_enabled() {
   bool enabled = true;
   return read_coll_shm(enabled) == MPI_SUCCESS && enabled;  // MPI_Init refused bad values
 }
 
-// Spins until ready(); drives progress every 64 polls
-// (this rank's nonblocking collectives and point-to-point keep moving, and
-// under MPI_THREAD_MULTIPLE other threads get the MPI lock); yields at once
-// on an oversubscribed node, after about 4096 polls otherwise; after 4000
-// more it sleeps 20 us between polls (a rank that computes for long does
-// not have its peers burn the cores it needs), as mpcpi's waits do.
-bool member_failed(NodeSegment& s) {
-  if (s.broken) return true;
-  lapi::Context& ctx = lapi_context();
-  if (!ctx.any_peer_failed()) return false;
-  for (lapi::TaskId t : s.tasks) s.broken = s.broken || ctx.peer_failed(t);
-  return s.broken;
-}
-
-int broken_error() {
-  return fail(MPIX_ERR_PROC_FAILED, "a member of the communicator failed (its node collectives cannot complete)");
-}
-
-// False when a member failed meanwhile (ready() may then never hold).
-template <typename Ready>
-[[nodiscard]] bool wait_until(NodeSegment& s, Ready ready) {
-  const unsigned spin_limit = s.oversubscribed ? 16 : 4096;
-  const unsigned yield_limit = spin_limit + 4000;
-  for (unsigned polls = 0; !ready(); ++polls) {
-    if ((polls & 63) == 63) {
-      (void)engine().progress();
-      ApiCall::release_for_idle();
-      if (member_failed(s)) return false;
-    }
-    if (polls < spin_limit) {
-      cpu_relax();
-    } else if (polls < yield_limit) {
-      sched_yield();
-    } else {
-      const timespec nap{0, 20000};
-      nanosleep(&nap, nullptr);
-    }
-  }
-  return true;
-}
-
-inline SlotHead& head_of(NodeRegion& r, std::uint64_t g) { return r.head[g % kNodeFlags]; }
-
-inline std::byte* data_of(NodeRegion& r, std::uint64_t g, std::size_t bytes) {
-  return bytes <= kInlineBytes ? head_of(r, g).data : r.slot[g % kNodeSlots];
-}
-
-bool published(NodeRegion& r, std::uint64_t g) {
-  return head_of(r, g).gen.load(std::memory_order_acquire) >= g;
-}
-
-[[nodiscard]] bool wait_all_published(NodeSegment& s, std::uint64_t g) {
-  return wait_until(s, [&] {
-    for (NodeRegion* r : s.at) {
-      if (!published(*r, g)) return false;
-    }
-    return true;
-  });
-}
-
-// Publishes this rank's `bytes` of collective g, once every rank finished
-// reading what its flag line and data slot held before (collective g -
-// kNodeFlags, g - kNodeSlots). The others' done words are read only when
-// the last look does not tell.
-// `announced`: the size readers find in the flag line (SIZE_MAX: `bytes`).
-template <typename Fill>
-[[nodiscard]] bool publish_with(NodeSegment& s, std::size_t bytes, std::uint64_t g, Fill fill,
-                                std::size_t announced = SIZE_MAX) {
-  const std::uint64_t depth = bytes <= kInlineBytes ? kNodeFlags : kNodeSlots;
-  if (g > depth && s.all_done < g - depth) {
-    const std::uint64_t need = g - depth;
-    const bool free = wait_until(s, [&] {
-      std::uint64_t low = UINT64_MAX;
-      for (const NodeRegion* r : s.at) low = std::min(low, r->done.load(std::memory_order_acquire));
-      s.all_done = low;
-      return low >= need;
-    });
-    if (!free) return false;
-  }
-  if (bytes > 0) fill(data_of(*s.mine, g, bytes));
-  SlotHead& head = head_of(*s.mine, g);
-  head.bytes = announced == SIZE_MAX ? bytes : announced;
-  head.gen.store(g, std::memory_order_release);
-  return true;
-}
-
-[[nodiscard]] bool publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g,
-                           std::size_t announced = SIZE_MAX) {
-  return publish_with(s, bytes, g, [&](std::byte* slot) { std::memcpy(slot, in, bytes); }, announced);
-}
-
-// Bytes rank r published in collective g (after published(r, g)).
-std::size_t published_bytes(NodeRegion& r, std::uint64_t g) { return head_of(r, g).bytes; }
-
-// MPI_SUCCESS when rank `r` published `expected` bytes in collective g,
-// else collective_size_mismatch's error (the reader then leaves that
-// rank's data alone).
-int check_published(const NodeSegment& s, std::size_t r, std::uint64_t g, std::size_t expected) {
-  const std::size_t got = published_bytes(*s.at[r], g);
-  if (got == expected) return MPI_SUCCESS;
-  return collective_size_mismatch(static_cast<int>(r), got, expected);
-}
-
-// check_published for every rank but `skip` (SIZE_MAX: none). When sizes
-// differ, every rank that reads all slots sees a mismatch, so they all
-// stop at the same collective.
-int check_all_published(const NodeSegment& s, std::uint64_t g, std::size_t expected,
-                        std::size_t skip = SIZE_MAX) {
-  for (std::size_t r = 0; r < s.at.size(); ++r) {
-    if (r == skip) continue;
-    if (int rc = check_published(s, r, g, expected)) return rc;
-  }
-  return MPI_SUCCESS;
-}
-
-// The first error of several steps (each returns MPI_SUCCESS or a class).
-struct FirstError {
-  int rc = MPI_SUCCESS;
-  void note(int code) { rc = rc == MPI_SUCCESS ? code : rc; }
-};
-
-void finish(NodeSegment& s, std::uint64_t g) {
-  s.mine->done.store(g, std::memory_order_release);
-  observe_handler_writes();  // see runtime.hpp
-}
 
 // Sets up comm's segment (collective); false when some rank cannot map
 // every other's (then nothing is held).
@@ -547,149 +378,6 @@ int node_scatter(Comm& comm, const void* all, std::size_t bytes, void* mine, int
   }
   finish(s, g);
   return rc;
-}
-
-namespace {
-
-// Where rank `from`'s slot holds its piece for rank `to`: the pieces for
-// the n - 1 others side by side. A rank's block to itself never goes
-// through the slot (one copy instead of two: 2 ranks moved 4 MiB per rank
-// for 1 MiB blocks, now 3).
-std::size_t piece_index(std::size_t from, std::size_t to) { return to < from ? to : to - 1; }
-
-// One segment collective: bytes [at, at + len) of every block (blocks
-// `stride` apart in out and in).
-int alltoall_one(NodeSegment& s, const std::byte* out, std::byte* in, std::size_t stride, std::size_t at,
-                 std::size_t len) {
-  const std::uint64_t g = ++s.gen;
-  const std::size_t n = s.at.size();
-  const auto me = static_cast<std::size_t>(s.rank);
-  const std::size_t total = len * (n - 1);
-  const bool published = publish_with(s, total, g, [&](std::byte* slot) {
-    for (std::size_t d = 0; d < n; ++d) {
-      if (d != me) std::memcpy(slot + piece_index(me, d) * len, out + d * stride + at, len);
-    }
-  });
-  if (!published) return broken_error();
-  // Its own block while the others publish theirs.
-  if (in != out) std::memcpy(in + me * stride + at, out + me * stride + at, len);
-  if (!wait_all_published(s, g)) return broken_error();
-  const int rc = check_all_published(s, g, total);
-  for (std::size_t r = 0; r < n && rc == MPI_SUCCESS; ++r) {
-    if (r == me) continue;
-    std::memcpy(in + r * stride + at, data_of(*s.at[r], g, total) + piece_index(r, me) * len, len);
-  }
-  finish(s, g);
-  return rc;
-}
-
-}  // namespace
-
-std::size_t node_alltoall_chunk(std::size_t bytes, std::size_t ranks) {
-  const std::size_t pieces = std::max<std::size_t>(ranks, 2) - 1;  // in a slot: all but its own
-  if (bytes * pieces <= kNodeSlotBytes) return bytes;
-  return kNodeSlotBytes / pieces / 64 * 64;
-}
-
-int node_alltoall(Comm& comm, const void* out, std::size_t bytes, void* in) {
-  NodeSegment& s = *comm.node;
-  if (member_failed(s)) return broken_error();
-  // node_exchange_fits refuses a chunk of 0 (over 1024 ranks); should a
-  // caller skip it, a byte per round is slow but still ends.
-  const std::size_t chunk = std::max<std::size_t>(node_alltoall_chunk(bytes, s.at.size()), 1);
-  const auto* from = static_cast<const std::byte*>(out);
-  auto* to = static_cast<std::byte*>(in);
-  for (std::size_t at = 0; at < bytes; at += chunk) {
-    if (int rc = alltoall_one(s, from, to, bytes, at, std::min(chunk, bytes - at))) return rc;
-  }
-  return MPI_SUCCESS;
-}
-
-namespace {
-
-// node_alltoallv's record, in every rank's slot, of its exchange with rank r.
-struct DirectEntry {
-  std::uint64_t recv_at;     // where r's piece lands here (written directly by r)
-  std::uint64_t recv_bytes;  // room there
-  std::uint64_t send_at;     // this rank's piece for r, from the slot's data, when inline
-  std::uint64_t send_bytes;
-};
-struct DirectHead {
-  std::uint64_t inline_sends;  // 1: this rank's pieces are in its slot; 0: it writes them
-};
-constexpr std::size_t kDirectMaxRanks = 1024;  // the table takes half a slot
-
-std::size_t direct_table_bytes(std::size_t n) {
-  return (sizeof(DirectHead) + n * sizeof(DirectEntry) + 63) / 64 * 64;
-}
-
-int direct_truncated(std::uint64_t sent, std::uint64_t room) {
-  return fail(MPI_ERR_TRUNCATE, "{} bytes sent for a receive buffer of {}", sent, room);
-}
-
-}  // namespace
-
-bool node_alltoallv_fits(Comm& comm, bool forced) {
-  return static_cast<std::size_t>(comm.size()) <= kDirectMaxRanks && node_collective(comm, 0, forced) &&
-         comm.node->writes_near_all;
-}
-
-int node_alltoallv(Comm& comm, const NodeSend* out, const NodeRecv* in) {
-  NodeSegment& s = *comm.node;
-  if (member_failed(s)) return broken_error();
-  const std::size_t n = s.at.size();
-  const auto me = static_cast<std::size_t>(s.rank);
-  const std::size_t table = direct_table_bytes(n);
-  std::size_t sending = 0;  // to the others
-  for (std::size_t d = 0; d < n; ++d) sending += d == me ? 0 : out[d].bytes;
-  const bool inline_sends = sending <= kNodeSlotBytes - table;
-  const std::uint64_t g = ++s.gen;
-  const bool published = publish_with(s, table + (inline_sends ? sending : 0), g, [&](std::byte* slot) {
-    reinterpret_cast<DirectHead*>(slot)->inline_sends = inline_sends ? 1 : 0;
-    auto* entry = reinterpret_cast<DirectEntry*>(slot + sizeof(DirectHead));
-    std::size_t at = 0;
-    for (std::size_t r = 0; r < n; ++r) {
-      entry[r] = {reinterpret_cast<std::uint64_t>(in[r].at), in[r].bytes, at, out[r].bytes};
-      if (!inline_sends || r == me || out[r].bytes == 0) continue;
-      std::memcpy(slot + table + at, out[r].at, out[r].bytes);
-      at += out[r].bytes;
-    }
-  });
-  if (!published) return broken_error();
-  FirstError err;
-  // Its own piece while the others publish theirs.
-  if (const std::size_t own = std::min(out[me].bytes, in[me].bytes); own > 0) std::memcpy(in[me].at, out[me].at, own);
-  if (out[me].bytes > in[me].bytes) err.note(direct_truncated(out[me].bytes, in[me].bytes));
-  if (!wait_all_published(s, g)) return broken_error();
-  lapi::Context& ctx = lapi_context();
-  bool any_direct = !inline_sends;
-  for (std::size_t k = 1; k < n; ++k) {
-    const std::size_t r = (me + k) % n;  // the writers start at different receivers
-    const std::byte* slot = data_of(*s.at[r], g, kNodeSlotBytes);
-    const DirectEntry& with_me = reinterpret_cast<const DirectEntry*>(slot + sizeof(DirectHead))[me];
-    if (reinterpret_cast<const DirectHead*>(slot)->inline_sends != 0) {
-      const std::size_t len = std::min<std::size_t>(with_me.send_bytes, in[r].bytes);
-      if (len > 0) std::memcpy(in[r].at, slot + table + with_me.send_at, len);
-      if (with_me.send_bytes > in[r].bytes) err.note(direct_truncated(with_me.send_bytes, in[r].bytes));
-    } else {
-      any_direct = true;
-    }
-    if (inline_sends) continue;
-    const std::size_t len = std::min<std::size_t>(out[r].bytes, with_me.recv_bytes);
-    if (len > 0) {
-      if (lapi::Status st = ctx.write_near(s.tasks[r], with_me.recv_at, out[r].at, len); !st.ok()) {
-        err.note(fail(MPI_ERR_OTHER, "all-to-all: {}", st.message()));
-      }
-    }
-    if (out[r].bytes > with_me.recv_bytes) err.note(direct_truncated(out[r].bytes, with_me.recv_bytes));
-  }
-  finish(s, g);
-  // Every rank knows alike whether any wrote directly; if so, a barrier
-  // says those writes are all in place.
-  if (any_direct) {
-    if (int brc = node_barrier(comm)) return brc;
-  }
-  return err.rc;
 }
 
 void node_collectives_shutdown() {
