@@ -72,6 +72,8 @@ inline bool g_multiple = false;
 // The MPI lock (MULTIPLE only) and whether this thread holds it.
 inline std::mutex g_mpi_lock;
 inline thread_local bool t_holds_lock [[gnu::tls_model("initial-exec")]] = false;
+// Drops of the MPI lock while other threads waited for it (~ApiCall).
+inline thread_local unsigned t_contended_drops [[gnu::tls_model("initial-exec")]] = 0;
 // Threads waiting for the MPI lock (a waiting call yields the CPU to them).
 inline std::atomic<int> g_lock_waiters{0};
 
@@ -131,12 +133,23 @@ class ApiCall {
   ~ApiCall() {
     --detail::t_call_depth;
     if (outermost_) detail::g_thread_inside.store(nullptr, std::memory_order_release);
-    // No sched_yield here when threads wait for the lock: a thread calling
-    // MPI in a loop (a window of MPI_Isend) made a system call per call,
-    // 1.8-2.0 M msgs/s per thread with 2 threads (MPICH 3-6 M). Waiters get
-    // in while it is outside the lock, and its waits drop the lock between
-    // polls; MPI_Test and MPI_Iprobe loops yield every 64 calls (mpcpi).
-    if (locked_) detail::drop_mpi_lock();
+    // No sched_yield on every drop when threads wait for the lock: a
+    // thread calling MPI in a loop (a window of MPI_Isend) made a system
+    // call per call, 1.8-2.0 M msgs/s per thread with 2 threads (MPICH 3-6
+    // M). Waiters get in while it is outside the lock, and its waits drop
+    // the lock between polls. But a loop of calls that never wait (MPI_Test
+    // on a request another thread completes, MPI_Grequest_complete's) takes
+    // the lock back within nanoseconds, and mpcpi's yield every 64 tests
+    // happens inside the call, lock held: the completing thread starved
+    // (MPICH threads/pt2pt/greq_test hung; thread_multiple's phase r). So
+    // every 64th drop while a thread waits yields outside the lock.
+    if (locked_) {
+      detail::drop_mpi_lock();
+      if (detail::g_lock_waiters.load(std::memory_order_relaxed) > 0 &&
+          ++detail::t_contended_drops % 64 == 0) [[unlikely]] {
+        sched_yield_now();
+      }
+    }
   }
   ApiCall(const ApiCall&) = delete;
   ApiCall& operator=(const ApiCall&) = delete;

@@ -1,5 +1,5 @@
 /* MPI_THREAD_MULTIPLE (2 ranks, 4 threads per rank; argv[1] = messages per
- * thread, argv[2] = which phases, default all of "tsmcgb"):
+ * thread, argv[2] = which phases, default all of "tsmcgbr"):
  *  t  distinct tags: thread t exchanges N messages with the peer's thread t
  *     on tag t (windows of Irecv + Send + Waitall); content and order checked.
  *  s  shared tag + MPI_ANY_SOURCE: every thread sends N messages on one tag
@@ -18,12 +18,18 @@
  *  b  one thread blocks in MPI_Recv from itself while another thread
  *     ping-pongs with the peer and then sends to itself; and one thread
  *     blocks in MPI_Recv from the peer while the other sends to the peer.
+ *  r  threads in pairs: one starts a generalized request and calls MPI_Test
+ *     on it in a tight loop, the other then completes it with
+ *     MPI_Grequest_complete (it must get into the library past the loop);
+ *     200 rounds, the query function's status checked.
  * Also: provided == MPI_THREAD_MULTIPLE, MPI_Query_thread, and an invalid
  * call from one thread (MPI_ERR_RANK through MPI_ERRORS_RETURN) while the
  * others communicate. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,6 +304,61 @@ static void* blocked_recv(void* arg) {
   return NULL;
 }
 
+/* ---- r: a generalized request completed past another thread's MPI_Test loop */
+#define kGreqRounds 200
+
+typedef struct {
+  MPI_Request req; /* the round's request, set before `round` moves */
+  atomic_int round; /* the tester's round whose request is being tested */
+  atomic_int queried; /* query_fn calls */
+} GreqPair;
+static GreqPair g_greq[kThreads / 2];
+
+static int greq_query(void* extra, MPI_Status* st) {
+  GreqPair* pair = extra;
+  atomic_fetch_add(&pair->queried, 1);
+  st->MPI_SOURCE = MPI_UNDEFINED;
+  st->MPI_TAG = 77;
+  MPI_Status_set_cancelled(st, 0);
+  MPI_Status_set_elements(st, MPI_BYTE, 5);
+  return MPI_SUCCESS;
+}
+static int greq_free(void* extra) {
+  (void)extra;
+  return MPI_SUCCESS;
+}
+static int greq_cancel(void* extra, int complete) {
+  (void)extra, (void)complete;
+  return MPI_SUCCESS;
+}
+
+static void* grequest_pairs(void* arg) {
+  const int t = *(int*)arg;
+  GreqPair* pair = &g_greq[t / 2];
+  for (int round = 1; round <= kGreqRounds; ++round) {
+    if (t % 2 == 0) {
+      MPI_Request req;
+      CHECK_OK(MPI_Grequest_start(greq_query, greq_free, greq_cancel, pair, &req));
+      pair->req = req;
+      int flag = 0;
+      MPI_Status st;
+      CHECK_OK(MPI_Test(&req, &flag, &st));
+      atomic_store(&pair->round, round); /* the completer may go */
+      while (!flag) CHECK_OK(MPI_Test(&req, &flag, &st));
+      CHECK(req == MPI_REQUEST_NULL);
+      CHECK(st.MPI_TAG == 77);
+      int count = -1;
+      CHECK_OK(MPI_Get_count(&st, MPI_BYTE, &count));
+      CHECK(count == 5);
+    } else {
+      while (atomic_load(&pair->round) != round) sched_yield();
+      CHECK_OK(MPI_Grequest_complete(pair->req));
+    }
+  }
+  if (t % 2 == 0) CHECK(atomic_load(&pair->queried) == kGreqRounds);
+  return NULL;
+}
+
 int main(int argc, char** argv) {
   int provided = -1, size = 0;
   CHECK_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
@@ -317,7 +378,7 @@ int main(int argc, char** argv) {
   g_peer = 1 - g_rank;
   g_n = argc > 1 ? atoi(argv[1]) : 100000;
   CHECK(g_n > 0);
-  const char* phases = argc > 2 ? argv[2] : "tsmcgb";
+  const char* phases = argc > 2 ? argv[2] : "tsmcgbr";
   for (const char* p = phases; *p; ++p) {
     switch (*p) {
       case 't':
@@ -341,6 +402,9 @@ int main(int argc, char** argv) {
         break;
       case 'b':
         run_threads(blocked_recv);
+        break;
+      case 'r':
+        run_threads(grequest_pairs);
         break;
       case 'g':
         for (int t = 0; t < kThreads; ++t) CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &g_parent[t]));
