@@ -15,7 +15,8 @@ int bcast_binomial(CollChannel& ch, char* data, std::size_t bytes, int root) {
   int mask = 1;
   while (mask < n) {
     if (vr & mask) {
-      // A truncated receive carries on (CollChannel::carrying_on): the subtree gets what landed.
+      // A mismatched receive carries on (CollChannel::carrying_on), and
+      // the subtree is sent a poisoned message: it sees the mismatch too.
       if (int rc = ch.recv((vr - mask + root) % n, data, bytes)) return rc;
       break;
     }

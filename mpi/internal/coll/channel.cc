@@ -40,7 +40,8 @@ int CollChannel::send(int peer, const void* data, std::size_t bytes) {
     int rc2 = wait_all();
     return rc != MPI_SUCCESS ? rc : rc2;
   }
-  return engine_error(engine_.send(data, bytes, comm_.peer_world_of(peer), tag_, context_,
+  const Outgoing out = outgoing(data, bytes);
+  return engine_error(engine_.send(out.data, out.bytes, comm_.peer_world_of(peer), tag_, context_,
                                    mpcpi::SendMode::standard));
 }
 
@@ -58,7 +59,8 @@ int CollChannel::recv(int peer, void* data, std::size_t bytes) {
 int collective_size_mismatch(int peer, std::size_t got, std::size_t expected) {
   return fail(got > expected ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER,
               "collective size mismatch: rank {} sent {} bytes where this rank's count and "
-              "datatype make {} (counts and datatypes must match across ranks)",
+              "datatype make {} (counts and datatypes must match across ranks; a rank that "
+              "found a mismatch sends the others none of its data)",
               peer, got, expected);
 }
 
@@ -73,6 +75,12 @@ int CollChannel::absorb(int rc, const mpcpi::Status& status, std::size_t expect)
   return MPI_SUCCESS;
 }
 
+CollChannel::Outgoing CollChannel::outgoing(const void* data, std::size_t bytes) const {
+  if (!carry_on_ || truncated_ == MPI_SUCCESS) [[likely]] return {data, bytes};
+  static const char kPoison = 0;
+  return bytes == 0 ? Outgoing{&kPoison, 1} : Outgoing{data, 0};
+}
+
 int CollChannel::sendrecv(int to, const void* sdata, std::size_t sbytes, int from, void* rdata,
                           std::size_t rbytes) {
   int rc = irecv(from, rdata, rbytes);
@@ -84,7 +92,8 @@ int CollChannel::sendrecv(int to, const void* sdata, std::size_t sbytes, int fro
 int CollChannel::isend(int peer, const void* data, std::size_t bytes) {
   mpcpi::Request* req = nullptr;
   bool done = false;
-  mpcpi::Errc e = engine_.isend(data, bytes, comm_.peer_world_of(peer), tag_, context_,
+  const Outgoing out = outgoing(data, bytes);
+  mpcpi::Errc e = engine_.isend(out.data, out.bytes, comm_.peer_world_of(peer), tag_, context_,
                                 mpcpi::SendMode::standard, req, &done);
   if (e != mpcpi::Errc::success) return engine_error(e);
   if (!done) pending_.push_back({req, kNotReceive});

@@ -82,7 +82,11 @@ class CollChannel {
   // landed; the result is the algorithm's, or else the truncation. The
   // algorithms run this way size every receive exactly, so a message
   // shorter than its receive is a mismatch too (MPI_ERR_OTHER, naming both
-  // sizes), which a point-to-point receive would accept silently.
+  // sizes), which a point-to-point receive would accept silently. Once
+  // this rank found a mismatch, its later sends carry none of its data but
+  // a size no receiver expects (poisoned): the ranks after it (a tree's
+  // subtree, a ring's next) report the mismatch too, instead of succeeding
+  // with what it forwarded.
   template <class Algorithm>
   int carrying_on(Algorithm&& algorithm) {
     carry_on_ = true;
@@ -96,6 +100,12 @@ class CollChannel {
   // kNotReceive).
   static constexpr std::size_t kNotReceive = SIZE_MAX;
   int absorb(int rc, const mpcpi::Status& status, std::size_t expect);
+  // What a send of `bytes` at `data` puts on the wire (poisoned, above).
+  struct Outgoing {
+    const void* data;
+    std::size_t bytes;
+  };
+  Outgoing outgoing(const void* data, std::size_t bytes) const;
   const Comm& comm_;
   mpcpi::Engine& engine_;
   std::uint32_t context_;
