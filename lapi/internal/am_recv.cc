@@ -215,7 +215,9 @@ inline ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed,
   }
   // A split Amsend still to be checked lands before anything after it, but
   // a split one runs the check itself, once its own split_go is out.
-  if ((f.wire.flags & kSplitData) == 0) check_held_splits_locked();
+  if ((f.wire.flags & kSplitData) == 0 && !split_.held_checks.empty()) [[unlikely]] {
+    check_held_splits_locked();
+  }
   DataCheck check;
   if (auto refused = check_frame_locked(rndv, f.wire.src, bytes, f.sum_offset, f.uhdr_len,
                                         f.wire_data, f.wire_length, f.cookie, check)) {

@@ -432,6 +432,12 @@ class Context::Impl {
                                                  std::size_t uhdr_len, void* data,
                                                  std::size_t length, std::uint64_t cookie,
                                                  internal::DataCheck& check);
+  [[gnu::cold, gnu::noinline]] void inject_frame_fault_locked(bool rndv, const std::byte* uhdr,
+                                                              std::size_t uhdr_len, void* data,
+                                                              std::size_t length,
+                                                              std::uint16_t attempt);
+  [[gnu::cold, gnu::noinline]] ucs_status_t frame_damaged_locked(
+      bool rndv, std::uint32_t src, const internal::ChecksumWire& sum, std::uint64_t cookie);
   // Data of a held Amsend is in `buffer`: check it, then land, NACK or fail.
   void land_checked_locked(const CompletionJob& job, void* buffer, std::size_t len,
                            const internal::DataCheck& check);

@@ -24,13 +24,13 @@ void FaultInjector::flip(void* p, std::size_t len) {
   static_cast<unsigned char*>(p)[bit / 8] ^= static_cast<unsigned char>(1u << (bit % 8));
 }
 
-std::uint32_t head_crc(const std::byte* frame, std::size_t sum_off, std::size_t uhdr_len) {
+std::uint32_t head_crc(const std::byte* frame, std::size_t sum_off, std::size_t after) {
   constexpr std::size_t kCovered = offsetof(ChecksumWire, head_crc);
   return crc32c_extend2(0, frame, sum_off + kCovered, frame + sum_off + sizeof(ChecksumWire),
-                        uhdr_len);
+                        after);
 }
 
-void seal_frame(std::byte* frame, std::size_t sum_off, std::size_t uhdr_len, ChecksumWire sum) {
+void seal_frame(std::byte* frame, std::size_t sum_off, std::size_t after, ChecksumWire sum) {
   static_assert(offsetof(ChecksumWire, data_crc) == 8 && offsetof(ChecksumWire, attempt) == 16 &&
                 offsetof(ChecksumWire, head_crc) == 20);
   // One store per word the CRC reads back at once: a load that spans
@@ -39,11 +39,11 @@ void seal_frame(std::byte* frame, std::size_t sum_off, std::size_t uhdr_len, Che
   std::byte* at = frame + sum_off;
   const std::uint64_t crcs = sum.data_crc | std::uint64_t{sum.split_crc} << 32;
   const std::uint32_t tail = sum.attempt | std::uint32_t{sum.repair} << 16 |
-                             std::uint32_t{sum.reserved} << 24;
+                             std::uint32_t{sum.scope} << 24;
   std::memcpy(at, &sum.record, 8);
   std::memcpy(at + 8, &crcs, 8);
   std::memcpy(at + 16, &tail, 4);
-  const std::uint32_t crc = head_crc(frame, sum_off, uhdr_len);
+  const std::uint32_t crc = head_crc(frame, sum_off, after);
   std::memcpy(at + offsetof(ChecksumWire, head_crc), &crc, 4);
 }
 

@@ -206,11 +206,12 @@ struct Integrity {
   std::uint32_t next_split_crc = 0;  // split_crc of the frame being sealed
 };
 
-// Seals a checksummed Amsend frame: `sum` (its data_crc set) goes at
-// `sum_off`, with head_crc over the frame before it and the user header
-// after it.
-void seal_frame(std::byte* frame, std::size_t sum_off, std::size_t uhdr_len, ChecksumWire sum);
+// Seals a checksummed Amsend frame: `sum` (its data_crc set, unless its
+// scope covers the data) goes at `sum_off`, with head_crc over the frame
+// before it and the `after` bytes after it (the user header, and the data
+// too with CrcScope::uhdr_data).
+void seal_frame(std::byte* frame, std::size_t sum_off, std::size_t after, ChecksumWire sum);
 // head_crc as seal_frame computes it, for the frame as it arrived.
-std::uint32_t head_crc(const std::byte* frame, std::size_t sum_off, std::size_t uhdr_len);
+std::uint32_t head_crc(const std::byte* frame, std::size_t sum_off, std::size_t after);
 
 }  // namespace lapi::internal

@@ -15,6 +15,11 @@ using namespace internal;
 
 namespace {
 
+// Ring frames with up to this much data are checked by one CRC over head,
+// user header and data (CrcScope::uhdr_data): 8 CRC32 steps more on the
+// head's chain at most.
+constexpr std::size_t kCrcCoversDataMax = 64;
+
 // Where a frame's ChecksumWire and user header sit, from its AmsendWire.
 struct FrameLayout {
   std::size_t sum_off;
@@ -54,11 +59,25 @@ void Context::Impl::seal_ring_frame_locked(TaskId tgt, std::uint16_t flags, std:
                                            std::size_t head_len, std::size_t uhdr_len,
                                            const void* data, std::size_t data_len) {
   const std::uint64_t seq = replay_for(tgt).next_seq();
-  // The CRC comes from the user's buffer while the data goes into the ring.
+  const std::uint32_t split_crc = (flags & kSplitData) ? integrity_.next_split_crc : 0u;
+  const std::size_t sum_off = head_len - uhdr_len - sizeof(ChecksumWire);
+  const auto replay = static_cast<std::uint8_t>(Repair::replay);
+  if (data_len <= kCrcCoversDataMax) {
+    // Small data: one CRC over the frame's words, user header and data,
+    // which lie side by side in the slot (read back just written): one
+    // call less each side on the small message's latency path.
+    if (data_len != 0) std::memcpy(frame + head_len, data, data_len);
+    const auto scope = static_cast<std::uint8_t>(CrcScope::uhdr_data);
+    seal_frame(frame, sum_off, uhdr_len + data_len,
+               ChecksumWire{seq, 0, split_crc, 0, replay, scope, 0});
+    return;
+  }
+  // Larger data: its CRC comes from the user's buffer while it goes into
+  // the ring, a chain of its own beside the head's (one chain over both
+  // made a 200 B Amsend 0.69 us instead of 0.55).
   const std::uint32_t crc = crc32c_copy(frame + head_len, data, data_len, 0);
-  const ChecksumWire sum{seq, crc, (flags & kSplitData) ? integrity_.next_split_crc : 0u, 0,
-                         static_cast<std::uint8_t>(Repair::replay), 0, 0};
-  seal_frame(frame, head_len - uhdr_len - sizeof sum, uhdr_len, sum);
+  const auto scope = static_cast<std::uint8_t>(CrcScope::uhdr);
+  seal_frame(frame, sum_off, uhdr_len, ChecksumWire{seq, crc, split_crc, 0, replay, scope, 0});
 }
 
 void Context::Impl::keep_ring_frame_locked(TaskId tgt, const std::byte* frame,
@@ -191,7 +210,10 @@ void Context::Impl::on_checksum_nack_locked(const ChecksumNackWire& msg) {
     ChecksumWire sum;
     std::memcpy(&sum, f->bytes + at.sum_off, sizeof sum);
     sum.attempt = attempt_after(msg.attempt);
-    seal_frame(f->bytes, at.sum_off, at.uhdr_len, sum);
+    const std::size_t after = sum.scope == static_cast<std::uint8_t>(CrcScope::uhdr_data)
+                                  ? f->len - at.sum_off - sizeof sum
+                                  : at.uhdr_len;
+    seal_frame(f->bytes, at.sum_off, after, sum);
     integrity_.stats.retransmissions.fetch_add(1, std::memory_order_relaxed);
     if (f->kind == ReplayRing::Kind::packed && peers_[tgt].path == Path::shm) {
       ShmSend why;
@@ -319,32 +341,49 @@ std::optional<ucs_status_t> Context::Impl::check_frame_locked(
                                 fmt::format("checksummed amsend with repair kind {}", sum.repair));
   }
   if (held) accepting_held_ = sum.record;
-  // Fault injection: damage the user's bytes of a first transmission (of
-  // a rendezvous frame, its user header: the data is checked once pulled).
   if (integrity_.injector.armed()) [[unlikely]] {
-    auto* user = const_cast<std::byte*>(bytes) + sum_off + sizeof sum;
-    const std::uint32_t path = rndv             ? kCorruptRndv
-                               : shm_.owns(bytes) ? kCorruptShm
-                                                  : kCorruptEager;
-    if ((rndv ? uhdr_len : length + uhdr_len) != 0 && integrity_.injector.due(path, sum.attempt)) {
-      integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
-      if (length && !rndv) {
-        integrity_.injector.flip(data, length);
-      } else {
-        integrity_.injector.flip(user, uhdr_len);
-      }
-    }
+    inject_frame_fault_locked(rndv, bytes + sum_off + sizeof sum, uhdr_len, data, length,
+                              sum.attempt);
   }
-  const bool intact = head_crc(bytes, sum_off, uhdr_len) == sum.head_crc &&
-                      (rndv || crc32c_extend(0, data, length) == sum.data_crc);
-  if (intact) [[likely]] {
-    if (sum.attempt != 0) integrity_.stats.repaired.fetch_add(1, std::memory_order_relaxed);
-    if (!held) note_verified_locked(src, sum.record, sum_off + sizeof sum + uhdr_len + length);
-    // A rendezvous' data is checked (and counted) on its own once pulled:
-    // this is its first transmission even when the head was sent again.
-    check = DataCheck{held, 0, sum.data_crc, sum.split_crc, sum.record};
-    return std::nullopt;
+  // The scope byte is covered too: a damaged one fails the check.
+  const bool intact =
+      sum.scope == static_cast<std::uint8_t>(CrcScope::uhdr_data)
+          ? !rndv && (length == 0 || data == bytes + sum_off + sizeof sum + uhdr_len) &&
+                head_crc(bytes, sum_off, uhdr_len + length) == sum.head_crc
+          : sum.scope == static_cast<std::uint8_t>(CrcScope::uhdr) &&
+                head_crc(bytes, sum_off, uhdr_len) == sum.head_crc &&
+                (rndv || crc32c_extend(0, data, length) == sum.data_crc);
+  if (!intact) [[unlikely]] return frame_damaged_locked(rndv, src, sum, cookie);
+  if (sum.attempt != 0) integrity_.stats.repaired.fetch_add(1, std::memory_order_relaxed);
+  if (!held) note_verified_locked(src, sum.record, sum_off + sizeof sum + uhdr_len + length);
+  // A rendezvous' data is checked (and counted) on its own once pulled:
+  // this is its first transmission even when the head was sent again.
+  check = DataCheck{held, 0, sum.data_crc, sum.split_crc, sum.record};
+  return std::nullopt;
+}
+
+// Fault injection: damages the user's bytes of a first transmission (of a
+// rendezvous frame, its user header: the data is checked once pulled).
+void Context::Impl::inject_frame_fault_locked(bool rndv, const std::byte* uhdr,
+                                              std::size_t uhdr_len, void* data,
+                                              std::size_t length, std::uint16_t attempt) {
+  const std::uint32_t path = rndv              ? kCorruptRndv
+                             : shm_.owns(uhdr) ? kCorruptShm
+                                               : kCorruptEager;
+  if ((rndv ? uhdr_len : length + uhdr_len) == 0 || !integrity_.injector.due(path, attempt)) return;
+  integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
+  if (length && !rndv) {
+    integrity_.injector.flip(data, length);
+  } else {
+    integrity_.injector.flip(const_cast<std::byte*>(uhdr), uhdr_len);
   }
+}
+
+// A frame that failed its check: the origin is asked to send it again,
+// until kMaxAttempts, then it is refused.
+ucs_status_t Context::Impl::frame_damaged_locked(bool rndv, std::uint32_t src,
+                                                 const ChecksumWire& sum, std::uint64_t cookie) {
+  const bool held = sum.repair == static_cast<std::uint8_t>(Repair::held);
   count_mismatch(src, "amsend frame", sum.attempt);
   if (attempt_after(sum.attempt) >= kMaxAttempts) {
     integrity_.stats.failures.fetch_add(1, std::memory_order_relaxed);

@@ -85,14 +85,20 @@ enum class Repair : std::uint8_t {
   replay = 1,  // the origin keeps a copy of the whole frame: `record` is its replay sequence
   held = 2,    // the origin holds its data buffer: `record` is its held-send token
 };
+// What head_crc covers after the frame's words up to it.
+enum class CrcScope : std::uint8_t {
+  uhdr = 0,      // the user header; data_crc covers the data
+  uhdr_data = 1, // the user header and the data after it (a packed frame in
+                 // the shared-memory ring: one CRC pass each side, data_crc unused)
+};
 struct ChecksumWire {
   std::uint64_t record;
   std::uint32_t data_crc;   // CRC32C of the frame's data (for a split frame: its descriptor)
   std::uint32_t split_crc;  // split frames: CRC32C of the data in the origin's buffer
   std::uint16_t attempt;    // 0, then one more per retransmission
   std::uint8_t repair;      // Repair
-  std::uint8_t reserved;
-  std::uint32_t head_crc;   // CRC32C of the frame up to here, then of the user header
+  std::uint8_t scope;       // CrcScope
+  std::uint32_t head_crc;   // CRC32C of the frame up to here, then of what scope says
 };
 static_assert(sizeof(ChecksumWire) == 24);
 
