@@ -1,4 +1,4 @@
-// One-sided windows (tests/mpi/progs/rma.c) against serial references at 1,
+// One-sided windows (tests/mpi/progs/rma*.c) against serial references at 1,
 // 2, 3, 4 and 8 ranks in polling and interrupt mode: every access kind with
 // contiguous and derived types under fence and lock epochs, fetch-and-add
 // and compare-and-swap contention, vector accumulates beside one-element
@@ -15,25 +15,25 @@ using lapis::mpi_tests::expect_ok;
 
 namespace {
 
-void each_mode(const std::string& what, std::vector<std::string> args) {
+// `program` (tests/mpi/progs) with `args` at every rank count, in both modes.
+void each_mode(const std::string& program, std::vector<std::string> args) {
   for (const char* mode : {"polling", "interrupt"}) {
     for (int ranks : lapis::mpi_tests::kRankCounts) {
       SUBCASE((std::string(mode) + " ranks=" + std::to_string(ranks)).c_str()) {
-        expect_ok("rma", ranks, {std::string("LAPIS_MODE=") + mode}, args);
+        expect_ok(program, ranks, {std::string("LAPIS_MODE=") + mode}, args);
       }
     }
   }
-  (void)what;
 }
 
 }  // namespace
 
-TEST_CASE("Put/Get/accumulates under fence epochs") { each_mode("fence", {"fence"}); }
+TEST_CASE("Put/Get/accumulates under fence epochs") { each_mode("rma", {"fence"}); }
 
-TEST_CASE("Put/Get/accumulates under lock epochs") { each_mode("lock", {"lock"}); }
+TEST_CASE("Put/Get/accumulates under lock epochs") { each_mode("rma", {"lock"}); }
 
 TEST_CASE("fetch-and-add and compare-and-swap contention") {
-  each_mode("contention", {"contention"});
+  each_mode("rma_concurrent", {"contention"});
 }
 
 // Regression: vector accumulates ran one compare-and-swap per element at
@@ -41,20 +41,20 @@ TEST_CASE("fetch-and-add and compare-and-swap contention") {
 // everywhere run every accumulate under one lock, the others per element;
 // with checksums on nothing is mapped, so the second mode runs there too.
 TEST_CASE("vector accumulates beside fetch-and-ops on the same elements") {
-  each_mode("bulk", {"bulk"});
+  each_mode("rma_concurrent", {"bulk"});
   for (int ranks : {2, 3}) {
     SUBCASE(("checksums ranks=" + std::to_string(ranks)).c_str()) {
-      expect_ok("rma", ranks, {"LAPIS_CHECKSUM=crc32c"}, {"bulk"});
+      expect_ok("rma_concurrent", ranks, {"LAPIS_CHECKSUM=crc32c"}, {"bulk"});
     }
   }
 }
 
 TEST_CASE("passive target that makes no MPI call: Put under locks") {
-  each_mode("passive", {"passive"});
+  each_mode("rma_concurrent", {"passive"});
 }
 
 TEST_CASE("passive target that makes no MPI call: fetch-and-op") {
-  each_mode("passive acc", {"passive", "acc"});
+  each_mode("rma_concurrent", {"passive", "acc"});
 }
 
 // Regression: MPI_Win_sync and an idle flush made no progress, so in
@@ -62,21 +62,23 @@ TEST_CASE("passive target that makes no MPI call: fetch-and-op") {
 // (OpenCoarrays' EVENT WAIT) never ran and their origins hung in unlock.
 TEST_CASE("a target polling its window with MPI_Win_sync or an idle flush") {
   for (const char* how : {"sync", "flush", "flush_all"}) {
-    SUBCASE(how) { each_mode(how, {"poll", how}); }
+    SUBCASE(how) { each_mode("rma_concurrent", {"poll", how}); }
   }
 }
 
 // Regression: one window-wide "NOCHECK" flag outlived its epoch (or
 // covered a checked lock open beside it), so a checked lock's unlock left
 // the lock word taken and the next exclusive lock waited for ever.
-TEST_CASE("checked locks after and beside MPI_MODE_NOCHECK ones") { each_mode("nocheck", {"nocheck"}); }
+TEST_CASE("checked locks after and beside MPI_MODE_NOCHECK ones") {
+  each_mode("rma_concurrent", {"nocheck"});
+}
 
 // Regression: MPI_SUM on MPI_CHAR was refused (MPI_ERR_OP), which ended the
 // OSU accumulate benchmarks at once; MPICH and Open MPI take it.
-TEST_CASE("accumulates of MPI_CHAR") { each_mode("char", {"char"}); }
+TEST_CASE("accumulates of MPI_CHAR") { each_mode("rma_concurrent", {"char"}); }
 
 TEST_CASE("post/start/complete/wait and request-based accesses") {
-  each_mode("pscw", {"pscw"});
+  each_mode("rma", {"pscw"});
   for (int ranks : {1, 2, 3, 4}) {
     SUBCASE(("requests ranks=" + std::to_string(ranks)).c_str()) {
       expect_ok("rma", ranks, {}, {"requests"});
@@ -85,8 +87,8 @@ TEST_CASE("post/start/complete/wait and request-based accesses") {
 }
 
 TEST_CASE("shared-memory and dynamic windows") {
-  each_mode("shared", {"shared"});
-  each_mode("dynamic", {"dynamic"});
+  each_mode("rma", {"shared"});
+  each_mode("rma", {"dynamic"});
 }
 
 TEST_CASE("bad arguments to windows and one-sided calls") {
