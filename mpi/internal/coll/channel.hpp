@@ -87,6 +87,14 @@ class CollChannel {
   // a size no receiver expects (poisoned): the ranks after it (a tree's
   // subtree, a ring's next) report the mismatch too, instead of succeeding
   // with what it forwarded.
+  // A mismatch this rank found on its own before the algorithm (its send
+  // is not the size of its block): reported like a received one, and its
+  // sends are poisoned from the start, so the ranks that would take its
+  // data for the right size see the mismatch too.
+  void found_mismatch(int rc) {
+    if (truncated_ == MPI_SUCCESS) truncated_ = rc;
+  }
+
   template <class Algorithm>
   int carrying_on(Algorithm&& algorithm) {
     carry_on_ = true;

@@ -87,10 +87,12 @@ int allgather_run(CollChannel& ch, const AllgatherArgs& a) {
     if (sbytes != static_cast<std::int64_t>(area.bytes(me))) {
       // Every rank must know every block's size: a mismatch cannot be
       // received correctly anywhere. This rank still takes its part in the
-      // exchange, which the others wait for, with its block unfilled.
+      // exchange, which the others wait for, with its block unfilled and
+      // its sends poisoned (the others report the mismatch too).
       mismatch = fail(sbytes > static_cast<std::int64_t>(area.bytes(me)) ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER,
                       "collective size mismatch: sendcount x sendtype = {} bytes but this rank's "
                       "block of recvbuf holds {} bytes", sbytes, area.bytes(me));
+      ch.found_mismatch(mismatch);
     } else {
       pack(*a.sendtype, a.sendbuf, a.sendcount, area.packed() + area.offset(me));
     }
