@@ -2,7 +2,8 @@
 
 Runs benchmarks/mpi/mpi_rma_latency.c (Put, Get, Accumulate, Fetch_and_op,
 Compare_and_swap with MPI_Win_flush in a lock_all epoch, and with
-MPI_Win_fence) and mpi_rma_bw.c (a window of Put or Get, then
+MPI_Win_fence; on MPI_Win_allocate windows, and without --quick on
+MPI_Win_create ones too) and mpi_rma_bw.c (a window of Put or Get, then
 MPI_Win_flush), built with each MPI, alternately, plus the Lapis core's own
 Put + flush_rma and Get (lapi_rma_latency) beside them; reports medians,
 ratios to the better peer, and the one-sided targets of the windows issue.
@@ -41,12 +42,18 @@ def measure(args, impls, ref, runner, rotate, size_list):
                             res.add((LATENCY, mpi_op, "flush"), "lapis-core", row["size"],
                                     row.get("us"))
                 continue
-            for prog, metric in ((LATENCY, "us"), (BANDWIDTH, "MBps")):
-                cmd = impls[name].command(prog, 2, ["--sizes", sizes, "--json"] + bind, 900)
-                _, rows = runner.run(f"rep {rep + 1}: {prog} {name}", name, cmd, 960, prog)
+            runs = [(LATENCY, "us", []), (BANDWIDTH, "MBps", [])]
+            if not args.quick:  # windows on the program's own memory too
+                runs.append((LATENCY, "us", ["--win", "create"]))
+            for prog, metric, win in runs:
+                cmd = impls[name].command(prog, 2, ["--sizes", sizes, "--json"] + bind + win, 900)
+                _, rows = runner.run(f"rep {rep + 1}: {prog} {' '.join(win)} {name}", name, cmd,
+                                     960, prog)
                 for row in rows:
-                    res.add((prog, row.get("op"), row.get("sync", "flush")), name, row["size"],
-                            row.get(metric))
+                    sync = row.get("sync", "flush")
+                    if row.get("win") == "create":
+                        sync += ", MPI_Win_create"
+                    res.add((prog, row.get("op"), sync), name, row["size"], row.get(metric))
     return res
 
 

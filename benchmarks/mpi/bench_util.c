@@ -185,6 +185,9 @@ static void print_usage(const BenchSpec* spec) {
     printf("  --bind         pin each rank's main thread to one core after MPI_Init\n");
   if (spec->accept & BENCH_OPT_ALLOC_MEM)
     printf("  --alloc-mem    buffers from MPI_Alloc_mem instead of malloc\n");
+  if (spec->accept & BENCH_OPT_WIN)
+    printf("  --win KIND     window from MPI_Win_allocate (allocate, default) or MPI_Win_create\n"
+           "                 on malloc'd memory (create)\n");
   if (spec->accept & BENCH_OPT_NONBLOCKING)
     printf("  --nonblocking  receive with MPI_Irecv + an MPI_Test loop instead of MPI_Recv\n");
   printf("  --impl NAME    label of the implementation (default: detected)\n");
@@ -215,6 +218,13 @@ static int parse_args(int argc, char** argv, const BenchSpec* spec, BenchOptions
       o->alloc_mem = 1;
     } else if (strcmp(a, "--nonblocking") == 0 && accepts(spec, BENCH_OPT_NONBLOCKING)) {
       o->nonblocking = 1;
+    } else if (strcmp(a, "--win") == 0 && accepts(spec, BENCH_OPT_WIN)) {
+      v = take_value(argc, argv, &i);
+      if (v == NULL || (strcmp(v, "allocate") != 0 && strcmp(v, "create") != 0)) {
+        snprintf(err, errlen, "--win: needs allocate or create");
+        return 0;
+      }
+      o->win_create = strcmp(v, "create") == 0;
     } else if (strcmp(a, "--impl") == 0) {
       if ((v = take_value(argc, argv, &i)) == NULL || *v == '\0' || strlen(v) >= sizeof o->impl ||
           strpbrk(v, "\"\\ ") != NULL) {
@@ -376,15 +386,33 @@ int bench_finish(int status) {
 
 /* --- buffers, iterations, labels ------------------------------------ */
 
+static void* g_created_base; /* bench_rma_setup's memory under --win create */
+
 void* bench_rma_setup(const BenchOptions* opts, int rank, MPI_Win* win) {
   const size_t max = bench_max_size(opts) < 8 ? 8 : bench_max_size(opts);
   void* base = NULL;
-  bench_check(MPI_Win_allocate((MPI_Aint)max, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, win),
-              "MPI_Win_allocate");
+  if (opts->win_create) {
+    base = g_created_base = bench_alloc(opts, max, 0);
+    bench_check(MPI_Win_create(base, (MPI_Aint)max, 1, MPI_INFO_NULL, MPI_COMM_WORLD, win),
+                "MPI_Win_create");
+  } else {
+    bench_check(MPI_Win_allocate((MPI_Aint)max, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, win),
+                "MPI_Win_allocate");
+  }
   memset(base, 0, max);
   void* buf = bench_alloc(opts, max, 'a' + rank);
   bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
   return buf;
+}
+
+void bench_rma_free(const BenchOptions* opts, MPI_Win* win) {
+  bench_check(MPI_Win_free(win), "MPI_Win_free");
+  if (g_created_base != NULL) bench_free(opts, g_created_base);
+  g_created_base = NULL;
+}
+
+const char* bench_win_name(const BenchOptions* opts) {
+  return opts->win_create ? "create" : "allocate";
 }
 
 void* bench_alloc(const BenchOptions* opts, size_t bytes, int fill) {

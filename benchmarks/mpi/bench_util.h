@@ -50,6 +50,7 @@ enum {
   BENCH_OPT_NONBLOCKING = 1 << 7,
   BENCH_OPT_THREADS = 1 << 8,
   BENCH_OPT_COLLS = 1 << 9,
+  BENCH_OPT_WIN = 1 << 10,
   /* What the windowed programs (mpi_bw, mpi_bibw, mpi_msgrate) take. */
   BENCH_OPTS_WINDOWED = BENCH_OPT_SIZES | BENCH_OPT_ITERS | BENCH_OPT_WINDOW | BENCH_OPT_BIND |
                         BENCH_OPT_ALLOC_MEM
@@ -66,6 +67,7 @@ typedef struct {
   int bind;
   int alloc_mem;
   int nonblocking;
+  int win_create; /* --win create: MPI_Win_create on bench_alloc memory (BENCH_OPT_WIN) */
   int threads[8]; /* --threads LIST: threads per rank (BENCH_OPT_THREADS) */
   int nthreads;
   unsigned colls; /* --colls LIST: bit (1 << BenchColl) per collective (BENCH_OPT_COLLS) */
@@ -127,10 +129,14 @@ void bench_free(const BenchOptions* opts, void* buf);
 MPI_Request* bench_alloc_requests(int n);
 
 /* The one-sided programs' setup: a window of the largest size (at least 8
- * bytes) from MPI_Win_allocate, zeroed, on every rank of MPI_COMM_WORLD;
- * returns this rank's origin buffer (bench_alloc, filled with 'a' + rank)
- * after a barrier. */
+ * bytes) from MPI_Win_allocate (--win create: MPI_Win_create on memory
+ * from bench_alloc), zeroed, on every rank of MPI_COMM_WORLD; returns this
+ * rank's origin buffer (bench_alloc, filled with 'a' + rank) after a
+ * barrier. bench_rma_free frees the window and the memory it made. */
 void* bench_rma_setup(const BenchOptions* opts, int rank, MPI_Win* win);
+void bench_rma_free(const BenchOptions* opts, MPI_Win* win);
+/* "allocate" or "create": the window flavour, for the output. */
+const char* bench_win_name(const BenchOptions* opts);
 
 /* Latency loops: iterations for one size (--iters or a default that keeps
  * one size short), and warm-up iterations. */

@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
       .name = "mpi_rma_bw",
       .description = "MPI_Put/MPI_Get streaming bandwidth in MB/s: a window of accesses, then "
                      "MPI_Win_flush (lock_all epoch).",
-      .accept = BENCH_OPT_SIZES | BENCH_OPT_ITERS | BENCH_OPT_WINDOW | BENCH_OPT_BIND,
+      .accept = BENCH_OPT_SIZES | BENCH_OPT_ITERS | BENCH_OPT_WINDOW | BENCH_OPT_BIND | BENCH_OPT_WIN,
       .sizes = "8:1M",
       .window = 64,
   };
@@ -44,8 +44,9 @@ int main(int argc, char** argv) {
   void* buf = bench_rma_setup(&o, rank, &win);
   if (rank == 0) {
     if (!o.json) {
-      printf("# %s (%s): window of %d, then MPI_Win_flush; MB/s = 10^6 B/s\n%6s %8s %10s %12s\n",
-             spec.name, o.impl, o.window, "op", "size", "windows", "MBps");
+      printf("# %s (%s, %s window): window of %d, then MPI_Win_flush; MB/s = 10^6 B/s\n"
+             "%6s %8s %10s %12s\n",
+             spec.name, o.impl, bench_win_name(&o), o.window, "op", "size", "windows", "MBps");
     }
     bench_check(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
     for (int op = OP_PUT; op < OP_COUNT; ++op) {
@@ -56,9 +57,9 @@ int main(int argc, char** argv) {
             run((Op)op, win, buf, size, o.window, bench_warmup(&o, iters), iters);
         const double mbps = (double)size * o.window * (double)iters / seconds / 1e6;
         if (o.json) {
-          printf("{\"bench\":\"mpi_rma_bw\",\"impl\":\"%s\",\"op\":\"%s\",\"size\":%zu,"
-                 "\"iters\":%ld,\"MBps\":%.2f}\n",
-                 o.impl, kOpName[op], size, iters, mbps);
+          printf("{\"bench\":\"mpi_rma_bw\",\"impl\":\"%s\",\"win\":\"%s\",\"op\":\"%s\","
+                 "\"size\":%zu,\"iters\":%ld,\"MBps\":%.2f}\n",
+                 o.impl, bench_win_name(&o), kOpName[op], size, iters, mbps);
         } else {
           char label[16];
           printf("%6s %8s %10ld %12.0f\n", kOpName[op], bench_size_label(size, label), iters, mbps);
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
     bench_check(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
   }
   bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
-  bench_check(MPI_Win_free(&win), "MPI_Win_free");
+  bench_rma_free(&o, &win);
   bench_free(&o, buf);
   return bench_finish(0);
 }

@@ -3,7 +3,7 @@
  * synchronisations:
  *   flush: rank 0 accesses rank 1's window inside one MPI_Win_lock_all
  *          epoch; each timed iteration is one access and MPI_Win_flush
- *          (complete at the target). Rank 1 makes no MPI call meanwhile
+ *          (complete at the target). Rank 1 waits in MPI_Barrier meanwhile
  *          (passive target).
  *   fence: each iteration is one access by rank 0 and MPI_Win_fence on both
  *          ranks (active target).
@@ -83,9 +83,9 @@ static void sweep(Sync sync, int rank, MPI_Win win, void* buf, const BenchOption
           run((Op)op, sync, rank, win, buf, size, bench_warmup(o, iters), iters) / (double)iters * 1e6;
       if (rank != 0) continue;
       if (o->json) {
-        printf("{\"bench\":\"mpi_rma_latency\",\"impl\":\"%s\",\"op\":\"%s\",\"sync\":\"%s\","
-               "\"size\":%zu,\"iters\":%ld,\"us\":%.4f}\n",
-               o->impl, kOpName[op], kSyncName[sync], size, iters, us);
+        printf("{\"bench\":\"mpi_rma_latency\",\"impl\":\"%s\",\"win\":\"%s\",\"op\":\"%s\","
+               "\"sync\":\"%s\",\"size\":%zu,\"iters\":%ld,\"us\":%.4f}\n",
+               o->impl, bench_win_name(o), kOpName[op], kSyncName[sync], size, iters, us);
       } else {
         char label[16];
         printf("%18s %6s %8s %10ld %12.3f\n", kOpName[op], kSyncName[sync],
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
       .name = "mpi_rma_latency",
       .description = "MPI_Put/Get/Accumulate/Fetch_and_op/Compare_and_swap latency in us, "
                      "with MPI_Win_flush (lock_all epoch) and with MPI_Win_fence.",
-      .accept = BENCH_OPT_SIZES | BENCH_OPT_ITERS | BENCH_OPT_BIND,
+      .accept = BENCH_OPT_SIZES | BENCH_OPT_ITERS | BENCH_OPT_BIND | BENCH_OPT_WIN,
       .sizes = "8:1M",
   };
   BenchOptions o;
@@ -109,9 +109,9 @@ int main(int argc, char** argv) {
   MPI_Win win;
   void* buf = bench_rma_setup(&o, rank, &win);
   if (rank == 0 && !o.json) {
-    printf("# %s (%s): one access then MPI_Win_flush (lock_all) or MPI_Win_fence\n"
+    printf("# %s (%s, %s window): one access then MPI_Win_flush (lock_all) or MPI_Win_fence\n"
            "%18s %6s %8s %10s %12s\n",
-           spec.name, o.impl, "op", "sync", "size", "iters", "us");
+           spec.name, o.impl, bench_win_name(&o), "op", "sync", "size", "iters", "us");
   }
   if (rank == 0) {
     bench_check(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
   bench_check(MPI_Win_fence(0, win), "MPI_Win_fence");
   sweep(SYNC_FENCE, rank, win, buf, &o);
   bench_check(MPI_Win_fence(MPI_MODE_NOSUCCEED, win), "MPI_Win_fence");
-  bench_check(MPI_Win_free(&win), "MPI_Win_free");
+  bench_rma_free(&o, &win);
   bench_free(&o, buf);
   return bench_finish(0);
 }

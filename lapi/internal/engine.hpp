@@ -158,6 +158,13 @@ class Context::Impl {
   Status amsend_net_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
                            const void* uhdr, std::size_t uhdr_len, const void* data,
                            std::size_t data_len, const Counters& counters);
+  // ---- host_rma.cc: the shm path's Put and Get (PathOps::put/get)
+  Status put_host_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
+                         const void* org_addr, ucp_rkey_h rkey, const Counters& counters);
+  Status get_host_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
+                         ucp_rkey_h rkey, RemoteCounter tgt_cntr, Counter* org_cntr);
+  // Whether a Put or Get of `len` bytes at `addr` to `tgt` goes by cross-memory attach.
+  bool rma_by_cma_locked(TaskId tgt, ucp_rkey_h rkey, std::uint64_t addr, std::size_t len);
 
   // ---- ucx_path.cc: the UCX method's operations (PathOps, path_ops.hpp says what each does)
   // Amsend through UCX (eager or rendezvous; always eager with

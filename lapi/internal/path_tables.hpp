@@ -14,20 +14,26 @@ namespace lapi {
 
 namespace internal {
 
-constexpr PathOps with_amsend(decltype(PathOps::amsend) amsend) {
+constexpr PathOps ucx_with(decltype(PathOps::amsend) amsend,
+                           decltype(PathOps::put) put = &Context::Impl::put_ucx_locked,
+                           decltype(PathOps::get) get = &Context::Impl::get_ucx_locked) {
   using Impl = Context::Impl;
   return PathOps{amsend,
                  &Impl::amsend_now_ucx_locked,
                  &Impl::send_control_ucx_locked,
-                 &Impl::put_ucx_locked,
-                 &Impl::get_ucx_locked,
+                 put,
+                 get,
                  &Impl::atomic_ucx_locked,
                  &Impl::flush_ucx};
 }
 
-inline constexpr PathOps kSelfPath = with_amsend(&Context::Impl::amsend_ucx_locked);
-inline constexpr PathOps kShmPath = with_amsend(&Context::Impl::amsend_host_locked);
-inline constexpr PathOps kUcxPath = with_amsend(&Context::Impl::amsend_net_locked);
+inline constexpr PathOps kSelfPath = ucx_with(&Context::Impl::amsend_ucx_locked);
+// Within a host: split copy for large Amsends, and Put/Get by cross-memory
+// attach into memory UCX does not map (host_rma.cc).
+inline constexpr PathOps kShmPath = ucx_with(&Context::Impl::amsend_host_locked,
+                                             &Context::Impl::put_host_locked,
+                                             &Context::Impl::get_host_locked);
+inline constexpr PathOps kUcxPath = ucx_with(&Context::Impl::amsend_net_locked);
 
 // The operations whose entry differs between the tables: via_path switches on the peer's kind
 // for these and makes one call for the rest. (Whether two entries differ is not a constant
@@ -42,7 +48,8 @@ constexpr bool is_op() {
   }
 }
 template <auto Op>
-inline constexpr bool kDiffersByPath = is_op<Op, &PathOps::amsend>();
+inline constexpr bool kDiffersByPath =
+    is_op<Op, &PathOps::amsend>() || is_op<Op, &PathOps::put>() || is_op<Op, &PathOps::get>();
 
 }  // namespace internal
 

@@ -29,6 +29,9 @@ struct RkeyHit {
   std::uint64_t base = 0;
   std::uint64_t len = 0;
   ucp_rkey_h rkey = nullptr;
+  // Whether UCX maps the region here (ucp_rkey_ptr): 1 yes, 0 no, -1 not
+  // asked yet (host_rma.cc).
+  std::int8_t maps = -1;
 };
 
 struct Peer {

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "lapi/internal/amsend_frame.hpp"
+#include "lapi/internal/cma.hpp"
 #include "lapi/internal/crc32c.hpp"
 #include "lapi/internal/engine.hpp"
 
@@ -55,12 +56,8 @@ namespace lapi {
 
 using namespace internal;
 
-namespace {
-
-// Copies len bytes between here and task `pid`'s memory at `remote`
-// (write: from here to there), resuming after a partial transfer. Returns 0
-// or an errno value.
-int cma_copy(std::uint32_t pid, void* local, std::uint64_t remote, std::size_t len, bool write) {
+int internal::cma_copy(std::uint32_t pid, void* local, std::uint64_t remote, std::size_t len,
+                       bool write) {
   auto* here = static_cast<std::byte*>(local);
   while (len > 0) {
     iovec l{here, len};
@@ -75,6 +72,8 @@ int cma_copy(std::uint32_t pid, void* local, std::uint64_t remote, std::size_t l
   }
   return 0;
 }
+
+namespace {
 
 // Part size: at least 64 KiB (each part costs a system call and a
 // compare-and-swap), and at most 8 parts per message: windowed bandwidth

@@ -53,6 +53,14 @@ TEST_CASE("passive target that makes no MPI call: Put under locks") {
   each_mode("rma_concurrent", {"passive"});
 }
 
+// Regression: into memory the library does not map (MPI_Win_create) a Put
+// went through UCX's software RMA, which waits for the target's progress:
+// the origin's unlock waited until the target called MPI again (here:
+// never, so it hung). Now it is a cross-memory write.
+TEST_CASE("passive target that makes no MPI call: Put into an MPI_Win_create window") {
+  each_mode("rma_concurrent", {"passive", "create"});
+}
+
 TEST_CASE("passive target that makes no MPI call: fetch-and-op") {
   each_mode("rma_concurrent", {"passive", "acc"});
 }

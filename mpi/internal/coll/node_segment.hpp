@@ -80,19 +80,24 @@ inline int broken_error() {
   return fail(MPIX_ERR_PROC_FAILED, "a member of the communicator failed (its node collectives cannot complete)");
 }
 
-// Spins until ready(); drives progress every 64 polls
-// (this rank's nonblocking collectives and point-to-point keep moving, and
-// under MPI_THREAD_MULTIPLE other threads get the MPI lock); yields at once
-// on an oversubscribed node, after about 4096 polls otherwise; after 4000
-// more it sleeps 20 us between polls (a rank that computes for long does
-// not have its peers burn the cores it needs), as mpcpi's waits do.
+// Spins until ready(); drives progress every 64 polls while it spins and
+// at every poll once it yields or sleeps (this rank's nonblocking
+// collectives, point-to-point and the one-sided accesses that UCX serves
+// in software at this target keep moving, and under MPI_THREAD_MULTIPLE
+// other threads get the MPI lock); yields at once on an oversubscribed
+// node, after about 4096 polls otherwise; after 4000 more it sleeps 20 us
+// between polls (a rank that computes for long does not have its peers
+// burn the cores it needs), as mpcpi's waits do. Progress every 64th nap
+// came every 3-5 ms: a passive-target MPI_Win_unlock on an MPI_Win_create
+// window whose target waited in MPI_Barrier took 5 ms (OSU osu_put_latency
+// -w create -s lock).
 // False when a member failed meanwhile (ready() may then never hold).
 template <typename Ready>
 [[nodiscard]] bool wait_until(NodeSegment& s, Ready ready) {
   const unsigned spin_limit = s.oversubscribed ? 16 : 4096;
   const unsigned yield_limit = spin_limit + 4000;
   for (unsigned polls = 0; !ready(); ++polls) {
-    if ((polls & 63) == 63) {
+    if ((polls & 63) == 63 || polls >= spin_limit) {
       (void)engine().progress();
       ApiCall::release_for_idle();
       if (member_failed(s)) return false;

@@ -7,7 +7,8 @@
  *                rank 0's window, every flavour (exact totals: no
  *                update lost between the bulk and one-element paths)
  *   passive      the target does not call MPI while the others access
- *                its window (Put under locks; with "acc": accumulates)
+ *                its window (Put under locks; with "acc": accumulates;
+ *                with "create": Put into an MPI_Win_create window)
  *   poll sync|flush|flush_all
  *                rank 0 polls its own window with MPI_Win_sync (or a
  *                flush to itself, or flush_all) in a lock_all(NOCHECK)
@@ -177,12 +178,18 @@ static void bulk(void) {
 
 /* Rank 0 makes no MPI call while the others write into its window; it
  * watches its own memory until every rank has marked itself done. */
-static void passive(int with_accumulates) {
+static void passive(int with_accumulates, int created) {
   const int n = 2 * size + 1;
   int* base = NULL;
   MPI_Win win;
-  CHECK_OK(MPI_Win_allocate((MPI_Aint)n * sizeof(int), sizeof(int), MPI_INFO_NULL,
-                            MPI_COMM_WORLD, &base, &win));
+  if (created) { /* the program's own memory, which the library does not map */
+    CHECK((base = malloc((size_t)n * sizeof(int))) != NULL);
+    CHECK_OK(MPI_Win_create(base, (MPI_Aint)n * sizeof(int), sizeof(int), MPI_INFO_NULL,
+                            MPI_COMM_WORLD, &win));
+  } else {
+    CHECK_OK(MPI_Win_allocate((MPI_Aint)n * sizeof(int), sizeof(int), MPI_INFO_NULL,
+                              MPI_COMM_WORLD, &base, &win));
+  }
   memset(base, 0, (size_t)n * sizeof(int));
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) {
@@ -210,6 +217,7 @@ static void passive(int with_accumulates) {
     CHECK_OK(MPI_Win_unlock(0, win));
   }
   CHECK_OK(MPI_Win_free(&win));
+  if (created) free(base);
 }
 
 /* OpenCoarrays' events: EVENT POST is lock(exclusive) + MPI_Accumulate +
@@ -332,7 +340,7 @@ int main(int argc, char** argv) {
   } else if (strcmp(what, "bulk") == 0) {
     bulk();
   } else if (strcmp(what, "passive") == 0) {
-    passive(argc > 2 && strcmp(argv[2], "acc") == 0);
+    passive(argc > 2 && strcmp(argv[2], "acc") == 0, argc > 2 && strcmp(argv[2], "create") == 0);
   } else if (strcmp(what, "poll") == 0) {
     poll_own_window(argc > 2 ? argv[2] : "sync");
   } else if (strcmp(what, "nocheck") == 0) {
