@@ -61,6 +61,26 @@ char *lapis_f_string_in(const char *f, size_t len) {
   return c;
 }
 
+char *lapis_f_string_trimmed(const char *f, size_t len) {
+  while (len > 0 && *f == ' ') ++f, --len;
+  return lapis_f_string_in(f, len);
+}
+
+void lapis_f_string_keep(char *c, const char *f, size_t len, size_t max) {
+  while (len > 0 && f[len - 1] == ' ') --len;
+  if (len > max) len = max;
+  memcpy(c, f, len);
+  c[len] = '\0';
+}
+
+int lapis_f_info_get_string(MPI_Info info, const char *key, MPI_Fint *buflen, char *value,
+                            int *flag) {
+  int room = *buflen <= 0 ? *buflen : (*buflen < MPI_MAX_INFO_VAL ? *buflen : MPI_MAX_INFO_VAL) + 1;
+  const int rc = MPI_Info_get_string(info, key, &room, value, flag);
+  if (rc == MPI_SUCCESS && *flag) *buflen = room - 1;  /* C's size counts the terminator */
+  return rc;
+}
+
 /* Whether a CHARACTER*(len) element is all blanks (an argv's end). */
 static int blank(const char *f, size_t len) {
   for (size_t i = 0; i < len; ++i) {
@@ -75,7 +95,7 @@ static char **argv_from(const char *f, size_t len, size_t step) {
   while (!blank(f + n * step * len, len)) ++n;
   char **argv = calloc(n + 1, sizeof *argv);
   if (argv == NULL) return NULL;
-  for (size_t k = 0; k < n; ++k) argv[k] = lapis_f_string_in(f + k * step * len, len);
+  for (size_t k = 0; k < n; ++k) argv[k] = lapis_f_string_trimmed(f + k * step * len, len);
   return argv;
 }
 
@@ -95,7 +115,7 @@ char ***lapis_f_argvs_in(const char *f, size_t len, MPI_Fint count) {
 char **lapis_f_strings_in(const char *f, size_t len, MPI_Fint count) {
   char **strings = calloc(count > 0 ? (size_t)count : 1, sizeof *strings);
   if (strings == NULL) return NULL;
-  for (MPI_Fint i = 0; i < count; ++i) strings[i] = lapis_f_string_in(f + (size_t)i * len, len);
+  for (MPI_Fint i = 0; i < count; ++i) strings[i] = lapis_f_string_trimmed(f + (size_t)i * len, len);
   return strings;
 }
 

@@ -31,6 +31,20 @@ void lapis_f_statuses_out(MPI_Status *c, MPI_Fint *fstatuses, int n);
 /* A Fortran CHARACTER*(len) as a C string without its trailing blanks
  * (malloc'ed; NULL when out of memory). */
 char *lapis_f_string_in(const char *f, size_t len);
+/* The same without leading blanks either: info keys and values
+ * (MPI_INFO_SET), spawn commands and arguments (MPI_COMM_SPAWN): "In
+ * Fortran, leading and trailing spaces are stripped". */
+char *lapis_f_string_trimmed(const char *f, size_t len);
+/* An output CHARACTER*(len)'s current value into the C buffer `c` (room
+ * for max characters and the terminator), so that a call that leaves its
+ * output alone (MPI_INFO_GET of a missing key) gives the caller's value
+ * back unchanged when the buffer is copied back. */
+void lapis_f_string_keep(char *c, const char *f, size_t len, size_t max);
+/* MPI_INFO_GET_STRING for Fortran: buflen counts characters, with no
+ * terminator (C's counts it), on the way in and out; value and buflen stay
+ * as they were when the key is missing, value when buflen is 0. */
+int lapis_f_info_get_string(MPI_Info info, const char *key, MPI_Fint *buflen, char *value,
+                            int *flag);
 /* MPI_Comm_spawn's arguments. An argv: CHARACTER*(len) ARGV(*), up to its first blank element,
  * as a NULL-terminated array of trimmed C strings; MPI_ARGV_NULL gives NULL. An array of argvs:
  * CHARACTER*(len) ARRAY_OF_ARGV(count, *), the i-th command's in row i; MPI_ARGVS_NULL gives

@@ -76,10 +76,14 @@ KINDS = {
     'logical*': ('MPI_Fint *', '&{n}_c', '  int {n}_c = 0;\n', '  *{n} = {n}_c ? 1 : 0;\n'),
     'string_in': ('char *', '{n}_c', '  char *{n}_c = lapis_f_string_in({n}, {n}_len);\n',
                   '  free({n}_c);\n'),
+    'string_key': ('char *', '{n}_c', '  char *{n}_c = lapis_f_string_trimmed({n}, {n}_len);\n',
+                   '  free({n}_c);\n'),
     'string_out': ('char *', '{n}_c', '  char {n}_c[{p} + 1] = "";\n',
                    '  lapis_f_string_out({n}_c, {n}, {n}_len, resultlen);\n'),
-    # An output string with no resultlen argument (MPI_Info_get ...).
-    'string_buf': ('char *', '{n}_c', '  char {n}_c[{p} + 1] = "";\n',
+    # An output string with no resultlen argument (MPI_Info_get ...): it starts as the
+    # caller's value, which comes back unchanged when the call leaves it alone.
+    'string_buf': ('char *', '{n}_c',
+                   '  char {n}_c[{p} + 1];\n  lapis_f_string_keep({n}_c, {n}, {n}_len, {p});\n',
                    '  lapis_f_string_out({n}_c, {n}, {n}_len, NULL);\n'),
     # MPI_Comm_spawn(_multiple): an argv (CHARACTER*(*) ARGV(*), ends at a blank element; or
     # MPI_ARGV_NULL), argvs (CHARACTER*(*) A(count, *): row i is command i's; or
@@ -258,6 +262,7 @@ FORTRAN_DECL = {
     'logical': 'LOGICAL, INTENT(IN) :: {n}', 'logical*': 'LOGICAL :: {n}',
     'logical[]': 'LOGICAL :: {n}(*)',
     'string_in': 'CHARACTER(LEN=*), INTENT(IN) :: {n}', 'string_out': 'CHARACTER(LEN=*) :: {n}',
+    'string_key': 'CHARACTER(LEN=*), INTENT(IN) :: {n}',
     'string_buf': 'CHARACTER(LEN=*) :: {n}',
     'string_argv': 'CHARACTER(LEN=*), INTENT(IN) :: {n}(*)',
     'string_argvs': 'CHARACTER(LEN=*), INTENT(IN) :: {n}({p}, *)',

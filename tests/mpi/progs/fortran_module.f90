@@ -83,6 +83,40 @@ subroutine alloc_mem_cptr()
   call check(ierr == MPI_SUCCESS, 'free_mem')
 end subroutine alloc_mem_cptr
 
+! Info keys and values from Fortran: leading and trailing blanks stripped
+! (MPI_INFO_SET); a value is left alone when its key is missing or buflen is
+! 0; MPI_INFO_GET_STRING's buflen counts characters, with no terminator.
+subroutine info_strings()
+  use mpi
+  use checks
+  implicit none
+  integer :: info, ierr, buflen
+  logical :: flag
+  character(len=16) :: value
+  call MPI_Info_create(info, ierr)
+  call MPI_Info_set(info, '  key1 ', '  v a l  ', ierr)
+  call MPI_Info_set(info, 'key2', '12345', ierr)
+  call MPI_Info_get(info, 'key1', 16, value, flag, ierr)
+  call check(ierr == MPI_SUCCESS .and. flag .and. value == 'v a l', 'info: blanks stripped')
+  value = 'keep'
+  call MPI_Info_get(info, 'nokey', 16, value, flag, ierr)
+  call check(.not. flag .and. value == 'keep', 'info_get: missing key leaves the value')
+  buflen = 0
+  call MPI_Info_get_string(info, 'key2', buflen, value, flag, ierr)
+  call check(flag .and. buflen == 5 .and. value == 'keep', 'info_get_string: buflen 0')
+  buflen = 2
+  call MPI_Info_get_string(info, 'key2', buflen, value, flag, ierr)
+  call check(flag .and. buflen == 5 .and. value == '12', 'info_get_string: truncated to buflen')
+  buflen = 16
+  call MPI_Info_get_string(info, 'key2', buflen, value, flag, ierr)
+  call check(flag .and. buflen == 5 .and. value == '12345', 'info_get_string: whole value')
+  buflen = 7
+  value = 'keep'
+  call MPI_Info_get_string(info, 'nokey', buflen, value, flag, ierr)
+  call check(.not. flag .and. buflen == 7 .and. value == 'keep', 'info_get_string: missing key')
+  call MPI_Info_free(info, ierr)
+end subroutine info_strings
+
 program module_mpi
   use mpi
   use checks
@@ -246,6 +280,7 @@ program module_mpi
   call MPI_Sizeof(short, len, ierr)
   call check(len == 1, 'sizeof character: one byte, as in MPICH')
   call alloc_mem_cptr()
+  call info_strings()
 
   call MPI_Finalize(ierr)
   call MPI_Finalized(flag, ierr)

@@ -1,8 +1,9 @@
 ! MPI_COMM_SPAWN and MPI_COMM_SPAWN_MULTIPLE from Fortran (`use mpi`), spawning this program
 ! (tests/mpi/spawn_test.cc runs it at 2 ranks with LAPIS_UNIVERSE_SIZE=8):
-!   1. MPI_COMM_SPAWN with ARGV = ['one', ' '] (blank-terminated), 2 copies, error codes;
+!   1. MPI_COMM_SPAWN with ARGV = ['  one', ' '] (blank-terminated; the child gets 'one':
+!      leading and trailing blanks are stripped), 2 copies, error codes;
 !   2. MPI_COMM_SPAWN_MULTIPLE of two commands, ARGVS(2, 2) = command 1: 'two', command 2:
-!      'three', 'x y' (a blank ends each row), MPI_ERRCODES_IGNORE;
+!      'three', ' x y' (the child gets 'x y'; a blank ends each row), MPI_ERRCODES_IGNORE;
 !   3. MPI_COMM_SPAWN with MPI_ARGV_NULL.
 ! Each child reads its own command line and MPI_APPNUM, and sends rank 0 of its parents a code
 ! saying what it saw: 1 ('one'), 20 + APPNUM ('two'), 30 + APPNUM ('three' 'x y'), 7 (no
@@ -76,7 +77,7 @@ contains
     call get_command_argument(0, self)
     call MPI_COMM_RANK(MPI_COMM_WORLD, rank, e)
 
-    argv(1) = 'one'
+    argv(1) = '  one'  ! leading and trailing blanks are stripped
     argv(2) = ' '
     errcodes = -1
     call MPI_COMM_SPAWN(self, argv, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, children, errcodes, e)
@@ -94,7 +95,7 @@ contains
     argvs = ' '
     argvs(1, 1) = 'two'
     argvs(2, 1) = 'three'
-    argvs(2, 2) = 'x y'
+    argvs(2, 2) = ' x y'
     maxprocs = 1
     infos = MPI_INFO_NULL
     call MPI_COMM_SPAWN_MULTIPLE(2, commands, argvs, maxprocs, infos, 0, MPI_COMM_WORLD, children, &
