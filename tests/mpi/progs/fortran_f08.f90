@@ -1,7 +1,8 @@
 ! Free-form program with `use mpi_f08`: handle types and their comparison,
 ! TYPE(MPI_Status) with %MPI_SOURCE, optional ierror, point-to-point and
 ! request arrays, collectives, a derived type, strings, a Fortran error
-! handler and an f08-style user op (C pointers by value). Prints OK per rank.
+! handler and an f08-style user op (C pointers by value), memory as
+! TYPE(C_PTR) (MPI_Alloc_mem, windows). Prints OK per rank.
 module f08_checks
   use mpi_f08
   implicit none
@@ -37,6 +38,45 @@ contains
     integer :: code
     handler_code = code
   end subroutine record
+
+  ! Memory the library returns, as mpi_f08 gives it: a TYPE(C_PTR) baseptr
+  ! (MPI_Alloc_mem, MPI_Win_allocate(_shared), MPI_Win_shared_query), and
+  ! the INTEGER(KIND=MPI_ADDRESS_KIND) form beside it.
+  subroutine c_pointer_memory(rank, nprocs)
+    use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer, c_associated
+    integer, intent(in) :: rank, nprocs
+    type(c_ptr) :: p, q
+    integer, pointer :: a(:), b(:)
+    integer(kind=MPI_ADDRESS_KIND) :: addr, size
+    integer :: disp, ierr
+    type(MPI_Win) :: win
+    call MPI_Alloc_mem(int(4 * 8, MPI_ADDRESS_KIND), MPI_INFO_NULL, p, ierr)
+    call check(ierr == MPI_SUCCESS .and. c_associated(p), 'alloc_mem into a c_ptr')
+    call c_f_pointer(p, a, (/ 8 /))
+    a = 3
+    call check(sum(a) == 24, 'alloc_mem memory written')
+    call MPI_Free_mem(a)
+    call MPI_Alloc_mem(16_MPI_ADDRESS_KIND, MPI_INFO_NULL, addr)
+    call check(addr /= 0, 'alloc_mem into an address-sized integer')
+    call MPI_Win_allocate(int(4 * 2, MPI_ADDRESS_KIND), 4, MPI_INFO_NULL, MPI_COMM_WORLD, p, win)
+    call c_f_pointer(p, a, (/ 2 /))
+    a = rank
+    call MPI_Win_fence(0, win)
+    call MPI_Put(a, 1, MPI_INTEGER, mod(rank + 1, nprocs), 1_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win)
+    call MPI_Win_fence(0, win)
+    call check(a(2) == mod(rank + nprocs - 1, nprocs), 'win_allocate c_ptr: put landed')
+    call MPI_Win_free(win)
+    call MPI_Win_allocate_shared(int(4 * 2, MPI_ADDRESS_KIND), 4, MPI_INFO_NULL, MPI_COMM_WORLD, &
+                                 p, win)
+    call c_f_pointer(p, a, (/ 2 /))
+    a = 100 + rank
+    call MPI_Win_fence(0, win)
+    call MPI_Win_shared_query(win, 0, size, disp, q)
+    call c_f_pointer(q, b, (/ 2 /))
+    call check(size == 8 .and. disp == 4 .and. b(1) == 100, 'win_shared_query c_ptr')
+    call MPI_Win_fence(0, win)
+    call MPI_Win_free(win)
+  end subroutine c_pointer_memory
 end module f08_checks
 
 program f08
@@ -121,6 +161,8 @@ program f08
   call check(n == 8, 'sizeof double precision')
   call MPI_Sizeof(ibuf, n, ierr)
   call check(ierr == MPI_SUCCESS .and. n == 4, 'sizeof integer array')
+
+  call c_pointer_memory(rank, nprocs)
 
   call MPI_Finalize(ierr)
   call check(ierr == MPI_SUCCESS, 'finalize')
