@@ -40,14 +40,15 @@ contains
   end subroutine record
 
   ! Memory the library returns, as mpi_f08 gives it: a TYPE(C_PTR) baseptr
-  ! (MPI_Alloc_mem, MPI_Win_allocate(_shared), MPI_Win_shared_query), and
-  ! the INTEGER(KIND=MPI_ADDRESS_KIND) form beside it.
+  ! (MPI_Alloc_mem, MPI_Win_allocate(_shared), MPI_Win_shared_query). The
+  ! program is built against MPICH's module too (mpich_abi_test), which has
+  ! only this form.
   subroutine c_pointer_memory(rank, nprocs)
     use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer, c_associated
     integer, intent(in) :: rank, nprocs
     type(c_ptr) :: p, q
     integer, pointer :: a(:), b(:)
-    integer(kind=MPI_ADDRESS_KIND) :: addr, size
+    integer(kind=MPI_ADDRESS_KIND) :: size
     integer :: disp, ierr
     type(MPI_Win) :: win
     call MPI_Alloc_mem(int(4 * 8, MPI_ADDRESS_KIND), MPI_INFO_NULL, p, ierr)
@@ -56,8 +57,6 @@ contains
     a = 3
     call check(sum(a) == 24, 'alloc_mem memory written')
     call MPI_Free_mem(a)
-    call MPI_Alloc_mem(16_MPI_ADDRESS_KIND, MPI_INFO_NULL, addr)
-    call check(addr /= 0, 'alloc_mem into an address-sized integer')
     call MPI_Win_allocate(int(4 * 2, MPI_ADDRESS_KIND), 4, MPI_INFO_NULL, MPI_COMM_WORLD, p, win)
     call c_f_pointer(p, a, (/ 2 /))
     a = rank
