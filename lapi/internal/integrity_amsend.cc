@@ -16,9 +16,14 @@ using namespace internal;
 namespace {
 
 // Ring frames with up to this much data are checked by one CRC over head,
-// user header and data (CrcScope::uhdr_data): 8 CRC32 steps more on the
-// head's chain at most.
-constexpr std::size_t kCrcCoversDataMax = 64;
+// user header and data (CrcScope::uhdr_data): one call less on each side,
+// 2 CRC32 steps more on the head's chain. lapi_latency --checksum
+// none,crc32c, builds alternated twice (checked us, this bound / 64 /
+// separate chains): 8 B 0.106-0.107 / 0.104-0.110 / 0.113-0.117, 16 B
+// 0.113-0.115 / 0.117-0.118 / 0.119-0.121, but 32 B 0.115-0.119 /
+// 0.122-0.125 / 0.117-0.120 and 64 B 0.111-0.119 / 0.148-0.156 /
+// 0.122: from 32 B the longer chain costs more than the call.
+constexpr std::size_t kCrcCoversDataMax = 16;
 
 // Where a frame's ChecksumWire and user header sit, from its AmsendWire.
 struct FrameLayout {
