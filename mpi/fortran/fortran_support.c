@@ -52,8 +52,14 @@ void lapis_f_statuses_out(MPI_Status *c, MPI_Fint *fstatuses, int n) {
   free(c);
 }
 
-char *lapis_f_string_in(const char *f, size_t len) {
+/* A CHARACTER*(len)'s length without its trailing blanks. */
+static size_t unpadded(const char *f, size_t len) {
   while (len > 0 && f[len - 1] == ' ') --len;
+  return len;
+}
+
+char *lapis_f_string_in(const char *f, size_t len) {
+  len = unpadded(f, len);
   char *c = malloc(len + 1);
   if (c == NULL) return NULL;
   memcpy(c, f, len);
@@ -67,7 +73,7 @@ char *lapis_f_string_trimmed(const char *f, size_t len) {
 }
 
 void lapis_f_string_keep(char *c, const char *f, size_t len, size_t max) {
-  while (len > 0 && f[len - 1] == ' ') --len;
+  len = unpadded(f, len);
   if (len > max) len = max;
   memcpy(c, f, len);
   c[len] = '\0';
