@@ -98,6 +98,19 @@ TEST_CASE("mpi_rma_latency and mpi_rma_bw: one row per operation, synchronisatio
     }
     CHECK(seen.size() == 16);
   }
+  SUBCASE("latency on an MPI_Win_create window: rows say so") {
+    const auto result = run_ranks("mpi_rma_latency", 2,
+                                  {"--sizes", "8", "--iters", "5", "--warmup", "1", "--win", "create",
+                                   "--json"});
+    INFO(result.output);
+    REQUIRE(result.status == 0);
+    const auto rows = json_rows(result.output, OtherLines::kSkipped);
+    CHECK(rows.size() == 10);
+    for (const auto& row : rows) {
+      CHECK(field(row, "win") == "create");
+      check_positive(row, "us");
+    }
+  }
   SUBCASE("bandwidth: Put and Get windows") {
     const auto result = run_ranks("mpi_rma_bw", 2,
                                   {"--sizes", "8,256K", "--iters", "3", "--window", "4", "--json"});
@@ -243,6 +256,12 @@ TEST_CASE("bad arguments and wrong rank counts end with a clear message, not a h
     const LaunchResult lat = run_alone("mpi_rma_latency", "--window 4");
     CHECK(lat.status == 2);
     CHECK(lat.output.find("--window") != std::string::npos);
+    const LaunchResult win = run_alone("mpi_rma_latency", "--win shared");
+    CHECK(win.status == 2);
+    CHECK(win.output.find("--win: needs allocate or create") != std::string::npos);
+    const LaunchResult bare = run_alone("mpi_rma_bw", "--win");
+    CHECK(bare.status == 2);
+    CHECK(bare.output.find("--win") != std::string::npos);
   }
   SUBCASE("a one-sided program alone (one rank)") {
     const LaunchResult r = run_alone("mpi_rma_bw", "--sizes 8 --iters 1");

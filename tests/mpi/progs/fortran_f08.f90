@@ -51,6 +51,14 @@ contains
     integer(kind=MPI_ADDRESS_KIND) :: size
     integer :: disp, ierr
     type(MPI_Win) :: win
+    ! Bad input through the C_PTR form: an error, named by its class.
+    call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
+    call MPI_Alloc_mem(-1_MPI_ADDRESS_KIND, MPI_INFO_NULL, p, ierr)
+    call MPI_Error_class(ierr, disp)
+    call check(ierr /= MPI_SUCCESS .and. disp == MPI_ERR_SIZE, 'alloc_mem c_ptr: negative size')
+    call MPI_Win_allocate(-8_MPI_ADDRESS_KIND, 4, MPI_INFO_NULL, MPI_COMM_WORLD, p, win, ierr)
+    call check(ierr /= MPI_SUCCESS, 'win_allocate c_ptr: negative size')
+    call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL)
     call MPI_Alloc_mem(int(4 * 8, MPI_ADDRESS_KIND), MPI_INFO_NULL, p, ierr)
     call check(ierr == MPI_SUCCESS .and. c_associated(p), 'alloc_mem into a c_ptr')
     call c_f_pointer(p, a, (/ 8 /))
