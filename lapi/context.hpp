@@ -293,14 +293,16 @@ class Context {
   // task's own numbering (each task numbers the tasks it joined itself). Amsend, Put, Get, Rmw
   // and fence reach them as any task; barrier, gfence and address_init stay the job's.
   //
-  // What another job's task needs to reach this one, and `base`: the id this task will give the
-  // first task it joins next (the others number this task base + its index among the cards).
-  Status join_card(std::vector<std::byte>& out, TaskId& base) const;
-  // Joins one task per card, numbered base, base+1, ...: `base` from this task's join_card
-  // (Errc::set_val when another join came between). `my_index`: this task's place among the
-  // cards the other side joins. Both sides must have joined before either sends.
-  Status join_tasks(TaskId base, std::span<const std::vector<std::byte>> cards,
-                    std::uint32_t my_index);
+  // What another job's task needs to reach this one.
+  Status join_card(std::vector<std::byte>& out) const;
+  // Joins one task per card, numbered first, first+1, ...: the next ids free here, so joins
+  // running at once in several threads get ranges of their own. Each side learns how the
+  // other numbered it only after both joined: before anything is sent to them, name_joined
+  // must tell this context the id each of them gave this task. On failure none stays joined.
+  Status join_tasks(std::span<const std::vector<std::byte>> cards, TaskId& first);
+  // ids_there[i]: the id joined task first + i gave this task (Errc::tgt unless tasks
+  // [first, first + ids_there.size()) were all joined).
+  Status name_joined(TaskId first, std::span<const TaskId> ids_there);
   // Refuses operations naming joined tasks [first, first+count) from now on (Errc::tgt_purged)
   // and closes their endpoints at once, needing nothing from them: what must land first is
   // the caller's to fence (MPI_Comm_disconnect: every operation between the two groups has

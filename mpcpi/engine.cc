@@ -246,17 +246,21 @@ Engine::JoinSetup Engine::join_setup() const {
 
 Errc Engine::join_peers(lapi::TaskId first, std::span<const JoinSetup> theirs) {
   Impl& e = *impl_;
-  if (first != e.npeers()) {
-    return fail(Errc::invalid_arg, "join_peers: first={} but the next task id is {}", first, e.npeers());
-  }
   for (std::size_t i = 0; i < theirs.size(); ++i) {
     const auto variant = static_cast<Variant>(theirs[i].setup >> kVariantShift);
     if (variant != e.options_.variant)
       return fail(Errc::invalid_arg, "join_peers: task {} of the other job runs variant {}, this task {}",
                   first + i, to_string(variant), to_string(e.options_.variant));
   }
+  if (first < e.ntasks_ || first + theirs.size() > e.ctx_.num_peers()) {
+    return fail(Errc::invalid_arg, "join_peers: first={}, {} tasks: not tasks lapi joined (this job has {} tasks, lapi {})",
+                first, theirs.size(), e.ntasks_, e.ctx_.num_peers());
+  }
   EngineLock lock(e);
-  const std::size_t n = first + theirs.size();
+  // Joins from several threads may come in any order (lapi gave each a range of its own):
+  // each sets up its range; those between stay unused until their join sets them up.
+  const std::size_t end = first + theirs.size();
+  const std::size_t n = std::max<std::size_t>(end, e.npeers());
   e.send_peers_.resize(n);
   e.recv_peers_.resize(n);
   e.failed_peers_.resize(n, false);

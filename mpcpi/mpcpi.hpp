@@ -188,8 +188,8 @@ class Engine {
   };
   JoinSetup join_setup() const;
   // Tasks [first, first + theirs.size()) are the ones lapi just joined; theirs[i] is task
-  // first + i's join_setup(). Errc::invalid_arg when they are not the next tasks or run another
-  // variant.
+  // first + i's join_setup(). Joins from several threads may call this in any order.
+  // Errc::invalid_arg when `first` is a task of this job or they run another variant.
   Errc join_peers(lapi::TaskId first, std::span<const JoinSetup> theirs);
 
   // ---- Point to point -------------------------------------------------

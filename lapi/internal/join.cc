@@ -22,21 +22,6 @@ using namespace internal;
 
 namespace {
 
-// A join card: the base, then a peer card (peer_card.hpp) without rings or split copy.
-std::vector<std::byte> pack_join_card(TaskId base, const PeerCard& card) {
-  std::vector<std::byte> out(sizeof base);
-  std::memcpy(out.data(), &base, sizeof base);
-  const std::vector<std::byte> packed = pack_card(card);
-  out.insert(out.end(), packed.begin(), packed.end());
-  return out;
-}
-
-bool unpack_join_card(std::span<const std::byte> blob, TaskId& base, PeerCard& card) {
-  if (blob.size() < sizeof base) return false;
-  std::memcpy(&base, blob.data(), sizeof base);
-  return unpack_card(blob.subspan(sizeof base), card);
-}
-
 // Tries of leave_locked's goodbye while the transport is busy (each with a progress call).
 constexpr int kGoodbyeAttempts = 10000;
 
@@ -71,9 +56,10 @@ bool Context::task_of_uid(std::uint64_t uid, TaskId& task) const {
   return true;
 }
 
-Status Context::join_card(std::vector<std::byte>& out, TaskId& base) const {
+Status Context::join_card(std::vector<std::byte>& out) const {
   Impl& e = *impl_;
   if (e.terminated_.load(std::memory_order_relaxed)) return fail(Errc::terminated, "join_card: context already terminated");
+  // A peer card (peer_card.hpp) without rings or split copy.
   PeerCard card;
   // The network-only address when UCX is kept to TCP here (LAPIS_TRANSPORTS=tcp).
   if (Status s = worker_address(e.worker_, e.ucx_tcp_only_, card.ucx_address); !s.ok()) return s;
@@ -81,42 +67,35 @@ Status Context::join_card(std::vector<std::byte>& out, TaskId& base) const {
   (void)::gethostname(host, sizeof host - 1);
   card.host = host;
   card.uid = e.peers_[e.me_].uid;
-  base = e.npeers();
-  out = pack_join_card(base, card);
+  out = pack_card(card);
   return Errc::success;
 }
 
-Status Context::join_tasks(TaskId base, std::span<const std::vector<std::byte>> cards,
-                           std::uint32_t my_index) {
+Status Context::join_tasks(std::span<const std::vector<std::byte>> cards, TaskId& first) {
   Impl& e = *impl_;
   if (e.terminated_.load(std::memory_order_relaxed)) return fail(Errc::terminated, "join_tasks: context already terminated");
   if (e.integrity_.on) {
     return fail(Errc::set_val, "join_tasks: LAPIS_CHECKSUM is on; tasks of another job cannot join (yet)");
   }
   if (cards.empty()) return fail(Errc::parm_null, "join_tasks: no cards");
-  std::vector<TaskId> their_bases(cards.size());
   std::vector<PeerCard> parsed(cards.size());
   for (std::size_t i = 0; i < cards.size(); ++i) {
-    if (!unpack_join_card(cards[i], their_bases[i], parsed[i])) {
+    if (!unpack_card(cards[i], parsed[i])) {
       return fail(Errc::set_val, "join_tasks: card {} ({} bytes) is not a join card", i, cards[i].size());
     }
   }
   Guard guard(e.lock_);
-  const std::uint32_t first = e.npeers_.load(std::memory_order_relaxed);
-  if (first != base) {
-    return fail(Errc::set_val, "join_tasks: base={} but the next task id is {} (another join came between)",
-                base, first);
-  }
+  first = e.npeers_.load(std::memory_order_relaxed);
   if (first + cards.size() > e.ntasks_ + Impl::kMaxJoinedTasks) {
     return fail(Errc::memory_exhausted, "join_tasks: {} more tasks exceed the {} tasks of other jobs a context holds",
                 cards.size(), Impl::kMaxJoinedTasks);
   }
   for (std::size_t i = 0; i < cards.size(); ++i) {
+    const auto id = first + static_cast<std::uint32_t>(i);
     Peer peer;
     peer.path = Path::ucx;
     peer.other_host = true;
     peer.joined = true;
-    peer.id_there = their_bases[i] + my_index;
     peer.host = parsed[i].host;
     peer.uid = parsed[i].uid;
     ucp_ep_params_t ep{};
@@ -127,17 +106,33 @@ Status Context::join_tasks(TaskId base, std::span<const std::vector<std::byte>> 
     ep.err_handler.cb = &Impl::on_endpoint_error;
     ep.err_handler.arg = &e;
     if (ucs_status_t st = ucp_ep_create(e.worker_, &ep, &peer.ep); st != UCS_OK) {
-      // Those joined so far stay (numbered, reachable); the caller leaves them.
+      // Ids are never reused: those joined so far are left at once, numbered but refused.
+      for (TaskId t = first; t < id; ++t) e.leave_locked(t, false);
       return fail(Errc::no_connectivity, "join_tasks: cannot connect to task {} of the other job ({}): {}",
                   i, peer.host, ucs_status_string(st));
     }
     // A task known already keeps its id while that one has not left (joined again by
     // MPI_Intercomm_create, it gets a second id only that communicator uses).
-    const auto [known, fresh] = e.tasks_by_uid_.try_emplace(peer.uid, first + static_cast<std::uint32_t>(i));
-    if (!fresh && e.peers_[known->second].left) known->second = first + static_cast<std::uint32_t>(i);
+    const auto [known, fresh] = e.tasks_by_uid_.try_emplace(peer.uid, id);
+    if (!fresh && e.peers_[known->second].left) known->second = id;
     e.peers_.push_back(std::move(peer));  // capacity reserved at start(): nothing moves
-    e.npeers_.store(first + static_cast<std::uint32_t>(i) + 1, std::memory_order_release);
+    e.npeers_.store(id + 1, std::memory_order_release);
   }
+  return Errc::success;
+}
+
+Status Context::name_joined(TaskId first, std::span<const TaskId> ids_there) {
+  Impl& e = *impl_;
+  Guard guard(e.lock_);
+  const std::uint32_t n = e.npeers();
+  if (ids_there.empty() || first >= n || ids_there.size() > n - first) {
+    return fail(Errc::tgt, "name_joined: tasks {}..{} are not all tasks here (0..{})", first,
+                first + ids_there.size() - 1, n - 1);
+  }
+  for (std::size_t i = 0; i < ids_there.size(); ++i) {
+    if (!e.peers_[first + i].joined) return fail(Errc::tgt, "name_joined: task {} is of this job, not joined", first + i);
+  }
+  for (std::size_t i = 0; i < ids_there.size(); ++i) e.peers_[first + i].id_there = ids_there[i];
   return Errc::success;
 }
 

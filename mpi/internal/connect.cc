@@ -62,9 +62,8 @@ bool decode(const std::vector<char>& bytes, RemoteGroup& out) {
 
 // Every member's entry gathered, described for the other group (GroupHead layout).
 int describe_group(const Comm& comm, std::vector<char>& out) {
-  lapi::TaskId base = 0;
   std::vector<std::byte> card;
-  if (lapi::Status s = lapi_context().join_card(card, base); !s.ok()) {
+  if (lapi::Status s = lapi_context().join_card(card); !s.ok()) {
     return fail(MPI_ERR_INTERN, "{}", s.message());
   }
   const EntryHead head{engine().join_setup()};
@@ -117,23 +116,28 @@ int join_other_group(const Comm& comm, int root, const Bridge& bridge, int root_
   RemoteGroup remote;
   if (!decode(theirs, remote)) return fail(MPI_ERR_INTERN, "malformed group description from the other job");
 
-  // Join them, numbered from here on; they number us as our cards said.
+  // Join them, numbered from the next free id (another thread may be joining other tasks
+  // at the same time).
   lapi::Context& ctx = lapi_context();
-  const lapi::TaskId base = ctx.num_peers();
+  lapi::TaskId base = 0;
   const auto n = static_cast<std::uint32_t>(remote.cards.size());
   int rc = MPI_SUCCESS;
-  if (lapi::Status s = ctx.join_tasks(base, remote.cards, static_cast<std::uint32_t>(comm.rank)); !s.ok()) {
+  std::shared_ptr<JoinedTasks> joined;
+  if (lapi::Status s = ctx.join_tasks(remote.cards, base); !s.ok()) {
     rc = fail(MPI_ERR_OTHER, "joining the other job's tasks: {}", s.message());
-  } else if (int erc = engine_error(engine().join_peers(base, remote.setups))) {
-    rc = erc;
+  } else {
+    // Whatever was joined is left again unless a communicator keeps it.
+    joined = std::make_shared<JoinedTasks>(base, n);
+    if (int erc = engine_error(engine().join_peers(base, remote.setups))) rc = erc;
   }
-  // Whatever was joined is left again unless a communicator keeps it.
-  auto joined = std::make_shared<JoinedTasks>(base, ctx.num_peers() - base);
 
-  // Nobody sends before every member of both groups has joined: each exchange below goes
-  // through all of them. The first also tells whether everyone could.
+  // Nobody sends before every member of both groups has joined and learnt how the other
+  // side numbered it: the exchange goes through the roots. It also tells whether everyone
+  // could, and each member's first id for the other group (member i of the other group
+  // numbers us its `key` + our rank).
   CreateEntry flag{};
   flag.color = rc == MPI_SUCCESS ? 1 : 0;
+  flag.key = static_cast<int>(base);
   BridgedEntries flags;
   const std::string my_detail(error_detail());
   if (int xrc = bridged_exchange(comm, root, bridge, flag, flags)) return rc != MPI_SUCCESS ? rc : xrc;
@@ -146,6 +150,10 @@ int join_other_group(const Comm& comm, int root, const Bridge& bridge, int root_
       std::any_of(flags.remote.begin(), flags.remote.end(), failed)) {
     return fail(MPI_ERR_OTHER, "a member of one of the two groups could not join the other's tasks");
   }
+  if (flags.remote.size() != n) return fail(MPI_ERR_INTERN, "the other group changed size while joining");
+  std::vector<lapi::TaskId> ids_there(n);
+  for (std::uint32_t i = 0; i < n; ++i) ids_there[i] = static_cast<lapi::TaskId>(flags.remote[i].key + comm.rank);
+  if (lapi::Status s = ctx.name_joined(base, ids_there); !s.ok()) return fail(MPI_ERR_INTERN, "{}", s.message());
   BridgedEntries e;
   int slot = -1;
   if (int arc = bridged_agree(comm, root, bridge, CreateEntry{}, e, slot)) return arc;

@@ -9,12 +9,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "lapi/context.hpp"
@@ -52,13 +54,13 @@ std::vector<std::vector<std::byte>> cards(const std::vector<std::byte>& one) { r
 
 lapi::Counters completion(lapi::Counter& c) { return {.target = {}, .origin = nullptr, .completion = &c}; }
 
-// `leaver` leaves its task 1 while `other` runs its progress on a thread.
-lapi::Status leave_answered(lapi::Context& leaver, lapi::Context& other) {
+// `leaver` leaves its task `task` (1 unless said) while `other` runs its progress on a thread.
+lapi::Status leave_answered(lapi::Context& leaver, lapi::Context& other, lapi::TaskId task = 1) {
   std::atomic<bool> left{false};
   std::thread answer([&] {
     while (!left.load()) (void)other.probe();
   });
-  const lapi::Status s = leaver.leave_tasks(1, 1);
+  const lapi::Status s = leaver.leave_tasks(task, 1);
   left.store(true);
   answer.join();
   return s;
@@ -79,16 +81,18 @@ TEST_CASE("two single-task contexts join each other and move data both ways") {
   LAPI_OK(a->register_handler(1, land, &at_a));
   LAPI_OK(b->register_handler(1, land, &at_b));
 
-  // a already joined another task before b's (so a numbers b as 1, b numbers a as 1, and b
-  // will be number 1 at a however many b itself has).
+  // Each numbers the other after its own tasks (1), and learns only after joining how the
+  // other numbered it.
   std::vector<std::byte> card_a, card_b;
-  lapi::TaskId base_a = 0, base_b = 0;
-  LAPI_OK(a->join_card(card_a, base_a));
-  LAPI_OK(b->join_card(card_b, base_b));
-  CHECK(base_a == 1);
-  CHECK(base_b == 1);
-  LAPI_OK(a->join_tasks(base_a, cards(card_b), 0));
-  LAPI_OK(b->join_tasks(base_b, cards(card_a), 0));
+  LAPI_OK(a->join_card(card_a));
+  LAPI_OK(b->join_card(card_b));
+  lapi::TaskId first_a = 0, first_b = 0;
+  LAPI_OK(a->join_tasks(cards(card_b), first_a));
+  LAPI_OK(b->join_tasks(cards(card_a), first_b));
+  CHECK(first_a == 1);
+  CHECK(first_b == 1);
+  LAPI_OK(a->name_joined(first_a, std::vector<lapi::TaskId>{first_b}));
+  LAPI_OK(b->name_joined(first_b, std::vector<lapi::TaskId>{first_a}));
   CHECK(a->num_tasks() == 1);
   CHECK(a->num_peers() == 2);
   lapi::PathInfo path;
@@ -168,28 +172,96 @@ TEST_CASE("two single-task contexts join each other and move data both ways") {
   CHECK_FALSE(a->task_of_uid(b->task_uid(0), found));  // left: no longer known here
   CHECK(a->leave_tasks(0, 1).code() == lapi::Errc::tgt);  // a's own job's task
   CHECK(a->leave_tasks(1, 5).code() == lapi::Errc::tgt);
-  std::vector<std::byte> again;
-  lapi::TaskId next = 0;
-  LAPI_OK(a->join_card(again, next));
-  CHECK(next == 2);
+  CHECK(a->num_peers() == 2);
   LAPI_OK(leave_answered(*b, *a));
   LAPI_OK(b->deregister_memory(window.data()));
   LAPI_OK(a->term());
   LAPI_OK(b->term());
 }
 
-TEST_CASE("join_tasks refuses cards that are not join cards and a base that moved") {
+TEST_CASE("join_tasks refuses cards that are not join cards; name_joined only joined tasks") {
   auto a = start();
   std::vector<std::byte> card;
-  lapi::TaskId base = 0;
-  LAPI_OK(a->join_card(card, base));
-  CHECK(a->join_tasks(base, cards(std::vector<std::byte>(3)), 0).code() == lapi::Errc::set_val);
+  LAPI_OK(a->join_card(card));
+  lapi::TaskId first = 0;
+  CHECK(a->join_tasks(cards(std::vector<std::byte>(3)), first).code() == lapi::Errc::set_val);
   std::vector<std::byte> truncated(card.begin(), card.begin() + static_cast<long>(card.size() / 2));
-  CHECK(a->join_tasks(base, cards(truncated), 0).code() == lapi::Errc::set_val);
-  CHECK(a->join_tasks(base + 1, cards(card), 0).code() == lapi::Errc::set_val);
-  CHECK(a->join_tasks(base, std::vector<std::vector<std::byte>>{}, 0).code() == lapi::Errc::parm_null);
+  CHECK(a->join_tasks(cards(truncated), first).code() == lapi::Errc::set_val);
+  CHECK(a->join_tasks(std::vector<std::vector<std::byte>>{}, first).code() == lapi::Errc::parm_null);
   CHECK(a->num_peers() == 1);
+  const std::vector<lapi::TaskId> one{0};
+  CHECK(a->name_joined(0, one).code() == lapi::Errc::tgt);  // its own job's task
+  CHECK(a->name_joined(1, one).code() == lapi::Errc::tgt);  // nothing joined
+  auto b = start();
+  std::vector<std::byte> card_b;
+  LAPI_OK(b->join_card(card_b));
+  LAPI_OK(a->join_tasks(cards(card_b), first));
+  CHECK(a->name_joined(first, std::vector<lapi::TaskId>{0, 0}).code() == lapi::Errc::tgt);
+  CHECK(a->name_joined(first, std::vector<lapi::TaskId>{}).code() == lapi::Errc::tgt);
+  LAPI_OK(a->name_joined(first, one));
+  LAPI_OK(a->leave_tasks(first, 1));
   LAPI_OK(a->term());
+  LAPI_OK(b->term());
+}
+
+// Two threads of one task join tasks of two other jobs at once (MPI_Comm_spawn from two
+// threads): each join gets ids of its own, and messages name their sender as the receiver
+// numbers it once name_joined told each side the other's numbering.
+TEST_CASE("joins from two threads at once get ranges of their own") {
+  auto a = start();
+  auto b = start();
+  auto c = start();
+  Inbox at_a, at_b, at_c;
+  LAPI_OK(a->register_handler(1, land, &at_a));
+  LAPI_OK(b->register_handler(1, land, &at_b));
+  LAPI_OK(c->register_handler(1, land, &at_c));
+  std::vector<std::byte> card_a, card_b, card_c;
+  LAPI_OK(a->join_card(card_a));
+  LAPI_OK(b->join_card(card_b));
+  LAPI_OK(c->join_card(card_c));
+  lapi::TaskId a_b = 0, a_c = 0, b_a = 0, c_a = 0;
+  lapi::Status sb, sc;
+  std::thread tb([&] { sb = a->join_tasks(cards(card_b), a_b); });
+  std::thread tc([&] { sc = a->join_tasks(cards(card_c), a_c); });
+  tb.join();
+  tc.join();
+  LAPI_OK(sb);
+  LAPI_OK(sc);
+  CHECK(a_b != a_c);
+  CHECK(std::min(a_b, a_c) == 1);
+  CHECK(std::max(a_b, a_c) == 2);
+  CHECK(a->task_uid(a_b) == b->task_uid(0));
+  CHECK(a->task_uid(a_c) == c->task_uid(0));
+  LAPI_OK(b->join_tasks(cards(card_a), b_a));
+  LAPI_OK(c->join_tasks(cards(card_a), c_a));
+  LAPI_OK(a->name_joined(a_b, std::vector<lapi::TaskId>{b_a}));
+  LAPI_OK(a->name_joined(a_c, std::vector<lapi::TaskId>{c_a}));
+  LAPI_OK(b->name_joined(b_a, std::vector<lapi::TaskId>{a_b}));
+  LAPI_OK(c->name_joined(c_a, std::vector<lapi::TaskId>{a_c}));
+
+  const std::vector<std::byte> payload(100, std::byte{7});
+  const std::uint64_t header = 42;
+  for (auto [from, at, id_at_a] : {std::tuple{b.get(), &at_a, a_b}, std::tuple{c.get(), &at_a, a_c}}) {
+    lapi::Counter done;
+    LAPI_OK(from->amsend(1, 1, &header, sizeof header, payload.data(), payload.size(), completion(done)));
+    wait_both(*from, *a, done);
+    CHECK(at->src == id_at_a);
+    CHECK(at->data == payload);
+  }
+  for (auto [to, id_at_a, at] : {std::tuple{b.get(), a_b, &at_b}, std::tuple{c.get(), a_c, &at_c}}) {
+    lapi::Counter done;
+    LAPI_OK(a->amsend(id_at_a, 1, &header, sizeof header, payload.data(), payload.size(), completion(done)));
+    wait_both(*a, *to, done);
+    CHECK(at->src == 1);  // b and c each number a 1
+    CHECK(at->data == payload);
+  }
+  LAPI_OK(leave_answered(*a, *b, a_b));
+  LAPI_OK(leave_answered(*a, *c, a_c));
+  LAPI_OK(leave_answered(*b, *a, b_a));
+  LAPI_OK(leave_answered(*c, *a, c_a));
+  LAPI_OK(a->term());
+  LAPI_OK(b->term());
+  LAPI_OK(c->term());
 }
 
 TEST_CASE("ports: the secret is proved, bad and closed names are errors") {
@@ -269,20 +341,20 @@ TEST_CASE("joining after term, or with LAPIS_CHECKSUM on, is refused") {
     std::unique_ptr<lapi::Context> checked;
     LAPI_OK(lapi::Context::init(config, checked));
     std::vector<std::byte> card;
-    lapi::TaskId base = 0;
-    LAPI_OK(checked->join_card(card, base));
-    const lapi::Status s = checked->join_tasks(base, cards(card), 0);
+    LAPI_OK(checked->join_card(card));
+    lapi::TaskId first = 0;
+    const lapi::Status s = checked->join_tasks(cards(card), first);
     CHECK(s.code() == lapi::Errc::set_val);
     CHECK(std::string(s.message()).find("LAPIS_CHECKSUM") != std::string::npos);
     LAPI_OK(checked->term());
   }
   auto a = start();
   std::vector<std::byte> card;
-  lapi::TaskId base = 0;
-  LAPI_OK(a->join_card(card, base));
+  LAPI_OK(a->join_card(card));
   LAPI_OK(a->term());
-  CHECK(a->join_card(card, base).code() == lapi::Errc::terminated);
-  CHECK(a->join_tasks(base, cards(card), 0).code() == lapi::Errc::terminated);
+  CHECK(a->join_card(card).code() == lapi::Errc::terminated);
+  lapi::TaskId first = 0;
+  CHECK(a->join_tasks(cards(card), first).code() == lapi::Errc::terminated);
 }
 
 TEST_CASE("a port on an interface without IPv4 is refused; an accept told to stop stops") {

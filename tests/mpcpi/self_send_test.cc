@@ -74,7 +74,7 @@ TEST_CASE("cancelling a synchronous self-send withdraws its own message") {
   CHECK(ctx->term().ok());
 }
 
-// join_peers (jobs that connect) refuses tasks that are not the next ones and a peer running
+// join_peers (jobs that connect) refuses tasks lapi has not joined, or of this job, and a peer running
 // another variant; the engine's task bound stays where it was.
 TEST_CASE("join_peers refuses a wrong first task and another variant") {
   std::unique_ptr<lapi::Context> ctx;
@@ -86,6 +86,8 @@ TEST_CASE("join_peers refuses a wrong first task and another variant") {
   const mpcpi::Engine::JoinSetup mine = engine->join_setup();
   CHECK(engine->join_peers(5, std::vector{mine}) == mpcpi::Errc::invalid_arg);
   CHECK(std::string(mpcpi::last_error_detail()).find("first=5") != std::string::npos);
+  CHECK(engine->join_peers(0, std::vector{mine}) == mpcpi::Errc::invalid_arg);
+  CHECK(std::string(mpcpi::last_error_detail()).find("first=0") != std::string::npos);
   mpcpi::Engine::JoinSetup other = mine;
   other.setup = (other.setup & ((std::uint64_t{1} << 56) - 1)) |
                 (std::uint64_t{static_cast<std::uint8_t>(mpcpi::Variant::base)} << 56);

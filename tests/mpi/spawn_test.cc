@@ -32,6 +32,14 @@ TEST_CASE("a job spawns 3 children that connect back, talk, merge and disconnect
   }
 }
 
+// Two threads of each rank spawn at once (MPICH's threads/spawn/th_taskmanager hung).
+TEST_CASE("two threads spawn at once, each talking to its own children") {
+  for (const char* mode : {"LAPIS_MODE=polling", "LAPIS_MODE=interrupt"}) {
+    CAPTURE(mode);
+    expect_every_process_ok("spawn_threads", {}, 2 + 2 * 2, mode);
+  }
+}
+
 TEST_CASE("a LAPIS_UNIVERSE_SIZE that is not a count ends MPI_Init, naming it") {
   const lapis::testing::LaunchResult r = lapis::testing::launch(
       {.ranks = 2, .timeout_s = 60, .env = {"LAPIS_UNIVERSE_SIZE=many"}, .flags = {}}, "tests/mpi/progs/spawn");
