@@ -36,7 +36,8 @@ Status ask(const char* fn, std::vector<std::byte> request, std::string& result) 
   const char* server = std::getenv("LAPIS_NAME_SERVER");
   if (server == nullptr || *server == '\0') {
     return fail(Errc::no_connectivity,
-                "{}: no name server: start lapis-names and set LAPIS_NAME_SERVER to the port it prints", fn);
+                "{}: no name server: LAPIS_NAME_SERVER is unset or empty (lapirun gives its jobs one; "
+                "jobs started apart share a lapis_names daemon's, the port it prints)", fn);
   }
   std::unique_ptr<Link> link;
   if (Status s = PortTable::connect(server, link); !s.ok()) {

@@ -1,9 +1,10 @@
 #pragma once
 // The name service of jobs that connect (MPI_Publish_name, MPI_Lookup_name,
-// MPI_Unpublish_name), as Open MPI's ompi-server: a small daemon, `lapis-names`
-// (runtime/lapis_names.cc), keeps service name -> port name pairs; jobs reach it at the port
-// named by LAPIS_NAME_SERVER (what the daemon prints when it starts). Requests travel over a
-// Link (link.hpp), so each proves the daemon's secret.
+// MPI_Unpublish_name): a server keeps service name -> port name pairs; jobs reach it at the
+// port named by LAPIS_NAME_SERVER. lapirun serves one for each job it starts (and the jobs
+// those spawn); jobs started apart share a daemon, `lapis_names` (tools/lapis_names.cc), as
+// Open MPI's ompi-server, whose port it prints when it starts. Requests travel over a Link
+// (link.hpp), so each proves the server's secret.
 
 #include <atomic>
 #include <string>

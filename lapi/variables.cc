@@ -122,9 +122,10 @@ constexpr std::array kVariables = {
              "job's size (`MPI_Comm_spawn` itself starts any number)"},
     Variable{"LAPIS_SPAWN_PORT", "set by MPI_Comm_spawn", "mpi",
              "the port a spawned job's ranks connect back to in `MPI_Init` (do not set by hand)"},
-    Variable{"LAPIS_NAME_SERVER", "unset", "mpi",
-             "the port of a `lapis_names` daemon (what it prints at start): the name service of "
-             "`MPI_Publish_name`, `MPI_Lookup_name` and `MPI_Unpublish_name`"},
+    Variable{"LAPIS_NAME_SERVER", "set by lapirun", "mpi",
+             "the name service of `MPI_Publish_name`, `MPI_Lookup_name` and `MPI_Unpublish_name`: "
+             "lapirun serves one per job (shared with the jobs it spawns); jobs started apart share "
+             "a `lapis_names` daemon's (the port it prints at start); empty: none"},
     Variable{"LAPIS_VERBOSE", "0", "lapi", "`1`: each task prints the path to each peer (self, shm, ucx)"},
     Variable{"LAPIS_LAPIRUN", "next to mpirun", "tools",
              "the `lapirun` that `mpirun` starts, and that `MPI_Comm_spawn` starts (lapirun sets it "

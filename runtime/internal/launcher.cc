@@ -16,6 +16,7 @@
 #include <cstring>
 #include <optional>
 #include <algorithm>
+#include <memory>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -24,6 +25,7 @@
 #include "runtime/internal/binding.hpp"
 #include "runtime/internal/fd.hpp"
 #include "runtime/internal/hang_report.hpp"
+#include "runtime/internal/job_names.hpp"
 #include "runtime/internal/output_forwarder.hpp"
 #include "runtime/internal/process_tree.hpp"
 #include "runtime/internal/remote_command.hpp"
@@ -278,11 +280,24 @@ class Launcher {
     if (options_.apps.size() > 1) command.env.push_back(std::string(kAppNumVariable) + "=" + std::to_string(index));
     if (!secret_.empty()) command.env.push_back(std::string(kJobSecretVariable) + "=" + secret_);
     if (options_.continue_on_failure) command.env.push_back(std::string(kContinueOnFailureVariable) + "=1");
+    if (names_) command.env.push_back(std::string(kNameServerVariable) + "=" + names_->port());
     command.exec_sigmask = signals_.original_mask();
     command.sigpipe_ignored = signals_.sigpipe_was_ignored();
     command.capture_output = options_.tag_output && options_.output_dir.empty();
     command.output_dir = options_.output_dir;
     return command;
+  }
+
+  // The job's own name service, unless the job was given one (LAPIS_NAME_SERVER in lapirun's
+  // environment, as a job spawned by a rank has it, or in a -x setting; empty turns it off).
+  std::unique_ptr<JobNames> start_job_names() const {
+    if (std::getenv(kNameServerVariable) != nullptr) return nullptr;
+    const auto names_it = [](const EnvSetting& setting) { return setting.name == kNameServerVariable; };
+    if (std::any_of(options_.env.begin(), options_.env.end(), names_it)) return nullptr;
+    for (const AppContext& app : options_.apps) {
+      if (std::any_of(app.env.begin(), app.env.end(), names_it)) return nullptr;
+    }
+    return std::make_unique<JobNames>(plan_.tcp_address);
   }
 
   void start_ranks() {
@@ -528,6 +543,7 @@ class Launcher {
   const std::string secret_;  // jobs across hosts: every rendezvous connection proves it
   RendezvousEndpoint endpoint_;
   RendezvousServer server_;
+  const std::unique_ptr<JobNames> names_ = start_job_names();
   OutputForwarder forwarder_;
   std::vector<RankState> ranks_;
   std::vector<pollfd> fds_;

@@ -124,9 +124,19 @@ TEST_CASE("a job that ends without disconnecting fails the other's receive, whic
   CHECK(rb.output.find("without calling MPI_Finalize") != std::string::npos);
 }
 
-TEST_CASE("bad port names and arguments are errors, and a failing root fails its whole group") {
+// lapirun serves names to its job (MPICH's namepub tests expect it of mpiexec).
+TEST_CASE("the ranks of one job share names through lapirun's name service") {
   const lapis::testing::LaunchResult r =
-      lapis::testing::launch({.ranks = 3, .timeout_s = 60, .env = {}, .flags = {}}, "tests/mpi/progs/connect", {"bad"});
+      lapis::testing::launch({.ranks = 3, .timeout_s = 60, .env = {}, .flags = {}}, "tests/mpi/progs/connect", {"names"});
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(count_lines(r.output, "OK\n") == 3);
+}
+
+// LAPIS_NAME_SERVER empty: lapirun serves no names, and the name service's calls say so.
+TEST_CASE("bad port names and arguments are errors, and a failing root fails its whole group") {
+  const lapis::testing::LaunchResult r = lapis::testing::launch(
+      {.ranks = 3, .timeout_s = 60, .env = {"LAPIS_NAME_SERVER="}, .flags = {}}, "tests/mpi/progs/connect", {"bad"});
   INFO(r.output);
   CHECK(r.status == 0);
   CHECK(count_lines(r.output, "OK\n") == 3);

@@ -304,6 +304,30 @@ static void lookup_side(const char* fifo) {
   CHECK_OK(MPI_Comm_disconnect(&inter));
 }
 
+/* The name service lapirun gives its job: rank 0 publishes its port, the others find it, and
+ * after the unpublish nobody does. */
+static void names_in_job(void) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  char port[MPI_MAX_PORT_NAME] = "", found[MPI_MAX_PORT_NAME] = "";
+  if (rank == 0) {
+    CHECK_OK(MPI_Open_port(MPI_INFO_NULL, port));
+    CHECK_OK(MPI_Publish_name(kService, MPI_INFO_NULL, port));
+  }
+  CHECK_OK(MPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, MPI_COMM_WORLD));
+  CHECK_OK(MPI_Lookup_name(kService, MPI_INFO_NULL, found));
+  CHECK(strcmp(found, port) == 0);
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) CHECK_OK(MPI_Unpublish_name(kService, MPI_INFO_NULL, port));
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  int cls = 0;
+  MPI_Error_class(MPI_Lookup_name(kService, MPI_INFO_NULL, found), &cls);
+  CHECK(cls == MPI_ERR_NAME);
+  if (rank == 0) CHECK_OK(MPI_Close_port(port));
+}
+
+/* Run with LAPIS_NAME_SERVER empty: no name service. */
 static void bad_input(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
@@ -361,6 +385,7 @@ int main(int argc, char** argv) {
   else if (strcmp(mode, "vanish-connect") == 0) vanish_side(fifo, 0);
   else if (strcmp(mode, "publish-accept") == 0) publish_side(fifo);
   else if (strcmp(mode, "lookup-connect") == 0) lookup_side(fifo);
+  else if (strcmp(mode, "names") == 0) names_in_job();
   else if (strcmp(mode, "bad") == 0) bad_input();
   else CHECK(!"unknown mode");
   CHECK_OK(MPI_Finalize());

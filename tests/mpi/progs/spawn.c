@@ -4,6 +4,7 @@
  * then an inter-communicator across the two jobs from MPI_Intercomm_create over the merged one;
  * then both disconnect. In the children MPI_Comm_get_parent is that inter-communicator (and
  * MPI_COMM_NULL after the disconnect), named MPI_COMM_PARENT; in the parents, MPI_COMM_NULL.
+ * The children find a name the parents published (spawned jobs share lapirun's name service).
  * The parents name the program bare, with info "path" naming its directory. `bad`: spawning what
  * cannot run is MPI_ERR_SPAWN at every rank, and nothing waits. `multiple`: the job spawns a
  * job of two programs (both this one, in `app` mode) with MPI_Comm_spawn_multiple. `app`: a
@@ -19,6 +20,7 @@
 #include "check.h"
 
 enum { kChildren = 3 };
+static const char kService[] = "lapis-spawn-test";
 
 static void parent(const char* self) {
   int rank, size;
@@ -47,6 +49,8 @@ static void parent(const char* self) {
   char* args[] = {"child", NULL};
   int errcodes[kChildren] = {-1, -1, -1};
   MPI_Comm children;
+  /* Spawned jobs share the names of the job that spawned them (lapirun's name service). */
+  if (rank == 0) CHECK_OK(MPI_Publish_name(kService, MPI_INFO_NULL, "port-of-the-parents"));
   CHECK_OK(MPI_Comm_spawn(slash + 1, args, kChildren, info, 0, MPI_COMM_WORLD, &children, errcodes));
   CHECK_OK(MPI_Info_free(&info));
   if (rank == 0) {
@@ -81,6 +85,7 @@ static void parent(const char* self) {
   CHECK_OK(MPI_Comm_free(&across));
   CHECK_OK(MPI_Comm_free(&all));
   CHECK_OK(MPI_Comm_disconnect(&children));
+  if (rank == 0) CHECK_OK(MPI_Unpublish_name(kService, MPI_INFO_NULL, "port-of-the-parents"));
 }
 
 static void child(void) {
@@ -93,6 +98,9 @@ static void child(void) {
   int len = 0;
   CHECK_OK(MPI_Comm_get_name(parents, name, &len));
   CHECK(strcmp(name, "MPI_COMM_PARENT") == 0);
+  char published[MPI_MAX_PORT_NAME] = "";
+  CHECK_OK(MPI_Lookup_name(kService, MPI_INFO_NULL, published));
+  CHECK(strcmp(published, "port-of-the-parents") == 0);
   int nparents = 0, sum = 0;
   CHECK_OK(MPI_Comm_remote_size(parents, &nparents));
   for (int p = 0; p < nparents; ++p) {
