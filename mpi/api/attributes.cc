@@ -46,57 +46,80 @@ extern "C" int MPIR_Dup_fn(MPI_Comm, int, void*, void* in, void* out, int* flag)
   return MPI_SUCCESS;
 }
 
-extern "C" int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
-  const ApiCall call("MPI_Comm_get_attr");
-  if (call.overlaps()) [[unlikely]] return call.refuse();
-  constexpr const char* kFn = "MPI_Comm_get_attr";
-  if (int rc = check_running(kFn)) return rc;
+namespace {
+
+int get_attr(const char* fn, MPI_Comm comm, int keyval, void* attribute_val, int* flag, AttrLang reader) {
+  if (int rc = check_running(fn)) return rc;
   Comm* c = nullptr;
   int rc = lookup_comm(comm, c);
   if (rc == MPI_SUCCESS) rc = check_not_null(attribute_val, "attribute_val");
   if (rc == MPI_SUCCESS) rc = check_not_null(flag, "flag");
-  if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
+  if (rc != MPI_SUCCESS) return raise(c, fn, rc);
   if (int* v = predefined_value(keyval)) {
     *static_cast<int**>(attribute_val) = v;
     *flag = 1;
     return MPI_SUCCESS;
   }
   Keyval* kv = nullptr;
-  if (int e = user_keyval(keyval, kv)) return raise(c, kFn, e);
+  if (int e = user_keyval(keyval, kv)) return raise(c, fn, e);
   auto it = c->attributes.find(keyval);
   *flag = it != c->attributes.end();
-  if (*flag) *static_cast<void**>(attribute_val) = it->second;
+  if (*flag) *static_cast<void**>(attribute_val) = it->second.read_by(reader);
   return MPI_SUCCESS;
+}
+
+int set_attr(const char* fn, MPI_Comm comm, int keyval, AttrValue value) {
+  if (int rc = check_running(fn)) return rc;
+  Comm* c = nullptr;
+  if (int rc = lookup_comm(comm, c)) return raise(c, fn, rc);
+  if (predefined_value(keyval) != nullptr) {
+    return raise(c, fn, fail(MPI_ERR_KEYVAL, "keyval={} is predefined and read-only", keyval));
+  }
+  Keyval* kv = nullptr;
+  if (int rc = user_keyval(keyval, kv)) return raise(c, fn, rc);
+  if (kv->freed) return raise(c, fn, fail(MPI_ERR_KEYVAL, "keyval={} was freed", keyval));
+  auto it = c->attributes.find(keyval);
+  if (it != c->attributes.end() && kv->del != nullptr) {
+    int rc = kv->del(c->handle, keyval, it->second.value, kv->extra_state);
+    if (rc != MPI_SUCCESS) {
+      return raise(c, fn, fail(rc, "the delete callback of keyval {} returned {}", keyval, rc));
+    }
+  }
+  set_attribute(*c, keyval, value);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  const ApiCall call("MPI_Comm_get_attr");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return get_attr("MPI_Comm_get_attr", comm, keyval, attribute_val, flag, AttrLang::c);
 }
 
 extern "C" int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
   const ApiCall call("MPI_Attr_get");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  return MPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+  return get_attr("MPI_Attr_get", comm, keyval, attribute_val, flag, AttrLang::c);
 }
 
 extern "C" int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
   const ApiCall call("MPI_Comm_set_attr");
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  constexpr const char* kFn = "MPI_Comm_set_attr";
-  if (int rc = check_running(kFn)) return rc;
-  Comm* c = nullptr;
-  if (int rc = lookup_comm(comm, c)) return raise(c, kFn, rc);
-  if (predefined_value(keyval) != nullptr) {
-    return raise(c, kFn, fail(MPI_ERR_KEYVAL, "keyval={} is predefined and read-only", keyval));
-  }
-  Keyval* kv = nullptr;
-  if (int rc = user_keyval(keyval, kv)) return raise(c, kFn, rc);
-  if (kv->freed) return raise(c, kFn, fail(MPI_ERR_KEYVAL, "keyval={} was freed", keyval));
-  auto it = c->attributes.find(keyval);
-  if (it != c->attributes.end() && kv->del != nullptr) {
-    int rc = kv->del(c->handle, keyval, it->second, kv->extra_state);
-    if (rc != MPI_SUCCESS) {
-      return raise(c, kFn, fail(rc, "the delete callback of keyval {} returned {}", keyval, rc));
-    }
-  }
-  set_attribute(*c, keyval, attribute_val);
-  return MPI_SUCCESS;
+  return set_attr("MPI_Comm_set_attr", comm, keyval, AttrValue(attribute_val, AttrLang::c));
+}
+
+// The Fortran bindings' (fortran_support.h): the value is Fortran's integer.
+extern "C" int lapis_f_comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  const ApiCall call("MPI_Comm_get_attr");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return get_attr("MPI_Comm_get_attr", comm, keyval, attribute_val, flag, AttrLang::fortran);
+}
+
+extern "C" int lapis_f_comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
+  const ApiCall call("MPI_Comm_set_attr");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return set_attr("MPI_Comm_set_attr", comm, keyval, AttrValue(attribute_val, AttrLang::fortran));
 }
 
 extern "C" int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
@@ -113,7 +136,7 @@ extern "C" int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
     return raise(c, kFn, fail(MPI_ERR_KEYVAL, "keyval={} has no value on this communicator", keyval));
   }
   if (kv->del != nullptr) {
-    int rc = kv->del(c->handle, keyval, it->second, kv->extra_state);
+    int rc = kv->del(c->handle, keyval, it->second.value, kv->extra_state);
     if (rc != MPI_SUCCESS) {
       return raise(c, kFn, fail(rc, "the delete callback of keyval {} returned {}", keyval, rc));
     }

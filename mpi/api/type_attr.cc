@@ -4,6 +4,7 @@
 #include <map>
 
 #include "mpi.h"
+#include "mpi/internal/attr_value.hpp"
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
@@ -23,7 +24,7 @@ struct TypeKeyval {
 
 std::map<int, TypeKeyval> g_type_keyvals;
 // datatype handle -> keyval -> value
-std::map<MPI_Datatype, std::map<int, void*>> g_type_values;
+std::map<MPI_Datatype, std::map<int, AttrValue>> g_type_values;
 
 int find_type_keyval(int keyval, TypeKeyval*& out, bool for_new_value) {
   auto it = g_type_keyvals.find(keyval);
@@ -55,15 +56,15 @@ namespace mpi {
 int copy_type_attributes(MPI_Datatype from, MPI_Datatype to) {
   auto it = g_type_values.find(from);
   if (it == g_type_values.end()) return MPI_SUCCESS;
-  const std::map<int, void*> values = it->second;  // callbacks may add to the table
+  const std::map<int, AttrValue> values = it->second;  // callbacks may add to the table
   for (const auto& [key, value] : values) {
     auto kv = g_type_keyvals.find(key);
     if (kv == g_type_keyvals.end() || kv->second.copy == nullptr) continue;
     void* out = nullptr;
     int flag = 0;
-    int rc = kv->second.copy(from, key, kv->second.extra_state, value, &out, &flag);
+    int rc = kv->second.copy(from, key, kv->second.extra_state, value.value, &out, &flag);
     if (rc != MPI_SUCCESS) return fail(rc, "the copy callback of keyval {} returned {}", key, rc);
-    if (flag) g_type_values[to][key] = out;
+    if (flag) g_type_values[to][key] = AttrValue(out, value.set_by);  // the copy keeps its kind
   }
   return MPI_SUCCESS;
 }
@@ -78,11 +79,11 @@ int release_type(MPI_Datatype* handle) {
 int delete_type_attributes(MPI_Datatype type) {
   auto it = g_type_values.find(type);
   if (it == g_type_values.end()) return MPI_SUCCESS;
-  std::map<int, void*> values = std::move(it->second);
+  std::map<int, AttrValue> values = std::move(it->second);
   g_type_values.erase(it);
   int first = MPI_SUCCESS;
   for (const auto& [key, value] : values) {
-    int rc = run_delete(type, key, value);
+    int rc = run_delete(type, key, value.value);
     if (first == MPI_SUCCESS) first = rc;
   }
   return first;
@@ -120,9 +121,9 @@ extern "C" int MPI_Type_free_keyval(int* type_keyval) {
   return MPI_SUCCESS;
 }
 
-extern "C" int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
-  const ApiCall call("MPI_Type_set_attr");
-  if (call.overlaps()) [[unlikely]] return call.refuse();
+namespace {
+
+int set_attr(MPI_Datatype datatype, int type_keyval, AttrValue value) {
   constexpr const char* kFn = "MPI_Type_set_attr";
   if (int rc = check_running(kFn)) return rc;
   const Datatype* t = nullptr;
@@ -133,16 +134,13 @@ extern "C" int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* a
   auto& values = g_type_values[datatype];
   auto it = values.find(type_keyval);
   if (it != values.end()) {  // the old value is deleted first
-    if (int rc2 = run_delete(datatype, type_keyval, it->second)) return raise(nullptr, kFn, rc2);
+    if (int rc2 = run_delete(datatype, type_keyval, it->second.value)) return raise(nullptr, kFn, rc2);
   }
-  g_type_values[datatype][type_keyval] = attribute_val;
+  g_type_values[datatype][type_keyval] = value;
   return MPI_SUCCESS;
 }
 
-extern "C" int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val,
-                                 int* flag) {
-  const ApiCall call("MPI_Type_get_attr");
-  if (call.overlaps()) [[unlikely]] return call.refuse();
+int get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag, AttrLang reader) {
   constexpr const char* kFn = "MPI_Type_get_attr";
   if (int rc = check_running(kFn)) return rc;
   const Datatype* t = nullptr;
@@ -157,9 +155,37 @@ extern "C" int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* a
   if (it == g_type_values.end()) return MPI_SUCCESS;
   auto v = it->second.find(type_keyval);
   if (v == it->second.end()) return MPI_SUCCESS;
-  *static_cast<void**>(attribute_val) = v->second;
+  *static_cast<void**>(attribute_val) = v->second.read_by(reader);
   *flag = 1;
   return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
+  const ApiCall call("MPI_Type_set_attr");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return set_attr(datatype, type_keyval, AttrValue(attribute_val, AttrLang::c));
+}
+
+extern "C" int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val,
+                                 int* flag) {
+  const ApiCall call("MPI_Type_get_attr");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return get_attr(datatype, type_keyval, attribute_val, flag, AttrLang::c);
+}
+
+// The Fortran bindings' (fortran_support.h): the value is Fortran's integer.
+extern "C" int lapis_f_type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
+  const ApiCall call("MPI_Type_set_attr");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return set_attr(datatype, type_keyval, AttrValue(attribute_val, AttrLang::fortran));
+}
+
+extern "C" int lapis_f_type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) {
+  const ApiCall call("MPI_Type_get_attr");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return get_attr(datatype, type_keyval, attribute_val, flag, AttrLang::fortran);
 }
 
 extern "C" int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
@@ -171,7 +197,7 @@ extern "C" int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
   TypeKeyval* kv = nullptr;
   int rc = lookup_type(datatype, t, false);
   if (rc == MPI_SUCCESS) rc = find_type_keyval(type_keyval, kv, false);
-  std::map<int, void*>* values = nullptr;
+  std::map<int, AttrValue>* values = nullptr;
   if (rc == MPI_SUCCESS) {
     auto it = g_type_values.find(datatype);
     if (it != g_type_values.end() && it->second.count(type_keyval)) values = &it->second;
@@ -182,7 +208,7 @@ extern "C" int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
   // A delete callback that fails keeps the attribute (as for communicators), so that its
   // copy and delete callbacks still run with the datatype.
-  rc = run_delete(datatype, type_keyval, (*values)[type_keyval]);
+  rc = run_delete(datatype, type_keyval, (*values)[type_keyval].value);
   if (rc == MPI_SUCCESS) values->erase(type_keyval);
   return raise(nullptr, kFn, rc);
 }

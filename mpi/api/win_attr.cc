@@ -57,7 +57,7 @@ int delete_window_attributes(Window& w) {
   for (const auto& [key, value] : attributes) {
     Keyval* kv = nullptr;
     if (user_keyval(key, kv) != MPI_SUCCESS) continue;
-    const int rc = run_delete(w, key, *kv, value);
+    const int rc = run_delete(w, key, *kv, value.value);
     if (first == MPI_SUCCESS) first = rc;
   }
   return first;
@@ -65,9 +65,9 @@ int delete_window_attributes(Window& w) {
 
 }  // namespace mpi::rma
 
-extern "C" int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
-  const ApiCall call("MPI_Win_get_attr");
-  if (call.overlaps()) [[unlikely]] return call.refuse();
+namespace {
+
+int get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag, AttrLang reader) {
   constexpr const char* kFn = "MPI_Win_get_attr";
   Window* w = nullptr;
   if (int rc = open(kFn, win, w)) return raise(nullptr, kFn, rc);
@@ -83,13 +83,11 @@ extern "C" int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val
   if (int e = user_keyval(win_keyval, kv)) return raise_win(w, kFn, e);
   auto it = w->attributes.find(win_keyval);
   *flag = it != w->attributes.end();
-  if (*flag) *static_cast<void**>(attribute_val) = it->second;
+  if (*flag) *static_cast<void**>(attribute_val) = it->second.read_by(reader);
   return MPI_SUCCESS;
 }
 
-extern "C" int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
-  const ApiCall call("MPI_Win_set_attr");
-  if (call.overlaps()) [[unlikely]] return call.refuse();
+int set_attr(MPI_Win win, int win_keyval, AttrValue value) {
   constexpr const char* kFn = "MPI_Win_set_attr";
   Window* w = nullptr;
   if (int rc = open(kFn, win, w)) return raise(nullptr, kFn, rc);
@@ -101,10 +99,37 @@ extern "C" int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val
   if (kv->freed) return raise_win(w, kFn, fail(MPI_ERR_KEYVAL, "win_keyval={:#x} was freed", win_keyval));
   auto it = w->attributes.find(win_keyval);
   if (it != w->attributes.end()) {
-    if (int rc = run_delete(*w, win_keyval, *kv, it->second)) return raise_win(w, kFn, rc);
+    if (int rc = run_delete(*w, win_keyval, *kv, it->second.value)) return raise_win(w, kFn, rc);
   }
-  w->attributes[win_keyval] = attribute_val;
+  w->attributes[win_keyval] = value;
   return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
+  const ApiCall call("MPI_Win_get_attr");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return get_attr(win, win_keyval, attribute_val, flag, AttrLang::c);
+}
+
+extern "C" int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
+  const ApiCall call("MPI_Win_set_attr");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return set_attr(win, win_keyval, AttrValue(attribute_val, AttrLang::c));
+}
+
+// The Fortran bindings' (fortran_support.h): the value is Fortran's integer.
+extern "C" int lapis_f_win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
+  const ApiCall call("MPI_Win_get_attr");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return get_attr(win, win_keyval, attribute_val, flag, AttrLang::fortran);
+}
+
+extern "C" int lapis_f_win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
+  const ApiCall call("MPI_Win_set_attr");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  return set_attr(win, win_keyval, AttrValue(attribute_val, AttrLang::fortran));
 }
 
 extern "C" int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
@@ -119,7 +144,7 @@ extern "C" int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
   if (it == w->attributes.end()) {
     return raise_win(w, kFn, fail(MPI_ERR_KEYVAL, "win_keyval={:#x} has no value on this window", win_keyval));
   }
-  if (int rc = run_delete(*w, win_keyval, *kv, it->second)) return raise_win(w, kFn, rc);
+  if (int rc = run_delete(*w, win_keyval, *kv, it->second.value)) return raise_win(w, kFn, rc);
   w->attributes.erase(win_keyval);
   return MPI_SUCCESS;
 }

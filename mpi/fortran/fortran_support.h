@@ -65,6 +65,14 @@ void lapis_f_string_out(const char *c, char *f, size_t len, MPI_Fint *resultlen)
 /* Attribute values: C returns the address of an int for the predefined
  * keys, the stored pointer-sized value for user keys. */
 MPI_Aint lapis_f_attr_value(int keyval, void *c_value);
+/* Attributes set and read from Fortran (mpi/api/attributes.cc, type_attr.cc, win_attr.cc):
+ * the library notes that Fortran set the value, so that C reads a pointer to it. */
+int lapis_f_comm_set_attr(MPI_Comm comm, int keyval, void *value);
+int lapis_f_comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag);
+int lapis_f_type_set_attr(MPI_Datatype type, int keyval, void *value);
+int lapis_f_type_get_attr(MPI_Datatype type, int keyval, void *value, int *flag);
+int lapis_f_win_set_attr(MPI_Win win, int keyval, void *value);
+int lapis_f_win_get_attr(MPI_Win win, int keyval, void *value, int *flag);
 
 /* Attribute callbacks written in Fortran: everything by reference, values
  * INTEGER(KIND=MPI_ADDRESS_KIND), ierror last. */

@@ -11,21 +11,21 @@ namespace mpi {
 int copy_attributes(const Comm& from, Comm& to) {
   State& s = state();
   for (int key : from.attribute_order) {
-    void* value = from.attributes.at(key);
+    const AttrValue& value = from.attributes.at(key);
     auto kv = s.keyvals.find(key);
     if (kv == s.keyvals.end() || kv->second.copy == nullptr) continue;
     void* out = nullptr;
     int flag = 0;
-    int rc = kv->second.copy(from.handle, key, kv->second.extra_state, value, &out, &flag);
+    int rc = kv->second.copy(from.handle, key, kv->second.extra_state, value.value, &out, &flag);
     if (rc != MPI_SUCCESS) {
       return fail(rc, "the copy callback of keyval {} returned {}", key, rc);
     }
-    if (flag) set_attribute(to, key, out);
+    if (flag) set_attribute(to, key, AttrValue(out, value.set_by));  // the copy keeps its kind
   }
   return MPI_SUCCESS;
 }
 
-void set_attribute(Comm& comm, int keyval, void* value) {
+void set_attribute(Comm& comm, int keyval, AttrValue value) {
   auto [it, inserted] = comm.attributes.insert_or_assign(keyval, value);
   if (inserted) comm.attribute_order.push_back(keyval);
 }
@@ -45,7 +45,7 @@ int delete_all_attributes(Comm& comm) {
   comm.attribute_order.clear();
   for (auto key_it = order.rbegin(); key_it != order.rend(); ++key_it) {
     const int key = *key_it;
-    void* value = attributes.at(key);
+    void* value = attributes.at(key).value;
     auto kv = s.keyvals.find(key);
     if (kv == s.keyvals.end() || kv->second.del == nullptr) continue;
     int rc = kv->second.del(comm.handle, key, value, kv->second.extra_state);

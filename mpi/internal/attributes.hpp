@@ -10,7 +10,7 @@ namespace mpi {
 // Returns the first callback error (an MPI class) or MPI_SUCCESS.
 int copy_attributes(const Comm& from, Comm& to);
 // Sets or replaces one attribute, keeping the order keys were first set.
-void set_attribute(Comm& comm, int keyval, void* value);
+void set_attribute(Comm& comm, int keyval, AttrValue value);
 // Removes one attribute (no callback), if set.
 void erase_attribute(Comm& comm, int keyval);
 // MPI_Comm_free / MPI_Finalize: runs the delete callbacks in reverse order of

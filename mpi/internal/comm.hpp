@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi/internal/attr_value.hpp"
 #include "mpi/internal/errhandler.hpp"
 #include "mpi/internal/group.hpp"
 
@@ -86,7 +87,7 @@ struct Comm {
   int slot = -1;
   int handle = 0;  // its own handle, for error handler and attribute callbacks
   ErrhandlerPtr errhandler;
-  std::map<int, void*> attributes;  // keyval -> value
+  std::map<int, AttrValue> attributes;  // keyval -> value
   // The keyvals of `attributes` in the order they were first set: deletion
   // runs in reverse (LIFO), which MPI-2.2+ requires for MPI_COMM_SELF at
   // MPI_Finalize. Setting a key again keeps its place.

@@ -137,7 +137,7 @@ struct Window {
 
   ErrhandlerPtr errhandler;
   std::string name;
-  std::map<int, void*> attributes;  // user keyval -> value
+  std::map<int, AttrValue> attributes;  // user keyval -> value
   // MPI_Win_allocate_shared: the node's segment (mapped here) and each
   // rank's offset and size in it.
   void* shm_base = nullptr;

@@ -1,11 +1,18 @@
 ! Fortran and C in one program: statuses cross the language boundary
 ! (MPI_Status_f2c / c2f, MPI_F_STATUS_IGNORE is Fortran's
-! MPI_STATUS_IGNORE) and handles are the same integers in both.
+! MPI_STATUS_IGNORE) and handles are the same integers in both. Attributes
+! too (MPI 4.0 20.3.7): one Fortran sets reaches C as a pointer to the
+! integer (also on a duplicate, and from MPI_ATTR_PUT), one C sets reaches
+! Fortran as the pointer's address.
 program mixed
   use mpi
   implicit none
   integer :: ierr, rank, nprocs, status(MPI_STATUS_SIZE), buf, ok, from_c
+  integer :: keyval, dup_keyval, type_keyval, win_keyval, dtype, dup, win, winbuf(4)
+  integer(kind=MPI_ADDRESS_KIND) :: val, got, extra, c_address, win_size
+  logical :: flag
   external :: c_check_status, c_is_status_ignore, c_world
+  external :: c_comm_attr_is, c_type_attr_is, c_win_attr_is, c_set_pointer_attr
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
@@ -17,11 +24,57 @@ program mixed
   call c_is_status_ignore(MPI_STATUS_IGNORE, ok)
   call c_world(from_c)
   if (from_c /= MPI_COMM_WORLD) ok = 0
+
+  extra = 0
+  call MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, keyval, extra, ierr)
+  val = 5555
+  call MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, val, ierr)
+  call c_comm_attr_is(MPI_COMM_WORLD, keyval, val, ok)
+  call MPI_Comm_get_attr(MPI_COMM_WORLD, keyval, got, flag, ierr)
+  if (.not. flag .or. got /= 5555) ok = 0
+  call MPI_Attr_put(MPI_COMM_WORLD, keyval, 77, ierr)
+  call c_comm_attr_is(MPI_COMM_WORLD, keyval, 77_MPI_ADDRESS_KIND, ok)
+  call c_set_pointer_attr(MPI_COMM_WORLD, keyval, c_address)
+  call MPI_Comm_get_attr(MPI_COMM_WORLD, keyval, got, flag, ierr)
+  if (.not. flag .or. got /= c_address) ok = 0
+  call MPI_Comm_delete_attr(MPI_COMM_WORLD, keyval, ierr)
+  call MPI_Comm_free_keyval(keyval, ierr)
+
+  call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, dup_keyval, extra, ierr)
+  val = 4242
+  call MPI_Comm_set_attr(MPI_COMM_WORLD, dup_keyval, val, ierr)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup, ierr)
+  call c_comm_attr_is(dup, dup_keyval, val, ok)
+  call MPI_Comm_free(dup, ierr)
+  call MPI_Comm_delete_attr(MPI_COMM_WORLD, dup_keyval, ierr)
+  call MPI_Comm_free_keyval(dup_keyval, ierr)
+
+  call MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, type_keyval, extra, ierr)
+  call MPI_Type_dup(MPI_INTEGER, dtype, ierr)
+  val = 6666
+  call MPI_Type_set_attr(dtype, type_keyval, val, ierr)
+  call c_type_attr_is(dtype, type_keyval, val, ok)
+  call MPI_Type_get_attr(dtype, type_keyval, got, flag, ierr)
+  if (.not. flag .or. got /= 6666) ok = 0
+  call MPI_Type_free(dtype, ierr)
+  call MPI_Type_free_keyval(type_keyval, ierr)
+
+  call MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, win_keyval, extra, ierr)
+  win_size = 16
+  call MPI_Win_create(winbuf, win_size, 4, MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
+  val = 7777
+  call MPI_Win_set_attr(win, win_keyval, val, ierr)
+  call c_win_attr_is(win, win_keyval, val, ok)
+  call MPI_Win_get_attr(win, win_keyval, got, flag, ierr)
+  if (.not. flag .or. got /= 7777) ok = 0
+  call MPI_Win_free(win, ierr)
+  call MPI_Win_free_keyval(win_keyval, ierr)
+
   call MPI_Finalize(ierr)
   if (ok == 1) then
     print '(A)', 'OK'
   else
-    print '(A)', 'FAILED mixed-language statuses or handles'
+    print '(A)', 'FAILED mixed-language statuses, handles or attributes'
     call exit(3)
   end if
 end program mixed

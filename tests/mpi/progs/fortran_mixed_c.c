@@ -1,6 +1,7 @@
 /* The C half of fortran_mixed.f90 (called with Fortran's conventions:
  * everything by reference, names with a trailing underscore). */
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 
 void c_check_status_(MPI_Fint *f_status, MPI_Fint *rank, MPI_Fint *ok);
@@ -28,3 +29,44 @@ void c_is_status_ignore_(MPI_Fint *f_status, MPI_Fint *ok) {
 
 void c_world_(MPI_Fint *comm);
 void c_world_(MPI_Fint *comm) { *comm = MPI_Comm_c2f(MPI_COMM_WORLD); }
+
+/* An attribute Fortran set, read from C: a pointer to the integer. */
+static void check_attr(const char *what, int rc, int flag, void *v, MPI_Aint want, MPI_Fint *ok) {
+  if (rc != MPI_SUCCESS || !flag || v == NULL || (MPI_Aint)(intptr_t)v == want || *(MPI_Aint *)v != want) {
+    fprintf(stderr, "FAILED %s attribute set from Fortran, read from C: rc %d flag %d value %p (want a pointer to %ld)\n",
+            what, rc, flag, v, (long)want);
+    *ok = 0;
+  }
+}
+
+void c_comm_attr_is_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *want, MPI_Fint *ok);
+void c_comm_attr_is_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *want, MPI_Fint *ok) {
+  void *v = NULL;
+  int flag = 0;
+  const int rc = MPI_Comm_get_attr(MPI_Comm_f2c(*comm), *keyval, &v, &flag);
+  check_attr("communicator", rc, flag, v, *want, ok);
+}
+
+void c_type_attr_is_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *want, MPI_Fint *ok);
+void c_type_attr_is_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *want, MPI_Fint *ok) {
+  void *v = NULL;
+  int flag = 0;
+  const int rc = MPI_Type_get_attr(MPI_Type_f2c(*type), *keyval, &v, &flag);
+  check_attr("datatype", rc, flag, v, *want, ok);
+}
+
+void c_win_attr_is_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *want, MPI_Fint *ok);
+void c_win_attr_is_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *want, MPI_Fint *ok) {
+  void *v = NULL;
+  int flag = 0;
+  const int rc = MPI_Win_get_attr(MPI_Win_f2c(*win), *keyval, &v, &flag);
+  check_attr("window", rc, flag, v, *want, ok);
+}
+
+/* C sets a pointer; Fortran is to read its address. */
+static int c_value = 31;
+void c_set_pointer_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *address);
+void c_set_pointer_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *address) {
+  MPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, &c_value);
+  *address = (MPI_Aint)(intptr_t)&c_value;
+}
