@@ -5,7 +5,7 @@
 
 Handles are derived types holding the C handle (MPI_VAL); a status is a
 BIND(C) type laid out like the C MPI_Status. Each procedure is a thin
-module procedure that calls the mpif.h glue under its lapis_mpi_*_ alias
+module procedure that calls the mpif.h glue under its PMPI name (pmpi_send_)
 (gen_fortran.py), so there is still one implementation per function.
 """
 import copy
@@ -86,7 +86,7 @@ def procedure(f, glue=None):
     (explicit: buffers are passed on untyped); `glue` names the function
     whose glue it calls when that is not f itself."""
     dummies = [a.name for a in f.args]
-    inner = f'lapis_{(glue or f.name).lower()}'
+    inner = f'p{(glue or f.name).lower()}'
     if f.result:
         head, tail = f'{FORTRAN_RESULT[f.result]} FUNCTION', 'FUNCTION'
         inner_dummies = dummies

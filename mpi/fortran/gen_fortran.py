@@ -9,6 +9,7 @@
   gen_fortran.py mpif api.txt constants.txt OUT.h   mpif.h (fixed-form safe)
   gen_fortran.py module api.txt constants.txt OUT.f90   the `mpi` module
 """
+import copy
 import re
 import sys
 
@@ -135,7 +136,10 @@ C_RESULT = {'double': 'double', 'aint': 'MPI_Aint'}
 
 
 def glue_function(f):
-    symbol = f.name.lower() + '_'
+    # The code is PMPI_X's (pmpi_x_); mpi_x_ is a weak alias of it, so a
+    # program or tool that defines its own MPI_X (the profiling interface,
+    # MPI 3.1 section 14.2) replaces it and still reaches Lapis through PMPI_X.
+    symbol = 'p' + f.name.lower() + '_'
     params, hidden, prelude, post, calls = [], [], '', '', {}
     for i, a in enumerate(f.args):
         ctype, call, pre, after = KINDS[a.kind]
@@ -165,10 +169,9 @@ def glue_function(f):
 
 
 def alias(symbol):
-    """lapis_mpi_send_ ...: the same function under a name the mpi_f08
-    module can call without clashing with its own MPI_Send."""
-    return (f'extern __typeof__({symbol}) lapis_{symbol} '
-            f'__attribute__((alias("{symbol}")));\n')
+    """mpi_send_, weak, for pmpi_send_ (MPICH's arrangement)."""
+    return (f'extern __typeof__({symbol}) {symbol[1:]} '
+            f'__attribute__((weak, alias("{symbol}")));\n')
 
 
 def write_glue(api, out):
@@ -365,8 +368,9 @@ def write_mpif(api, constants_path, out):
             o.write(f'      CHARACTER*1 {name}{dims}\n      COMMON /{block}/ {name}\n')
         for f in functions:
             if f.result:
-                o.write(f'      {FORTRAN_RESULT[f.result]} {f.name.upper()}\n'
-                        f'      EXTERNAL {f.name.upper()}\n')
+                for name in (f.name.upper(), 'P' + f.name.upper()):
+                    o.write(f'      {FORTRAN_RESULT[f.result]} {name}\n'
+                            f'      EXTERNAL {name}\n')
         for name in PROCEDURES:
             o.write(f'      EXTERNAL {name}\n')
 
@@ -390,7 +394,12 @@ def write_module(api, constants_path, out):
     sizeof_interface, sizeof_bodies = sizeof_procedures(False)
     o += sizeof_interface
     o.append('  INTERFACE')
-    for f in functions:
+    # Functions (MPI_Wtime ...) also under their profiling names: a program
+    # calls PMPI_WTIME() as a function (MPICH's module has these two too).
+    profiled = [copy.copy(f) for f in functions if f.result]
+    for f in profiled:
+        f.name = 'P' + f.name
+    for f in functions + profiled:
         if f.name == 'MPI_Alloc_mem':
             o += ['  END INTERFACE', '  INTERFACE MPI_Alloc_mem']
         dummies = [a.name for a in f.args] + ([] if f.result else ['ierror'])

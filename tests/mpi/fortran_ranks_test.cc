@@ -32,6 +32,12 @@ TEST_CASE("use mpi_f08 program at 1, 2, 3, 4 and 8 ranks") {
   }
 }
 
+TEST_CASE("the profiling interface from mpif.h: the program's MPI_SEND reaches PMPI_SEND") {
+  for (int ranks : {1, 2, 3}) {
+    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("fortran_profile", ranks); }
+  }
+}
+
 TEST_CASE("Fortran and C in one program share statuses (MPI_Status_f2c, MPI_F_STATUS_IGNORE)") {
   for (int ranks : {1, 2}) {
     SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("fortran_mixed", ranks); }
