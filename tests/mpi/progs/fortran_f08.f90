@@ -98,6 +98,7 @@ program f08
   type(MPI_Op) :: op
   type(MPI_Errhandler) :: eh
   integer :: ibuf(6), jbuf(6)
+  integer(kind=MPI_COUNT_KIND) :: big
   double precision :: x, y
   character(len=MPI_MAX_OBJECT_NAME) :: name
   character(len=3) :: short
@@ -130,6 +131,22 @@ program f08
   call check(status%MPI_SOURCE == prev, 'sendrecv status')
   call MPI_Type_free(vec)
   call check(vec == MPI_DATATYPE_NULL, 'type freed')
+
+  ! MPI 4.0's large-count overloads: INTEGER(KIND=MPI_COUNT_KIND) counts.
+  jbuf = 0
+  call MPI_Irecv(jbuf, 6_MPI_COUNT_KIND, MPI_INTEGER, prev, 3, MPI_COMM_WORLD, reqs(1))
+  call MPI_Send(ibuf, 6_MPI_COUNT_KIND, MPI_INTEGER, next, 3, MPI_COMM_WORLD)
+  call MPI_Wait(reqs(1), status)
+  call MPI_Get_count(status, MPI_INTEGER, big)
+  call check(big == 6 .and. jbuf(6) == prev * 10 + 6, 'large-count send, irecv, get_count')
+  call MPI_Type_size(MPI_DOUBLE_PRECISION, big)
+  call check(big == 8, 'large-count type_size')
+  call MPI_Bcast(jbuf, 2_MPI_COUNT_KIND, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_SUCCESS, 'large-count bcast')
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
+  call MPI_Send(ibuf, -1_MPI_COUNT_KIND, MPI_INTEGER, next, 3, MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_ERR_COUNT, 'large-count negative count')
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL)
 
   x = rank + 1
   call MPI_Allreduce(x, y, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
