@@ -210,7 +210,7 @@ def main(api, constants_path, header, large_header, out):
             o.append(f'  INTEGER{kind}, PARAMETER :: {name} = {value}')
     for name, dims, block in SPECIAL:
         decl = 'TYPE(MPI_Status)' if 'STATUS' in name else 'INTEGER'
-        dims = '(1)' if name in ('MPI_STATUSES_IGNORE', 'MPI_ERRCODES_IGNORE') else ''
+        dims = '' if name in ('MPI_BOTTOM', 'MPI_IN_PLACE', 'MPI_STATUS_IGNORE') else '(1)'
         o += [f'  {decl} :: {name}{dims}', f'  COMMON /{block}/ {name}']
     for name, dims, block in SPECIAL_CHARS:
         o += [f'  CHARACTER(LEN=1) :: {name}{dims}', f'  COMMON /{block}/ {name}']

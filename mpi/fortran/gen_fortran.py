@@ -96,6 +96,7 @@ KINDS = {
     'strings': ('char *', '{n}_c', '  char **{n}_c = lapis_f_strings_in({n}, {n}_len, *{p});\n',
                 '  lapis_f_free_strings({n}_c, *{p});\n'),
     'errcodes': ('MPI_Fint *', 'lapis_f_errcodes({n})', '', ''),
+    'weights': ('MPI_Fint *', 'lapis_f_weights({n})', '', ''),
     'status': ('MPI_Fint *', '{n}_c',
                '  MPI_Status {n}_s;\n  MPI_Status *{n}_c = lapis_f_status_in({n}, &{n}_s);\n',
                '  lapis_f_status_out({n}_c, {n});\n'),
@@ -304,6 +305,7 @@ FORTRAN_DECL = {
     'string_argv': 'CHARACTER(LEN=*), INTENT(IN) :: {n}(*)',
     'string_argvs': 'CHARACTER(LEN=*), INTENT(IN) :: {n}({p}, *)',
     'strings': 'CHARACTER(LEN=*), INTENT(IN) :: {n}(*)', 'errcodes': 'INTEGER :: {n}(*)',
+    'weights': 'INTEGER :: {n}(*)',
     'status': 'INTEGER :: {n}(MPI_STATUS_SIZE)', 'status_in': 'INTEGER :: {n}(MPI_STATUS_SIZE)',
     'statuses': 'INTEGER :: {n}(MPI_STATUS_SIZE, *)',
     'user_fn': 'EXTERNAL :: {n}', 'errhandler_fn': 'EXTERNAL :: {n}',
@@ -323,7 +325,12 @@ SPECIAL = [('MPI_BOTTOM', '', 'mpipriv1'),
            ('MPI_IN_PLACE', '', 'mpipriv1'),
            ('MPI_STATUS_IGNORE', '(MPI_STATUS_SIZE)', 'mpipriv1'),
            ('MPI_STATUSES_IGNORE', '(MPI_STATUS_SIZE,1)', 'mpipriv2'),
-           ('MPI_ERRCODES_IGNORE', '(1)', 'mpipriv2')]
+           ('MPI_ERRCODES_IGNORE', '(1)', 'mpipriv2'),
+           # MPICH's /MPIFCMB5/ and /MPIFCMB9/ (fortran_support.c). An array
+           # of one, so it can be passed where the interfaces of the modules
+           # take the weights array (MPICH's mpi_f08 declares them so too).
+           ('MPI_UNWEIGHTED', '(1)', 'mpifcmb5'),
+           ('MPI_WEIGHTS_EMPTY', '(1)', 'mpifcmb9')]
 # The same for CHARACTER*1 values: MPICH's /MPIPRIVC/.
 SPECIAL_CHARS = [('MPI_ARGVS_NULL', '(1,1)', 'mpiprivc'),
                  ('MPI_ARGV_NULL', '(1)', 'mpiprivc')]

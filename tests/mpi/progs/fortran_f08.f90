@@ -188,6 +188,23 @@ program f08
 
   call c_pointer_memory(rank, nprocs)
 
+  ! A distributed graph without weights: MPI_UNWEIGHTED (the ring) and
+  ! MPI_WEIGHTS_EMPTY (no edges), recognised by their addresses.
+  call MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, [prev], MPI_UNWEIGHTED, 1, [next], &
+                                      MPI_UNWEIGHTED, MPI_INFO_NULL, .false., dup, ierr)
+  call check(ierr == MPI_SUCCESS, 'dist graph unweighted')
+  call MPI_Dist_graph_neighbors_count(dup, ibuf(1), ibuf(2), flag)
+  call check(ibuf(1) == 1 .and. ibuf(2) == 1 .and. .not. flag, 'unweighted neighbors count')
+  call MPI_Dist_graph_neighbors(dup, 1, jbuf(1:1), MPI_UNWEIGHTED, 1, jbuf(2:2), MPI_UNWEIGHTED)
+  call check(jbuf(1) == prev .and. jbuf(2) == next, 'unweighted neighbors')
+  call MPI_Comm_free(dup)
+  call MPI_Dist_graph_create(MPI_COMM_WORLD, 0, jbuf, [0], jbuf, MPI_WEIGHTS_EMPTY, &
+                             MPI_INFO_NULL, .false., dup, ierr)
+  call check(ierr == MPI_SUCCESS, 'dist graph weights empty')
+  call MPI_Dist_graph_neighbors_count(dup, ibuf(1), ibuf(2), flag)
+  call check(ibuf(1) == 0 .and. ibuf(2) == 0 .and. flag, 'weights empty: weighted, no edges')
+  call MPI_Comm_free(dup)
+
   call MPI_Finalize(ierr)
   call check(ierr == MPI_SUCCESS, 'finalize')
   if (nfail == 0) print '(A)', 'OK'
