@@ -42,8 +42,10 @@ DECL = {
     'status': 'TYPE(MPI_Status) :: {n}', 'status_in': 'TYPE(MPI_Status), INTENT(IN) :: {n}',
     'statuses': 'TYPE(MPI_Status) :: {n}(*)',
     'cptr_out': 'TYPE(C_PTR), INTENT(OUT) :: {n}',
+    'f08status': 'TYPE(MPI_Status) :: {n}', 'f08status_in': 'TYPE(MPI_Status), INTENT(IN) :: {n}',
 }
-# mpif.h's status indices are components of TYPE(MPI_Status) here.
+# mpif.h's status indices are components of TYPE(MPI_Status) here (and
+# still INTEGER constants, for the arrays MPI_Status_f082f fills).
 STATUS_FIELDS = ('MPI_SOURCE', 'MPI_TAG', 'MPI_ERROR')
 
 
@@ -201,8 +203,6 @@ def main(api, constants_path, header, large_header, out):
         o.append(f'    INTEGER :: {fields.get(i, f"lapis_internal_{i}")}')
     o.append('  END TYPE MPI_Status')
     for name, value in constants.items():
-        if name in STATUS_FIELDS:
-            continue
         if name in types:
             o.append(f'  TYPE(MPI_{types[name]}), PARAMETER :: {name} = MPI_{types[name]}({value})')
         else:

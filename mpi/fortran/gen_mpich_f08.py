@@ -8,7 +8,8 @@ procedures by their names (MPI_Send_f08ts, PMPIR_Send_f08ts: Lapis' module
 has the same ones, gen_f08_impl.py) and names MPI_IN_PLACE, MPI_BOTTOM,
 MPI_STATUS(ES)_IGNORE by the addresses of MPIR_F08_* objects
 (mpich_f08_objects.c maps them). What remains are the module procedures of
-MPICH's mpi_f08_types module (== and /= on handles), generated here under
+MPICH's mpi_f08_types module (== and /= on handles, MPI_Status_f082f and
+MPI_Status_f2f08), generated here under
 the same module name so their symbols are MPICH's.
 """
 import sys
@@ -41,6 +42,21 @@ def types_module():
                      f'f {op} f08%MPI_VAL')):
                 o += [f'  ELEMENTAL LOGICAL FUNCTION {fname}({args})', '    ' + decl,
                       f'    {fname} = {expr}', f'  END FUNCTION {fname}']
+    # MPI_Status_f082f / MPI_Status_f2f08 are module procedures there too.
+    o[o.index('CONTAINS'):o.index('CONTAINS')] = [
+        '  TYPE, BIND(C) :: MPI_Status',
+        '    INTEGER :: count_lo, count_hi_and_cancelled, MPI_SOURCE, MPI_TAG, MPI_ERROR',
+        '  END TYPE MPI_Status']
+    for name, f08_intent, f_intent in (('f082f', 'IN', 'OUT'), ('f2f08', 'OUT', 'IN')):
+        args = 'f08_status, f_status' if name == 'f082f' else 'f_status, f08_status'
+        o += [f'  SUBROUTINE mpi_status_{name}({args}, ierror)',
+              f'    TYPE(MPI_Status), INTENT({f08_intent}) :: f08_status',
+              f'    INTEGER, INTENT({f_intent}) :: f_status(*)',
+              '    INTEGER, OPTIONAL, INTENT(OUT) :: ierror',
+              '    INTEGER :: rc',
+              f'    CALL pmpi_status_{name}({args}, rc)',
+              '    IF (PRESENT(ierror)) ierror = rc',
+              f'  END SUBROUTINE mpi_status_{name}']
     o.append('END MODULE mpi_f08_types')
     return '\n'.join(o).split('\n')
 

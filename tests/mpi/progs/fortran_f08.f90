@@ -99,6 +99,7 @@ program f08
   type(MPI_Errhandler) :: eh
   integer :: ibuf(6), jbuf(6)
   integer(kind=MPI_COUNT_KIND) :: big
+  integer :: fstatus(MPI_STATUS_SIZE)
   double precision :: x, y
   character(len=MPI_MAX_OBJECT_NAME) :: name
   character(len=3) :: short
@@ -187,6 +188,16 @@ program f08
   call check(ierr == MPI_SUCCESS .and. n == 4, 'sizeof integer array')
 
   call c_pointer_memory(rank, nprocs)
+
+  ! MPI 4.0's status conversions between TYPE(MPI_Status) and the INTEGER array.
+  status%MPI_SOURCE = 3
+  status%MPI_TAG = 4
+  call MPI_Status_f082f(status, fstatus)
+  call check(fstatus(MPI_SOURCE) == 3 .and. fstatus(MPI_TAG) == 4, 'status_f082f')
+  fstatus(MPI_ERROR) = 5
+  call MPI_Status_f2f08(fstatus, status, ierr)
+  call check(ierr == MPI_SUCCESS .and. status%MPI_ERROR == 5 .and. status%MPI_SOURCE == 3, &
+             'status_f2f08')
 
   ! A distributed graph without weights: MPI_UNWEIGHTED (the ring) and
   ! MPI_WEIGHTS_EMPTY (no edges), recognised by their addresses.
