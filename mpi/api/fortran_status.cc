@@ -34,12 +34,10 @@ bool ignored_f08(const MPI_F08_status* s) {
          p == MPI_F_STATUS_IGNORE || p == MPI_F_STATUSES_IGNORE || p == MPI_STATUS_IGNORE;
 }
 
-// One conversion between two layouts of the same bytes: refused when either
-// side is null or "ignore".
+// One conversion between two layouts of the same bytes, inside the MPI
+// call `fn`: refused when either side is null or "ignore".
 template <typename From, typename To>
 int convert(const char* fn, const From* from, To* to, bool from_ignored, bool to_ignored) {
-  const ApiCall call(fn);
-  if (call.overlaps()) [[unlikely]] return call.refuse();
   if (from_ignored) {
     return raise(nullptr, fn, fail(MPI_ERR_ARG, "the status to convert is NULL or \"ignore\""));
   }
@@ -61,21 +59,29 @@ bool ignored_f(const MPI_Fint* s) {
 }  // namespace
 
 extern "C" int MPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status) {
+  const ApiCall call("MPI_Status_f082c");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return convert("MPI_Status_f082c", f08_status, c_status, ignored_f08(f08_status),
                  ignored_c(c_status));
 }
 
 extern "C" int MPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status) {
+  const ApiCall call("MPI_Status_c2f08");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return convert("MPI_Status_c2f08", c_status, f08_status, ignored_c(c_status),
                  ignored_f08(f08_status));
 }
 
 extern "C" int MPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status) {
+  const ApiCall call("MPI_Status_f082f");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return convert("MPI_Status_f082f", f08_status, f_status, ignored_f08(f08_status),
                  ignored_f(f_status));
 }
 
 extern "C" int MPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status) {
+  const ApiCall call("MPI_Status_f2f08");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return convert("MPI_Status_f2f08", f_status, f08_status, ignored_f(f_status),
                  ignored_f08(f08_status));
 }
