@@ -144,6 +144,23 @@ int *lapis_f_errcodes(MPI_Fint *f) {
   return f == &mpipriv2_[LAPIS_STATUS_INTS] ? MPI_ERRCODES_IGNORE : f;
 }
 
+/* MPICH's common blocks for the two weights values (its mpif.h and mpi
+ * module), and its mpi_f08 module's variables for them, which a program
+ * compiled against MPICH's module names. A program may allocate the common
+ * blocks itself; this library then uses its copies (through the GOT). */
+__attribute__((aligned(16))) MPI_Fint mpifcmb5_[1];
+__attribute__((aligned(16))) MPI_Fint mpifcmb9_[1];
+MPI_Fint __mpi_f08_link_constants_MOD_mpi_unweighted[1];
+MPI_Fint __mpi_f08_link_constants_MOD_mpi_weights_empty[1];
+
+int *lapis_f_weights(MPI_Fint *f) {
+  if (f == mpifcmb5_ || f == __mpi_f08_link_constants_MOD_mpi_unweighted) return MPI_UNWEIGHTED;
+  if (f == mpifcmb9_ || f == __mpi_f08_link_constants_MOD_mpi_weights_empty) {
+    return MPI_WEIGHTS_EMPTY;
+  }
+  return f;
+}
+
 void lapis_f_string_out(const char *c, char *f, size_t len, MPI_Fint *resultlen) {
   size_t n = strlen(c);
   if (n > len) n = len;

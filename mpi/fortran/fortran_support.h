@@ -58,6 +58,10 @@ void lapis_f_free_argv(char **argv);
 void lapis_f_free_argvs(char ***argvs, MPI_Fint count);
 void lapis_f_free_strings(char **strings, MPI_Fint count);
 int *lapis_f_errcodes(MPI_Fint *f);
+/* Dist graph weights: MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are Fortran
+ * variables (MPICH's common blocks /MPIFCMB5/ and /MPIFCMB9/, or its
+ * mpi_f08 module's), recognised by address; other arrays pass as they are. */
+int *lapis_f_weights(MPI_Fint *f);
 /* Copies a C string into a CHARACTER*(len): truncated to len, padded with
  * blanks; *resultlen (when given) is the number of characters stored. */
 void lapis_f_string_out(const char *c, char *f, size_t len, MPI_Fint *resultlen);

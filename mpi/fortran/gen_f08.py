@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
 """Generates the mpi_f08 module from api.txt and the build-time constants.
 
-  gen_f08.py api.txt constants.txt mpi.h OUT.f90
+  gen_f08.py api.txt constants.txt mpi.h mpi_proto_large.h OUT.f90
 
 Handles are derived types holding the C handle (MPI_VAL); a status is a
-BIND(C) type laid out like the C MPI_Status. Each procedure is a thin
-module procedure that calls the mpif.h glue under its lapis_mpi_*_ alias
-(gen_fortran.py), so there is still one implementation per function.
+BIND(C) type laid out like the C MPI_Status. Every function is a generic
+(MPI_Send) whose specifics are external procedures with MPICH's names and
+dummies (MPI_Send_f08ts, MPI_Send_f08ts_large), each with its PMPI twin
+(PMPI_Send -> PMPIR_Send_f08ts): gen_f08_impl.py generates their code, which
+calls the mpif.h glue, so there is still one implementation per function,
+and a program compiled against MPICH's mpi_f08 calls the same entry points.
+Choice buffers are TYPE(*), DIMENSION(..): array sections arrive as they
+are (no copy by the compiler; f08_choice.c describes them).
 """
 import copy
 import re
 import sys
 
-from gen_fortran import (FORTRAN_DECL, FORTRAN_RESULT, PROCEDURES, SPECIAL, SPECIAL_CHARS, read_api,
-                         read_constants, sizeof_procedures, wrap)
+from gen_fortran import (FORTRAN_DECL, FORTRAN_RESULT, PROCEDURES, SPECIAL, SPECIAL_CHARS,
+                         large_functions, read_api, read_constants, sizeof_procedures, wrap)
 
 HANDLE_TYPES = ('Comm', 'Datatype', 'Group', 'Request', 'Op', 'Errhandler', 'Message', 'Info',
                 'Win')
@@ -37,8 +42,10 @@ DECL = {
     'status': 'TYPE(MPI_Status) :: {n}', 'status_in': 'TYPE(MPI_Status), INTENT(IN) :: {n}',
     'statuses': 'TYPE(MPI_Status) :: {n}(*)',
     'cptr_out': 'TYPE(C_PTR), INTENT(OUT) :: {n}',
+    'f08status': 'TYPE(MPI_Status) :: {n}', 'f08status_in': 'TYPE(MPI_Status), INTENT(IN) :: {n}',
 }
-# mpif.h's status indices are components of TYPE(MPI_Status) here.
+# mpif.h's status indices are components of TYPE(MPI_Status) here (and
+# still INTEGER constants, for the arrays MPI_Status_f082f fills).
 STATUS_FIELDS = ('MPI_SOURCE', 'MPI_TAG', 'MPI_ERROR')
 
 
@@ -71,45 +78,23 @@ def arg_type(f, a):
     return ARG_HANDLE_TYPE[a.name]
 
 
-def declarations(f, indent):
-    lines = []
-    for a in f.args:
-        if a.kind in ('choice', 'void_out'):
-            lines.append(f'{indent}!GCC$ ATTRIBUTES NO_ARG_CHECK :: {a.name}')
-        t = arg_type(f, a) if a.kind.startswith('handle') else ''
-        lines.append(indent + DECL[a.kind].format(n=a.name, t=t, p=a.param))
-    return lines
+CHOICE = ('choice', 'void_out')
 
 
-def procedure(f, glue=None):
-    """A module procedure and, inside it, the interface of the glue it calls
-    (explicit: buffers are passed on untyped); `glue` names the function
-    whose glue it calls when that is not f itself."""
-    dummies = [a.name for a in f.args]
-    inner = f'lapis_{(glue or f.name).lower()}'
-    if f.result:
-        head, tail = f'{FORTRAN_RESULT[f.result]} FUNCTION', 'FUNCTION'
-        inner_dummies = dummies
-    else:
-        head, tail = 'SUBROUTINE', 'SUBROUTINE'
-        inner_dummies = dummies + ['ierror']
-    body = [wrap(f'{head} {f.name}({", ".join(inner_dummies)})', '  ')]
-    body += declarations(f, '    ')
-    if not f.result:
-        body += ['    INTEGER, OPTIONAL, INTENT(OUT) :: ierror', '    INTEGER :: rc']
-    body += ['    INTERFACE', wrap(f'{head} {inner}({", ".join(inner_dummies)})', '      '),
-             '        IMPORT']
-    body += declarations(f, '        ')
-    if not f.result:
-        body.append('        INTEGER :: ierror')
-    body += [f'      END {tail} {inner}', '    END INTERFACE']
-    if f.result:
-        body.append(wrap(f'{f.name} = {inner}({", ".join(dummies)})', '    '))
-    else:
-        body.append(wrap(f'CALL {inner}({", ".join(dummies + ["rc"])})', '    '))
-        body.append('    IF (PRESENT(ierror)) ierror = rc')
-    body.append(f'  END {tail} {f.name}')
-    return body
+class Specific:
+    """One specific procedure of an mpi_f08 generic: `name` (MPICH's:
+    MPI_Send_f08ts, MPI_Comm_rank_f08, MPI_Send_f08ts_large ...) under
+    `generic` (MPI_Send), with the dummies of `f`, calling the C glue
+    `glue` (pmpi_send_ / lapis_mpi_send_c_). Its PMPI twin is PMPIR_<name>
+    under PMPI_<generic>: the code (gen_f08_impl.py) is the PMPIR one, and
+    the MPI name is a weak alias of it, so a program that defines
+    MPI_Send_f08ts itself profiles calls through the module."""
+
+    def __init__(self, generic, name, f, glue):
+        self.generic, self.name, self.f, self.glue = generic, name, f, glue
+
+    def profiled(self):
+        return Specific('P' + self.generic, 'PMPIR' + self.name[3:], self.f, self.glue)
 
 
 def c_pointer_forms(functions):
@@ -124,14 +109,86 @@ def c_pointer_forms(functions):
         if not any(a.name == 'baseptr' and a.kind == 'aint*' for a in f.args):
             continue
         aint, cptr = copy.deepcopy(f), copy.deepcopy(f)
-        aint.name, cptr.name = f'{f.name}_aint', f'{f.name}_cptr'
         cptr.arg('baseptr').kind = 'cptr_out'
         forms[f.name] = (aint, cptr)
     return forms
 
 
-def main(api, constants_path, header, out):
+def specifics(functions, large):
+    """The specifics of every generic, in api.txt's order: each function's
+    (its C_PTR/address-kind pair for memory-returning ones), then its
+    large-count form when Fortran can tell it apart (an INTEGER count that
+    becomes INTEGER(KIND=MPI_COUNT_KIND); MPI_ADDRESS_KIND is the same kind,
+    so a form that changes only addresses would be ambiguous)."""
+    large_of = {f.name[:-2]: f for f in large}
+    forms = c_pointer_forms(functions)
+    result = []
+    for f in functions:
+        ts = 'ts' if any(a.kind in CHOICE for a in f.args) else ''
+        glue = 'p' + f.name.lower()
+        if f.name in forms:
+            aint, cptr = forms[f.name]
+            result.append(Specific(f.name, f'{f.name}_f08', cptr, glue))
+            result.append(Specific(f.name, f'{f.name}_aint_f08', aint, glue))
+        else:
+            result.append(Specific(f.name, f'{f.name}_f08{ts}', f, glue))
+        big = large_of.get(f.name)
+        if big and any(a.kind in ('int', 'int*') and b.kind in ('count', 'count*')
+                       for a, b in zip(f.args, big.args)):
+            result.append(Specific(f.name, f'{f.name}_f08{ts}_large', big,
+                                   'lapis_' + big.name.lower()))
+    return result
+
+
+def nonblocking(f):
+    """Whether f keeps using its buffers after it returns (a request, a window)."""
+    return any(a.name in ('request', 'win') for a in f.args)
+
+
+def declarations(f, indent):
+    lines = []
+    for a in f.args:
+        if a.kind in CHOICE:
+            asynchronous = ', ASYNCHRONOUS' if nonblocking(f) else ''
+            lines.append(f'{indent}TYPE(*), DIMENSION(..){asynchronous} :: {a.name}')
+            continue
+        t = arg_type(f, a) if a.kind.startswith('handle') else ''
+        lines.append(indent + DECL[a.kind].format(n=a.name, t=t, p=a.param))
+    return lines
+
+
+def interface_body(s, indent):
+    """The interface of an external specific (gen_f08_impl.py defines it)."""
+    f = s.f
+    dummies = [a.name for a in f.args] + ([] if f.result else ['ierror'])
+    head = f'{FORTRAN_RESULT[f.result]} FUNCTION' if f.result else 'SUBROUTINE'
+    body = [wrap(f'{head} {s.name}({", ".join(dummies)})', indent),
+            f'{indent}  IMPORT', f'{indent}  IMPLICIT NONE']
+    body += declarations(f, indent + '  ')
+    if not f.result:
+        body.append(f'{indent}  INTEGER, OPTIONAL, INTENT(OUT) :: ierror')
+    body.append(f'{indent}END {"FUNCTION" if f.result else "SUBROUTINE"} {s.name}')
+    return body
+
+
+def generic_interfaces(all_specifics):
+    """INTERFACE MPI_Send ... END INTERFACE for every generic, MPI and PMPI."""
+    generics = {}
+    for s in all_specifics:
+        for one in (s, s.profiled()):
+            generics.setdefault(one.generic, []).append(one)
+    o = []
+    for generic, members in generics.items():
+        o.append(f'  INTERFACE {generic}')
+        for s in members:
+            o += interface_body(s, '    ')
+        o.append(f'  END INTERFACE {generic}')
+    return o
+
+
+def main(api, constants_path, header, large_header, out):
     functions = read_api(api)
+    large = large_functions(functions, large_header)
     constants = dict(read_constants(constants_path, functions))
     types = handle_types(header)
     size = constants['MPI_STATUS_SIZE']
@@ -146,8 +203,6 @@ def main(api, constants_path, header, out):
         o.append(f'    INTEGER :: {fields.get(i, f"lapis_internal_{i}")}')
     o.append('  END TYPE MPI_Status')
     for name, value in constants.items():
-        if name in STATUS_FIELDS:
-            continue
         if name in types:
             o.append(f'  TYPE(MPI_{types[name]}), PARAMETER :: {name} = MPI_{types[name]}({value})')
         else:
@@ -155,7 +210,7 @@ def main(api, constants_path, header, out):
             o.append(f'  INTEGER{kind}, PARAMETER :: {name} = {value}')
     for name, dims, block in SPECIAL:
         decl = 'TYPE(MPI_Status)' if 'STATUS' in name else 'INTEGER'
-        dims = '(1)' if name in ('MPI_STATUSES_IGNORE', 'MPI_ERRCODES_IGNORE') else ''
+        dims = '' if name in ('MPI_BOTTOM', 'MPI_IN_PLACE', 'MPI_STATUS_IGNORE') else '(1)'
         o += [f'  {decl} :: {name}{dims}', f'  COMMON /{block}/ {name}']
     for name, dims, block in SPECIAL_CHARS:
         o += [f'  CHARACTER(LEN=1) :: {name}{dims}', f'  COMMON /{block}/ {name}']
@@ -168,10 +223,7 @@ def main(api, constants_path, header, out):
         o.append('  END INTERFACE')
     sizeof_interface, sizeof_bodies = sizeof_procedures(True)
     o += sizeof_interface
-    forms = c_pointer_forms(functions)
-    for name, (aint, cptr) in forms.items():
-        o += [f'  INTERFACE {name}', f'    MODULE PROCEDURE {aint.name}, {cptr.name}',
-              f'  END INTERFACE {name}']
+    o += generic_interfaces(specifics(functions, large))
     o.append('CONTAINS')
     o += sizeof_bodies
     for t in HANDLE_TYPES:
@@ -180,18 +232,12 @@ def main(api, constants_path, header, out):
                   f'    TYPE(MPI_{t}), INTENT(IN) :: a, b',
                   f'    lapis_{t.lower()}_{suffix} = a%MPI_VAL {op} b%MPI_VAL',
                   f'  END FUNCTION lapis_{t.lower()}_{suffix}']
-    for f in functions:
-        if f.name in forms:
-            for form in forms[f.name]:
-                o += procedure(form, glue=f.name)
-        else:
-            o += procedure(f)
     o += ['END MODULE mpi_f08', '']
     with open(out, 'w') as f:
         f.write('\n'.join(o))
 
 
 if __name__ == '__main__':
-    if len(sys.argv) != 5:
+    if len(sys.argv) != 6:
         sys.exit(__doc__)
     main(*sys.argv[1:])

@@ -1,11 +1,9 @@
 /* The objects behind MPI_IN_PLACE, MPI_BOTTOM and MPI_STATUS(ES)_IGNORE in
  * MPICH's mpi_f08 module (BIND(C) names MPIR_F08_*), translated to Lapis'
- * own for the MPICH-named entry points (gen_mpich_f08.py). A program
+ * own for the mpi_f08 entry points (gen_f08_impl.py, f08_choice.c). A program
  * compiled against MPICH's module allocates these objects itself and its
  * copies interpose libmpi's (reached through the GOT), as with the mpif.h
  * common blocks. */
-#include <stdio.h>
-
 #include "mpi.h"
 #include "mpi/internal/fortran_commons.h"
 
@@ -26,12 +24,4 @@ void *lapis_f08_status(void *p) {
   if (p == (void *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ) return MPI_F_STATUS_IGNORE;
   if (p == (void *)MPIR_F08_MPI_STATUSES_IGNORE_OBJ) return MPI_F_STATUSES_IGNORE;
   return p;
-}
-
-int lapis_f08_noncontiguous(void) {
-  fprintf(stderr,
-          "Lapis MPI: a non-contiguous array section as an MPI buffer (through MPICH's "
-          "mpi_f08 module): pass a contiguous array or describe the section with a datatype\n");
-  MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_BUFFER);
-  return MPI_ERR_BUFFER;
 }

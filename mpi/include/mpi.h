@@ -428,6 +428,12 @@ extern MPI_F08_status *MPI_F08_STATUSES_IGNORE;
  * (MPI_F_STATUS(ES)_IGNORE, declared above, are Fortran's ignore addresses). */
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+/* The same for mpi_f08's TYPE(MPI_Status) (MPI_F08_status, same layout),
+ * to and from C and the INTEGER(MPI_STATUS_SIZE) array (MPI 4.0, 19.3.5). */
+int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 
 /* ---- callback types ---------------------------------------------------- */
 typedef void MPI_Handler_function(MPI_Comm *, int *, ...);

@@ -3,7 +3,8 @@
 // types, a derived type, MPI_IN_PLACE, MPI_WTIME) and the `mpi` module
 // (strings, Fortran error handler and user op, invalid handles, LOGICALs,
 // MAXLOC pairs, 1-based indices, attributes, MPI_BOTTOM) and the mpi_f08
-// module (handle types, TYPE(MPI_Status), optional ierror, f08 user op).
+// module (handle types, TYPE(MPI_Status), optional ierror, f08 user op),
+// array sections as mpi_f08 buffers, and the profiling interface (mpif.h, mpi_f08).
 // And an invalid handle from Fortran under MPI_ERRORS_ARE_FATAL.
 #include <doctest/doctest.h>
 
@@ -29,6 +30,24 @@ TEST_CASE("use mpi program at 1, 2, 3, 4 and 8 ranks") {
 TEST_CASE("use mpi_f08 program at 1, 2, 3, 4 and 8 ranks") {
   for (int ranks : kRankCounts) {
     SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("fortran_f08", ranks); }
+  }
+}
+
+TEST_CASE("the profiling interface from mpif.h: the program's MPI_SEND reaches PMPI_SEND") {
+  for (int ranks : {1, 2, 3}) {
+    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("fortran_profile", ranks); }
+  }
+}
+
+TEST_CASE("the profiling interface from mpi_f08: the program's MPI_Send_f08ts reaches PMPI_Send") {
+  for (int ranks : {1, 2, 3}) {
+    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("fortran_f08_profile", ranks); }
+  }
+}
+
+TEST_CASE("array sections as mpi_f08 buffers, nonblocking and persistent too") {
+  for (int ranks : kRankCounts) {
+    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("fortran_f08_sections", ranks); }
   }
 }
 

@@ -98,6 +98,8 @@ program f08
   type(MPI_Op) :: op
   type(MPI_Errhandler) :: eh
   integer :: ibuf(6), jbuf(6)
+  integer(kind=MPI_COUNT_KIND) :: big
+  integer :: fstatus(MPI_STATUS_SIZE)
   double precision :: x, y
   character(len=MPI_MAX_OBJECT_NAME) :: name
   character(len=3) :: short
@@ -130,6 +132,22 @@ program f08
   call check(status%MPI_SOURCE == prev, 'sendrecv status')
   call MPI_Type_free(vec)
   call check(vec == MPI_DATATYPE_NULL, 'type freed')
+
+  ! MPI 4.0's large-count overloads: INTEGER(KIND=MPI_COUNT_KIND) counts.
+  jbuf = 0
+  call MPI_Irecv(jbuf, 6_MPI_COUNT_KIND, MPI_INTEGER, prev, 3, MPI_COMM_WORLD, reqs(1))
+  call MPI_Send(ibuf, 6_MPI_COUNT_KIND, MPI_INTEGER, next, 3, MPI_COMM_WORLD)
+  call MPI_Wait(reqs(1), status)
+  call MPI_Get_count(status, MPI_INTEGER, big)
+  call check(big == 6 .and. jbuf(6) == prev * 10 + 6, 'large-count send, irecv, get_count')
+  call MPI_Type_size(MPI_DOUBLE_PRECISION, big)
+  call check(big == 8, 'large-count type_size')
+  call MPI_Bcast(jbuf, 2_MPI_COUNT_KIND, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_SUCCESS, 'large-count bcast')
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
+  call MPI_Send(ibuf, -1_MPI_COUNT_KIND, MPI_INTEGER, next, 3, MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_ERR_COUNT, 'large-count negative count')
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL)
 
   x = rank + 1
   call MPI_Allreduce(x, y, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
@@ -170,6 +188,33 @@ program f08
   call check(ierr == MPI_SUCCESS .and. n == 4, 'sizeof integer array')
 
   call c_pointer_memory(rank, nprocs)
+
+  ! MPI 4.0's status conversions between TYPE(MPI_Status) and the INTEGER array.
+  status%MPI_SOURCE = 3
+  status%MPI_TAG = 4
+  call MPI_Status_f082f(status, fstatus)
+  call check(fstatus(MPI_SOURCE) == 3 .and. fstatus(MPI_TAG) == 4, 'status_f082f')
+  fstatus(MPI_ERROR) = 5
+  call MPI_Status_f2f08(fstatus, status, ierr)
+  call check(ierr == MPI_SUCCESS .and. status%MPI_ERROR == 5 .and. status%MPI_SOURCE == 3, &
+             'status_f2f08')
+
+  ! A distributed graph without weights: MPI_UNWEIGHTED (the ring) and
+  ! MPI_WEIGHTS_EMPTY (no edges), recognised by their addresses.
+  call MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, [prev], MPI_UNWEIGHTED, 1, [next], &
+                                      MPI_UNWEIGHTED, MPI_INFO_NULL, .false., dup, ierr)
+  call check(ierr == MPI_SUCCESS, 'dist graph unweighted')
+  call MPI_Dist_graph_neighbors_count(dup, ibuf(1), ibuf(2), flag)
+  call check(ibuf(1) == 1 .and. ibuf(2) == 1 .and. .not. flag, 'unweighted neighbors count')
+  call MPI_Dist_graph_neighbors(dup, 1, jbuf(1:1), MPI_UNWEIGHTED, 1, jbuf(2:2), MPI_UNWEIGHTED)
+  call check(jbuf(1) == prev .and. jbuf(2) == next, 'unweighted neighbors')
+  call MPI_Comm_free(dup)
+  call MPI_Dist_graph_create(MPI_COMM_WORLD, 0, jbuf, [0], jbuf, MPI_WEIGHTS_EMPTY, &
+                             MPI_INFO_NULL, .false., dup, ierr)
+  call check(ierr == MPI_SUCCESS, 'dist graph weights empty')
+  call MPI_Dist_graph_neighbors_count(dup, ibuf(1), ibuf(2), flag)
+  call check(ibuf(1) == 0 .and. ibuf(2) == 0 .and. flag, 'weights empty: weighted, no edges')
+  call MPI_Comm_free(dup)
 
   call MPI_Finalize(ierr)
   call check(ierr == MPI_SUCCESS, 'finalize')

@@ -100,6 +100,7 @@
 
       T1 = MPI_WTIME()
       CALL CHECK(T1 .GE. T0 .AND. MPI_WTICK() .GT. 0D0, 'wtime')
+      CALL DGRAPH(PREV, NEXT)
       CALL MPI_FINALIZE(IERR)
       CALL CHECK(IERR .EQ. MPI_SUCCESS, 'finalize')
       IF (NFAIL .EQ. 0) PRINT '(A)', 'OK'
@@ -312,4 +313,39 @@
       CALL CHECK(CLS .EQ. MPI_ERR_KEYVAL, 'keyval_free invalid')
       CALL MPI_COMM_SET_ERRHANDLER(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL,
      &     IERR)
+      END
+
+! A distributed graph without weights: MPI_UNWEIGHTED (the ring) and
+! MPI_WEIGHTS_EMPTY (no edges), recognised by their addresses.
+      SUBROUTINE DGRAPH(PREV, NEXT)
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER PREV, NEXT, IERR, GRAPH, INDEG, OUTDEG, SRCS(1), DSTS(1)
+      INTEGER DEGS(1)
+      LOGICAL WEIGHTED
+      SRCS(1) = PREV
+      DSTS(1) = NEXT
+      CALL MPI_DIST_GRAPH_CREATE_ADJACENT(MPI_COMM_WORLD, 1, SRCS,
+     &     MPI_UNWEIGHTED, 1, DSTS, MPI_UNWEIGHTED, MPI_INFO_NULL,
+     &     .FALSE., GRAPH, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS, 'dist graph unweighted')
+      CALL MPI_DIST_GRAPH_NEIGHBORS_COUNT(GRAPH, INDEG, OUTDEG,
+     &     WEIGHTED, IERR)
+      CALL CHECK(INDEG .EQ. 1 .AND. OUTDEG .EQ. 1 .AND.
+     &     .NOT. WEIGHTED, 'unweighted neighbors count')
+      SRCS(1) = -1
+      CALL MPI_DIST_GRAPH_NEIGHBORS(GRAPH, 1, SRCS, MPI_UNWEIGHTED, 1,
+     &     DSTS, MPI_UNWEIGHTED, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS .AND. SRCS(1) .EQ. PREV .AND.
+     &     DSTS(1) .EQ. NEXT, 'unweighted neighbors')
+      CALL MPI_COMM_FREE(GRAPH, IERR)
+      DEGS(1) = 0
+      CALL MPI_DIST_GRAPH_CREATE(MPI_COMM_WORLD, 0, SRCS, DEGS, DSTS,
+     &     MPI_WEIGHTS_EMPTY, MPI_INFO_NULL, .FALSE., GRAPH, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS, 'dist graph weights empty')
+      CALL MPI_DIST_GRAPH_NEIGHBORS_COUNT(GRAPH, INDEG, OUTDEG,
+     &     WEIGHTED, IERR)
+      CALL CHECK(INDEG .EQ. 0 .AND. OUTDEG .EQ. 0 .AND. WEIGHTED,
+     &     'weights empty: weighted, no edges')
+      CALL MPI_COMM_FREE(GRAPH, IERR)
       END

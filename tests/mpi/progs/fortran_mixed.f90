@@ -1,9 +1,10 @@
 ! Fortran and C in one program: statuses cross the language boundary
 ! (MPI_Status_f2c / c2f, MPI_F_STATUS_IGNORE is Fortran's
-! MPI_STATUS_IGNORE) and handles are the same integers in both. Attributes
-! too (MPI 4.0 20.3.7): one Fortran sets reaches C as a pointer to the
-! integer (also on a duplicate, and from MPI_ATTR_PUT), one C sets reaches
-! Fortran as the pointer's address.
+! MPI_STATUS_IGNORE; mpi_f08's status layout: MPI_Status_f082c ...) and
+! handles are the same integers in both. Attributes too (MPI 4.0 20.3.7):
+! one Fortran sets reaches C as a pointer to the integer (also on a
+! duplicate, and from MPI_ATTR_PUT), one C sets reaches Fortran as the
+! pointer's address.
 program mixed
   use mpi
   implicit none
@@ -11,7 +12,8 @@ program mixed
   integer :: keyval, dup_keyval, type_keyval, win_keyval, dtype, dup, win, winbuf(4)
   integer(kind=MPI_ADDRESS_KIND) :: val, got, extra, c_address, win_size
   logical :: flag
-  external :: c_check_status, c_is_status_ignore, c_world
+  integer :: f08_bytes(MPI_STATUS_SIZE)
+  external :: c_check_status, c_is_status_ignore, c_world, c_f08_status
   external :: c_comm_attr_is, c_type_attr_is, c_win_attr_is, c_set_pointer_attr
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -22,6 +24,13 @@ program mixed
   ! C reads the Fortran status: source, tag and count must survive.
   call c_check_status(status, rank, ok)
   call c_is_status_ignore(MPI_STATUS_IGNORE, ok)
+  call c_f08_status(ok)
+  ! The same from Fortran: MPI_STATUS_F082F / F2F08 (the f08 status' bytes).
+  status(MPI_SOURCE) = 7
+  call MPI_Status_f082f(status, f08_bytes, ierr)
+  f08_bytes(MPI_TAG) = 8
+  call MPI_Status_f2f08(f08_bytes, status, ierr)
+  if (ierr /= MPI_SUCCESS .or. status(MPI_SOURCE) /= 7 .or. status(MPI_TAG) /= 8) ok = 0
   call c_world(from_c)
   if (from_c /= MPI_COMM_WORLD) ok = 0
 

@@ -70,3 +70,28 @@ void c_set_pointer_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *address) {
   MPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, &c_value);
   *address = (MPI_Aint)(intptr_t)&c_value;
 }
+
+/* mpi_f08's status layout: C, INTEGER array and MPI_F08_status round trips
+ * (MPI 4.0's MPI_Status_f082c/c2f08/f082f/f2f08), "ignore" refused. */
+void c_f08_status_(MPI_Fint *ok);
+void c_f08_status_(MPI_Fint *ok) {
+  MPI_F08_status f08 = {0, 0, 1, 2, 3}, back = {0, 0, 0, 0, 0};
+  MPI_Status c;
+  MPI_Fint f[MPI_F_STATUS_SIZE];
+  if (MPI_Status_f082c(&f08, &c) != MPI_SUCCESS || c.MPI_TAG != 2) *ok = 0;
+  c.MPI_SOURCE += 10;
+  if (MPI_Status_c2f08(&c, &back) != MPI_SUCCESS || back.MPI_SOURCE != 11) *ok = 0;
+  if (MPI_Status_f082f(&back, f) != MPI_SUCCESS || f[MPI_F_SOURCE] != 11 || f[MPI_F_ERROR] != 3) {
+    *ok = 0;
+  }
+  f[MPI_F_TAG] = 20;
+  if (MPI_Status_f2f08(f, &f08) != MPI_SUCCESS || f08.MPI_TAG != 20 || f08.MPI_SOURCE != 11) {
+    *ok = 0;
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (MPI_Status_f082c(MPI_F08_STATUS_IGNORE, &c) != MPI_ERR_ARG) *ok = 0;
+  if (MPI_Status_c2f08(&c, NULL) != MPI_ERR_ARG) *ok = 0;
+  if (MPI_Status_f082f(&f08, MPI_F_STATUS_IGNORE) != MPI_ERR_ARG) *ok = 0;
+  if (MPI_Status_f2f08(f, MPI_F08_STATUSES_IGNORE) != MPI_ERR_ARG) *ok = 0;
+  if (*ok == 0) fprintf(stderr, "FAILED f08 status conversions\n");
+}

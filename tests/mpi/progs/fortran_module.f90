@@ -143,6 +143,10 @@ program module_mpi
   call check(ierr == MPI_SUCCESS, 'init_thread')
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
+  ! The profiling names of the module's functions (typed DOUBLE PRECISION by it).
+  dval = PMPI_Wtime()
+  call check(dval > 0d0 .and. abs(dval - MPI_Wtime()) < 10d0, 'pmpi_wtime')
+  call check(PMPI_Wtick() > 0d0 .and. PMPI_Wtick() < 1d0, 'pmpi_wtick')
 
   ! Strings come back blank-padded with their length.
   call MPI_Get_processor_name(host, len, ierr)
