@@ -156,3 +156,16 @@ extern "C" int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* re
   *resultlen = static_cast<int>(n);
   return MPI_SUCCESS;
 }
+
+// For mpi_f08's array sections (mpi/fortran/f08_choice.c): the size of `datatype` when its
+// instances are dense (no gaps, lower bounds 0), else 0 — also for an invalid datatype, which
+// the call the section is for then reports under its own name.
+extern "C" MPI_Count lapis_f_type_dense_size(MPI_Datatype datatype) {
+  const ApiCall call("MPI_Type_size_x");
+  if (call.overlaps()) [[unlikely]] return 0;
+  TypePtr t;
+  if (state().phase != Phase::running || lookup_type(datatype, t, false) != MPI_SUCCESS) return 0;
+  const bool dense = t->size() > 0 && t->lb() == 0 && t->true_lb() == 0 && t->extent() == t->size() &&
+                     t->true_extent() == t->size();
+  return dense ? t->size() : 0;
+}

@@ -82,23 +82,10 @@ static int refuse(const char *why) {
 }
 
 /* A datatype's size when its instances are dense (no gaps, lower bound 0),
- * else 0. Asked with errors returned: an invalid datatype is the real
- * call's to report, under its own name. */
-static MPI_Count dense_size(MPI_Datatype type) {
-  MPI_Errhandler old;
-  if (MPI_Comm_get_errhandler(MPI_COMM_WORLD, &old) != MPI_SUCCESS) return 0;
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  MPI_Count size = 0, lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-  int ok = MPI_Type_size_x(type, &size) == MPI_SUCCESS &&
-           MPI_Type_get_extent_x(type, &lb, &extent) == MPI_SUCCESS &&
-           MPI_Type_get_true_extent_x(type, &true_lb, &true_extent) == MPI_SUCCESS;
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, old);
-  MPI_Errhandler_free(&old);
-  if (!ok || size <= 0 || lb != 0 || true_lb != 0 || extent != size || true_extent != size) {
-    return 0;
-  }
-  return size;
-}
+ * else 0 (also for an invalid datatype: the real call reports it, under its
+ * own name). In the library (mpi/api/type_query.cc): asking through MPI
+ * calls would raise errors on the way. */
+MPI_Count lapis_f_type_dense_size(MPI_Datatype type);
 
 /* count instances of `type` laid over the section's elements, `per` of them
  * to an element, as one instance of a new committed datatype (*made). The
@@ -161,7 +148,7 @@ int lapis_f08_choice_in(CFI_cdesc_t *buf, int64_t count, MPI_Fint datatype, int 
   *c = (LapisF08Choice){lapis_f08_choice(buf->base_addr), count, datatype, 0, NULL, 1};
   if ((mode & kAddress) || contiguous(buf)) return MPI_SUCCESS;
   if ((mode & kTyped) && count == 0) return MPI_SUCCESS;
-  const MPI_Count size = (mode & kTyped) ? dense_size((MPI_Datatype)datatype) : 0;
+  const MPI_Count size = (mode & kTyped) ? lapis_f_type_dense_size((MPI_Datatype)datatype) : 0;
   if (size > 0 && buf->elem_len % (size_t)size == 0) {
     const int64_t per = (int64_t)(buf->elem_len / (size_t)size);
     if (count < 0 || (uint64_t)count > (uint64_t)per * elements(buf)) {
