@@ -1,7 +1,10 @@
 // MPI_Info objects: create, set, get, get_valuelen, get_nkeys, get_nthkey,
-// dup, delete, free, and MPI-4.0's MPI_Info_get_string. MPI_INFO_ENV is a
-// predefined object (read-only: it describes how the process was started).
+// dup, delete, free, and MPI-4.0's MPI_Info_get_string and MPI_Info_create_env. MPI_INFO_ENV
+// is a predefined object (read-only: it describes how the process was started). As MPI 4.0
+// allows (11.2.1), they work before MPI_Init and after MPI_Finalize too: info objects live
+// in the process, not in the MPI run.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -42,12 +45,20 @@ int check_key(const char* key) {
   return MPI_SUCCESS;
 }
 
-// The common head of the calls: running, info valid, key valid.
+// The common head of the calls: info valid, key valid.
 int info_and_key(const char* fn, MPI_Info info, const char* key, Info*& out) {
-  if (int rc = check_running(fn)) return rc;
   int rc = lookup_info(info, out);
   if (rc == MPI_SUCCESS) rc = check_key(key);
   return rc == MPI_SUCCESS ? MPI_SUCCESS : raise(nullptr, fn, rc);
+}
+
+// The job's size: MPI_COMM_WORLD's once MPI_Init ran, before it the launcher's word
+// (LAPIS_SIZE), 1 for a process started alone.
+int job_size() {
+  if (state().phase != Phase::before_init) return state().world_size;
+  const char* size = std::getenv("LAPIS_SIZE");
+  const int n = size != nullptr ? std::atoi(size) : 0;
+  return n > 0 ? n : 1;
 }
 
 }  // namespace
@@ -56,7 +67,6 @@ extern "C" int MPI_Info_create(MPI_Info* info) {
   const ApiCall call("MPI_Info_create");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Info_create";
-  if (int rc = check_running(kFn)) return rc;
   if (int rc = check_not_null(info, "info")) return raise(nullptr, kFn, rc);
   const int h = state().infos.insert(std::make_shared<Info>());
   if (h == MPI_INFO_NULL) return raise(nullptr, kFn, fail(MPI_ERR_INTERN, "too many info objects"));
@@ -147,7 +157,6 @@ extern "C" int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
   const ApiCall call("MPI_Info_get_nkeys");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Info_get_nkeys";
-  if (int rc = check_running(kFn)) return rc;
   Info* i = nullptr;
   int rc = lookup_info(info, i);
   if (rc == MPI_SUCCESS) rc = check_not_null(nkeys, "nkeys");
@@ -160,7 +169,6 @@ extern "C" int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
   const ApiCall call("MPI_Info_get_nthkey");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Info_get_nthkey";
-  if (int rc = check_running(kFn)) return rc;
   Info* i = nullptr;
   int rc = lookup_info(info, i);
   if (rc == MPI_SUCCESS && (n < 0 || n >= static_cast<int>(i->entries.size()))) {
@@ -177,7 +185,6 @@ extern "C" int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
   const ApiCall call("MPI_Info_dup");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Info_dup";
-  if (int rc = check_running(kFn)) return rc;
   Info* i = nullptr;
   int rc = lookup_info(info, i);
   if (rc == MPI_SUCCESS) rc = check_not_null(newinfo, "newinfo");
@@ -205,7 +212,6 @@ extern "C" int MPI_Info_free(MPI_Info* info) {
   const ApiCall call("MPI_Info_free");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Info_free";
-  if (int rc = check_running(kFn)) return rc;
   Info* i = nullptr;
   int rc = check_not_null(info, "info");
   if (rc == MPI_SUCCESS) rc = lookup_info(*info, i);
@@ -213,5 +219,19 @@ extern "C" int MPI_Info_free(MPI_Info* info) {
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
   state().infos.erase(*info);
   *info = MPI_INFO_NULL;
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
+  const ApiCall call("MPI_Info_create_env");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  constexpr const char* kFn = "MPI_Info_create_env";
+  int rc = check_not_null(info, "info");
+  if (rc == MPI_SUCCESS && argc < 0) rc = fail(MPI_ERR_ARG, "argc={} is negative", argc);
+  if (rc == MPI_SUCCESS && argc > 0 && argv == nullptr) rc = fail(MPI_ERR_ARG, "argv is NULL with argc={}", argc);
+  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
+  const int h = state().infos.insert(make_start_info(job_size(), argc, argv));
+  if (h == MPI_INFO_NULL) return raise(nullptr, kFn, fail(MPI_ERR_INTERN, "too many info objects"));
+  *info = h;
   return MPI_SUCCESS;
 }

@@ -25,4 +25,15 @@ InfoPtr make_env_info(int world_size, int thread_level) {
   return info;
 }
 
+InfoPtr make_start_info(int world_size, int argc, char** argv) {
+  InfoPtr info = make_env_info(world_size, 0);
+  if (argc > 0 && argv[0] != nullptr) {
+    info->set("command", argv[0]);
+    std::string args;
+    for (int i = 1; i < argc && argv[i] != nullptr; ++i) args += (i > 1 ? " " : "") + std::string(argv[i]);
+    if (!args.empty()) info->set("argv", args);
+  }
+  return info;
+}
+
 }  // namespace mpi

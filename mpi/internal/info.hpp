@@ -43,5 +43,9 @@ using InfoPtr = std::shared_ptr<Info>;
 
 // MPI_INFO_ENV's contents: what this process was started with.
 InfoPtr make_env_info(int world_size, int thread_level);
+// MPI_Info_create_env's, the same before MPI_Init, while MPI runs and after MPI_Finalize:
+// MPI_INFO_ENV's keys but thread_level (MPI_Init chooses it), and the command and its
+// arguments when the caller passes them (C's argc/argv; argc 0: none).
+InfoPtr make_start_info(int world_size, int argc, char** argv);
 
 }  // namespace mpi

@@ -115,6 +115,15 @@ subroutine info_strings()
   call MPI_Info_get_string(info, 'nokey', buflen, value, flag, ierr)
   call check(.not. flag .and. buflen == 7 .and. value == 'keep', 'info_get_string: missing key')
   call MPI_Info_free(info, ierr)
+  ! MPI_INFO_CREATE_ENV: the job's size, no command (Fortran passes no argv).
+  call MPI_Info_create_env(info, ierr)
+  buflen = 16
+  call MPI_Info_get_string(info, 'maxprocs', buflen, value, flag, ierr)
+  call check(ierr == MPI_SUCCESS .and. flag .and. buflen > 0 .and. value /= '', 'info_create_env: maxprocs')
+  buflen = 16
+  call MPI_Info_get_string(info, 'command', buflen, value, flag, ierr)
+  call check(.not. flag, 'info_create_env: no command from Fortran')
+  call MPI_Info_free(info, ierr)
 end subroutine info_strings
 
 program module_mpi

@@ -1,14 +1,42 @@
 /* MPI_Info objects: set/get round trips, key order, dup independence,
  * MPI_Info_get_string's size query and truncation, MPI_INFO_ENV, and every
  * bad argument under MPI_ERRORS_RETURN; MPI_Comm_remote_size on an
- * intra-communicator. */
+ * intra-communicator. MPI_Info_create_env, and info calls before MPI_Init
+ * and after MPI_Finalize (MPI 4.0), giving the same contents in every phase. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 
+/* Whether two info objects hold the same keys and values, in the same order. */
+static int same_info(MPI_Info a, MPI_Info b) {
+  int na = -1, nb = -2;
+  CHECK_OK(MPI_Info_get_nkeys(a, &na));
+  CHECK_OK(MPI_Info_get_nkeys(b, &nb));
+  if (na != nb) return 0;
+  for (int i = 0; i < na; ++i) {
+    char key[MPI_MAX_INFO_KEY], va[MPI_MAX_INFO_VAL], vb[MPI_MAX_INFO_VAL];
+    int la = sizeof va, lb = sizeof vb, fa = 0, fb = 0;
+    CHECK_OK(MPI_Info_get_nthkey(a, i, key));
+    CHECK_OK(MPI_Info_get_string(a, key, &la, va, &fa));
+    CHECK_OK(MPI_Info_get_string(b, key, &lb, vb, &fb));
+    if (!fa || !fb || strcmp(va, vb) != 0) return 0;
+  }
+  return 1;
+}
+
 int main(int argc, char** argv) {
+  /* Before MPI_Init: the environment as an info object, which a plain info call can use. */
+  MPI_Info before, scratch;
+  CHECK_OK(MPI_Info_create_env(argc, argv, &before));
+  char command[MPI_MAX_INFO_VAL];
+  int command_len = sizeof command, found = 0;
+  CHECK_OK(MPI_Info_get_string(before, "command", &command_len, command, &found));
+  CHECK(found && strcmp(command, argv[0]) == 0);
+  CHECK_OK(MPI_Info_create(&scratch));
+  CHECK_OK(MPI_Info_set(scratch, "made", "before MPI_Init"));
+
   CHECK_OK(MPI_Init(&argc, &argv));
   CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   int size = 0;
@@ -100,7 +128,40 @@ int main(int argc, char** argv) {
   CHECK(info == MPI_INFO_NULL);
   CHECK_CLASS(MPI_Info_free(&info), MPI_ERR_INFO);
   CHECK_OK(MPI_Info_free(&dup));
+
+  /* MPI_Info_create_env while MPI runs: as before MPI_Init; its bad arguments. */
+  MPI_Info during;
+  CHECK_OK(MPI_Info_create_env(argc, argv, &during));
+  CHECK(same_info(before, during));
+  char maxprocs[16];
+  int maxprocs_len = sizeof maxprocs;
+  CHECK_OK(MPI_Info_get_string(during, "maxprocs", &maxprocs_len, maxprocs, &found));
+  snprintf(expected, sizeof expected, "%d", size);
+  CHECK(found && strcmp(maxprocs, expected) == 0);
+  MPI_Info none = MPI_INFO_NULL;
+  CHECK_OK(MPI_Info_create_env(0, NULL, &none));
+  CHECK_OK(MPI_Info_get_string(none, "command", &command_len, command, &found));
+  CHECK(!found);
+  CHECK_OK(MPI_Info_free(&none));
+  CHECK_CLASS(MPI_Info_create_env(-1, argv, &none), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Info_create_env(1, NULL, &none), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Info_create_env(argc, argv, NULL), MPI_ERR_ARG);
   CHECK_OK(MPI_Finalize());
+
+  /* After MPI_Finalize: the objects made before and during MPI stay usable, and new ones
+   * can be made and freed. */
+  MPI_Info after;
+  CHECK_OK(MPI_Info_create_env(argc, argv, &after));
+  CHECK(same_info(before, after));
+  CHECK(same_info(during, after));
+  int made_len = sizeof command;
+  CHECK_OK(MPI_Info_get_string(scratch, "made", &made_len, command, &found));
+  CHECK(found && strcmp(command, "before MPI_Init") == 0);
+  CHECK_OK(MPI_Info_free(&scratch));
+  CHECK_OK(MPI_Info_free(&after));
+  CHECK_OK(MPI_Info_free(&during));
+  CHECK_OK(MPI_Info_free(&before));
+  CHECK(before == MPI_INFO_NULL);
   printf("OK\n");
   return 0;
 }
