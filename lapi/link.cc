@@ -252,8 +252,18 @@ Status PortTable::close(std::string_view name) {
   return Errc::success;
 }
 
+Status PortTable::wake(std::string_view name) {
+  name = trimmed(name);
+  std::lock_guard<std::mutex> g(g_ports_mutex);
+  auto it = g_ports.find(name);
+  if (it == g_ports.end()) return fail(Errc::set_val, "wake: '{}' is not a port opened by this process", name);
+  // Linux wakes a poll or accept on a listening socket that is shut down (closing it would not).
+  (void)::shutdown(it->second.fd, SHUT_RDWR);
+  return Errc::success;
+}
+
 Status PortTable::accept(std::string_view name, bool (*idle)(void*), void* idle_arg,
-                         std::unique_ptr<Link>& out) {
+                         std::unique_ptr<Link>& out, int idle_ms) {
   OpenPort port;
   name = trimmed(name);
   {
@@ -264,7 +274,7 @@ Status PortTable::accept(std::string_view name, bool (*idle)(void*), void* idle_
   }
   for (;;) {
     pollfd pfd{port.fd, POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, 10);
+    const int ready = ::poll(&pfd, 1, idle_ms);
     if (ready < 0 && errno != EINTR) return fail(Errc::no_connectivity, "accept: poll: {}", std::strerror(errno));
     if (ready <= 0) {
       if (idle != nullptr && !idle(idle_arg)) return fail(Errc::timeout, "accept: stopped waiting");

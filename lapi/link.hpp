@@ -55,11 +55,14 @@ class PortTable {
   // Stops listening; later connects to the name are refused. Errc::set_val for a name not open here.
   static Status close(std::string_view name);
   // Waits for a connection to the port `name` (opened here) that proves its secret; connections
-  // that do not are dropped and the wait goes on. `idle` (optional) runs between waits of a few
-  // milliseconds (the caller's progress engine); when it returns false the wait ends with
-  // Errc::timeout.
+  // that do not are dropped and the wait goes on. `idle` (optional) runs between waits of
+  // `idle_ms` milliseconds (the caller's progress engine; -1: only when a signal interrupts the
+  // wait); when it returns false the wait ends with Errc::timeout.
   static Status accept(std::string_view name, bool (*idle)(void*), void* idle_arg,
-                       std::unique_ptr<Link>& out);
+                       std::unique_ptr<Link>& out, int idle_ms = 10);
+  // Ends a wait in accept on `name` from another thread (the port stops listening: the accept
+  // returns Errc::no_connectivity); close it afterwards. Errc::set_val for a name not open here.
+  static Status wake(std::string_view name);
   // Connects to the port `name` (opened by any job) and proves its secret. Errc::set_val for a
   // name that is not a port's; Errc::no_connectivity when nothing listens there (the port was
   // closed, or its job ended) or it refused the secret.

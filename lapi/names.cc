@@ -103,12 +103,12 @@ Status unpublish(std::string_view service) {
   return ask("unpublish", pack('U', service), ignored);
 }
 
-Status serve(std::string_view port, const std::atomic<bool>& stop) {
+Status serve(std::string_view port, const std::atomic<bool>& stop, int idle_ms) {
   std::map<std::string, std::string, std::less<>> table;
   auto keep_waiting = [](void* arg) { return !static_cast<const std::atomic<bool>*>(arg)->load(); };
   while (!stop.load()) {
     std::unique_ptr<Link> link;
-    if (Status s = PortTable::accept(port, keep_waiting, const_cast<std::atomic<bool>*>(&stop), link); !s.ok()) {
+    if (Status s = PortTable::accept(port, keep_waiting, const_cast<std::atomic<bool>*>(&stop), link, idle_ms); !s.ok()) {
       return stop.load() ? Status(Errc::success) : s;
     }
     // A client that vanishes mid-request costs only its own answer.

@@ -21,8 +21,11 @@ Status publish(std::string_view service, std::string_view port);
 Status lookup(std::string_view service, std::string& port);
 Status unpublish(std::string_view service);
 
-// The daemon: answers requests at `port` (opened here with PortTable::open) until `stop`
-// becomes true (checked between requests and every few milliseconds while idle).
-Status serve(std::string_view port, const std::atomic<bool>& stop);
+// The server: answers requests at `port` (opened here with PortTable::open) until `stop`
+// becomes true. It is checked between requests, every `idle_ms` milliseconds while none comes
+// (-1: never), and when the wait is interrupted: by a signal or by PortTable::wake. lapirun's
+// thread waits with -1 and is woken, so it takes no core from the ranks between requests;
+// lapis_names, stopped by a signal that may come just before it waits, checks every 200 ms.
+Status serve(std::string_view port, const std::atomic<bool>& stop, int idle_ms = -1);
 
 }  // namespace lapi::names

@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   std::printf("LAPIS_NAME_SERVER=%s\n", port.c_str());
   std::fflush(stdout);
-  if (lapi::Status s = lapi::names::serve(port, g_stop); !s.ok()) {
+  constexpr int kStopCheckMs = 200;  // a signal just before the wait is seen this late at most
+  if (lapi::Status s = lapi::names::serve(port, g_stop, kStopCheckMs); !s.ok()) {
     std::fprintf(stderr, "lapis_names: %s\n", std::string(s.message()).c_str());
     return 1;
   }

@@ -56,6 +56,7 @@ JobNames::JobNames(const std::optional<std::string>& address) {
 
 JobNames::~JobNames() {
   stop_.store(true);
+  (void)lapi::PortTable::wake(port_);
   thread_.join();
   (void)lapi::PortTable::close(port_);
 }

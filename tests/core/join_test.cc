@@ -394,10 +394,13 @@ TEST_CASE("the name service: requests, refusals, and no server") {
   const lapi::Status gone = lapi::names::lookup("svc", port);
   CHECK(gone.code() == lapi::Errc::set_val);
   CHECK(std::string(gone.message()).find("not published") != std::string::npos);
+  // The server sleeps in the kernel between requests (no periodic check): stop, then wake it.
   stop.store(true);
+  LAPI_OK(lapi::PortTable::wake(server));
   daemon.join();
   LAPI_OK(served);
   LAPI_OK(lapi::PortTable::close(server));
+  CHECK(lapi::PortTable::wake(server).code() == lapi::Errc::set_val);  // closed: not a port here
   CHECK(lapi::names::lookup("svc", port).code() == lapi::Errc::no_connectivity);  // nothing listens
   ::unsetenv("LAPIS_NAME_SERVER");
 }
