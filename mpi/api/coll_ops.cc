@@ -24,6 +24,24 @@ extern "C" int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op
   return MPI_SUCCESS;
 }
 
+// MPI 4.0: the same with a function that takes an MPI_Count length; the
+// reductions call it through Op::fn_c.
+extern "C" int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
+  const ApiCall call("MPI_Op_create_c");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  constexpr const char* kFn = "MPI_Op_create_c";
+  if (int rc = check_running(kFn)) return rc;
+  int rc = check_not_null(reinterpret_cast<const void*>(user_fn), "user_fn");
+  if (rc == MPI_SUCCESS) rc = check_not_null(op, "op");
+  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
+  Op made{OpKind::user, nullptr, commute != 0, "user op"};
+  made.fn_c = user_fn;
+  MPI_Op h = state().ops.insert(std::make_shared<const Op>(std::move(made)));
+  if (h == MPI_OP_NULL) return raise(nullptr, kFn, fail(MPI_ERR_INTERN, "too many operations"));
+  *op = h;
+  return MPI_SUCCESS;
+}
+
 extern "C" int MPI_Op_free(MPI_Op* op) {
   const ApiCall call("MPI_Op_free");
   if (call.overlaps()) [[unlikely]] return call.refuse();

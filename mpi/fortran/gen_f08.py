@@ -114,12 +114,18 @@ def c_pointer_forms(functions):
     return forms
 
 
+# What makes a large-count form an overload of its own: an INTEGER that
+# becomes INTEGER(KIND=MPI_COUNT_KIND), scalar or array.
+WIDENED = {('int', 'count'), ('int*', 'count*'), ('int[]', 'count[]')}
+
+
 def specifics(functions, large):
     """The specifics of every generic, in api.txt's order: each function's
     (its C_PTR/address-kind pair for memory-returning ones), then its
-    large-count form when Fortran can tell it apart (an INTEGER count that
-    becomes INTEGER(KIND=MPI_COUNT_KIND); MPI_ADDRESS_KIND is the same kind,
-    so a form that changes only addresses would be ambiguous)."""
+    large-count form when Fortran can tell it apart (an INTEGER count or
+    count array that becomes INTEGER(KIND=MPI_COUNT_KIND); MPI_ADDRESS_KIND
+    is the same kind, so a form that changes only addresses would be
+    ambiguous)."""
     large_of = {f.name[:-2]: f for f in large}
     forms = c_pointer_forms(functions)
     result = []
@@ -133,8 +139,7 @@ def specifics(functions, large):
         else:
             result.append(Specific(f.name, f'{f.name}_f08{ts}', f, glue))
         big = large_of.get(f.name)
-        if big and any(a.kind in ('int', 'int*') and b.kind in ('count', 'count*')
-                       for a, b in zip(f.args, big.args)):
+        if big and any((a.kind, b.kind) in WIDENED for a, b in zip(f.args, big.args)):
             result.append(Specific(f.name, f'{f.name}_f08{ts}_large', big,
                                    'lapis_' + big.name.lower()))
     return result

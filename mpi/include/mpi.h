@@ -451,6 +451,9 @@ typedef int MPI_Win_delete_attr_function(MPI_Win, int, void *, void *);
 typedef int MPI_Copy_function(MPI_Comm, int, void *, void *, void *, int *);
 typedef int MPI_Delete_function(MPI_Comm, int, void *, void *);
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+/* MPI 4.0: MPI_Op_create_c's user functions take an MPI_Count length. */
+typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
+                                 MPI_Datatype *datatype);
 
 /* Null callbacks are null pointers (the library then skips them); the dup
  * callback copies the attribute value. */

@@ -1,7 +1,16 @@
-// The MPI-4.0 large-count ("_c") forms (tests/mpi/progs/large_count.c):
-// every form with small counts against the int forms at 1-8 ranks, counts
-// beyond INT_MAX point to point (contiguous and strided) and in a
-// reduction, and bad arguments.
+// The MPI-4.0 large-count ("_c") forms, three programs:
+//  - large_count: point to point, datatype queries and the blocking
+//    one-buffer collectives;
+//  - large_count_coll: nonblocking and persistent collectives, Scan/Exscan,
+//    Reduce_scatter(_block), the v and w forms, the neighbourhood ones;
+//  - large_count_rma: one-sided communication, windows, the _c type
+//    constructors and their decoding, packing, MPI_Op_create_c,
+//    Isendrecv_c and the attached buffer.
+// Each: every form with small counts, results checked, at 1-8 ranks;
+// counts beyond INT_MAX at 2 ranks (Send_c/Recv_c contiguous and strided
+// and a reduction in pieces; Ibcast_c; Put_c and Get_c); bad arguments
+// (values beyond INT_MAX where the form takes only ints, negative counts,
+// NULL arrays) with their error classes.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -10,18 +19,32 @@
 
 using lapis::mpi_tests::expect_ok;
 
+namespace {
+const char* const kPrograms[] = {"large_count", "large_count_coll", "large_count_rma"};
+}
+
 TEST_CASE("large-count forms with small counts match the int forms") {
-  for (int ranks : lapis::mpi_tests::kRankCounts) {
-    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("large_count", ranks, {}, {"small"}); }
+  for (const char* program : kPrograms) {
+    for (int ranks : lapis::mpi_tests::kRankCounts) {
+      SUBCASE((std::string(program) + " ranks=" + std::to_string(ranks)).c_str()) {
+        expect_ok(program, ranks, {}, {"small"});
+      }
+    }
   }
 }
 
 TEST_CASE("counts beyond INT_MAX move and reduce every element") {
-  expect_ok("large_count", 2, {}, {"large"});
+  for (const char* program : kPrograms) {
+    SUBCASE(program) { expect_ok(program, 2, {}, {"large"}); }
+  }
 }
 
 TEST_CASE("large-count forms refuse bad arguments with the right class") {
-  for (int ranks : {1, 2}) {
-    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("large_count", ranks, {}, {"errors"}); }
+  for (const char* program : kPrograms) {
+    for (int ranks : {1, 2, 3}) {
+      SUBCASE((std::string(program) + " ranks=" + std::to_string(ranks)).c_str()) {
+        expect_ok(program, ranks, {}, {"errors"});
+      }
+    }
   }
 }

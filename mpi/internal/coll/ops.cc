@@ -69,8 +69,13 @@ P* shift(P* p, std::int64_t offset) {
 }
 
 void call_user(const Reduction& r, const void* in, void* inout, std::int64_t count) {
-  int len = static_cast<int>(count);
   MPI_Datatype handle = r.handle;
+  if (r.op->fn_c != nullptr) {
+    MPI_Count len = count;
+    r.op->fn_c(const_cast<void*>(in), inout, &len, &handle);
+    return;
+  }
+  int len = static_cast<int>(count);
   r.op->fn(const_cast<void*>(in), inout, &len, &handle);
 }
 

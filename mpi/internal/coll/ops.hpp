@@ -23,6 +23,9 @@ struct Op {
   MPI_User_function* fn = nullptr;  // user ops
   bool commutative = true;
   std::string name;  // "MPI_SUM", or "user op" for MPI_Op_create's
+  // MPI_Op_create_c's (MPI 4.0): called with an MPI_Count length instead
+  // of fn; exactly one of the two is set for a user op.
+  MPI_User_function_c* fn_c = nullptr;
 };
 
 using OpPtr = std::shared_ptr<const Op>;
