@@ -296,9 +296,10 @@ class Context {
   // What another job's task needs to reach this one.
   Status join_card(std::vector<std::byte>& out) const;
   // Joins one task per card, numbered first, first+1, ...: the next ids free here, so joins
-  // running at once in several threads get ranges of their own. Each side learns how the
-  // other numbered it only after both joined: before anything is sent to them, name_joined
-  // must tell this context the id each of them gave this task. On failure none stays joined.
+  // in flight at once (cards swapped, then joined in any order, as MPI_Comm_spawn from two
+  // threads does call by call) get ranges of their own. Each side learns how the other
+  // numbered it only after both joined: before anything is sent to them, name_joined must
+  // tell this context the id each of them gave this task. On failure none stays joined.
   Status join_tasks(std::span<const std::vector<std::byte>> cards, TaskId& first);
   // ids_there[i]: the id joined task first + i gave this task (Errc::tgt unless tasks
   // [first, first + ids_there.size()) were all joined).
