@@ -36,8 +36,7 @@ class Ints {
   // One value.
   int add(MPI_Count value, const char* arg) {
     counts_.push_back(value);
-    if (int rc = fits_int(value, arg, -1, kTypeWhy)) return rc;
-    return MPI_SUCCESS;
+    return fits_int(value, arg, -1, kTypeWhy);
   }
   // An array of n (null with n > 0 is passed on as null: the int form
   // names it); its ints in `out`.

@@ -1,8 +1,5 @@
 #include "runtime/internal/job_names.hpp"
 
-#include <arpa/inet.h>
-#include <ifaddrs.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 
@@ -12,32 +9,12 @@
 
 #include "lapi/link.hpp"
 #include "lapi/names.hpp"
+#include "runtime/internal/tcp.hpp"
 
 namespace lapis::runtime::internal {
-namespace {
-
-// The name of the interface that holds IPv4 `address` ("" when none does: loopback).
-std::string interface_holding(const std::string& address) {
-  in_addr want{};
-  if (::inet_pton(AF_INET, address.c_str(), &want) != 1) return {};
-  ifaddrs* list = nullptr;
-  if (::getifaddrs(&list) != 0) return {};
-  std::string found;
-  for (const ifaddrs* i = list; i != nullptr; i = i->ifa_next) {
-    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
-    if (reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr == want.s_addr) {
-      found = i->ifa_name;
-      break;
-    }
-  }
-  ::freeifaddrs(list);
-  return found;
-}
-
-}  // namespace
 
 JobNames::JobNames(const std::optional<std::string>& address) {
-  const std::string interface = address ? interface_holding(*address) : std::string();
+  const std::string interface = address ? interface_of_address(*address) : std::string();
   if (lapi::Status s = lapi::PortTable::open(interface, port_); !s.ok()) {
     throw std::runtime_error("the job's name service: " + std::string(s.message()));
   }

@@ -100,22 +100,36 @@ std::string local_address_towards(const std::string& host) {
   return address_text(local.sin_addr);
 }
 
-std::string interface_of_socket(int fd) {
-  sockaddr_in local{};
-  socklen_t len = sizeof local;
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0 || local.sin_family != AF_INET) return {};
+namespace {
+
+std::string interface_holding(in_addr address) {
   ifaddrs* list = nullptr;
   if (::getifaddrs(&list) != 0) return {};
   std::string name;
   for (const ifaddrs* it = list; it != nullptr; it = it->ifa_next) {
     if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET) continue;
-    if (reinterpret_cast<const sockaddr_in*>(it->ifa_addr)->sin_addr.s_addr == local.sin_addr.s_addr) {
+    if (reinterpret_cast<const sockaddr_in*>(it->ifa_addr)->sin_addr.s_addr == address.s_addr) {
       name = it->ifa_name;
       break;
     }
   }
   ::freeifaddrs(list);
   return name;
+}
+
+}  // namespace
+
+std::string interface_of_socket(int fd) {
+  sockaddr_in local{};
+  socklen_t len = sizeof local;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0 || local.sin_family != AF_INET) return {};
+  return interface_holding(local.sin_addr);
+}
+
+std::string interface_of_address(const std::string& ipv4) {
+  in_addr address{};
+  if (::inet_pton(AF_INET, ipv4.c_str(), &address) != 1) return {};
+  return interface_holding(address);
 }
 
 void detect_dead_link(int fd, int timeout_ms) {

@@ -25,6 +25,8 @@ std::string local_address_towards(const std::string& host);
 
 // The name of the interface holding the local address of connected socket `fd` ("" if none).
 std::string interface_of_socket(int fd);
+// The name of the interface holding IPv4 address `ipv4` ("" if none, or not an address).
+std::string interface_of_address(const std::string& ipv4);
 
 // Lost links. A rendezvous connection across hosts is the launcher's only word from a remote
 // rank, and a dead link (a cable pulled, an interface gone) sends no FIN: without help the
