@@ -79,11 +79,8 @@ int set_attr(const char* fn, MPI_Comm comm, int keyval, AttrValue value) {
   if (int rc = user_keyval(keyval, kv)) return raise(c, fn, rc);
   if (kv->freed) return raise(c, fn, fail(MPI_ERR_KEYVAL, "keyval={} was freed", keyval));
   auto it = c->attributes.find(keyval);
-  if (it != c->attributes.end() && kv->del != nullptr) {
-    int rc = kv->del(c->handle, keyval, it->second.value, kv->extra_state);
-    if (rc != MPI_SUCCESS) {
-      return raise(c, fn, fail(rc, "the delete callback of keyval {} returned {}", keyval, rc));
-    }
+  if (it != c->attributes.end()) {
+    if (int rc = kv->run_delete(c->handle, keyval, it->second)) return raise(c, fn, rc);
   }
   set_attribute(*c, keyval, value);
   return MPI_SUCCESS;
@@ -135,12 +132,7 @@ extern "C" int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
   if (it == c->attributes.end()) {
     return raise(c, kFn, fail(MPI_ERR_KEYVAL, "keyval={} has no value on this communicator", keyval));
   }
-  if (kv->del != nullptr) {
-    int rc = kv->del(c->handle, keyval, it->second.value, kv->extra_state);
-    if (rc != MPI_SUCCESS) {
-      return raise(c, kFn, fail(rc, "the delete callback of keyval {} returned {}", keyval, rc));
-    }
-  }
+  if (int rc = kv->run_delete(c->handle, keyval, it->second)) return raise(c, kFn, rc);
   erase_attribute(*c, keyval);
   return MPI_SUCCESS;
 }
@@ -155,7 +147,10 @@ extern "C" int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn,
   if (int rc = check_not_null(keyval, "comm_keyval")) return raise(nullptr, kFn, rc);
   State& s = state();
   int k = s.next_keyval++;
-  s.keyvals[k] = Keyval{copy_fn, delete_fn, extra_state};
+  Keyval& kv = s.keyvals[k];
+  kv.copy = copy_fn;
+  kv.del = delete_fn;
+  kv.extra_state = extra_state;
   *keyval = k;
   return MPI_SUCCESS;
 }

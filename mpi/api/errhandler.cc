@@ -45,6 +45,7 @@ MPI_Errhandler mpi::errhandler_handle_for(const ErrhandlerPtr& h) {
   switch (h->kind) {
     case Errhandler::Kind::fatal: return MPI_ERRORS_ARE_FATAL;
     case Errhandler::Kind::return_codes: return MPI_ERRORS_RETURN;
+    case Errhandler::Kind::cxx_exceptions: return MPIR_ERRORS_THROW_EXCEPTIONS;
     case Errhandler::Kind::user: break;
   }
   State& s = state();

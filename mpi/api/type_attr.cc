@@ -15,10 +15,9 @@ using namespace mpi;
 
 namespace {
 
-struct TypeKeyval {
-  MPI_Type_copy_attr_function* copy = nullptr;
-  MPI_Type_delete_attr_function* del = nullptr;
-  void* extra_state = nullptr;
+// Datatype handles are ints like communicators': the callbacks have the
+// communicator callbacks' shape.
+struct TypeKeyval : AttrCallbacks {
   bool freed = false;  // no new values; callbacks of existing ones still run
 };
 
@@ -39,14 +38,10 @@ int find_type_keyval(int keyval, TypeKeyval*& out, bool for_new_value) {
   return MPI_SUCCESS;
 }
 
-int run_delete(MPI_Datatype type, int keyval, void* value) {
+int run_delete(MPI_Datatype type, int keyval, const AttrValue& value) {
   auto kv = g_type_keyvals.find(keyval);
-  if (kv == g_type_keyvals.end() || kv->second.del == nullptr) return MPI_SUCCESS;
-  int rc = kv->second.del(type, keyval, value, kv->second.extra_state);
-  if (rc != MPI_SUCCESS) {
-    return fail(rc, "the delete callback of keyval {} returned {}", keyval, rc);
-  }
-  return MPI_SUCCESS;
+  if (kv == g_type_keyvals.end()) return MPI_SUCCESS;
+  return kv->second.run_delete(type, keyval, value);
 }
 
 }  // namespace
@@ -62,8 +57,7 @@ int copy_type_attributes(MPI_Datatype from, MPI_Datatype to) {
     if (kv == g_type_keyvals.end() || kv->second.copy == nullptr) continue;
     void* out = nullptr;
     int flag = 0;
-    int rc = kv->second.copy(from, key, kv->second.extra_state, value.value, &out, &flag);
-    if (rc != MPI_SUCCESS) return fail(rc, "the copy callback of keyval {} returned {}", key, rc);
+    if (int rc = kv->second.run_copy(from, key, value, &out, &flag)) return rc;
     if (flag) g_type_values[to][key] = AttrValue(out, value.set_by);  // the copy keeps its kind
   }
   return MPI_SUCCESS;
@@ -83,10 +77,15 @@ int delete_type_attributes(MPI_Datatype type) {
   g_type_values.erase(it);
   int first = MPI_SUCCESS;
   for (const auto& [key, value] : values) {
-    int rc = run_delete(type, key, value.value);
+    int rc = run_delete(type, key, value);
     if (first == MPI_SUCCESS) first = rc;
   }
   return first;
+}
+
+AttrCallbacks* type_keyval_callbacks(int keyval) {
+  auto it = g_type_keyvals.find(keyval);
+  return it == g_type_keyvals.end() ? nullptr : &it->second;
 }
 
 }  // namespace mpi
@@ -100,7 +99,10 @@ extern "C" int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_att
   if (int rc = check_running(kFn)) return rc;
   if (int rc = check_not_null(type_keyval, "type_keyval")) return raise(nullptr, kFn, rc);
   int k = state().next_keyval++;
-  g_type_keyvals[k] = {type_copy_attr_fn, type_delete_attr_fn, extra_state};
+  TypeKeyval& kv = g_type_keyvals[k];
+  kv.copy = reinterpret_cast<MPI_Comm_copy_attr_function*>(type_copy_attr_fn);
+  kv.del = reinterpret_cast<MPI_Comm_delete_attr_function*>(type_delete_attr_fn);
+  kv.extra_state = extra_state;
   *type_keyval = k;
   return MPI_SUCCESS;
 }
@@ -134,7 +136,7 @@ int set_attr(MPI_Datatype datatype, int type_keyval, AttrValue value) {
   auto& values = g_type_values[datatype];
   auto it = values.find(type_keyval);
   if (it != values.end()) {  // the old value is deleted first
-    if (int rc2 = run_delete(datatype, type_keyval, it->second.value)) return raise(nullptr, kFn, rc2);
+    if (int rc2 = run_delete(datatype, type_keyval, it->second)) return raise(nullptr, kFn, rc2);
   }
   g_type_values[datatype][type_keyval] = value;
   return MPI_SUCCESS;
@@ -208,7 +210,7 @@ extern "C" int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
   // A delete callback that fails keeps the attribute (as for communicators), so that its
   // copy and delete callbacks still run with the datatype.
-  rc = run_delete(datatype, type_keyval, (*values)[type_keyval].value);
+  rc = run_delete(datatype, type_keyval, (*values)[type_keyval]);
   if (rc == MPI_SUCCESS) values->erase(type_keyval);
   return raise(nullptr, kFn, rc);
 }

@@ -38,13 +38,6 @@ int user_keyval(int keyval, Keyval*& out) {
   return MPI_SUCCESS;
 }
 
-int run_delete(Window& w, int keyval, const Keyval& kv, void* value) {
-  if (kv.del == nullptr) return MPI_SUCCESS;
-  const int rc = reinterpret_cast<MPI_Win_delete_attr_function*>(kv.del)(w.handle, keyval, value,
-                                                                         kv.extra_state);
-  if (rc == MPI_SUCCESS) return rc;
-  return fail(rc, "the delete callback of keyval {} returned {}", keyval, rc);
-}
 
 }  // namespace
 
@@ -57,7 +50,7 @@ int delete_window_attributes(Window& w) {
   for (const auto& [key, value] : attributes) {
     Keyval* kv = nullptr;
     if (user_keyval(key, kv) != MPI_SUCCESS) continue;
-    const int rc = run_delete(w, key, *kv, value.value);
+    const int rc = kv->run_delete(w.handle, key, value);
     if (first == MPI_SUCCESS) first = rc;
   }
   return first;
@@ -99,7 +92,7 @@ int set_attr(MPI_Win win, int win_keyval, AttrValue value) {
   if (kv->freed) return raise_win(w, kFn, fail(MPI_ERR_KEYVAL, "win_keyval={:#x} was freed", win_keyval));
   auto it = w->attributes.find(win_keyval);
   if (it != w->attributes.end()) {
-    if (int rc = run_delete(*w, win_keyval, *kv, it->second.value)) return raise_win(w, kFn, rc);
+    if (int rc = kv->run_delete(w->handle, win_keyval, it->second)) return raise_win(w, kFn, rc);
   }
   w->attributes[win_keyval] = value;
   return MPI_SUCCESS;
@@ -144,7 +137,7 @@ extern "C" int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
   if (it == w->attributes.end()) {
     return raise_win(w, kFn, fail(MPI_ERR_KEYVAL, "win_keyval={:#x} has no value on this window", win_keyval));
   }
-  if (int rc = run_delete(*w, win_keyval, *kv, it->second.value)) return raise_win(w, kFn, rc);
+  if (int rc = kv->run_delete(w->handle, win_keyval, it->second)) return raise_win(w, kFn, rc);
   w->attributes.erase(win_keyval);
   return MPI_SUCCESS;
 }
@@ -160,9 +153,10 @@ extern "C" int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_f
   State& s = state();
   const int k = s.next_keyval++;
   // Windows are never duplicated: the copy callback is kept but not called.
-  s.keyvals[k] = Keyval{reinterpret_cast<MPI_Comm_copy_attr_function*>(win_copy_attr_fn),
-                        reinterpret_cast<MPI_Comm_delete_attr_function*>(win_delete_attr_fn),
-                        extra_state};
+  Keyval& kv = s.keyvals[k];
+  kv.copy = reinterpret_cast<MPI_Comm_copy_attr_function*>(win_copy_attr_fn);
+  kv.del = reinterpret_cast<MPI_Comm_delete_attr_function*>(win_delete_attr_fn);
+  kv.extra_state = extra_state;
   *win_keyval = k;
   return MPI_SUCCESS;
 }

@@ -91,6 +91,9 @@ typedef struct MPI_Status {
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
 #define MPI_ERRORS_RETURN ((MPI_Errhandler)0x54000001)
 #define MPI_ERRORS_ABORT ((MPI_Errhandler)0x54000003)
+/* Not MPI: MPICH's, for its C++ bindings' MPI::ERRORS_THROW_EXCEPTIONS
+   (calls return their code; the bindings throw). */
+#define MPIR_ERRORS_THROW_EXCEPTIONS ((MPI_Errhandler)0x54000002)
 
 #define MPI_MESSAGE_NULL ((MPI_Message)0x2c000000)
 #define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)

@@ -16,10 +16,7 @@ int copy_attributes(const Comm& from, Comm& to) {
     if (kv == s.keyvals.end() || kv->second.copy == nullptr) continue;
     void* out = nullptr;
     int flag = 0;
-    int rc = kv->second.copy(from.handle, key, kv->second.extra_state, value.value, &out, &flag);
-    if (rc != MPI_SUCCESS) {
-      return fail(rc, "the copy callback of keyval {} returned {}", key, rc);
-    }
+    if (int rc = kv->second.run_copy(from.handle, key, value, &out, &flag)) return rc;
     if (flag) set_attribute(to, key, AttrValue(out, value.set_by));  // the copy keeps its kind
   }
   return MPI_SUCCESS;
@@ -45,13 +42,10 @@ int delete_all_attributes(Comm& comm) {
   comm.attribute_order.clear();
   for (auto key_it = order.rbegin(); key_it != order.rend(); ++key_it) {
     const int key = *key_it;
-    void* value = attributes.at(key).value;
     auto kv = s.keyvals.find(key);
-    if (kv == s.keyvals.end() || kv->second.del == nullptr) continue;
-    int rc = kv->second.del(comm.handle, key, value, kv->second.extra_state);
-    if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS) {
-      first_error = fail(rc, "the delete callback of keyval {} returned {}", key, rc);
-    }
+    if (kv == s.keyvals.end()) continue;
+    const int rc = kv->second.run_delete(comm.handle, key, attributes.at(key));
+    if (first_error == MPI_SUCCESS) first_error = rc;
   }
   return first_error;
 }

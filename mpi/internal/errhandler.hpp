@@ -8,9 +8,16 @@
 namespace mpi {
 
 struct Errhandler {
-  enum class Kind { fatal, return_codes, user };
+  // cxx_exceptions: MPICH's MPIR_ERRORS_THROW_EXCEPTIONS, which its C++
+  // bindings (MPI::ERRORS_THROW_EXCEPTIONS) set. The C layer returns the
+  // code as for return_codes; the binding sees the handler and throws.
+  enum class Kind { fatal, return_codes, cxx_exceptions, user };
   Kind kind = Kind::fatal;
   MPI_Comm_errhandler_function* fn = nullptr;
+  // Set by MPICH's C++ bindings (MPII_Errhandler_set_cxx, mpich_cxx.cc)
+  // right after they create the handler, before any object can carry it:
+  // `fn` is then a C++ function called through the bindings' trampoline.
+  mutable bool cxx = false;
 };
 
 // Shared: a communicator keeps its handler alive after MPI_Errhandler_free.

@@ -60,8 +60,7 @@ int raise_failure(const Comm* comm, const char* function, int code) {
   }
   if (!handler || handler->kind == Errhandler::Kind::fatal) fatal_error(function, code, t_detail);
   if (handler->kind == Errhandler::Kind::user && handler->fn != nullptr) {
-    int c = code;
-    handler->fn(&handle, &c);
+    return call_user_errhandler(*handler, ErrObject::comm, &handle, code);
   }
   return code;
 }

@@ -17,6 +17,16 @@ ErrhandlerPtr return_errhandler() {
   return h;
 }
 
+namespace {
+
+ErrhandlerPtr throw_exceptions_errhandler() {
+  static const ErrhandlerPtr h =
+      std::make_shared<Errhandler>(Errhandler{Errhandler::Kind::cxx_exceptions});
+  return h;
+}
+
+}  // namespace
+
 void install_predefined_objects(State& s) {
   for (MPI_Datatype handle : builtin_type_handles()) {
     s.types.insert_at(handle, builtin_types()[predefined_slot(handle)]);
@@ -31,6 +41,7 @@ void install_predefined_objects(State& s) {
   // MPI 4.0's MPI_ERRORS_ABORT ends the communicator's processes; the job
   // ends with them here, as with MPI_ERRORS_ARE_FATAL.
   s.errhandlers.insert_at(MPI_ERRORS_ABORT, fatal_errhandler());
+  s.errhandlers.insert_at(MPIR_ERRORS_THROW_EXCEPTIONS, throw_exceptions_errhandler());
   s.infos.insert_at(MPI_INFO_ENV, make_env_info(s.world_size, s.thread_level));
 }
 

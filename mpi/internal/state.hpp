@@ -19,15 +19,13 @@
 #include "mpi/internal/group.hpp"
 #include "mpi/internal/handles.hpp"
 #include "mpi/internal/info.hpp"
+#include "mpi/internal/mpich_cxx.hpp"
 
 namespace mpi {
 
 enum class Phase { before_init, running, finalized };
 
-struct Keyval {
-  MPI_Comm_copy_attr_function* copy = nullptr;
-  MPI_Comm_delete_attr_function* del = nullptr;
-  void* extra_state = nullptr;
+struct Keyval : AttrCallbacks {
   bool freed = false;  // MPI_Comm_free_keyval: no new values, callbacks still run
 };
 

@@ -4,6 +4,7 @@
 // handles come from the same counter as the communicators' keyvals.
 
 #include "mpi.h"
+#include "mpi/internal/mpich_cxx.hpp"
 
 namespace mpi {
 
@@ -15,5 +16,7 @@ int delete_type_attributes(MPI_Datatype type);
 // operations and derived types keep their own reference) and sets it to MPI_DATATYPE_NULL.
 // Returns the delete callbacks' first error.
 int release_type(MPI_Datatype* handle);
+// A datatype keyval's callbacks (MPII_Keyval_set_proxy), or null.
+AttrCallbacks* type_keyval_callbacks(int keyval);
 
 }  // namespace mpi

@@ -86,6 +86,30 @@ TEST_CASE("a program built by mpicc.mpich runs on Lapis' library") {
   CHECK(by_hand.output.find(library) != std::string::npos);
 }
 
+// MPICH's C++ bindings are Debian's libmpichcxx.so.12 over the C library;
+// user ops, error handlers and attribute callbacks written in C++ reach the
+// library through MPICH's internal hooks (mpi/internal/mpich_cxx.hpp).
+TEST_CASE("a program using MPICH's C++ bindings, built by mpicxx.mpich, runs on Lapis") {
+  const std::string prefix = install_for("mpicxx.mpich", "cxx_prefix");
+  if (prefix.empty()) return;
+  const std::string tmp = std::getenv("TEST_TMPDIR");
+  const std::string exe = tmp + "/mpich_cxx";
+  LaunchResult build =
+      sh("mpicxx.mpich -O1 " + runfile("tests/mpi/progs/mpich_cxx.cc") + " -o " + exe);
+  INFO(build.output);
+  REQUIRE(build.status == 0);
+  CHECK(sh("readelf -d " + exe).output.find("[libmpichcxx.so.12]") != std::string::npos);
+  for (int ranks : {1, 2, 3, 4}) {
+    CAPTURE(ranks);
+    LaunchResult run =
+        sh(prefix + "/bin/mpirun -n " + std::to_string(ranks) + " --timeout 60 " + exe);
+    INFO(run.output);
+    CHECK(run.status == 0);
+    CHECK(count(run.output, "OK\n") == ranks);
+    CHECK(run.output.find("FAILED") == std::string::npos);
+  }
+}
+
 TEST_CASE("Fortran programs built by mpifort.mpich run on Lapis' libraries") {
   const std::string prefix = install_for("mpifort.mpich", "fortran_prefix");
   if (prefix.empty()) return;

@@ -68,6 +68,8 @@ P* shift(P* p, std::int64_t offset) {
   return reinterpret_cast<P*>(reinterpret_cast<std::uintptr_t>(p) + offset);
 }
 
+CxxOpCall g_cxx_op_call = nullptr;
+
 void call_user(const Reduction& r, const void* in, void* inout, std::int64_t count) {
   MPI_Datatype handle = r.handle;
   if (r.op->fn_c != nullptr) {
@@ -76,10 +78,16 @@ void call_user(const Reduction& r, const void* in, void* inout, std::int64_t cou
     return;
   }
   int len = static_cast<int>(count);
+  if (r.op->cxx && g_cxx_op_call != nullptr) {
+    g_cxx_op_call(in, inout, len, handle, r.op->fn);
+    return;
+  }
   r.op->fn(const_cast<void*>(in), inout, &len, &handle);
 }
 
 }  // namespace
+
+void set_cxx_op_call(CxxOpCall call) { g_cxx_op_call = call; }
 
 const std::vector<OpPtr>& builtin_ops() {
   static const std::vector<OpPtr> ops = build_ops();

@@ -26,9 +26,19 @@ struct Op {
   // MPI_Op_create_c's (MPI 4.0): called with an MPI_Count length instead
   // of fn; exactly one of the two is set for a user op.
   MPI_User_function_c* fn_c = nullptr;
+  // Set by MPICH's C++ bindings (MPII_Op_set_cxx, mpich_cxx.cc) right after
+  // MPI::Op::Init creates the op: fn is a C++ function, called through
+  // the bindings' trampoline.
+  mutable bool cxx = false;
 };
 
 using OpPtr = std::shared_ptr<const Op>;
+
+// MPICH's C++ bindings' trampoline for the ops they create (mpich_cxx.cc):
+// it calls the C++ user function `user_function` as MPI::Op wants it.
+using CxxOpCall = void (*)(const void* in, void* inout, int len, MPI_Datatype type,
+                           MPI_User_function* user_function);
+void set_cxx_op_call(CxxOpCall call);
 
 // Indexed by OpKind: element 0 is null, 1..14 are MPI_MAX ... MPI_NO_OP.
 // Built once, never freed.

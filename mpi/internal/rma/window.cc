@@ -147,8 +147,7 @@ int raise_win(const Window* win, const char* function, int code) {
   if (!h || h->kind == Errhandler::Kind::fatal) fatal_error(function, code, error_detail());
   if (h->kind == Errhandler::Kind::user && h->fn != nullptr) {
     MPI_Win handle = win->handle;
-    int c = code;
-    reinterpret_cast<MPI_Win_errhandler_function*>(h->fn)(&handle, &c);
+    return call_user_errhandler(*h, ErrObject::win, &handle, code);
   }
   return code;
 }
