@@ -11,7 +11,7 @@ namespace {
 
 // The bindings' trampolines. They are process-wide in MPICH too: the
 // bindings hand the same one over with every object they mark.
-using CxxErrCall = void (*)(int object, int* handle, int* code, void (*user_function)(void));
+using CxxErrCall = void (*)(int object, void* handle, int* code, void (*user_function)(void));
 CxxErrCall g_err_call = nullptr;
 
 int attrib_type(const mpi::AttrValue& v) {
@@ -41,13 +41,14 @@ int AttrCallbacks::run_delete(int handle, int keyval, const AttrValue& value) co
   return fail(rc, "the delete callback of keyval {} returned {}", keyval, rc);
 }
 
-int call_user_errhandler(const Errhandler& h, ErrObject object, int* handle, int code) {
+int call_user_errhandler(const Errhandler& h, ErrObject object, void* handle, int code) {
   int c = code;
   if (h.cxx && g_err_call != nullptr) {
     g_err_call(static_cast<int>(object), handle, &c, reinterpret_cast<void (*)(void)>(h.fn));
     return MPI_SUCCESS;
   }
-  h.fn(handle, &c);
+  // Every kind's handler takes a pointer to the handle and to the code.
+  h.fn(static_cast<MPI_Comm*>(handle), &c);
   return code;
 }
 

@@ -51,9 +51,10 @@ struct Errhandler;
 enum class ErrObject { comm = 0, file = 1, win = 2 };
 
 // Calls the user handler `h` for the object whose handle is at `handle`
-// with `code`; returns what the failing call returns: `code`, or
-// MPI_SUCCESS after a C++ handler (the bindings would otherwise call it a
-// second time, as MPICH's library does not).
-int call_user_errhandler(const Errhandler& h, ErrObject object, int* handle, int code);
+// (an MPI_Comm, MPI_Win or MPI_File: the handler's first argument) with
+// `code`; returns what the failing call returns: `code`, or MPI_SUCCESS
+// after a C++ handler (the bindings would otherwise call it a second time,
+// as MPICH's library does not).
+int call_user_errhandler(const Errhandler& h, ErrObject object, void* handle, int code);
 
 }  // namespace mpi
