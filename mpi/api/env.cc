@@ -92,6 +92,8 @@ int init(const char* function, int required, int* provided) {
   s.attr_appnum = appnum;
   s.main_thread = std::this_thread::get_id();
   ApiCall::on_init(s.thread_level);
+  // MPI_INFO_ENV's thread_level: the level now provided (a session may have started the library lower).
+  s.infos.insert_at(MPI_INFO_ENV, make_env_info(s.world_size, s.thread_level));
   // How many processes the program may count on in all (MPI_Comm_spawn starts any number).
   s.attr_universe_size = std::max(universe, s.world_size);
   create_predefined_comms(s);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -108,9 +109,18 @@ int new_info(InfoPtr info, MPI_Info* out, const char* arg) {
   return MPI_SUCCESS;
 }
 
+// MPI_Session_init and MPI_Session_finalize may be called by several
+// threads at once whatever the thread level (MPI 4.0 11.3.1: libraries
+// initialise their sessions independently): they take turns here, before
+// their ApiCall, so the second does not meet the first inside MPI. Taken
+// only outside any MPI call (recursive: a handler the first raises may
+// call them again).
+std::recursive_mutex g_session_turns;
+
 }  // namespace
 
 extern "C" int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session) {
+  const std::lock_guard turn(g_session_turns);
   const ApiCall call("MPI_Session_init");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Session_init";
@@ -138,6 +148,7 @@ extern "C" int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Se
 }
 
 extern "C" int MPI_Session_finalize(MPI_Session* session) {
+  const std::lock_guard turn(g_session_turns);
   const ApiCall call("MPI_Session_finalize");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Session_finalize";

@@ -62,6 +62,7 @@ int start_library(int required) {
   s.slots.take(kSessionsSlot);
   install_predefined_objects(s);
   s.sessions_comm = make_sessions_comm(s);
+  node_collectives_start();
   s.phase = Phase::running;
   return MPI_SUCCESS;
 }

@@ -34,6 +34,18 @@ TEST_CASE("a session after the library stopped starts it again") {
   }
 }
 
+TEST_CASE("reductions on groups, then every session ends at once (shared memory released after all)") {
+  for (int ranks : {4, 8, 16}) {
+    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("sessions", ranks, {}, {"node-reduce"}); }
+  }
+}
+
+TEST_CASE("two threads make and finalise sessions and communicators at once") {
+  for (int ranks : {1, 2, 3}) {
+    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("sessions", ranks, {}, {"threads"}); }
+  }
+}
+
 TEST_CASE("a bad session without the world model is fatal, with its message") {
   lapis::testing::LaunchOptions options;
   options.ranks = 2;

@@ -15,10 +15,22 @@
  *   init-between   session A, MPI_Init, A finalised, session B, MPI_Finalize,
  *                  B finalised
  *   re-init        a session, finalised (the library stops), a second one
+ *   threads        two threads per process, each with its own session
+ *                  (MPI_THREAD_MULTIPLE) made and finalised at the same time,
+ *                  each making a communicator from mpi://WORLD under its own
+ *                  string tag while the other does
+ *   node-reduce    MPICH's session_4x4 pattern, three times (the library stops
+ *                  and starts again each time): groups of up to 4 ranks reduce
+ *                  to their first rank, the first ranks reduce among
+ *                  themselves (same string tag), then everyone frees and
+ *                  finalises at once; a rank that finished first must not
+ *                  release what a root still reads (node collectives'
+ *                  shared memory)
  *   fatal-null     MPI_Session_get_num_psets(MPI_SESSION_NULL) with no world
  *                  model: fatal, with its message (tests/mpi/sessions_test.cc)
  * Every rank prints OK. */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -445,6 +457,69 @@ static void re_init(void) {
   CHECK(world_model_flags() == 0);
 }
 
+static void node_reduce(void) {
+  for (int round = 0; round < 3; ++round) {
+    MPI_Session s = open_session(NULL);
+    MPI_Group world = pset_group(s, "mpi://WORLD");
+    int rank = -1, size = 0;
+    CHECK_OK(MPI_Group_rank(world, &rank));
+    CHECK_OK(MPI_Group_size(world, &size));
+    const int first = rank / 4 * 4, n = size - first < 4 ? size - first : 4;
+    int list[64];
+    for (int i = 0; i < n; ++i) list[i] = first + i;
+    MPI_Group ng, rg = MPI_GROUP_NULL;
+    MPI_Comm nc, rc = MPI_COMM_NULL;
+    CHECK_OK(MPI_Group_incl(world, n, list, &ng));
+    CHECK_OK(MPI_Comm_create_from_group(ng, "tag", MPI_INFO_NULL, MPI_ERRORS_RETURN, &nc));
+    const int nroots = (size + 3) / 4;
+    if (rank == first) {
+      for (int i = 0; i < nroots; ++i) list[i] = 4 * i;
+      CHECK_OK(MPI_Group_incl(world, nroots, list, &rg));
+      CHECK_OK(MPI_Comm_create_from_group(rg, "tag", MPI_INFO_NULL, MPI_ERRORS_RETURN, &rc));
+    }
+    int node_sum = -1, sum = -1;
+    CHECK_OK(MPI_Reduce(&rank, &node_sum, 1, MPI_INT, MPI_SUM, 0, nc));
+    if (rank == first) {
+      CHECK(node_sum == n * first + n * (n - 1) / 2);
+      CHECK_OK(MPI_Reduce(&node_sum, &sum, 1, MPI_INT, MPI_SUM, 0, rc));
+      if (rank == 0) CHECK(sum == size * (size - 1) / 2);
+      CHECK_OK(MPI_Comm_free(&rc));
+      CHECK_OK(MPI_Group_free(&rg));
+    }
+    CHECK_OK(MPI_Comm_free(&nc));
+    CHECK_OK(MPI_Group_free(&ng));
+    CHECK_OK(MPI_Group_free(&world));
+    CHECK_OK(MPI_Session_finalize(&s));
+  }
+}
+
+static void* session_thread(void* arg) {
+  const int id = *(const int*)arg;
+  for (int round = 0; round < 3; ++round) {
+    MPI_Session s = open_session("MPI_THREAD_MULTIPLE");
+    check_thread_level(s, "MPI_THREAD_MULTIPLE");
+    char tag[64];
+    snprintf(tag, sizeof tag, "tests.thread.%d", id);
+    MPI_Comm c = world_comm(s, tag);
+    exercise(c);
+    CHECK_OK(MPI_Comm_free(&c));
+    CHECK_OK(MPI_Session_finalize(&s));
+  }
+  return NULL;
+}
+
+/* The main thread holds a session open throughout: the threads' sessions
+ * then never leave the library without users, which would stop it (a
+ * collective step) in some processes and not in others, as timing goes. */
+static void threads(void) {
+  MPI_Session keep = open_session("MPI_THREAD_MULTIPLE");
+  pthread_t t[2];
+  int ids[2] = {0, 1};
+  for (int i = 0; i < 2; ++i) CHECK(pthread_create(&t[i], NULL, session_thread, &ids[i]) == 0);
+  for (int i = 0; i < 2; ++i) CHECK(pthread_join(t[i], NULL) == 0);
+  CHECK_OK(MPI_Session_finalize(&keep));
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "no-init") == 0) {
@@ -457,6 +532,10 @@ int main(int argc, char** argv) {
     init_between(&argc, &argv);
   } else if (strcmp(mode, "re-init") == 0) {
     re_init();
+  } else if (strcmp(mode, "node-reduce") == 0) {
+    node_reduce();
+  } else if (strcmp(mode, "threads") == 0) {
+    threads();
   } else if (strcmp(mode, "fatal-null") == 0) {
     int n = 0;
     MPI_Session s = open_session(NULL);
