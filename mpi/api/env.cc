@@ -21,6 +21,7 @@
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/request.hpp"
 #include "mpi/internal/runtime.hpp"
+#include "mpi/internal/session.hpp"
 #include "mpi/internal/state.hpp"
 
 namespace mpi {
@@ -54,9 +55,9 @@ void create_predefined_comms(State& s) {
 
 int init(const char* function, int required, int* provided) {
   State& s = state();
-  if (s.phase != Phase::before_init) {
+  if (s.world != Phase::before_init) {
     int code = fail(MPI_ERR_OTHER, "MPI was already {}",
-                    s.phase == Phase::running ? "initialized" : "finalized");
+                    s.world == Phase::running ? "initialized" : "finalized");
     return raise(nullptr, function, code);
   }
   if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) {
@@ -85,21 +86,18 @@ int init(const char* function, int required, int* provided) {
     }
     appnum = static_cast<int>(n);
   }
-  if (int rc = start_runtime()) return raise(nullptr, function, rc);
+  // The library may run already for a session (session.hpp); the thread
+  // level then only goes up.
+  if (int rc = start_library(required)) return raise(nullptr, function, rc);
   s.attr_appnum = appnum;
-  s.world_rank = static_cast<int>(lapi_context().task_id());
-  s.world_size = static_cast<int>(lapi_context().num_tasks());
-  // Every level is provided as asked (api_call.hpp: how MULTIPLE works).
-  s.thread_level = required;
   s.main_thread = std::this_thread::get_id();
   ApiCall::on_init(s.thread_level);
-  if (s.thread_level == MPI_THREAD_MULTIPLE) engine().set_idle_hook(&ApiCall::release_for_idle);
-  s.attr_tag_ub = mpcpi::kMaxTag;
+  // MPI_INFO_ENV's thread_level: the level now provided (a session may have started the library lower).
+  s.infos.insert_at(MPI_INFO_ENV, make_env_info(s.world_size, s.thread_level));
   // How many processes the program may count on in all (MPI_Comm_spawn starts any number).
   s.attr_universe_size = std::max(universe, s.world_size);
-  install_predefined_objects(s);
   create_predefined_comms(s);
-  s.phase = Phase::running;
+  s.world = Phase::running;
   // Started by MPI_Comm_spawn: meet the parents (spawn.cc).
   if (int rc = connect_to_parent()) return raise(nullptr, function, rc);
   if (provided != nullptr) *provided = s.thread_level;
@@ -129,28 +127,29 @@ extern "C" int MPI_Finalize(void) {
   const ApiCall call("MPI_Finalize");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Finalize";
-  if (int rc = check_running(kFn)) return rc;
   State& s = state();
+  if (s.world != Phase::running) {
+    return raise(nullptr, kFn,
+                 fail(MPI_ERR_OTHER, "called {}",
+                      s.world == Phase::before_init ? "before MPI_Init" : "after MPI_Finalize"));
+  }
   // MPI-2: COMM_SELF's attributes are deleted first, so libraries can hook
   // their own clean-up onto MPI_Finalize.
   if (CommPtr* self = s.comms.find(MPI_COMM_SELF)) delete_all_attributes(**self);
-  drain_collectives();  // freed nonblocking collectives still finish
-  drain_detached();
-  node_collectives_shutdown();  // before the core stops
   CommPtr* world = s.comms.find(MPI_COMM_WORLD);
   s.world_errhandler = world ? (*world)->errhandler : fatal_errhandler();
-  int rc = stop_runtime();
-  // Finalized from here: what the program left (communicators, windows...) is released below,
-  // and their deleters must not reach the engine, which is gone.
-  s.phase = Phase::finalized;
-  requests().clear();
-  s.comms.clear();
-  s.types.clear();
-  s.groups.clear();
-  s.errhandlers.clear();
-  s.errhandler_gets.clear();
-  s.ops.clear();
-  s.keyvals.clear();  // info objects stay: MPI 4.0 lets them be used and freed after MPI_Finalize
+  s.world = Phase::finalized;
+  int rc = MPI_SUCCESS;
+  if (s.live_sessions > 0) {
+    // Sessions keep the library running: only the world model's
+    // communicators go (what the program derived from them stays until the
+    // library stops, as the standard leaves their use undefined).
+    drain_collectives();  // freed nonblocking collectives on them still finish
+    s.comms.erase_predefined(MPI_COMM_WORLD);
+    s.comms.erase_predefined(MPI_COMM_SELF);
+  } else {
+    rc = stop_library_if_unused();
+  }
   // The jobs this rank spawned end before it does (as under mpirun, whose job includes them).
   for (int pid : s.spawned_launchers) {
     while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
@@ -162,13 +161,14 @@ extern "C" int MPI_Finalize(void) {
 
 extern "C" int MPI_Initialized(int* flag) {
   if (flag == nullptr) return raise(nullptr, "MPI_Initialized", fail(MPI_ERR_ARG, "flag is NULL"));
-  *flag = state().phase != Phase::before_init;
+  // The world model only (MPI 4.0 11.2.1): sessions do not count.
+  *flag = state().world != Phase::before_init;
   return MPI_SUCCESS;
 }
 
 extern "C" int MPI_Finalized(int* flag) {
   if (flag == nullptr) return raise(nullptr, "MPI_Finalized", fail(MPI_ERR_ARG, "flag is NULL"));
-  *flag = state().phase == Phase::finalized;
+  *flag = state().world == Phase::finalized;
   return MPI_SUCCESS;
 }
 

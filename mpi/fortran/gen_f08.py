@@ -21,7 +21,7 @@ from gen_fortran import (FORTRAN_DECL, FORTRAN_RESULT, PROCEDURES, SPECIAL, SPEC
                          large_functions, read_api, read_constants, sizeof_procedures, wrap)
 
 HANDLE_TYPES = ('Comm', 'Datatype', 'Group', 'Request', 'Op', 'Errhandler', 'Message', 'Info',
-                'Win')
+                'Win', 'Session')
 # The handle type of a `handle` argument, from its name.
 ARG_HANDLE_TYPE = {
     'comm': 'Comm', 'comm1': 'Comm', 'comm2': 'Comm', 'newcomm': 'Comm', 'oldcomm': 'Comm',
@@ -31,7 +31,7 @@ ARG_HANDLE_TYPE = {
     'group': 'Group', 'group1': 'Group', 'group2': 'Group', 'newgroup': 'Group',
     'request': 'Request', 'array_of_requests': 'Request',
     'op': 'Op', 'errhandler': 'Errhandler', 'message': 'Message', 'info': 'Info',
-    'newinfo': 'Info', 'win': 'Win',
+    'newinfo': 'Info', 'win': 'Win', 'session': 'Session',
     'array_of_datatypes': 'Datatype', 'comm_old': 'Comm', 'comm_cart': 'Comm', 'comm_graph': 'Comm', 'comm_dist_graph': 'Comm',
 }
 # mpif.h's declarations, except that handles and statuses are derived types.

@@ -286,7 +286,8 @@ FORTRAN_KEYVALS = ('MPI_TAG_UB', 'MPI_HOST', 'MPI_IO', 'MPI_WTIME_IS_GLOBAL', 'M
 # MPI 3.1 section 17.2.5, and MPICH's values).
 FORTRAN_STRING_LENGTHS = ('MPI_MAX_PROCESSOR_NAME', 'MPI_MAX_ERROR_STRING', 'MPI_MAX_OBJECT_NAME',
                           'MPI_MAX_INFO_KEY', 'MPI_MAX_INFO_VAL', 'MPI_MAX_PORT_NAME',
-                          'MPI_MAX_LIBRARY_VERSION_STRING', 'MPI_MAX_DATAREP_STRING')
+                          'MPI_MAX_LIBRARY_VERSION_STRING', 'MPI_MAX_DATAREP_STRING',
+                          'MPI_MAX_PSET_NAME_LEN', 'MPI_MAX_STRINGTAG_LEN')
 
 
 def read_constants(path, functions):

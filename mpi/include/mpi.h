@@ -427,6 +427,8 @@ extern MPI_F08_status *MPI_F08_STATUSES_IGNORE;
 #define MPI_Info_f2c(handle) ((MPI_Info)(handle))
 #define MPI_Win_c2f(handle) ((MPI_Fint)(handle))
 #define MPI_Win_f2c(handle) ((MPI_Win)(handle))
+#define MPI_Session_c2f(handle) ((MPI_Fint)(handle))
+#define MPI_Session_f2c(handle) ((MPI_Session)(handle))
 /* A Fortran status is INTEGER(MPI_STATUS_SIZE) holding the C status' bytes
  * (MPI_F_STATUS(ES)_IGNORE, declared above, are Fortran's ignore addresses). */
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
@@ -477,6 +479,9 @@ int MPIR_Dup_fn(MPI_Comm, int, void *, void *, void *, int *);
 /* A window's error handler (MPI_Win_create_errhandler). */
 typedef void(MPI_Win_errhandler_function)(MPI_Win *, int *, ...);
 typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+/* A session's error handler (MPI 4.0, MPI_Session_create_errhandler). */
+typedef void(MPI_Session_errhandler_function)(MPI_Session *, int *, ...);
+typedef MPI_Session_errhandler_function MPI_Session_errhandler_fn;
 /* Generalized requests' callbacks (MPI_Grequest_start). */
 typedef int(MPI_Grequest_cancel_function)(void *, int);
 typedef int(MPI_Grequest_free_function)(void *);
@@ -502,6 +507,8 @@ typedef int(MPI_Grequest_query_function)(void *, MPI_Status *);
 #define PMPI_Info_f2c(handle) ((MPI_Info)(handle))
 #define PMPI_Win_c2f(handle) ((MPI_Fint)(handle))
 #define PMPI_Win_f2c(handle) ((MPI_Win)(handle))
+#define PMPI_Session_c2f(handle) ((MPI_Fint)(handle))
+#define PMPI_Session_f2c(handle) ((MPI_Session)(handle))
 
 /* The functions, and every one of them as PMPI_ too (the profiling
  * interface). */

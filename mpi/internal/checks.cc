@@ -29,10 +29,13 @@ int ApiCall::refuse() const {
 }
 
 int check_running(const char* function) {
-  Phase p = state().phase;
-  if (p == Phase::running) return MPI_SUCCESS;
+  const State& s = state();
+  if (s.phase == Phase::running) return MPI_SUCCESS;
+  // Not running: neither the world model nor a session is.
   int code = fail(MPI_ERR_OTHER, "called {}",
-                  p == Phase::before_init ? "before MPI_Init" : "after MPI_Finalize");
+                  s.world == Phase::finalized   ? "after MPI_Finalize"
+                  : s.phase == Phase::finalized ? "after the last MPI_Session_finalize"
+                                                : "before MPI_Init or MPI_Session_init");
   return raise(nullptr, function, code);
 }
 

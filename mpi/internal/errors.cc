@@ -27,6 +27,7 @@ void fatal_error(const char* function, int code, std::string_view detail) {
   std::string who = fmt::format("rank {} of {}", s.world_rank, s.world_size);
   if (s.phase == Phase::before_init) {
     // No rank is known yet; the launcher's environment may still tell it.
+    // (Once the library ran, for the world model or a session, it is known.)
     const char* env_rank = std::getenv("LAPIS_RANK");
     who = env_rank ? fmt::format("rank {} (before MPI_Init)", env_rank) : "before MPI_Init";
   }
@@ -53,7 +54,7 @@ int raise_failure(const Comm* comm, const char* function, int code) {
   if (comm != nullptr) {
     handler = comm->errhandler;
     handle = comm->handle;
-  } else if (s.phase == Phase::running) {
+  } else if (s.world == Phase::running) {
     if (CommPtr* world = s.comms.find(MPI_COMM_WORLD)) handler = (*world)->errhandler;
   } else {
     handler = s.world_errhandler;  // null before MPI_Init: fatal
@@ -61,6 +62,21 @@ int raise_failure(const Comm* comm, const char* function, int code) {
   if (!handler || handler->kind == Errhandler::Kind::fatal) fatal_error(function, code, t_detail);
   if (handler->kind == Errhandler::Kind::user && handler->fn != nullptr) {
     return call_user_errhandler(*handler, ErrObject::comm, &handle, code);
+  }
+  return code;
+}
+
+int raise_session_failure(const ErrhandlerPtr& handler, MPI_Session session,
+                          const char* function, int code) {
+  const ErrorPathLock lock;
+  if (!handler || handler->kind == Errhandler::Kind::fatal) fatal_error(function, code, t_detail);
+  if (handler->kind == Errhandler::Kind::user && handler->fn != nullptr) {
+    // A session handler (MPI_Session_errhandler_function) takes an
+    // MPI_Session* where a communicator's takes an MPI_Comm*: both ints.
+    static_assert(sizeof(MPI_Session) == sizeof(MPI_Comm));
+    MPI_Comm handle = session;
+    int c = code;
+    handler->fn(&handle, &c);
   }
   return code;
 }

@@ -37,6 +37,15 @@ inline int raise(const Comm* comm, const char* function, int code) {
   return code == MPI_SUCCESS ? code : raise_failure(comm, function, code);
 }
 
+// Errors of a session's calls go to the session's handler (`session` is
+// what a user handler gets); a null handler is fatal.
+int raise_session_failure(const ErrhandlerPtr& handler, MPI_Session session,
+                          const char* function, int code);
+inline int raise_session(const ErrhandlerPtr& handler, MPI_Session session, const char* function,
+                         int code) {
+  return code == MPI_SUCCESS ? code : raise_session_failure(handler, session, function, code);
+}
+
 // Prints the message and ends this process with a non-zero status (lapirun
 // then ends the rest of the job).
 [[noreturn]] void fatal_error(const char* function, int code, std::string_view detail);

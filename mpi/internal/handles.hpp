@@ -35,6 +35,7 @@ enum class HandleKind : int {
   win = 0x8,
   keyval = 0x9,
   request = 0xb,
+  session = 0xe,
   message = 0x10b,
 };
 
@@ -126,6 +127,14 @@ class HandleTable {
   }
 
   bool is_predefined(int handle) const { return predefined_[predefined_slot(handle)].handle == handle; }
+
+  // Removes a predefined object (MPI_COMM_WORLD and MPI_COMM_SELF at
+  // MPI_Finalize while sessions keep the library running).
+  void erase_predefined(int handle) {
+    Predefined& p = predefined_[predefined_slot(handle)];
+    if (p.handle != handle) return;
+    p = Predefined{predefined_slot(handle) == predefined_slot(-1) ? 0 : -1};  // as empty_predefined()
+  }
 
   bool erase(int handle) {
     int index = handle_index(kind_, handle);

@@ -20,6 +20,7 @@
 #include "mpi/internal/handles.hpp"
 #include "mpi/internal/info.hpp"
 #include "mpi/internal/mpich_cxx.hpp"
+#include "mpi/internal/session.hpp"
 
 namespace mpi {
 
@@ -34,7 +35,13 @@ struct Keyval : AttrCallbacks {
 inline constexpr int kFirstUserKeyval = make_handle(HandleKind::keyval, 1);
 
 struct State {
+  // The library's phase: running while the world model or a session uses
+  // it (session.hpp); finalized once it stopped (a session may start it
+  // again).
   Phase phase = Phase::before_init;
+  // The world model's own phase (MPI_Init ... MPI_Finalize): what
+  // MPI_Initialized and MPI_Finalized report.
+  Phase world = Phase::before_init;
   int thread_level = MPI_THREAD_SINGLE;
   std::thread::id main_thread;
   int world_rank = 0;
@@ -49,6 +56,10 @@ struct State {
   std::map<int, int> errhandler_gets;
   HandleTable<OpPtr> ops{HandleKind::op};
   HandleTable<InfoPtr> infos{HandleKind::info};
+  HandleTable<SessionPtr> sessions{HandleKind::session};
+  int live_sessions = 0;
+  // session.hpp's sessions_comm() (null while the library is not running).
+  CommPtr sessions_comm;
   std::map<int, Keyval> keyvals;
   // MPI_Comm_get_parent's answer: the inter-communicator to the job that spawned this one
   // (MPI_COMM_NULL: none, or freed/disconnected since).

@@ -33,6 +33,12 @@ TEST_CASE("use mpi_f08 program at 1, 2, 3, 4 and 8 ranks") {
   }
 }
 
+TEST_CASE("sessions from mpi_f08 (TYPE(MPI_Session), a communicator from mpi://WORLD)") {
+  for (int ranks : {1, 2, 3}) {
+    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("fortran_sessions", ranks); }
+  }
+}
+
 TEST_CASE("the profiling interface from mpif.h: the program's MPI_SEND reaches PMPI_SEND") {
   for (int ranks : {1, 2, 3}) {
     SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("fortran_profile", ranks); }

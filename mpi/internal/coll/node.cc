@@ -19,6 +19,7 @@
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/internal_coll.hpp"
 #include "mpi/internal/runtime.hpp"
+#include "mpi/internal/session.hpp"
 #include "mpi/internal/state.hpp"
 
 namespace mpi {
@@ -387,18 +388,24 @@ void node_collectives_shutdown() {
     all.swap(g_segments);
     g_down = true;
   }
-  // Every rank is past its last collective once all are here (MPI_Finalize
-  // is collective over MPI_COMM_WORLD): nobody reads a segment any more, so
+  // Every rank is past its last collective once all are here (stopping the
+  // library is collective over every task, sessions_comm's members, which
+  // is MPI_COMM_WORLD's group and exists without the world model too):
+  // nobody reads a segment any more, so
   // each may go. Freeing sends invalidations that peers run in progress, on
   // their progress thread in interrupt mode too, which unmaps what a wait
   // on shared flags would still read: hence a point-to-point barrier here.
   // With a failed rank (lapirun --continue-on-failure) the barrier cannot
   // complete; lapi's term then ends the survivors together instead.
-  if (CommPtr* world = state().comms.find(MPI_COMM_WORLD);
-      world != nullptr && (*world)->size() > 1 && !lapi_context().any_peer_failed()) {
-    (void)internal_barrier(**world);
+  if (sessions_comm().size() > 1 && !lapi_context().any_peer_failed()) {
+    (void)internal_barrier(sessions_comm());
   }
   for (const auto& s : all) (void)lapi_context().free_registered(s->mine);
+}
+
+void node_collectives_start() {
+  std::lock_guard lock(g_segments_mutex);
+  g_down = false;
 }
 
 }  // namespace mpi

@@ -144,8 +144,12 @@ bool node_alltoallv_fits(Comm& comm, bool forced);
 // their core at each).
 int node_alltoallv(Comm& comm, const NodeSend* out, const NodeRecv* in);
 
-// MPI_Finalize, before the core stops: releases every segment (a freed
-// communicator's segment is kept until then, see node.cc).
+// Before the core stops (the last of MPI_Finalize and MPI_Session_finalize):
+// releases every segment (a freed communicator's segment is kept until
+// then, see node.cc) once every task is there. Collective over the job.
 void node_collectives_shutdown();
+// The library starts (again, after a shutdown: sessions): segments may be
+// set up.
+void node_collectives_start();
 
 }  // namespace mpi
