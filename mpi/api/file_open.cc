@@ -410,6 +410,21 @@ extern "C" int MPI_File_create_errhandler(MPI_File_errhandler_function* file_err
   return MPI_SUCCESS;
 }
 
+// For mpi/fortran (fortran_support.h): the same for a Fortran handler.
+extern "C" int lapis_f_file_create_errhandler(MPI_Comm_errhandler_function* fn,
+                                              MPI_Errhandler* errhandler) {
+  const ApiCall call("MPI_File_create_errhandler");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  constexpr const char* kFn = "MPI_File_create_errhandler";
+  if (int rc = check_running(kFn)) return rc;
+  int rc = check_not_null(reinterpret_cast<const void*>(fn), "file_errhandler_fn");
+  if (rc == MPI_SUCCESS) rc = check_not_null(errhandler, "errhandler");
+  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
+  *errhandler = state().errhandlers.insert(
+      std::make_shared<const Errhandler>(Errhandler{Errhandler::Kind::user, fn, true}));
+  return MPI_SUCCESS;
+}
+
 extern "C" int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
   const ApiCall call("MPI_File_set_errhandler");
   if (call.overlaps()) [[unlikely]] return call.refuse();

@@ -11,6 +11,9 @@ struct Errhandler {
   enum class Kind { fatal, return_codes, user };
   Kind kind = Kind::fatal;
   MPI_Comm_errhandler_function* fn = nullptr;
+  // A file handler written in Fortran (MPI_File_create_errhandler through
+  // mpif.h, mpi or mpi_f08): called with the file's Fortran INTEGER handle.
+  bool fortran_file = false;
 };
 
 // Shared: a communicator keeps its handler alive after MPI_Errhandler_free.

@@ -79,7 +79,12 @@ int raise_file(const File* f, const char* function, int code) {
   if (h->kind == Errhandler::Kind::user && h->fn != nullptr) {
     MPI_File handle = f != nullptr ? handle_of(const_cast<File*>(f)) : MPI_FILE_NULL;
     int c = code;
-    reinterpret_cast<MPI_File_errhandler_function*>(h->fn)(&handle, &c);
+    if (h->fortran_file) {
+      MPI_Fint fint = file_c2f(handle);
+      reinterpret_cast<void (*)(MPI_Fint*, int*)>(h->fn)(&fint, &c);
+    } else {
+      reinterpret_cast<MPI_File_errhandler_function*>(h->fn)(&handle, &c);
+    }
   }
   return code;
 }
