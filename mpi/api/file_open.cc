@@ -21,18 +21,6 @@ using namespace mpi::io;
 
 namespace {
 
-// The largest error class any rank of `comm` found (MPI_SUCCESS: none), so
-// that a collective call fails or succeeds everywhere. The detail stays
-// this rank's own, or names the rank that failed.
-int agree(MPI_Comm comm, int rc) {
-  int all = rc;
-  if (MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) return MPI_ERR_INTERN;
-  if (all != MPI_SUCCESS && rc == MPI_SUCCESS) {
-    return fail(all, "another rank of the file's group failed (this rank's part succeeded)");
-  }
-  return all;
-}
-
 int check_amode(int amode) {
   constexpr int kKnown = MPI_MODE_RDONLY | MPI_MODE_RDWR | MPI_MODE_WRONLY | MPI_MODE_CREATE |
                          MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_UNIQUE_OPEN |
@@ -160,7 +148,7 @@ extern "C" int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI
   if (rc == MPI_SUCCESS && all[0] != -all[1]) {
     rc = fail(MPI_ERR_NOT_SAME, "amode={:#x} differs between the ranks of comm", amode);
   }
-  rc = agree(f->comm, rc);
+  rc = agree_on(f->comm, rc);
   // Rank 0 creates, then the others open.
   if (rc == MPI_SUCCESS) {
     int rc0 = f->rank == 0 ? open_local(*f, true) : MPI_SUCCESS;
@@ -169,17 +157,17 @@ extern "C" int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI
       rc = f->rank == 0 ? rc0 : fail(rc0, "rank 0 could not open \"{}\"", f->path);
     } else {
       if (f->rank != 0) rc = open_local(*f, false);
-      rc = agree(f->comm, rc);
+      rc = agree_on(f->comm, rc);
     }
   }
   if (rc == MPI_SUCCESS && info != MPI_INFO_NULL) rc = MPI_Info_dup(info, &f->info);
-  if (rc == MPI_SUCCESS) rc = agree(f->comm, create_shared_pointer(*f));
+  if (rc == MPI_SUCCESS) rc = agree_on(f->comm, create_shared_pointer(*f));
   if (rc == MPI_SUCCESS && (amode & MPI_MODE_APPEND)) {
     MPI_Offset size = 0;
     rc = file_size(*f, size);
     f->position = size;
     if (f->rank == 0) *f->shared_cell = size;
-    rc = agree(f->comm, rc);
+    rc = agree_on(f->comm, rc);
   }
   if (rc != MPI_SUCCESS) {
     release(*f);
@@ -256,7 +244,7 @@ int resize(const char* fn, MPI_File fh, MPI_Offset size, bool preallocate) {
   if (rc == MPI_SUCCESS && all[0] != -all[1]) {
     rc = fail(MPI_ERR_NOT_SAME, "size={} differs between the ranks of the file's group", size);
   }
-  rc = agree(f->comm, rc);
+  rc = agree_on(f->comm, rc);
   if (rc != MPI_SUCCESS) return raise_file(f, fn, rc);  // everywhere
   if (f->rank == 0) {
     MPI_Offset now = 0;
@@ -269,7 +257,7 @@ int resize(const char* fn, MPI_File fh, MPI_Offset size, bool preallocate) {
       if (err != 0) rc = fail_errno(err, "posix_fallocate", f->path);
     }
   }
-  return raise_file(f, fn, agree(f->comm, rc));
+  return raise_file(f, fn, agree_on(f->comm, rc));
 }
 
 }  // namespace
@@ -301,7 +289,7 @@ extern "C" int MPI_File_sync(MPI_File fh) {
   if ((f->amode & MPI_MODE_RDONLY) == 0 && fsync(f->fd) != 0) {
     rc = fail_errno(errno, "fsync", f->path);
   }
-  return raise_file(f, kFn, agree(f->comm, rc));
+  return raise_file(f, kFn, agree_on(f->comm, rc));
 }
 
 extern "C" int MPI_File_get_group(MPI_File fh, MPI_Group* group) {

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -32,6 +33,33 @@ int check_datarep(const char* datarep, bool& native) {
               "datarep=\"{}\" is not \"native\", \"internal\" or a registered one", d);
 }
 
+// An etype or filetype must have its data at non-negative, non-decreasing
+// displacements, and in a file that may be written no byte twice (MPI 3.1
+// 13.3; ROMIO reports these as MPI_ERR_IO, and so does Lapis).
+int check_view_type(const Datatype& t, const char* arg, bool writable) {
+  const FlatType& flat = t.flat();
+  std::int64_t prev_start = 0, prev_end = 0;
+  bool first = true;
+  for (std::int64_t r = 0; r < flat.reps; ++r) {
+    for (const Block& b : flat.blocks) {
+      if (b.len == 0) continue;
+      const std::int64_t off = r * flat.rep_stride + b.offset;
+      if (off < 0) return fail(MPI_ERR_IO, "{} has data at a negative displacement ({})", arg, off);
+      if (!first && off < prev_start) {
+        return fail(MPI_ERR_IO, "{}'s displacements decrease ({} after {})", arg, off, prev_start);
+      }
+      if (!first && writable && off < prev_end) {
+        return fail(MPI_ERR_IO,
+                    "{} overlaps itself at byte {}, and the file may be written", arg, off);
+      }
+      prev_start = off;
+      prev_end = std::max(prev_end, off + b.len);
+      first = false;
+    }
+  }
+  return MPI_SUCCESS;
+}
+
 // A predefined handle as it is, a derived one as a new duplicate the
 // caller frees (MPI_File_get_view).
 int handle_for_caller(MPI_Datatype stored, const TypePtr& type, MPI_Datatype* out) {
@@ -59,7 +87,7 @@ int seek_target(File& f, MPI_Offset offset, int whence, MPI_Offset current, MPI_
       const MPI_Offset size = st.st_size;
       const MPI_Offset esize = f.view.etype->size();
       MPI_Offset vbytes = 0;
-      if (size > f.view.disp) {
+      if (size > f.view.disp && f.view.tile_size > 0) {
         // Count the visible bytes before `size` (binary search over the
         // monotone mapping of visible bytes to file offsets).
         MPI_Offset lo = 0, hi = size - f.view.disp + 1;
@@ -98,14 +126,13 @@ extern "C" int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etyp
   int rc = lookup_type(etype, v.etype, true, "etype");
   if (rc == MPI_SUCCESS) rc = lookup_type(filetype, v.filetype, true, "filetype");
   if (rc == MPI_SUCCESS && v.etype->size() == 0) rc = fail(MPI_ERR_TYPE, "etype has size 0");
-  if (rc == MPI_SUCCESS && (v.filetype->size() == 0 || v.filetype->size() % v.etype->size())) {
-    rc = fail(MPI_ERR_TYPE, "filetype's size {} is not a positive multiple of etype's size {}",
+  if (rc == MPI_SUCCESS && v.filetype->size() % v.etype->size()) {
+    rc = fail(MPI_ERR_TYPE, "filetype's size {} is not a multiple of etype's size {}",
               v.filetype->size(), v.etype->size());
   }
-  if (rc == MPI_SUCCESS && v.filetype->true_lb() < 0) {
-    rc = fail(MPI_ERR_TYPE, "filetype has data at a negative displacement ({})",
-              v.filetype->true_lb());
-  }
+  const bool writable = (f->amode & MPI_MODE_RDONLY) == 0;
+  if (rc == MPI_SUCCESS) rc = check_view_type(*v.etype, "etype", writable);
+  if (rc == MPI_SUCCESS) rc = check_view_type(*v.filetype, "filetype", writable);
   if (rc == MPI_SUCCESS && disp == MPI_DISPLACEMENT_CURRENT &&
       (f->amode & MPI_MODE_SEQUENTIAL) == 0) {
     rc = fail(MPI_ERR_ARG, "disp=MPI_DISPLACEMENT_CURRENT needs a file opened MPI_MODE_SEQUENTIAL");
@@ -114,6 +141,9 @@ extern "C" int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etyp
   }
   if (rc == MPI_SUCCESS) rc = check_datarep(datarep, v.native);
   if (rc == MPI_SUCCESS) rc = check_info_arg(info);
+  // Collective: a rank whose arguments are bad fails them all, and nobody
+  // waits for it in the steps below.
+  rc = agree_on(f->comm, rc);
   if (rc != MPI_SUCCESS) return raise_file(f, kFn, rc);
   if (disp == MPI_DISPLACEMENT_CURRENT) {
     MPI_Offset shared = 0;

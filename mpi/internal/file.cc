@@ -113,6 +113,17 @@ int fail_errno(int err, const char* what, const std::string& path) {
   return fail(errno_class(err), "{} of \"{}\" failed: {}", what, path, std::strerror(err));
 }
 
+int agree_on(MPI_Comm comm, int rc) {
+  int all = rc;
+  if (MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) {
+    return fail(MPI_ERR_INTERN, "the file's group could not agree on the outcome");
+  }
+  if (all != MPI_SUCCESS && rc == MPI_SUCCESS) {
+    return fail(all, "another rank of the file's group failed (this rank's part succeeded)");
+  }
+  return all;
+}
+
 // --- views -------------------------------------------------------------------
 
 void flatten_view(View& v) {
@@ -295,6 +306,9 @@ int read_visible(File& f, MPI_Offset vbyte, void* buf, MPI_Count count, const Da
   bytes = 0;
   const MPI_Offset n = count * type.size();
   if (n == 0) return MPI_SUCCESS;
+  if (f.view.tile_size == 0) {
+    return fail(MPI_ERR_IO, "the view's filetype holds no data, and {} bytes were to move", n);
+  }
   const std::vector<Extent> ext = extents_of(f.view, vbyte, n);
   const bool direct = type.contiguous_for(count);
   std::vector<char> staging;
@@ -319,6 +333,9 @@ int write_visible(File& f, MPI_Offset vbyte, const void* buf, MPI_Count count,
   bytes = 0;
   const MPI_Offset n = count * type.size();
   if (n == 0) return MPI_SUCCESS;
+  if (f.view.tile_size == 0) {
+    return fail(MPI_ERR_IO, "the view's filetype holds no data, and {} bytes were to move", n);
+  }
   const std::vector<Extent> ext = extents_of(f.view, vbyte, n);
   const bool direct = type.contiguous_for(count);
   std::vector<char> staging;

@@ -89,6 +89,11 @@ int errno_class(int err);
 // fail() with the errno's class and text.
 int fail_errno(int err, const char* what, const std::string& path);
 
+// The largest error class any rank of `comm` found (MPI_SUCCESS: none), so
+// that a collective call fails or succeeds everywhere. The detail stays
+// this rank's own, or says another rank failed.
+int agree_on(MPI_Comm comm, int rc);
+
 // --- views ----------------------------------------------------------------
 // Fills the pieces of a view whose types are set.
 void flatten_view(View& v);

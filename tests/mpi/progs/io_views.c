@@ -209,6 +209,30 @@ static void test_shared_and_bad_views(MPI_Comm comm, int rank, int nranks) {
   CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_DATATYPE_NULL, MPI_INT, "native", MPI_INFO_NULL),
               MPI_ERR_TYPE);
   MPI_Type_free(&three);
+  {
+    /* Decreasing or (in a writable file) overlapping displacements: MPI_ERR_IO, as ROMIO. */
+    int blens[2] = {1, 1}, down[2] = {3, 0}, overlap[2] = {0, 0};
+    MPI_Datatype bad, empty;
+    MPI_Type_indexed(2, blens, down, MPI_INT, &bad);
+    MPI_Type_commit(&bad);
+    CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, bad, "native", MPI_INFO_NULL), MPI_ERR_IO);
+    MPI_Type_free(&bad);
+    MPI_Type_indexed(2, blens, overlap, MPI_INT, &bad);
+    MPI_Type_commit(&bad);
+    CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, bad, "native", MPI_INFO_NULL), MPI_ERR_IO);
+    MPI_Type_free(&bad);
+    /* One rank's bad view fails every rank's call (nobody waits for it). */
+    CHECK_CLASS(MPI_File_set_view(fh, rank == nranks - 1 ? -8 : 0, MPI_INT, MPI_INT, "native",
+                                  MPI_INFO_NULL),
+                MPI_ERR_ARG);
+    /* A view without data on the last rank: it moves nothing, the others their data. */
+    MPI_Type_contiguous(rank == nranks - 1 ? 0 : 1, MPI_INT, &empty);
+    MPI_Type_commit(&empty);
+    CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, empty, "native", MPI_INFO_NULL));
+    CHECK_OK(MPI_File_read_all(fh, &i, rank == nranks - 1 ? 0 : 1, MPI_INT, &st));
+    if (rank == nranks - 1) CHECK_CLASS(MPI_File_read(fh, &i, 1, MPI_INT, &st), MPI_ERR_IO);
+    MPI_Type_free(&empty);
+  }
   /* A registered representation: the view takes it, data access does not convert. */
   {
     CHECK_OK(MPI_Register_datarep("lapis_test_rep", conv, conv, extent_fn, NULL));
