@@ -86,6 +86,9 @@ typedef void lapis_f_copy_fn(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Aint *extr
 typedef void lapis_f_delete_fn(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attribute_val,
                                MPI_Aint *extra_state, MPI_Fint *ierror);
 /* MPI_Comm_create_keyval with Fortran callbacks (C ones call them). */
+/* MPI_File_create_errhandler from Fortran: the handler is called with the
+ * file's Fortran handle (MPI_File_c2f's INTEGER), not a C MPI_File. */
+int lapis_f_file_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);
 int lapis_f_comm_create_keyval(lapis_f_copy_fn *copy, lapis_f_delete_fn *del,
                                MPI_Fint *keyval, MPI_Aint extra_state);
 /* The same for datatypes (their callbacks take the datatype first). */

@@ -21,7 +21,7 @@ from gen_fortran import (FORTRAN_DECL, FORTRAN_RESULT, PROCEDURES, SPECIAL, SPEC
                          large_functions, read_api, read_constants, sizeof_procedures, wrap)
 
 HANDLE_TYPES = ('Comm', 'Datatype', 'Group', 'Request', 'Op', 'Errhandler', 'Message', 'Info',
-                'Win', 'Session')
+                'Win', 'Session', 'File')
 # The handle type of a `handle` argument, from its name.
 ARG_HANDLE_TYPE = {
     'comm': 'Comm', 'comm1': 'Comm', 'comm2': 'Comm', 'newcomm': 'Comm', 'oldcomm': 'Comm',
@@ -31,7 +31,8 @@ ARG_HANDLE_TYPE = {
     'group': 'Group', 'group1': 'Group', 'group2': 'Group', 'newgroup': 'Group',
     'request': 'Request', 'array_of_requests': 'Request',
     'op': 'Op', 'errhandler': 'Errhandler', 'message': 'Message', 'info': 'Info',
-    'newinfo': 'Info', 'win': 'Win', 'session': 'Session',
+    'newinfo': 'Info', 'win': 'Win', 'session': 'Session', 'fh': 'File', 'file': 'File',
+    'info_used': 'Info', 'etype': 'Datatype', 'filetype': 'Datatype',
     'array_of_datatypes': 'Datatype', 'comm_old': 'Comm', 'comm_cart': 'Comm', 'comm_graph': 'Comm', 'comm_dist_graph': 'Comm',
 }
 # mpif.h's declarations, except that handles and statuses are derived types.
@@ -39,6 +40,7 @@ DECL = {
     **FORTRAN_DECL,
     'handle': 'TYPE(MPI_{t}), INTENT(IN) :: {n}', 'handle*': 'TYPE(MPI_{t}) :: {n}',
     'handle[]': 'TYPE(MPI_{t}) :: {n}(*)',
+    'handle_file': 'TYPE(MPI_{t}), INTENT(IN) :: {n}', 'handle_file*': 'TYPE(MPI_{t}) :: {n}',
     'status': 'TYPE(MPI_Status) :: {n}', 'status_in': 'TYPE(MPI_Status), INTENT(IN) :: {n}',
     'statuses': 'TYPE(MPI_Status) :: {n}(*)',
     'cptr_out': 'TYPE(C_PTR), INTENT(OUT) :: {n}',

@@ -64,6 +64,12 @@ KINDS = {
     'handle[]': ('MPI_Fint *', '{n}', '', ''),
     'ranges[]': ('MPI_Fint *', '(int (*)[3]){n}', '', ''),
     'aint': ('MPI_Aint *', '*{n}', '', ''),
+    # MPI_File: a pointer in C, MPI_File_c2f's INTEGER in Fortran.
+    'handle_file': ('MPI_Fint *', 'MPI_File_f2c(*{n})', '', ''),
+    'handle_file*': ('MPI_Fint *', '&{n}_c', '  MPI_File {n}_c = MPI_File_f2c(*{n});\n',
+                     '  *{n} = MPI_File_c2f({n}_c);\n'),
+    'offset': ('MPI_Offset *', '*{n}', '', ''),
+    'offset*': ('MPI_Offset *', '{n}', '', ''),
     'aint*': ('MPI_Aint *', '{n}', '', ''),
     'aint[]': ('MPI_Aint *', '{n}', '', ''),
     'count': ('MPI_Count *', '*{n}', '', ''),
@@ -262,6 +268,8 @@ def write_constants_program(header, out):
                 'int main(void) {\n')
         for n in names:
             o.write(f'  EMIT({n});\n')
+        o.write('  /* MPI_FILE_NULL is a null pointer in C, MPI_File_c2f\'s 0 in Fortran. */\n'
+                '  printf("MPI_FILE_NULL 0\\n");\n')
         o.write('  /* Fortran only: a status is an INTEGER array. */\n'
                 '  printf("MPI_STATUS_SIZE %zu\\n", sizeof(MPI_Status) / sizeof(MPI_Fint));\n')
         for field in ('MPI_SOURCE', 'MPI_TAG', 'MPI_ERROR'):
@@ -317,6 +325,9 @@ FORTRAN_DECL = {
     'int[]': 'INTEGER :: {n}(*)', 'handle[]': 'INTEGER :: {n}(*)', 'indices': 'INTEGER :: {n}(*)',
     'ranges[]': 'INTEGER :: {n}(3, *)',
     'aint': 'INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: {n}',
+    'handle_file': 'INTEGER, INTENT(IN) :: {n}', 'handle_file*': 'INTEGER :: {n}',
+    'offset': 'INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: {n}',
+    'offset*': 'INTEGER(KIND=MPI_OFFSET_KIND) :: {n}',
     'aint*': 'INTEGER(KIND=MPI_ADDRESS_KIND) :: {n}',
     'aint[]': 'INTEGER(KIND=MPI_ADDRESS_KIND) :: {n}(*)',
     'count': 'INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: {n}',

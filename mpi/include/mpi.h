@@ -244,6 +244,22 @@ extern int *const MPI_WEIGHTS_EMPTY;
 
 #define MPI_LOCK_EXCLUSIVE 234
 #define MPI_LOCK_SHARED 235
+/* File access modes (MPI_File_open), ROMIO's values as in MPICH. */
+#define MPI_MODE_RDONLY 2
+#define MPI_MODE_RDWR 8
+#define MPI_MODE_WRONLY 4
+#define MPI_MODE_CREATE 1
+#define MPI_MODE_EXCL 64
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN 32
+#define MPI_MODE_APPEND 128
+#define MPI_MODE_SEQUENTIAL 256
+#define MPI_DISPLACEMENT_CURRENT (-54278278)
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+#define MPI_MAX_DATAREP_STRING 128
+
 #define MPI_MODE_NOCHECK 1024
 #define MPI_MODE_NOSTORE 2048
 #define MPI_MODE_NOPUT 4096
@@ -516,6 +532,7 @@ typedef int(MPI_Grequest_query_function)(void *, MPI_Status *);
 #include "mpi_proto_rma.h"
 #include "mpi_proto_topo.h"
 #include "mpi_proto_large.h"
+#include "mpi_proto_io.h"
 #include "lapis_pmpi.h"
 
 #ifdef __cplusplus

@@ -18,6 +18,9 @@ struct Errhandler {
   // right after they create the handler, before any object can carry it:
   // `fn` is then a C++ function called through the bindings' trampoline.
   mutable bool cxx = false;
+  // A file handler written in Fortran (MPI_File_create_errhandler through
+  // mpif.h, mpi or mpi_f08): called with the file's Fortran INTEGER handle.
+  bool fortran_file = false;
 };
 
 // Shared: a communicator keeps its handler alive after MPI_Errhandler_free.

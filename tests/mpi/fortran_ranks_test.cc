@@ -5,6 +5,7 @@
 // MAXLOC pairs, 1-based indices, attributes, MPI_BOTTOM) and the mpi_f08
 // module (handle types, TYPE(MPI_Status), optional ierror, f08 user op),
 // array sections as mpi_f08 buffers, and the profiling interface (mpif.h, mpi_f08).
+// MPI-IO from mpif.h and mpi_f08 (fortran_io*).
 // And an invalid handle from Fortran under MPI_ERRORS_ARE_FATAL.
 #include <doctest/doctest.h>
 
@@ -54,6 +55,15 @@ TEST_CASE("the profiling interface from mpi_f08: the program's MPI_Send_f08ts re
 TEST_CASE("array sections as mpi_f08 buffers, nonblocking and persistent too") {
   for (int ranks : kRankCounts) {
     SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("fortran_f08_sections", ranks); }
+  }
+}
+
+TEST_CASE("MPI-IO from mpif.h (a Fortran file error handler too) and from mpi_f08") {
+  for (int ranks : {1, 2, 3, 4}) {
+    SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) {
+      expect_ok("fortran_io", ranks);
+      expect_ok("fortran_io_f08", ranks);
+    }
   }
 }
 

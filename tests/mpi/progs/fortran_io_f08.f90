@@ -1,0 +1,63 @@
+! MPI-IO from the mpi_f08 module: TYPE(MPI_File), INTEGER(MPI_OFFSET_KIND)
+! offsets, collective and shared-pointer access, nonblocking reads, get_view,
+! optional ierror. Prints "OK" per rank.
+program fio08
+  use mpi_f08
+  implicit none
+  type(MPI_File) :: fh
+  type(MPI_Status) :: status
+  type(MPI_Request) :: req
+  type(MPI_Datatype) :: etype, ftype
+  integer :: rank, nranks, ierr, i, count, pid
+  integer :: buf(8), back(8)
+  integer(kind=MPI_OFFSET_KIND) :: off, disp
+  character(len=200) :: tmp, fname
+  character(len=MPI_MAX_DATAREP_STRING) :: rep
+
+  call MPI_Init()
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call MPI_Comm_size(MPI_COMM_WORLD, nranks)
+  pid = getpid()
+  call MPI_Bcast(pid, 1, MPI_INTEGER, 0, MPI_COMM_WORLD)
+  call get_environment_variable('TEST_TMPDIR', tmp)
+  if (len_trim(tmp) == 0) call get_environment_variable('TMPDIR', tmp)
+  if (len_trim(tmp) == 0) tmp = '/tmp'
+  write (fname, '(A,A,I0,A)') trim(tmp), '/lapis_fio08_', pid, '.dat'
+
+  call MPI_File_open(MPI_COMM_WORLD, fname, MPI_MODE_CREATE + MPI_MODE_RDWR + &
+                     MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, fh, ierr)
+  if (ierr /= MPI_SUCCESS) call fail(1)
+  if (fh == MPI_FILE_NULL) call fail(2)
+  buf = [(rank * 100 + i, i = 1, 8)]
+  off = rank * 32
+  call MPI_File_write_at_all(fh, off, buf, 8, MPI_INTEGER, status)
+  call MPI_Get_count(status, MPI_INTEGER, count)
+  if (count /= 8) call fail(3)
+  call MPI_File_get_view(fh, disp, etype, ftype, rep)
+  if (disp /= 0 .or. etype /= MPI_BYTE .or. ftype /= MPI_BYTE) call fail(4)
+  if (trim(rep) /= 'native') call fail(5)
+  off = mod(rank + 1, nranks) * 32
+  call MPI_File_iread_at(fh, off, back, 8, MPI_INTEGER, req)
+  call MPI_Wait(req, status)
+  if (back(8) /= mod(rank + 1, nranks) * 100 + 8) call fail(6)
+  ! Shared pointer: one integer each, then everybody's in rank order.
+  call MPI_File_seek_shared(fh, 0_MPI_OFFSET_KIND, MPI_SEEK_SET)
+  call MPI_File_write_ordered(fh, rank, 1, MPI_INTEGER, status)
+  call MPI_File_get_position_shared(fh, off)
+  if (off /= 4 * nranks) call fail(7)
+  call MPI_Barrier(MPI_COMM_WORLD)
+  call MPI_File_read_at(fh, 0_MPI_OFFSET_KIND, back, min(nranks, 8), MPI_INTEGER, status)
+  do i = 1, min(nranks, 8)
+    if (back(i) /= i - 1) call fail(8)
+  end do
+  call MPI_File_close(fh)
+  if (fh /= MPI_FILE_NULL) call fail(9)
+  call MPI_Finalize()
+  print '(A)', 'OK'
+contains
+  subroutine fail(line)
+    integer, intent(in) :: line
+    print *, 'FAILED fortran_io_f08.f90 check ', line
+    stop 3
+  end subroutine fail
+end program fio08
