@@ -409,7 +409,8 @@ extern "C" int lapis_f_file_create_errhandler(MPI_Comm_errhandler_function* fn,
   if (rc == MPI_SUCCESS) rc = check_not_null(errhandler, "errhandler");
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
   *errhandler = state().errhandlers.insert(
-      std::make_shared<const Errhandler>(Errhandler{Errhandler::Kind::user, fn, true}));
+      std::make_shared<const Errhandler>(
+          Errhandler{.kind = Errhandler::Kind::user, .fn = fn, .fortran_file = true}));
   return MPI_SUCCESS;
 }
 
