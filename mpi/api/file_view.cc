@@ -180,8 +180,12 @@ extern "C" int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* et
   rc = handle_for_caller(v.etype_handle, v.etype, etype);
   if (rc == MPI_SUCCESS) rc = handle_for_caller(v.filetype_handle, v.filetype, filetype);
   if (rc != MPI_SUCCESS) return raise_file(f, kFn, rc);
-  std::strncpy(datarep, v.datarep.c_str(), MPI_MAX_DATAREP_STRING);
-  datarep[MPI_MAX_DATAREP_STRING - 1] = '\0';
+  // The name and its NUL only: strncpy's padding to MPI_MAX_DATAREP_STRING
+  // overwrote what lay after a shorter buffer (MPICH's cxx/io/filemiscx
+  // passes char[25], as ROMIO, which copies the string only, allows).
+  const std::size_t n = std::min(v.datarep.size(), std::size_t{MPI_MAX_DATAREP_STRING - 1});
+  std::memcpy(datarep, v.datarep.data(), n);
+  datarep[n] = '\0';
   return MPI_SUCCESS;
 }
 

@@ -55,6 +55,13 @@ static void test_vector_view(MPI_Comm comm, int rank, int nranks) {
   MPI_Type_get_extent(got_filetype, &lb, &extent);
   CHECK(lb == 0 && extent == (MPI_Aint)sizeof(int) * B * nranks);
   MPI_Type_free(&got_filetype);
+  /* Only the name and its NUL are written, as ROMIO does: programs pass
+   * buffers shorter than MPI_MAX_DATAREP_STRING (MPICH's cxx/io/filemiscx
+   * passes 25 bytes; padding to 128 overwrote what followed). */
+  memset(rep, 0x5a, sizeof rep);
+  CHECK_OK(MPI_File_get_view(fh, &disp, &got_etype, &got_filetype, rep));
+  CHECK(strcmp(rep, "native") == 0 && rep[7] == 0x5a && rep[sizeof rep - 1] == 0x5a);
+  MPI_Type_free(&got_filetype);
   CHECK_OK(MPI_File_get_type_extent(fh, filetype, &extent));
   CHECK(extent == (MPI_Aint)sizeof(int) * B * nranks);
   /* Back through the view, one int at a time with the individual pointer. */
