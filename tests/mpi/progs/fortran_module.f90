@@ -142,8 +142,6 @@ program module_mpi
   character(len=5) :: short
   character(len=MPI_MAX_OBJECT_NAME) :: cname
   logical :: flag, lval
-  integer :: psend(8), precv(8), preqs(2), plist(2)
-  integer(kind=MPI_COUNT_KIND) :: pcount
   double precision :: pair(2), best(2), dval
   ! Reached only through absolute addresses (MPI_BOTTOM): without VOLATILE
   ! an optimising compiler (MPICH's wrapper passes -O2) may keep them in
@@ -296,34 +294,6 @@ program module_mpi
   call check(len == 1, 'sizeof character: one byte, as in MPICH')
   call alloc_mem_cptr()
   call info_strings()
-
-  ! Partitioned point-to-point to itself: 4 send partitions of 2, 2 receive
-  ! partitions of 4; ready by range and list; MPI_Parrived until arrived.
-  psend = (/ (10 * rank + i, i = 1, 8) /)
-  precv = -1
-  pcount = 4
-  call MPI_Precv_init(precv, 2, pcount, MPI_INTEGER, 0, 7, MPI_COMM_SELF, MPI_INFO_NULL, &
-                      preqs(1), ierr)
-  call check(ierr == MPI_SUCCESS, 'precv_init')
-  pcount = 2
-  call MPI_Psend_init(psend, 4, pcount, MPI_INTEGER, 0, 7, MPI_COMM_SELF, MPI_INFO_NULL, &
-                      preqs(2), ierr)
-  call check(ierr == MPI_SUCCESS, 'psend_init')
-  call MPI_Startall(2, preqs, ierr)
-  call MPI_Pready_range(0, 1, preqs(2), ierr)
-  call MPI_Parrived(preqs(1), 1, flag, ierr)
-  call check(ierr == MPI_SUCCESS .and. .not. flag, 'parrived before the last pready')
-  plist = (/ 3, 2 /)
-  call MPI_Pready_list(2, plist, preqs(2), ierr)
-  call check(ierr == MPI_SUCCESS, 'pready_list')
-  flag = .false.
-  do while (.not. flag)
-    call MPI_Parrived(preqs(1), 1, flag, ierr)
-  end do
-  call MPI_Waitall(2, preqs, MPI_STATUSES_IGNORE, ierr)
-  call check(all(precv == psend), 'partitioned data')
-  call MPI_Request_free(preqs(1), ierr)
-  call MPI_Request_free(preqs(2), ierr)
 
   call MPI_Finalize(ierr)
   call MPI_Finalized(flag, ierr)
