@@ -4,6 +4,7 @@
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/p2p_common.hpp"
+#include "mpi/internal/partitioned.hpp"
 #include "mpi/internal/request.hpp"
 #include "mpi/internal/runtime.hpp"
 #include "mpi/internal/status_fields.hpp"
@@ -166,6 +167,10 @@ extern "C" int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status
   Request* r = requests().find(request);
   if (r == nullptr) {
     return raise(nullptr, kFn, fail(MPI_ERR_REQUEST, "request={:#x} is not a request", request));
+  }
+  if (awaiting_pready(*r)) [[unlikely]] {
+    *flag = 0;
+    return MPI_SUCCESS;
   }
   if ((r->persistent && !r->active) || r->engine == nullptr) {
     *flag = 1;

@@ -7,6 +7,7 @@
 #include "mpi/internal/error_classes.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/p2p_common.hpp"
+#include "mpi/internal/partitioned.hpp"
 #include "mpi/internal/request.hpp"
 #include "mpi/internal/runtime.hpp"
 
@@ -44,6 +45,9 @@ Pending collect(int count, const MPI_Request reqs[]) {
       return p;
     }
     if (r->persistent && !r->active) continue;
+    // A partitioned send waiting for MPI_Pready cannot complete during
+    // this call (partitioned.hpp): passed over like an inactive request.
+    if (awaiting_pready(*r)) [[unlikely]] continue;
     if (r->engine == nullptr) {  // MPI_PROC_NULL, or a send done at once
       if (p.ready < 0) p.ready = i;
       continue;

@@ -533,6 +533,7 @@ typedef int(MPI_Grequest_query_function)(void *, MPI_Status *);
 #include "mpi_proto_topo.h"
 #include "mpi_proto_large.h"
 #include "mpi_proto_io.h"
+#include "mpi_proto_tool.h"
 #include "lapis_pmpi.h"
 
 #ifdef __cplusplus

@@ -307,6 +307,18 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm, MPI_Request *request);
 
+/* ---- partitioned point-to-point (MPI 4.0) --------------------------------- */
+/* Persistent: MPI_Start(all), then MPI_Pready* (send) / MPI_Parrived (receive),
+ * completed by the MPI_Wait/Test family. */
+int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                   int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest,
+                   int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Pready(int partition, MPI_Request request);
+int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request);
+int MPI_Pready_list(int length, int array_of_partitions[], MPI_Request request);
+int MPI_Parrived(MPI_Request request, int partition, int *flag);
+
 /* ---- persistent collectives (MPI 4.0) ------------------------------------ */
 /* Inactive until MPI_Start/MPI_Startall; restartable; MPI_Request_free. */
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);

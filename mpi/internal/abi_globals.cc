@@ -26,9 +26,6 @@ int MPIR_F08_MPI_BOTTOM;
 MPI_F08_status* MPI_F08_STATUS_IGNORE = &MPIR_F08_MPI_STATUS_IGNORE_OBJ;
 MPI_F08_status* MPI_F08_STATUSES_IGNORE = &MPIR_F08_MPI_STATUSES_IGNORE_OBJ[0];
 
-// MPI_T_PVAR_ALL_HANDLES: the tools interface is not implemented; the
-// symbol exists so programs that mention it still load.
-struct MPIR_T_pvar_handle_s;
-extern MPIR_T_pvar_handle_s* const MPI_T_PVAR_ALL_HANDLES = nullptr;
+// MPI_T_PVAR_ALL_HANDLES is defined with the tools interface (api/tool_info.cc).
 
 }  // extern "C"

@@ -5,6 +5,7 @@
 #include "mpi/internal/coll/nonblocking.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/grequest.hpp"
+#include "mpi/internal/partitioned.hpp"
 #include "mpi/internal/p2p_common.hpp"
 #include "mpi/internal/runtime.hpp"
 #include "mpi/internal/status_fields.hpp"
@@ -47,6 +48,7 @@ void set_empty_status(MPI_Status* status) {
 }
 
 int start_request(Request& r) {
+  if (r.part) [[unlikely]] return start_partitioned(r);
   if (r.kind == RequestKind::coll) return start_collective(r);
   if (r.kind == RequestKind::null_proc) {
     r.active = true;
@@ -165,6 +167,12 @@ int wait_request(MPI_Request* handle, MPI_Status* status, CommPtr& comm_out) {
   Request* r = nullptr;
   int rc;
   if (trivial_completion(handle, status, r, rc)) return rc;
+  if (awaiting_pready(*r)) [[unlikely]] {
+    return fail(MPI_ERR_REQUEST,
+                "request={:#x} is a partitioned send with partitions not marked ready "
+                "(MPI_Pready): waiting for it would never return",
+                *handle);
+  }
   if (r->engine != nullptr && !r->persistent && !r->unpack &&
       (r->kind == RequestKind::recv || r->kind == RequestKind::send)) [[likely]] {
     return wait_plain(handle, *r, status, comm_out);
@@ -180,6 +188,10 @@ int test_request(MPI_Request* handle, bool& done, MPI_Status* status, CommPtr& c
   int rc;
   done = true;
   if (trivial_completion(handle, status, r, rc)) return rc;
+  if (awaiting_pready(*r)) [[unlikely]] {
+    done = false;
+    return MPI_SUCCESS;
+  }
   mpcpi::Status es;
   mpcpi::Errc err = mpcpi::Errc::success;
   if (r->engine != nullptr) {
@@ -194,6 +206,10 @@ int peek_request(MPI_Request handle, bool& done) {
   if (handle == MPI_REQUEST_NULL) return MPI_SUCCESS;
   Request* r = requests().find(handle);
   if (r == nullptr) return fail(MPI_ERR_REQUEST, "request={:#x} is not a request", handle);
+  if (awaiting_pready(*r)) [[unlikely]] {
+    done = false;
+    return MPI_SUCCESS;
+  }
   if ((r->persistent && !r->active) || r->engine == nullptr) return MPI_SUCCESS;
   mpcpi::Status es;
   mpcpi::Errc err = engine().peek(r->engine, done, &es);

@@ -27,6 +27,7 @@ enum class RequestKind : std::uint8_t {
 
 struct CollOp;
 struct GRequest;
+struct Partitioned;
 
 struct Request {
   RequestKind kind = RequestKind::send;
@@ -48,6 +49,7 @@ struct Request {
   mpcpi::SendMode mode = mpcpi::SendMode::standard;
   std::shared_ptr<CollOp> coll;  // kind coll
   std::shared_ptr<GRequest> greq;  // kind grequest
+  std::shared_ptr<Partitioned> part;  // MPI_Psend_init / MPI_Precv_init (partitioned.hpp)
 
   // Back to the default state (RequestTable::release), touching only what
   // is held: `*this = Request{}` built and tore down every member, about 60
@@ -68,9 +70,10 @@ struct Request {
     mode = mpcpi::SendMode::standard;
     if (coll) coll.reset();
     if (greq) greq.reset();
+    if (part) part.reset();
   }
 };
-static_assert(sizeof(Request) == 144, "a new member of Request needs its line in Request::reset()");
+static_assert(sizeof(Request) == 160, "a new member of Request needs its line in Request::reset()");
 
 extern RequestTable<Request> g_requests;
 inline RequestTable<Request>& requests() { return g_requests; }

@@ -63,6 +63,18 @@ std::string printer_source(const std::set<std::string>& names) {
                         "MPI_Message", "MPI_Info", "MPI_Win", "MPI_F08_status"}) {
     c << "  S(\"sizeof(" << t << ")\", sizeof(" << t << "));\n";
   }
+  // The MPI_T enumerators (enum values, not macros, in both headers).
+  for (const char* e : {"MPI_T_VERBOSITY_USER_BASIC", "MPI_T_VERBOSITY_MPIDEV_ALL",
+                        "MPI_T_BIND_NO_OBJECT", "MPI_T_BIND_MPI_INFO", "MPI_T_SCOPE_CONSTANT",
+                        "MPI_T_SCOPE_READONLY", "MPI_T_SCOPE_ALL_EQ", "MPI_T_PVAR_CLASS_STATE",
+                        "MPI_T_PVAR_CLASS_GENERIC", "MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE",
+                        "MPI_T_SOURCE_UNORDERED"}) {
+    c << "  P(" << e << ");\n";
+  }
+  for (const char* t : {"MPI_T_enum", "MPI_T_cvar_handle", "MPI_T_pvar_handle",
+                        "MPI_T_pvar_session", "MPI_T_event_registration", "MPI_T_event_instance"}) {
+    c << "  S(\"sizeof(" << t << ")\", sizeof(" << t << "));\n";
+  }
   // Same C types, not just sizes (C++ name mangling and printf formats see them).
   c << "  IS(MPI_Aint, long); IS(MPI_Offset, long); IS(MPI_Count, long); IS(MPI_Fint, int);\n"
     << "  IS(MPI_Comm, int); IS(MPI_Datatype, int);\n"

@@ -13,6 +13,8 @@ program mixed
   integer(kind=MPI_ADDRESS_KIND) :: val, got, extra, c_address, win_size
   logical :: flag
   integer :: f08_bytes(MPI_STATUS_SIZE)
+  integer :: psend(8), precv(8), preqs(2), plist(2), i
+  integer(kind=MPI_COUNT_KIND) :: pcount
   external :: c_check_status, c_is_status_ignore, c_world, c_f08_status
   external :: c_comm_attr_is, c_type_attr_is, c_win_attr_is, c_set_pointer_attr
   call MPI_Init(ierr)
@@ -78,6 +80,37 @@ program mixed
   if (.not. flag .or. got /= 7777) ok = 0
   call MPI_Win_free(win, ierr)
   call MPI_Win_free_keyval(win_keyval, ierr)
+
+  ! Partitioned point-to-point to itself: 4 send partitions of 2, 2 receive
+  ! partitions of 4; ready by range and list; MPI_Parrived until arrived.
+  ! (Here, not in fortran_module.f90, which mpich_abi_test also builds
+  ! against MPICH 4.0's mpi module: that declares MPI_PARRIVED's flag
+  ! INTEGER, the standard LOGICAL.)
+  psend = (/ (10 * rank + i, i = 1, 8) /)
+  precv = -1
+  pcount = 4
+  call MPI_Precv_init(precv, 2, pcount, MPI_INTEGER, 0, 7, MPI_COMM_SELF, MPI_INFO_NULL, &
+                      preqs(1), ierr)
+  if (ierr /= MPI_SUCCESS) ok = 0
+  pcount = 2
+  call MPI_Psend_init(psend, 4, pcount, MPI_INTEGER, 0, 7, MPI_COMM_SELF, MPI_INFO_NULL, &
+                      preqs(2), ierr)
+  if (ierr /= MPI_SUCCESS) ok = 0
+  call MPI_Startall(2, preqs, ierr)
+  call MPI_Pready_range(0, 1, preqs(2), ierr)
+  call MPI_Parrived(preqs(1), 1, flag, ierr)
+  if (ierr /= MPI_SUCCESS .or. flag) ok = 0  ! not before the last partition is ready
+  plist = (/ 3, 2 /)
+  call MPI_Pready_list(2, plist, preqs(2), ierr)
+  if (ierr /= MPI_SUCCESS) ok = 0
+  flag = .false.
+  do while (.not. flag)
+    call MPI_Parrived(preqs(1), 1, flag, ierr)
+  end do
+  call MPI_Waitall(2, preqs, MPI_STATUSES_IGNORE, ierr)
+  if (any(precv /= psend)) ok = 0
+  call MPI_Request_free(preqs(1), ierr)
+  call MPI_Request_free(preqs(2), ierr)
 
   call MPI_Finalize(ierr)
   if (ok == 1) then
