@@ -28,8 +28,8 @@
 extern "C" {
 #endif
 
-#define MPI_VERSION 3
-#define MPI_SUBVERSION 1
+#define MPI_VERSION 4
+#define MPI_SUBVERSION 0
 #define LAPIS_MPI 1
 
 /* ---- handle types ------------------------------------------------------ */

@@ -167,15 +167,16 @@ int wait_request(MPI_Request* handle, MPI_Status* status, CommPtr& comm_out) {
   Request* r = nullptr;
   int rc;
   if (trivial_completion(handle, status, r, rc)) return rc;
+  if (r->engine != nullptr && !r->persistent && !r->unpack &&
+      (r->kind == RequestKind::recv || r->kind == RequestKind::send)) [[likely]] {
+    return wait_plain(handle, *r, status, comm_out);
+  }
+  // Partitioned requests are persistent: never on the plain path above.
   if (awaiting_pready(*r)) [[unlikely]] {
     return fail(MPI_ERR_REQUEST,
                 "request={:#x} is a partitioned send with partitions not marked ready "
                 "(MPI_Pready): waiting for it would never return",
                 *handle);
-  }
-  if (r->engine != nullptr && !r->persistent && !r->unpack &&
-      (r->kind == RequestKind::recv || r->kind == RequestKind::send)) [[likely]] {
-    return wait_plain(handle, *r, status, comm_out);
   }
   mpcpi::Status es;
   mpcpi::Errc err = mpcpi::Errc::success;
