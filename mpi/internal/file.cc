@@ -297,6 +297,16 @@ int pwrite_full(const File& f, const char* p, MPI_Offset len, MPI_Offset off) {
   return MPI_SUCCESS;
 }
 
+// The file's pieces behind `n` visible bytes from visible byte `vbyte`
+// (read_visible and write_visible).
+int visible_extents(const File& f, MPI_Offset vbyte, MPI_Offset n, std::vector<Extent>& ext) {
+  if (f.view.tile_size == 0) {
+    return fail(MPI_ERR_IO, "the view's filetype holds no data, and {} bytes were to move", n);
+  }
+  ext = extents_of(f.view, vbyte, n);
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 int read_visible(File& f, MPI_Offset vbyte, void* buf, MPI_Count count, const Datatype& type,
@@ -304,10 +314,8 @@ int read_visible(File& f, MPI_Offset vbyte, void* buf, MPI_Count count, const Da
   bytes = 0;
   const MPI_Offset n = count * type.size();
   if (n == 0) return MPI_SUCCESS;
-  if (f.view.tile_size == 0) {
-    return fail(MPI_ERR_IO, "the view's filetype holds no data, and {} bytes were to move", n);
-  }
-  const std::vector<Extent> ext = extents_of(f.view, vbyte, n);
+  std::vector<Extent> ext;
+  if (int rc = visible_extents(f, vbyte, n, ext)) return rc;
   const bool direct = type.contiguous_for(count);
   std::vector<char> staging;
   char* dst = static_cast<char*>(buf) + (direct ? type.data_offset() : 0);
@@ -331,10 +339,8 @@ int write_visible(File& f, MPI_Offset vbyte, const void* buf, MPI_Count count,
   bytes = 0;
   const MPI_Offset n = count * type.size();
   if (n == 0) return MPI_SUCCESS;
-  if (f.view.tile_size == 0) {
-    return fail(MPI_ERR_IO, "the view's filetype holds no data, and {} bytes were to move", n);
-  }
-  const std::vector<Extent> ext = extents_of(f.view, vbyte, n);
+  std::vector<Extent> ext;
+  if (int rc = visible_extents(f, vbyte, n, ext)) return rc;
   const bool direct = type.contiguous_for(count);
   std::vector<char> staging;
   const char* src = static_cast<const char*>(buf) + (direct ? type.data_offset() : 0);
