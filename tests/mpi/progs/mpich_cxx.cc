@@ -8,6 +8,11 @@
 
 #include <cstdio>
 
+// MPICH's hooks (what libmpichcxx calls), for the bad-input case below.
+extern "C" void MPII_Op_set_cxx(MPI_Op, void (*)(void));
+extern "C" void MPII_Errhandler_set_cxx(MPI_Errhandler, void (*)(void));
+extern "C" void MPII_Keyval_set_proxy(int, void*, void*);
+
 namespace {
 
 int g_failures = 0;
@@ -128,6 +133,25 @@ void win_errhandlers() {
   win.Free();
 }
 
+// Handles that are not the bindings' objects are ignored: a predefined op
+// and handler keep working as C's, and nothing crashes.
+void bad_hooks() {
+  MPII_Op_set_cxx(MPI_OP_NULL, nullptr);
+  MPII_Op_set_cxx(MPI_SUM, nullptr);
+  MPII_Errhandler_set_cxx(MPI_ERRHANDLER_NULL, nullptr);
+  MPII_Errhandler_set_cxx(MPI_ERRORS_RETURN, nullptr);
+  MPII_Keyval_set_proxy(MPI_KEYVAL_INVALID, nullptr, nullptr);
+  MPII_Keyval_set_proxy(12345, nullptr, nullptr);
+  int one = 1, sum = 0;
+  MPI::COMM_WORLD.Allreduce(&one, &sum, 1, MPI::INT, MPI::SUM);
+  check(sum == MPI::COMM_WORLD.Get_size(), "MPI_SUM after hooks given bad handles");
+  MPI::Intracomm dup = MPI::COMM_WORLD.Dup();
+  dup.Set_errhandler(MPI::ERRORS_RETURN);
+  int x = 0;
+  dup.Send(&x, 1, MPI::INT, dup.Get_size() + 5, 0);  // returns the code: no handler runs
+  dup.Free();
+}
+
 void keyvals() {
   const int key = MPI::Comm::Create_keyval(copy_attr, delete_attr, &g_copies);
   static char value[2];
@@ -169,6 +193,7 @@ int main(int argc, char** argv) {
   comm_errhandlers();
   win_errhandlers();
   keyvals();
+  bad_hooks();
   MPI::COMM_WORLD.Barrier();
   if (g_failures == 0) std::printf("OK\n");
   MPI::Finalize();
