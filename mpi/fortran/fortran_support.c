@@ -427,6 +427,39 @@ void mpi_win_null_delete_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI
  * takes (MPI 3.1 section 17.1.17); nothing to do here. */
 void mpi_f_sync_reg_(void *buf);
 void mpi_f_sync_reg_(void *buf) { (void)buf; }
+/* mpi_f08's MPI_F_sync_reg (MPICH's names: the PMPI one, the MPI one weak,
+ * as gen_f08_impl.py arranges its procedures). */
+void pmpir_f_sync_reg_f08ts_(void *buf);
+void pmpir_f_sync_reg_f08ts_(void *buf) { (void)buf; }
+void mpi_f_sync_reg_f08ts_(void *buf) __attribute__((weak, alias("pmpir_f_sync_reg_f08ts_")));
+
+/* MPI_CONVERSION_FN_NULL for MPI_REGISTER_DATAREP: a procedure whose address
+ * stands for C's null conversion function (lapis_f_conversion_fn). */
+void mpi_conversion_fn_null_(void);
+void mpi_conversion_fn_null_(void) {}
+
+MPI_Datarep_conversion_function *lapis_f_conversion_fn(void (*fn)(void)) {
+  return fn == mpi_conversion_fn_null_ ? NULL : (MPI_Datarep_conversion_function *)fn;
+}
+
+/* MPICH's Fortran library has each predefined procedure under a PMPI name
+ * too (pmpi_comm_dup_fn_ ...), so a profiling tool built against it finds
+ * them here. */
+#define LAPIS_PMPI_TWIN(name) extern __typeof__(name) p##name __attribute__((alias(#name)));
+LAPIS_PMPI_TWIN(mpi_comm_null_copy_fn_)
+LAPIS_PMPI_TWIN(mpi_comm_dup_fn_)
+LAPIS_PMPI_TWIN(mpi_comm_null_delete_fn_)
+LAPIS_PMPI_TWIN(mpi_null_copy_fn_)
+LAPIS_PMPI_TWIN(mpi_dup_fn_)
+LAPIS_PMPI_TWIN(mpi_null_delete_fn_)
+LAPIS_PMPI_TWIN(mpi_type_null_copy_fn_)
+LAPIS_PMPI_TWIN(mpi_type_dup_fn_)
+LAPIS_PMPI_TWIN(mpi_type_null_delete_fn_)
+LAPIS_PMPI_TWIN(mpi_win_null_copy_fn_)
+LAPIS_PMPI_TWIN(mpi_win_dup_fn_)
+LAPIS_PMPI_TWIN(mpi_win_null_delete_fn_)
+LAPIS_PMPI_TWIN(mpi_f_sync_reg_)
+LAPIS_PMPI_TWIN(mpi_conversion_fn_null_)
 
 /* MPI_ALLOC_MEM's TYPE(C_PTR) form in the `mpi` module (gen_fortran.py):
  * the C pointer itself, where the INTEGER(KIND=MPI_ADDRESS_KIND) form gets

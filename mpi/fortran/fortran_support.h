@@ -62,6 +62,10 @@ int *lapis_f_errcodes(MPI_Fint *f);
  * variables (MPICH's common blocks /MPIFCMB5/ and /MPIFCMB9/, or its
  * mpi_f08 module's), recognised by address; other arrays pass as they are. */
 int *lapis_f_weights(MPI_Fint *f);
+
+/* MPI_CONVERSION_FN_NULL's address (mpi_conversion_fn_null_) -> NULL; any
+ * other conversion function as it is. */
+MPI_Datarep_conversion_function *lapis_f_conversion_fn(void (*fn)(void));
 /* Copies a C string into a CHARACTER*(len): truncated to len, padded with
  * blanks; *resultlen (when given) is the number of characters stored. */
 void lapis_f_string_out(const char *c, char *f, size_t len, MPI_Fint *resultlen);

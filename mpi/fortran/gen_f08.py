@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Generates the mpi_f08 module from api.txt and the build-time constants.
 
-  gen_f08.py api.txt constants.txt mpi.h mpi_proto_large.h OUT.f90
+  gen_f08.py api.txt constants.txt mpi.h mpi_proto_large.h OUT.f90 PROTO.h...
+
+(PROTO.h: the headers with mpi.h's other prototypes, for their const buffers.)
 
 Handles are derived types holding the C handle (MPI_VAL); a status is a
 BIND(C) type laid out like the C MPI_Status. Every function is a generic
@@ -18,7 +20,8 @@ import re
 import sys
 
 from gen_fortran import (FORTRAN_DECL, FORTRAN_RESULT, PROCEDURES, SPECIAL, SPECIAL_CHARS,
-                         large_functions, read_api, read_constants, sizeof_procedures, wrap)
+                         cptr_form, input_buffers, large_functions, read_api, read_constants,
+                         sizeof_procedures, wrap)
 
 HANDLE_TYPES = ('Comm', 'Datatype', 'Group', 'Request', 'Op', 'Errhandler', 'Message', 'Info',
                 'Win', 'Session', 'File')
@@ -117,32 +120,42 @@ def c_pointer_forms(functions):
 
 
 # What makes a large-count form an overload of its own: an INTEGER that
-# becomes INTEGER(KIND=MPI_COUNT_KIND), scalar or array.
-WIDENED = {('int', 'count'), ('int*', 'count*'), ('int[]', 'count[]')}
+# becomes INTEGER(KIND=MPI_COUNT_KIND) or INTEGER(KIND=MPI_ADDRESS_KIND),
+# scalar or array (MPI_Win_create's disp_unit). MPI_ADDRESS_KIND is
+# MPI_COUNT_KIND, so a form that only turns addresses into counts would be
+# ambiguous.
+WIDENED = {('int', 'count'), ('int*', 'count*'), ('int[]', 'count[]'),
+           ('int', 'aint'), ('int*', 'aint*'), ('int[]', 'aint[]')}
 
 
 def specifics(functions, large):
     """The specifics of every generic, in api.txt's order: each function's
-    (its C_PTR/address-kind pair for memory-returning ones), then its
-    large-count form when Fortran can tell it apart (an INTEGER count or
-    count array that becomes INTEGER(KIND=MPI_COUNT_KIND); MPI_ADDRESS_KIND
-    is the same kind, so a form that changes only addresses would be
-    ambiguous)."""
+    (its C_PTR/address-kind pair for memory-returning ones; the C_PTR form
+    alone where mpif.h discards a pointer, cptr_form), then its large-count
+    form when Fortran can tell it apart (an INTEGER that becomes wider, see
+    WIDENED), with C_PTR results. MPICH's names throughout: _f08ts when a
+    choice buffer is among the dummies, else _f08."""
     large_of = {f.name[:-2]: f for f in large}
     forms = c_pointer_forms(functions)
     result = []
     for f in functions:
+        f = cptr_form(f) or f
+        base = f.name.removesuffix('_cptr')
         ts = 'ts' if any(a.kind in CHOICE for a in f.args) else ''
-        glue = 'p' + f.name.lower()
-        if f.name in forms:
-            aint, cptr = forms[f.name]
-            result.append(Specific(f.name, f'{f.name}_f08', cptr, glue))
-            result.append(Specific(f.name, f'{f.name}_aint_f08', aint, glue))
+        glue = ('lapis_' if getattr(f, 'internal', False) else 'p') + f.name.lower()
+        if base in forms:
+            aint, cptr = forms[base]
+            result.append(Specific(base, f'{base}_f08', cptr, glue))
+            result.append(Specific(base, f'{base}_aint_f08', aint, glue))
         else:
-            result.append(Specific(f.name, f'{f.name}_f08{ts}', f, glue))
-        big = large_of.get(f.name)
+            result.append(Specific(base, f'{base}_f08{ts}', f, glue))
+        big = large_of.get(base)
         if big and any((a.kind, b.kind) in WIDENED for a, b in zip(f.args, big.args)):
-            result.append(Specific(f.name, f'{f.name}_f08{ts}_large', big,
+            big = cptr_form(big) or big
+            if base in forms:
+                big = copy.deepcopy(big)
+                big.arg('baseptr').kind = 'cptr_out'
+            result.append(Specific(base, f'{base}_f08{ts}_large', big,
                                    'lapis_' + big.name.lower()))
     return result
 
@@ -152,12 +165,18 @@ def nonblocking(f):
     return any(a.name in ('request', 'win') for a in f.args)
 
 
+def choice_attributes(f, a):
+    """INTENT(IN) for what C declares const (MPI 4.0, 19.1.2: send buffers),
+    ASYNCHRONOUS for buffers used after the call returns."""
+    return ((', INTENT(IN)' if getattr(a, 'input', False) else '') +
+            (', ASYNCHRONOUS' if nonblocking(f) else ''))
+
+
 def declarations(f, indent):
     lines = []
     for a in f.args:
         if a.kind in CHOICE:
-            asynchronous = ', ASYNCHRONOUS' if nonblocking(f) else ''
-            lines.append(f'{indent}TYPE(*), DIMENSION(..){asynchronous} :: {a.name}')
+            lines.append(f'{indent}TYPE(*), DIMENSION(..){choice_attributes(f, a)} :: {a.name}')
             continue
         t = arg_type(f, a) if a.kind.startswith('handle') else ''
         lines.append(indent + DECL[a.kind].format(n=a.name, t=t, p=a.param))
@@ -193,9 +212,21 @@ def generic_interfaces(all_specifics):
     return o
 
 
-def main(api, constants_path, header, large_header, out):
+# MPI_F_sync_reg (MPI 4.0, 19.1.17): only a call the compiler cannot see
+# through, so it has no C function and no api.txt line
+# (fortran_support.c defines it, under MPICH's names).
+SYNC_REG = '''  INTERFACE {p}MPI_F_sync_reg
+    SUBROUTINE {r}_F_sync_reg_f08ts(buf)
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    END SUBROUTINE {r}_F_sync_reg_f08ts
+  END INTERFACE {p}MPI_F_sync_reg'''
+
+
+def main(api, constants_path, header, large_header, out, *prototypes):
     functions = read_api(api)
-    large = large_functions(functions, large_header)
+    large = large_functions(functions, large_header, *prototypes)
+    input_buffers(functions + large, (header, large_header) + prototypes)
     constants = dict(read_constants(constants_path, functions))
     types = handle_types(header)
     size = constants['MPI_STATUS_SIZE']
@@ -231,6 +262,7 @@ def main(api, constants_path, header, large_header, out):
     sizeof_interface, sizeof_bodies = sizeof_procedures(True)
     o += sizeof_interface
     o += generic_interfaces(specifics(functions, large))
+    o += [SYNC_REG.format(p='', r='MPI'), SYNC_REG.format(p='P', r='PMPIR')]
     o.append('CONTAINS')
     o += sizeof_bodies
     for t in HANDLE_TYPES:
@@ -245,6 +277,6 @@ def main(api, constants_path, header, large_header, out):
 
 
 if __name__ == '__main__':
-    if len(sys.argv) != 6:
+    if len(sys.argv) < 6:
         sys.exit(__doc__)
     main(*sys.argv[1:])

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Generates the code behind the mpi_f08 module's specifics (gen_f08.py).
 
-  gen_f08_impl.py api.txt mpi_proto_large.h OUT.f90 OUT_ALIASES.s
+  gen_f08_impl.py api.txt mpi_proto_large.h OUT.f90 OUT_ALIASES.s PROTO.h...
+
+(PROTO.h: mpi.h and the headers with its other prototypes, for their const
+buffers: the dummies must be the module's.)
 
 OUT.f90 holds one external procedure per specific under its PMPI name
 (PMPIR_Send_f08ts ...: MPICH's names, so programs compiled against MPICH's
@@ -15,8 +18,8 @@ through PMPI_Send.
 """
 import sys
 
-from gen_f08 import CHOICE, DECL, arg_type, nonblocking, specifics
-from gen_fortran import FORTRAN_RESULT, large_functions, read_api, wrap
+from gen_f08 import CHOICE, DECL, arg_type, choice_attributes, nonblocking, specifics
+from gen_fortran import FORTRAN_RESULT, input_buffers, large_functions, read_api, wrap
 
 # Buffers whose address is all that counts (memory to expose, attach or
 # take the address of): passed as they are, contiguous or not.
@@ -102,8 +105,7 @@ def implementation(s):
     replaced = {}
     for i, a in enumerate(f.args):
         if a.kind in CHOICE:
-            asynchronous = ', ASYNCHRONOUS' if nonblocking(f) else ''
-            o.append(f'  TYPE(*), DIMENSION(..){asynchronous} :: {a.name}')
+            o.append(f'  TYPE(*), DIMENSION(..){choice_attributes(f, a)} :: {a.name}')
             locals_.append(f'  TYPE(lapis_f08_choice_t) :: {a.name}_c')
             mode, pair = choice_mode(f, i)
             count, datatype = '-1_C_INT64_T', '0_C_INT'
@@ -170,9 +172,11 @@ def glue_interface(s):
     return o
 
 
-def main(api, large_header, out, aliases_out):
+def main(api, large_header, out, aliases_out, *prototypes):
     functions = read_api(api)
-    all_specifics = specifics(functions, large_functions(functions, large_header))
+    large = large_functions(functions, large_header, *prototypes)
+    input_buffers(functions + large, (large_header,) + prototypes)
+    all_specifics = specifics(functions, large)
     o = [SUPPORT]
     for s in all_specifics:
         o += implementation(s)
@@ -186,6 +190,6 @@ def main(api, large_header, out, aliases_out):
 
 
 if __name__ == '__main__':
-    if len(sys.argv) != 5:
+    if len(sys.argv) < 5:
         sys.exit(__doc__)
     main(*sys.argv[1:])

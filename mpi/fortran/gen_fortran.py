@@ -5,7 +5,8 @@
       a C program that prints every integer constant mpi.h defines, plus the
       Fortran-only ones (MPI_STATUS_SIZE, MPI_SOURCE ...), as "NAME VALUE";
       built and run at build time, so the Fortran values follow mpi.h.
-  gen_fortran.py glue api.txt mpi_proto_large.h OUT.c   pmpi_send_, mpi_send_ ...
+  gen_fortran.py glue api.txt mpi_proto_large.h OUT.c [mpi_proto_io.h]
+      pmpi_send_, mpi_send_ ... (and lapis_mpi_send_c_ ... for mpi_f08)
   gen_fortran.py mpif api.txt constants.txt OUT.h   mpif.h (fixed-form safe)
   gen_fortran.py module api.txt constants.txt OUT.f90   the `mpi` module
 """
@@ -77,6 +78,8 @@ KINDS = {
     'count[]': ('MPI_Count *', '{n}', '', ''),
     'choice': ('void *', 'lapis_f_buffer({n})', '', ''),
     'void_out': ('void *', '&{n}_c', '  void *{n}_c = NULL;\n  (void){n};\n', ''),
+    # The same pointer result returned (mpi_f08's TYPE(C_PTR): see cptr_form).
+    'cptr_out': ('void **', '{n}', '', ''),
     'logical': ('MPI_Fint *', '(*{n} != 0)', '', ''),
     # gfortran's default LOGICAL is an int, .TRUE. 1: C reads nonzero as
     # true and writes 0/1, so the array is passed as it is.
@@ -155,22 +158,27 @@ LARGE_SKIPPED = {
     'MPI_Type_get_envelope_c': 'an extra num_large_counts argument',
     'MPI_Type_get_contents_c': 'extra max_large_counts / array_of_large_counts arguments',
     'MPI_Op_create_c': 'a callback with an MPI_Count length (MPI_User_function_c)',
+    'MPI_Register_datarep_c': 'conversion callbacks with MPI_Count counts',
 }
 
 
-def large_functions(functions, header):
+def large_functions(functions, *headers):
     """MPI 4.0's large-count forms (MPI_Send_c ...) of the functions in
-    api.txt, as mpi_proto_large.h declares them: the same arguments, with
+    api.txt, as the headers (mpi_proto_large.h, mpi_proto_io.h) declare them: the same arguments, with
     kind `count` / `count*` / `count[]` where C has MPI_Count / MPI_Count * /
     MPI_Count [], and `aint` / `aint*` / `aint[]` where C widens an int to
     MPI_Aint (disp_unit, the v forms' displacements). Only mpi_f08 has them
     (its _large overloads), through glue named lapis_mpi_send_c_ (no MPI
     name: mpif.h and the mpi module have none). LARGE_SKIPPED lists those
     left out."""
-    text = re.sub(r'/\*.*?\*/', '', open(header).read(), flags=re.S)
+    text = ''.join(re.sub(r'/\*.*?\*/', '', open(h).read(), flags=re.S) for h in headers)
+    header = ' or '.join(headers)
     by_name = {f.name: f for f in functions}
-    large = []
+    large, seen = [], set()
     for m in re.finditer(r'\bint\s+(MPI_\w+)_c\s*\(([^;]*?)\)\s*;', text):
+        if m.group(1) in seen:
+            continue
+        seen.add(m.group(1))
         if m.group(1) + '_c' in LARGE_SKIPPED:
             continue
         base = by_name.get(m.group(1))
@@ -191,6 +199,47 @@ def large_functions(functions, header):
                 a.kind = 'aint[]' if array else 'aint*' if '*' in param else 'aint'
         large.append(f)
     return large
+
+
+def cptr_form(f):
+    """f with its discarded pointer results (void_out) returned instead, as
+    mpi_f08's TYPE(C_PTR), INTENT(OUT) (MPI_Buffer_detach's buffer_addr,
+    MPI 4.0 section 19.3.5; MPICH's MPI_Buffer_detach_f08 takes it by
+    reference too), or None when f has none. Its glue is internal:
+    lapis_mpi_buffer_detach_cptr_, calling the same C function."""
+    if not any(a.kind == 'void_out' for a in f.args):
+        return None
+    g = copy.deepcopy(f)
+    g.call = f.call or f'{f.name}({", ".join("{" + a.name + "}" for a in f.args)})'
+    g.name, g.internal = f.name + '_cptr', True
+    for a in g.args:
+        if a.kind == 'void_out':
+            a.kind = 'cptr_out'
+    return g
+
+
+def input_buffers(functions, headers):
+    """Marks (a.input = True) the choice arguments the C prototypes in
+    `headers` declare `const void *`: what mpi_f08 declares INTENT(IN).
+    Arguments are matched by name, so every choice argument of a function C
+    declares must carry the C parameter's name."""
+    params = {}
+    for header in headers:
+        text = re.sub(r'/\*.*?\*/', '', open(header).read(), flags=re.S)
+        for m in re.finditer(r'\bint\s+(MPI_\w+)\s*\(([^;]*?)\)\s*;', text):
+            named = (re.fullmatch(r'(.*?\W)(\w+)\s*(\[[^]]*\]\s*)*', p.strip())
+                     for p in m.group(2).split(','))
+            params[m.group(1)] = {n.group(2): n.group(1).strip() for n in named if n}
+    for f in functions:
+        c = params.get(f.name)
+        for a in f.args:
+            a.input = False
+            if a.kind != 'choice' or c is None:
+                continue
+            if a.name not in c:
+                sys.exit(f'gen_fortran.py: {f.name}: choice argument {a.name} is not a '
+                         f'parameter of its C prototype ({", ".join(c)})')
+            a.input = c[a.name].startswith('const ')
 
 
 def glue_function(f):
@@ -238,14 +287,16 @@ def alias(symbol):
             f'__attribute__((weak, alias("{symbol}")));\n')
 
 
-def write_glue(api, large_header, out):
+def write_glue(api, large_header, out, *more_large_headers):
     functions = read_api(api)
     with open(out, 'w') as o:
         o.write('/* Generated by mpi/fortran/gen_fortran.py from api.txt: do not edit. */\n'
                 '#include <stdint.h>\n#include <stdlib.h>\n\n'
                 '#include "mpi.h"\n#include "mpi/fortran/fortran_support.h"\n\n')
-        for f in functions + large_functions(functions, large_header):
+        for f in functions + large_functions(functions, large_header, *more_large_headers):
             o.write(glue_function(f) + '\n')
+            if cptr_form(f):
+                o.write(glue_function(cptr_form(f)) + '\n')
 
 
 # ---------------------------------------------------------------- constants
@@ -380,7 +431,8 @@ SPECIAL_CHARS = [('MPI_ARGVS_NULL', '(1,1)', 'mpiprivc'),
 PROCEDURES = ('MPI_COMM_NULL_COPY_FN', 'MPI_COMM_DUP_FN', 'MPI_COMM_NULL_DELETE_FN',
               'MPI_NULL_COPY_FN', 'MPI_DUP_FN', 'MPI_NULL_DELETE_FN',
               'MPI_TYPE_NULL_COPY_FN', 'MPI_TYPE_DUP_FN', 'MPI_TYPE_NULL_DELETE_FN',
-              'MPI_WIN_NULL_COPY_FN', 'MPI_WIN_DUP_FN', 'MPI_WIN_NULL_DELETE_FN')
+              'MPI_WIN_NULL_COPY_FN', 'MPI_WIN_DUP_FN', 'MPI_WIN_NULL_DELETE_FN',
+              'MPI_CONVERSION_FN_NULL')
 KIND_PARAMETERS = ('MPI_ADDRESS_KIND', 'MPI_OFFSET_KIND', 'MPI_COUNT_KIND', 'MPI_INTEGER_KIND')
 
 
@@ -510,7 +562,9 @@ def write_module(api, constants_path, out):
 def main(argv):
     modes = {'constants-program': (write_constants_program, 2), 'glue': (write_glue, 3),
              'mpif': (write_mpif, 3), 'module': (write_module, 3)}
-    if len(argv) < 2 or argv[1] not in modes or len(argv) != modes[argv[1]][1] + 2:
+    # The glue also takes more headers with large-count forms (mpi_proto_io.h).
+    if (len(argv) < 2 or argv[1] not in modes or len(argv) < modes[argv[1]][1] + 2 or
+            (argv[1] != 'glue' and len(argv) != modes[argv[1]][1] + 2)):
         sys.exit(__doc__)
     modes[argv[1]][0](*argv[2:])
 

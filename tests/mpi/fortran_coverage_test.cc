@@ -82,3 +82,41 @@ TEST_CASE("a Fortran handle is the C handle: the c2f / f2c conversions are the i
   CHECK(MPI_Info_f2c(MPI_Info_c2f(MPI_INFO_ENV)) == MPI_INFO_ENV);
   CHECK(MPI_Win_f2c(MPI_Win_c2f(MPI_WIN_NULL)) == MPI_WIN_NULL);
 }
+
+namespace {
+
+// The dummy declarations of one specific in the generated mpi_f08 module.
+std::string interface_of(const std::string& module, const std::string& specific) {
+  const auto begin = module.find("SUBROUTINE " + specific + "(");
+  REQUIRE_MESSAGE(begin != std::string::npos, specific, " is not in mpi_f08");
+  const auto end = module.find("END SUBROUTINE " + specific, begin);
+  REQUIRE(end != std::string::npos);
+  return module.substr(begin, end - begin);
+}
+
+}  // namespace
+
+TEST_CASE("mpi_f08 declares what C declares const INTENT(IN), and returns pointers as TYPE(C_PTR)") {
+  const std::string module = read(lapis::testing::runfile("mpi/fortran/mpi_f08.f90"));
+  // Send buffers, from the const of their C prototypes (MPI 4.0, 19.1.2).
+  CHECK(interface_of(module, "MPI_Send_f08ts").find("DIMENSION(..), INTENT(IN) :: buf") !=
+        std::string::npos);
+  CHECK(interface_of(module, "MPI_Isend_f08ts_large")
+            .find("DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf") != std::string::npos);
+  CHECK(interface_of(module, "MPI_File_write_at_f08ts")
+            .find("DIMENSION(..), INTENT(IN) :: buf") != std::string::npos);
+  const std::string allreduce = interface_of(module, "MPI_Allreduce_f08ts");
+  CHECK(allreduce.find("INTENT(IN) :: sendbuf") != std::string::npos);
+  CHECK(allreduce.find("DIMENSION(..) :: recvbuf") != std::string::npos);
+  // ... and receive buffers without it.
+  CHECK(interface_of(module, "MPI_Recv_f08ts").find("INTENT(IN) :: buf") == std::string::npos);
+  // MPI_Buffer_detach's address as a C pointer, under MPICH's names (no "ts": no choice buffer).
+  CHECK(interface_of(module, "MPI_Buffer_detach_f08")
+            .find("TYPE(C_PTR), INTENT(OUT) :: buffer_addr") != std::string::npos);
+  CHECK(interface_of(module, "MPI_Buffer_detach_f08_large").find("MPI_COUNT_KIND") !=
+        std::string::npos);
+  // MPI 4.0's large forms whose only wider integer is an address (disp_unit).
+  CHECK(interface_of(module, "MPI_Win_allocate_f08_large")
+            .find("INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit") != std::string::npos);
+  CHECK(module.find("SUBROUTINE MPI_F_sync_reg_f08ts(buf)") != std::string::npos);
+}

@@ -2,7 +2,8 @@
 ! TYPE(MPI_Status) with %MPI_SOURCE, optional ierror, point-to-point and
 ! request arrays, collectives, a derived type, strings, a Fortran error
 ! handler and an f08-style user op (C pointers by value), memory as
-! TYPE(C_PTR) (MPI_Alloc_mem, windows). Prints OK per rank.
+! TYPE(C_PTR) (MPI_Alloc_mem, windows, MPI_Buffer_detach), MPI 4.0's
+! address-kind window overloads, MPI_F_sync_reg. Prints OK per rank.
 module f08_checks
   use mpi_f08
   implicit none
@@ -83,7 +84,45 @@ contains
     call check(size == 8 .and. disp == 4 .and. b(1) == 100, 'win_shared_query c_ptr')
     call MPI_Win_fence(0, win)
     call MPI_Win_free(win)
+    ! MPI 4.0's overload with an INTEGER(KIND=MPI_ADDRESS_KIND) disp_unit.
+    call MPI_Win_allocate(int(4 * 2, MPI_ADDRESS_KIND), 4_MPI_ADDRESS_KIND, MPI_INFO_NULL, &
+                          MPI_COMM_WORLD, p, win)
+    call c_f_pointer(p, a, (/ 2 /))
+    a = -1
+    call MPI_Win_fence(0, win)
+    call MPI_Put(rank, 1, MPI_INTEGER, mod(rank + 1, nprocs), 0_MPI_ADDRESS_KIND, 1, MPI_INTEGER, &
+                 win)
+    call MPI_Win_fence(0, win)
+    call check(a(1) == mod(rank + nprocs - 1, nprocs), 'win_allocate address-kind disp_unit')
+    call MPI_Win_free(win)
   end subroutine c_pointer_memory
+
+  ! A buffered send from a dummy the caller declared INTENT(IN) (mpi_f08's
+  ! send buffers are INTENT(IN)); MPI_Buffer_detach gives back the attached
+  ! buffer as a TYPE(C_PTR), with its size.
+  subroutine buffered(values, rank, nprocs)
+    use, intrinsic :: iso_c_binding, only: c_ptr, c_loc, c_associated
+    integer, intent(in) :: values(:)
+    integer, intent(in) :: rank, nprocs
+    integer, target, save :: pool(4096)
+    integer :: got(size(values)), n
+    integer(kind=MPI_COUNT_KIND) :: big
+    type(c_ptr) :: detached
+    type(MPI_Request) :: req
+    call MPI_Buffer_attach(pool, 4 * 4096)
+    call MPI_Irecv(got, size(values), MPI_INTEGER, mod(rank + nprocs - 1, nprocs), 7, &
+                   MPI_COMM_WORLD, req)
+    call MPI_Bsend(values, size(values), MPI_INTEGER, mod(rank + 1, nprocs), 7, MPI_COMM_WORLD)
+    call MPI_Wait(req, MPI_STATUS_IGNORE)
+    call MPI_F_sync_reg(got)
+    call check(all(got == values - rank + mod(rank + nprocs - 1, nprocs)), 'bsend from intent(in)')
+    call MPI_Buffer_detach(detached, n)
+    call check(c_associated(detached, c_loc(pool)) .and. n == 4 * 4096, 'buffer_detach c_ptr')
+    call MPI_Buffer_attach(pool, 4 * 100)
+    call MPI_Buffer_detach(detached, big)
+    call check(c_associated(detached, c_loc(pool)) .and. big == 4 * 100, &
+               'buffer_detach large count')
+  end subroutine buffered
 end module f08_checks
 
 program f08
@@ -188,6 +227,7 @@ program f08
   call check(ierr == MPI_SUCCESS .and. n == 4, 'sizeof integer array')
 
   call c_pointer_memory(rank, nprocs)
+  call buffered((/ (rank + i, i = 1, 5) /), rank, nprocs)
 
   ! MPI 4.0's status conversions between TYPE(MPI_Status) and the INTEGER array.
   status%MPI_SOURCE = 3

@@ -1,6 +1,7 @@
 ! MPI-IO from the mpi_f08 module: TYPE(MPI_File), INTEGER(MPI_OFFSET_KIND)
 ! offsets, collective and shared-pointer access, nonblocking reads, get_view,
-! optional ierror. Prints "OK" per rank.
+! optional ierror, MPI 4.0's large-count overloads (INTEGER(MPI_COUNT_KIND)
+! counts). Prints "OK" per rank.
 program fio08
   use mpi_f08
   implicit none
@@ -9,6 +10,7 @@ program fio08
   type(MPI_Request) :: req
   type(MPI_Datatype) :: etype, ftype
   integer :: rank, nranks, ierr, i, count, pid
+  integer(kind=MPI_COUNT_KIND) :: big
   integer :: buf(8), back(8)
   integer(kind=MPI_OFFSET_KIND) :: off, disp
   character(len=200) :: tmp, fname
@@ -50,6 +52,21 @@ program fio08
   do i = 1, min(nranks, 8)
     if (back(i) /= i - 1) call fail(8)
   end do
+  ! Large-count forms: write this rank's block again, read the next rank's.
+  call MPI_Barrier(MPI_COMM_WORLD)
+  buf = [(rank * 1000 + i, i = 1, 8)]
+  call MPI_File_write_at(fh, int(rank * 32, MPI_OFFSET_KIND), buf, 8_MPI_COUNT_KIND, MPI_INTEGER, &
+                         status)
+  call MPI_Get_count(status, MPI_INTEGER, big)
+  if (big /= 8) call fail(10)
+  call MPI_Barrier(MPI_COMM_WORLD)
+  back = 0
+  call MPI_File_iread_at(fh, int(mod(rank + 1, nranks) * 32, MPI_OFFSET_KIND), back, &
+                         8_MPI_COUNT_KIND, MPI_INTEGER, req)
+  call MPI_Wait(req, status)
+  if (back(8) /= mod(rank + 1, nranks) * 1000 + 8) call fail(11)
+  call MPI_File_read_at(fh, 0_MPI_OFFSET_KIND, back, -1_MPI_COUNT_KIND, MPI_INTEGER, status, ierr)
+  if (ierr == MPI_SUCCESS) call fail(12)
   call MPI_File_close(fh)
   if (fh /= MPI_FILE_NULL) call fail(9)
   call MPI_Finalize()
