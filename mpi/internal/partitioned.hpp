@@ -14,9 +14,11 @@
 // its parent for its own agreement, under its tag, while that call runs).
 //
 // A started send whose partitions are not all ready has no engine request:
-// MPI_Test* report it not complete; MPI_Wait* on it is refused with
-// MPI_ERR_REQUEST (it could never return: the MPI lock serialises calls, so
-// no other thread's MPI_Pready could run while it waits).
+// MPI_Test* report it not complete. MPI_Wait and MPI_Waitall on it wait,
+// under MPI_THREAD_MULTIPLE, for other threads' MPI_Pready (dropping the MPI
+// lock between checks); at lower levels they refuse it with MPI_ERR_REQUEST,
+// since no other thread could mark a partition while this one waits.
+// MPI_Waitany/Waitsome pass it over like an inactive request.
 
 #include <cstdint>
 #include <vector>

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "mpi/internal/api_call.hpp"
 #include "mpi/internal/coll/nonblocking.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/grequest.hpp"
@@ -161,6 +162,29 @@ int wait_plain(MPI_Request* handle, Request& r, MPI_Status* status, CommPtr& com
   return MPI_SUCCESS;
 }
 
+// A partitioned send whose partitions are not all ready: under
+// MPI_THREAD_MULTIPLE other threads may still mark them (MPI_Pready), so
+// the wait drives progress and lets them in (the MPI lock dropped between
+// checks, as mpcpi's waits do) until the last one posts the send. At lower
+// levels no other thread can call MPI while this one waits: refused, since
+// the wait could never return. `r` is looked up again after each drop
+// (another thread's calls may move the request table).
+int wait_for_pready(MPI_Request* handle, Request*& r) {
+  if (!detail::g_multiple) {
+    return fail(MPI_ERR_REQUEST,
+                "request={:#x} is a partitioned send with partitions not marked ready "
+                "(MPI_Pready): waiting for it would never return",
+                *handle);
+  }
+  while (awaiting_pready(*r)) {
+    (void)engine().progress();
+    ApiCall::release_for_idle();
+    r = requests().find(*handle);
+    if (r == nullptr) return fail(MPI_ERR_REQUEST, "request={:#x} was freed while waited for", *handle);
+  }
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 int wait_request(MPI_Request* handle, MPI_Status* status, CommPtr& comm_out) {
@@ -173,10 +197,7 @@ int wait_request(MPI_Request* handle, MPI_Status* status, CommPtr& comm_out) {
   }
   // Partitioned requests are persistent: never on the plain path above.
   if (awaiting_pready(*r)) [[unlikely]] {
-    return fail(MPI_ERR_REQUEST,
-                "request={:#x} is a partitioned send with partitions not marked ready "
-                "(MPI_Pready): waiting for it would never return",
-                *handle);
+    if (int rc = wait_for_pready(handle, r)) return rc;
   }
   mpcpi::Status es;
   mpcpi::Errc err = mpcpi::Errc::success;
