@@ -19,18 +19,20 @@ using namespace mpi::io;
 
 namespace {
 
-int check_datarep(const char* datarep, bool& native) {
+int check_datarep(const char* datarep, View& v) {
   if (int rc = check_not_null(datarep, "datarep")) return rc;
   const std::string d = datarep;
-  native = d == "native" || d == "internal";
-  if (native || is_user_datarep(d)) return MPI_SUCCESS;
-  if (d == "external32") {
-    return fail(MPI_ERR_UNSUPPORTED_DATAREP,
-                "datarep=\"external32\": Lapis' MPI-IO reads and writes only \"native\" "
-                "(and \"internal\", the same) so far");
+  v.native = d == "native" || d == "internal";
+  v.external32 = d == "external32";
+  if (v.native || is_user_datarep(d)) return MPI_SUCCESS;
+  if (v.external32) {
+    // The file's layout is the types' own (file_access.cc's conversion
+    // keeps every element's size), so their elements must not change size.
+    if (int rc = check_external32_type(*v.etype, "etype")) return rc;
+    return check_external32_type(*v.filetype, "filetype");
   }
   return fail(MPI_ERR_UNSUPPORTED_DATAREP,
-              "datarep=\"{}\" is not \"native\", \"internal\" or a registered one", d);
+              "datarep=\"{}\" is not \"native\", \"internal\", \"external32\" or a registered one", d);
 }
 
 // An etype or filetype must have its data at non-negative, non-decreasing
@@ -139,7 +141,7 @@ extern "C" int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etyp
   } else if (rc == MPI_SUCCESS && disp < 0 && disp != MPI_DISPLACEMENT_CURRENT) {
     rc = fail(MPI_ERR_ARG, "disp={} is negative", disp);
   }
-  if (rc == MPI_SUCCESS) rc = check_datarep(datarep, v.native);
+  if (rc == MPI_SUCCESS) rc = check_datarep(datarep, v);
   if (rc == MPI_SUCCESS) rc = check_info_arg(info);
   // Collective: a rank whose arguments are bad fails them all, and nobody
   // waits for it in the steps below.
@@ -274,7 +276,9 @@ int type_extent(const char* fn, MPI_File fh, MPI_Datatype datatype, MPI_Count* e
   int rc = lookup_type(datatype, t, false);
   if (rc == MPI_SUCCESS) rc = check_not_null(extent, "extent");
   if (rc != MPI_SUCCESS) return raise_file(f, fn, rc);
-  *extent = t->extent();  // "native": the memory extent
+  // The memory extent: "native", and "external32" views, whose types keep
+  // their elements' sizes (check_external32_type).
+  *extent = t->extent();
   return MPI_SUCCESS;
 }
 

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "mpi/internal/errors.hpp"
+#include "mpi/internal/external32.hpp"
 #include "mpi/internal/state.hpp"
 
 namespace mpi::io {
@@ -157,6 +158,15 @@ MPI_Offset file_offset_of(const View& v, MPI_Offset vbyte) {
   auto it = std::upper_bound(v.piece_start.begin(), v.piece_start.end(), within);
   const std::size_t i = static_cast<std::size_t>(it - v.piece_start.begin()) - 1;
   return v.disp + tile * v.tile_extent + v.pieces[i].offset + (within - v.piece_start[i]);
+}
+
+int check_external32_type(const Datatype& t, const char* arg) {
+  if (external32_size(t) == t.size()) return MPI_SUCCESS;
+  return fail(MPI_ERR_UNSUPPORTED_DATAREP,
+              "datarep \"external32\": {} has C long, unsigned long or wchar_t elements, whose "
+              "external32 size differs from the native one (Lapis converts only elements that "
+              "keep their size)",
+              arg);
 }
 
 bool is_user_datarep(const std::string& name) { return g_datareps.count(name) != 0; }

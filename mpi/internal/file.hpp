@@ -34,6 +34,9 @@ struct View {
   MPI_Datatype filetype_handle = MPI_BYTE;
   std::string datarep = "native";
   bool native = true;  // "native" or "internal": no conversion
+  // "external32": elements big-endian in the file, converted as they move
+  // (only types whose elements keep their size: check_external32_type).
+  bool external32 = false;
   // One tile flattened: (offset from the tile's start, length), typemap
   // order, and the visible bytes before each piece.
   std::vector<Block> pieces;
@@ -99,6 +102,11 @@ int agree_on(MPI_Comm comm, int rc);
 void flatten_view(View& v);
 // The file offset of visible byte `vbyte` (MPI_File_get_byte_offset).
 MPI_Offset file_offset_of(const View& v, MPI_Offset vbyte);
+// MPI_ERR_UNSUPPORTED_DATAREP naming `arg` unless every element of `t` has
+// its native size in external32 (C long, unsigned long and wchar_t do not):
+// Lapis' external32 files then have the native types' layout, and only the
+// byte order changes.
+int check_external32_type(const Datatype& t, const char* arg);
 // Whether MPI_Register_datarep registered `name` (conversions not done).
 bool is_user_datarep(const std::string& name);
 int register_datarep(const std::string& name);

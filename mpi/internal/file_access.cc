@@ -2,9 +2,11 @@
 
 #include <climits>
 #include <cstring>
+#include <vector>
 
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
+#include "mpi/internal/external32.hpp"
 #include "mpi/internal/file.hpp"
 #include "mpi/internal/p2p_common.hpp"
 #include "mpi/internal/request.hpp"
@@ -38,6 +40,7 @@ int check_access(const Access& a, File& f, const Datatype*& type) {
     return fail(MPI_ERR_TYPE, "datatype's size {} is not a multiple of the view's etype size {}",
                 type->size(), esize);
   }
+  if (f.view.external32) return check_external32_type(*type, "datatype");
   if (!f.view.native) {
     return fail(MPI_ERR_UNSUPPORTED_DATAREP,
                 "the view's datarep \"{}\" was registered, but Lapis does not convert data "
@@ -73,6 +76,25 @@ int start_of(const Access& a, File& f, MPI_Offset units, MPI_Offset& start) {
   return MPI_SUCCESS;
 }
 
+// Through an "external32" view: the data goes through a buffer of its
+// external32 bytes (big-endian, the same sizes: check_external32_type),
+// moved as bytes. A read converts the whole elements it got.
+int move_external32(const Access& a, File& f, MPI_Offset vbyte, const Datatype& type,
+                    MPI_Offset& bytes) {
+  const std::int64_t total = a.count * type.size();
+  std::vector<char> staged(static_cast<std::size_t>(total));
+  const Datatype* byte_type = nullptr;
+  if (int rc = lookup_type(MPI_BYTE, byte_type, true)) return rc;
+  if (a.dir == Dir::write) {
+    if (int rc = pack_external32(type, a.buf, a.count, staged.data())) return rc;
+    return write_visible(f, vbyte, staged.data(), total, *byte_type, bytes);
+  }
+  if (int rc = read_visible(f, vbyte, staged.data(), total, *byte_type, bytes)) return rc;
+  if (type.size() == 0) return MPI_SUCCESS;
+  const std::int64_t whole = bytes / type.size();
+  return unpack_external32(type, staged.data(), whole, const_cast<void*>(a.buf));
+}
+
 int move_data(const Access& a, File& f, MPI_Status* status) {
   const Datatype* type = nullptr;
   int rc = check_access(a, f, type);
@@ -85,7 +107,9 @@ int move_data(const Access& a, File& f, MPI_Status* status) {
   }
   if (rc != MPI_SUCCESS) return rc;
   MPI_Offset bytes = 0;
-  if (a.dir == Dir::read) {
+  if (f.view.external32) {
+    rc = move_external32(a, f, start * esize, *type, bytes);
+  } else if (a.dir == Dir::read) {
     rc = read_visible(f, start * esize, const_cast<void*>(a.buf), a.count, *type, bytes);
   } else {
     rc = write_visible(f, start * esize, a.buf, a.count, *type, bytes);

@@ -2,7 +2,10 @@
  * non-contiguous memory types, collective and independent, explicit
  * offsets and the individual and shared pointers, seeks, byte offsets,
  * get_view, type extents, reads past the end of the file, data
- * representations and bad views. Prints "OK" per rank. */
+ * representations ("external32" converted both ways) and bad views.
+ * Prints "OK" per rank. */
+#include <stddef.h>
+
 #include "io_common.h"
 
 enum { B = 3, K = 5, R = 4, W = 4 };
@@ -204,8 +207,8 @@ static void test_shared_and_bad_views(MPI_Comm comm, int rank, int nranks) {
   MPI_Type_commit(&three);
   CHECK_CLASS(MPI_File_read(fh, &i, 1, three, &st), MPI_ERR_TYPE);
   CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, three, "native", MPI_INFO_NULL), MPI_ERR_TYPE);
-  CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL),
-              MPI_ERR_UNSUPPORTED_DATAREP);
+  CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL),
+              MPI_ERR_UNSUPPORTED_DATAREP); /* external32's long has 4 bytes */
   CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no_such_rep", MPI_INFO_NULL),
               MPI_ERR_UNSUPPORTED_DATAREP);
   CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, NULL, MPI_INFO_NULL), MPI_ERR_ARG);
@@ -252,6 +255,68 @@ static void test_shared_and_bad_views(MPI_Comm comm, int rank, int nranks) {
   CHECK_OK(MPI_File_close(&fh));
 }
 
+/* Big-endian bytes of the n-byte value at p. */
+static void big_endian(const void* p, int n, unsigned char* out) {
+  const unsigned char* in = p;
+  for (int i = 0; i < n; ++i) out[i] = in[n - 1 - i];
+}
+
+/* "external32": rank r writes one {int, double} (a struct with padding in
+ * memory, 12 bytes in the file) at byte 12 r; the file holds them
+ * big-endian and reads convert them back. */
+static void test_external32_view(MPI_Comm comm, int rank, int nranks) {
+  struct pair {
+    int i;
+    double d;
+  } mine = {rank * 0x01020304 + 5, -1.5 - rank}, back = {0, 0};
+  int blens[2] = {1, 1};
+  MPI_Aint disps[2] = {offsetof(struct pair, i), offsetof(struct pair, d)};
+  MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE}, pair;
+  MPI_Type_create_struct(2, blens, disps, types, &pair);
+  MPI_Type_commit(&pair);
+  char name[512], rep[MPI_MAX_DATAREP_STRING];
+  MPI_File fh;
+  MPI_Status st;
+  MPI_Datatype etype, filetype;
+  MPI_Offset disp;
+  MPI_Aint extent;
+  int count;
+  io_name(comm, "ext32", name, sizeof name);
+  CHECK_OK(MPI_File_open(comm, name, MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE,
+                         MPI_INFO_NULL, &fh));
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL));
+  CHECK_OK(MPI_File_get_view(fh, &disp, &etype, &filetype, rep));
+  CHECK(strcmp(rep, "external32") == 0);
+  CHECK_OK(MPI_File_get_type_extent(fh, MPI_INT, &extent));
+  CHECK(extent == 4);
+  CHECK_OK(MPI_File_write_at_all(fh, 12 * rank, &mine, 1, pair, &st));
+  CHECK_OK(MPI_Get_count(&st, pair, &count));
+  CHECK(count == 1);
+  /* A type whose elements change size is refused, not written wrongly. */
+  long l = 1;
+  CHECK_CLASS(MPI_File_write_at(fh, 0, &l, 1, MPI_LONG, &st), MPI_ERR_UNSUPPORTED_DATAREP);
+  MPI_Barrier(comm);
+  /* The next rank's pair, as raw bytes and converted. */
+  const int next = (rank + 1) % nranks;
+  const struct pair theirs = {next * 0x01020304 + 5, -1.5 - next};
+  unsigned char raw[12], want[12];
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+  CHECK_OK(MPI_File_read_at(fh, 12 * next, raw, 12, MPI_BYTE, &st));
+  big_endian(&theirs.i, 4, want);
+  big_endian(&theirs.d, 8, want + 4);
+  CHECK(memcmp(raw, want, 12) == 0);
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL));
+  CHECK_OK(MPI_File_read_at(fh, 12 * next, &back, 1, pair, &st));
+  CHECK(back.i == theirs.i && back.d == theirs.d);
+  /* Past the end of the file: nothing read, nothing converted. */
+  back.i = 7;
+  CHECK_OK(MPI_File_read_at(fh, 12 * nranks, &back, 1, pair, &st));
+  CHECK_OK(MPI_Get_count(&st, MPI_BYTE, &count));
+  CHECK(count == 0 && back.i == 7);
+  CHECK_OK(MPI_File_close(&fh));
+  MPI_Type_free(&pair);
+}
+
 int main(int argc, char** argv) {
   int rank, nranks;
   MPI_Init(&argc, &argv);
@@ -261,6 +326,7 @@ int main(int argc, char** argv) {
   test_vector_view(MPI_COMM_WORLD, rank, nranks);
   test_subarray_view(MPI_COMM_WORLD, rank, nranks);
   test_shared_and_bad_views(MPI_COMM_WORLD, rank, nranks);
+  test_external32_view(MPI_COMM_WORLD, rank, nranks);
   MPI_Finalize();
   printf("OK\n");
   return 0;
