@@ -118,11 +118,7 @@ extern "C" int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag
   // Only the group's members take part (MPI_Comm_create_group's way, over
   // the sessions' communicator and under the string tag's lane).
   Comm members;
-  members.group = g;
-  members.rank = me;
-  members.slot = kSessionsSlot;
-  members.owns_slot = false;
-  members.create_group_tag = lane_tag(stringtag, 0);
+  init_group_members(members, g, me, kSessionsSlot, lane_tag(stringtag, 0));
   members.errhandler = report.handler_only.errhandler;
   std::vector<CreateEntry> all;
   int slot = -1;
@@ -177,11 +173,7 @@ extern "C" int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local
   // (its own lane); the leaders talk on that communicator's reserved
   // context under the string tag's leaders' lane.
   Comm members;
-  members.group = local;
-  members.rank = me;
-  members.slot = kSessionsSlot;
-  members.owns_slot = false;
-  members.create_group_tag = lane_tag(stringtag, 1);
+  init_group_members(members, local, me, kSessionsSlot, lane_tag(stringtag, 1));
   members.errhandler = report.handler_only.errhandler;
   Bridge bridge{remote->world_of(remote_leader), sessions_comm().context(ContextKind::reserved2),
                 lane_tag(stringtag, 2)};

@@ -71,11 +71,7 @@ extern "C" int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MP
   // (their messages name their sources and the tag, so other traffic there,
   // other threads' calls with other tags included, cannot match).
   Comm members;
-  members.group = g;
-  members.rank = me;
-  members.slot = c->slot;
-  members.owns_slot = false;
-  members.create_group_tag = tag;
+  init_group_members(members, g, me, c->slot, tag);
   std::vector<CreateEntry> all;
   int slot = -1;
   rc = exchange_and_agree(members, 0, 0, all, slot);

@@ -1,6 +1,7 @@
 #include "mpi/internal/comm_factory.hpp"
 
 #include <cstring>
+#include <utility>
 
 #include "mpi.h"
 #include "mpi/internal/api_call.hpp"
@@ -101,6 +102,14 @@ int confirm_slot(const Comm& comm, int slot, bool& everyone) {
   }
   if (took && !everyone) s.slots.release(slot);
   return rc;
+}
+
+void init_group_members(Comm& members, GroupPtr g, int me, int slot, int tag) {
+  members.group = std::move(g);
+  members.rank = me;
+  members.slot = slot;
+  members.owns_slot = false;
+  members.create_group_tag = tag;
 }
 
 CommPtr new_comm_object() {

@@ -26,6 +26,13 @@ struct CreateEntry {
 int exchange_and_agree(const Comm& parent, int color, int key, std::vector<CreateEntry>& all,
                        int& slot);
 
+// `members` becomes the members of `g` (this process its rank `me`) as a
+// temporary communicator over `slot`, for agreeing on a new communicator
+// with exchange_and_agree (MPI_Comm_create_group, the sessions'
+// creations): only they take part, and its internal collectives run under
+// `tag`, apart from other calls' on that slot (Comm::create_group_tag).
+void init_group_members(Comm& members, GroupPtr g, int me, int slot, int tag);
+
 // Every member takes `slot` if it is still free at it; `everyone`: all
 // did (else those that did give it back). Collective over `comm`. Context
 // slots are agreed in two steps (propose the lowest common free slot, then
