@@ -155,11 +155,33 @@ C_RESULT = {'double': 'double', 'aint': 'MPI_Aint'}
 # the base line cannot express them (MPI 4.0's Fortran bindings give them
 # arguments of their own).
 LARGE_SKIPPED = {
-    'MPI_Type_get_envelope_c': 'an extra num_large_counts argument',
-    'MPI_Type_get_contents_c': 'extra max_large_counts / array_of_large_counts arguments',
     'MPI_Op_create_c': 'a callback with an MPI_Count length (MPI_User_function_c)',
     'MPI_Register_datarep_c': 'conversion callbacks with MPI_Count counts',
 }
+
+# Large-count forms whose arguments are not the base function's but whose
+# C parameters all have a plain Fortran kind: their arguments are read from
+# the C prototype (the extra num_large_counts / max_large_counts /
+# array_of_large_counts of MPI 4.0's type decoding).
+LARGE_FROM_C = {'MPI_Type_get_envelope_c', 'MPI_Type_get_contents_c'}
+C_PARAM_KIND = {'MPI_Datatype': 'handle', 'MPI_Count': 'count', 'MPI_Count *': 'count*',
+                'int *': 'int*', 'int []': 'int[]', 'MPI_Aint []': 'aint[]',
+                'MPI_Count []': 'count[]', 'MPI_Datatype []': 'handle[]'}
+
+
+def from_c_prototype(base, name, params):
+    """The Function for large form `name` of `base` with kinds from its C
+    parameters (C_PARAM_KIND)."""
+    args = []
+    for param in params:
+        m = re.fullmatch(r'(.*?)\s*\b(\w+)\s*(\[\])?', param)
+        ctype = ' '.join((m.group(1) + (' []' if m.group(3) else '')).replace('*', ' *').split())
+        if ctype not in C_PARAM_KIND:
+            sys.exit(f'gen_fortran.py: {name}: no Fortran kind for C parameter "{param}"')
+        args.append(Arg(f'{C_PARAM_KIND[ctype]} {m.group(2)}'))
+    f = Function(name, args, base.result, None)
+    f.internal = True
+    return f
 
 
 def large_functions(functions, *headers):
@@ -169,8 +191,8 @@ def large_functions(functions, *headers):
     MPI_Count [], and `aint` / `aint*` / `aint[]` where C widens an int to
     MPI_Aint (disp_unit, the v forms' displacements). Only mpi_f08 has them
     (its _large overloads), through glue named lapis_mpi_send_c_ (no MPI
-    name: mpif.h and the mpi module have none). LARGE_SKIPPED lists those
-    left out."""
+    name: mpif.h and the mpi module have none). LARGE_FROM_C lists those
+    read from their C prototype instead, LARGE_SKIPPED those left out."""
     text = ''.join(re.sub(r'/\*.*?\*/', '', open(h).read(), flags=re.S) for h in headers)
     header = ' or '.join(headers)
     by_name = {f.name: f for f in functions}
@@ -185,6 +207,9 @@ def large_functions(functions, *headers):
         if base is None or base.call:
             sys.exit(f'{header}: {m.group(1)}_c has no plain line in api.txt to follow')
         params = [' '.join(p.split()) for p in m.group(2).split(',')]
+        if m.group(1) + '_c' in LARGE_FROM_C:
+            large.append(from_c_prototype(base, m.group(1) + '_c', params))
+            continue
         if len(params) != len(base.args):
             sys.exit(f'{header}: {m.group(1)}_c does not take the arguments of {base.name}'
                      ' (add it to LARGE_SKIPPED, saying why)')

@@ -137,7 +137,9 @@ program f08
   type(MPI_Op) :: op
   type(MPI_Errhandler) :: eh
   integer :: ibuf(6), jbuf(6)
-  integer(kind=MPI_COUNT_KIND) :: big
+  integer(kind=MPI_COUNT_KIND) :: big, nint, nadd, nlarge, ndt, larges(1)
+  integer(kind=MPI_ADDRESS_KIND) :: addrs(1)
+  type(MPI_Datatype) :: dts(1)
   integer :: fstatus(MPI_STATUS_SIZE)
   double precision :: x, y
   character(len=MPI_MAX_OBJECT_NAME) :: name
@@ -183,6 +185,16 @@ program f08
   call check(big == 8, 'large-count type_size')
   call MPI_Bcast(jbuf, 2_MPI_COUNT_KIND, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
   call check(ierr == MPI_SUCCESS, 'large-count bcast')
+  ! Decoding a type made by a large-count constructor: its count comes back
+  ! among the large counts.
+  call MPI_Type_contiguous(5_MPI_COUNT_KIND, MPI_INTEGER, vec)
+  call MPI_Type_get_envelope(vec, nint, nadd, nlarge, ndt, n)
+  call check(n == MPI_COMBINER_CONTIGUOUS .and. nint == 0 .and. nadd == 0 .and. nlarge == 1 &
+             .and. ndt == 1, 'large-count type_get_envelope')
+  call MPI_Type_get_contents(vec, 0_MPI_COUNT_KIND, 0_MPI_COUNT_KIND, 1_MPI_COUNT_KIND, &
+                             1_MPI_COUNT_KIND, ibuf, addrs, larges, dts)
+  call check(larges(1) == 5 .and. dts(1) == MPI_INTEGER, 'large-count type_get_contents')
+  call MPI_Type_free(vec)
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
   call MPI_Send(ibuf, -1_MPI_COUNT_KIND, MPI_INTEGER, next, 3, MPI_COMM_WORLD, ierr)
   call check(ierr == MPI_ERR_COUNT, 'large-count negative count')
