@@ -19,17 +19,22 @@ using namespace mpi::io;
 
 namespace {
 
-int check_datarep(const char* datarep, View& v) {
+int check_datarep(const char* datarep, MPI_Datatype etype, MPI_Datatype filetype, View& v) {
   if (int rc = check_not_null(datarep, "datarep")) return rc;
   const std::string d = datarep;
   v.native = d == "native" || d == "internal";
   v.external32 = d == "external32";
-  if (v.native || is_user_datarep(d)) return MPI_SUCCESS;
+  v.user = find_datarep(d);
+  if (v.native) return MPI_SUCCESS;
   if (v.external32) {
     // The file's layout is the types' own (file_access.cc's conversion
     // keeps every element's size), so their elements must not change size.
     if (int rc = check_external32_type(*v.etype, "etype")) return rc;
     return check_external32_type(*v.filetype, "filetype");
+  }
+  if (v.user != nullptr) {
+    if (int rc = check_datarep_type(*v.user, etype, "etype")) return rc;
+    return check_datarep_type(*v.user, filetype, "filetype");
   }
   return fail(MPI_ERR_UNSUPPORTED_DATAREP,
               "datarep=\"{}\" is not \"native\", \"internal\", \"external32\" or a registered one", d);
@@ -141,7 +146,7 @@ extern "C" int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etyp
   } else if (rc == MPI_SUCCESS && disp < 0 && disp != MPI_DISPLACEMENT_CURRENT) {
     rc = fail(MPI_ERR_ARG, "disp={} is negative", disp);
   }
-  if (rc == MPI_SUCCESS) rc = check_datarep(datarep, v);
+  if (rc == MPI_SUCCESS) rc = check_datarep(datarep, etype, filetype, v);
   if (rc == MPI_SUCCESS) rc = check_info_arg(info);
   // Collective: a rank whose arguments are bad fails them all, and nobody
   // waits for it in the steps below.
@@ -303,19 +308,19 @@ extern "C" int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MP
   return type_extent(kFn, fh, datatype, extent);
 }
 
-// Registered representations are remembered (a second registration is
-// MPI_ERR_DUP_DATAREP, set_view accepts the name), but Lapis does not call
-// the conversion functions: data access through such a view is
-// MPI_ERR_UNSUPPORTED_DATAREP.
+// Registered representations (file_datarep.hpp): their functions convert
+// data moving through views that name them.
 namespace {
 
-int register_rep(const char* fn, const char* datarep, const void* extent_fn) {
+int register_rep(const char* fn, const char* datarep, const UserDatarep& rep) {
   int rc = check_not_null(datarep, "datarep");
-  if (rc == MPI_SUCCESS) rc = check_not_null(extent_fn, "dtype_file_extent_fn");
+  if (rc == MPI_SUCCESS) {
+    rc = check_not_null(reinterpret_cast<const void*>(rep.extent), "dtype_file_extent_fn");
+  }
   if (rc == MPI_SUCCESS && std::strlen(datarep) >= MPI_MAX_DATAREP_STRING) {
     rc = fail(MPI_ERR_ARG, "datarep is longer than MPI_MAX_DATAREP_STRING - 1");
   }
-  if (rc == MPI_SUCCESS) rc = register_datarep(datarep);
+  if (rc == MPI_SUCCESS) rc = register_datarep(datarep, rep);
   return raise_file(nullptr, fn, rc);
 }
 
@@ -330,10 +335,12 @@ extern "C" int MPI_Register_datarep(const char* datarep,
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Register_datarep";
   if (int rc = check_running(kFn)) return rc;
-  (void)read_conversion_fn;
-  (void)write_conversion_fn;
-  (void)extra_state;
-  return register_rep(kFn, datarep, reinterpret_cast<const void*>(dtype_file_extent_fn));
+  UserDatarep rep;
+  rep.read = read_conversion_fn;
+  rep.write = write_conversion_fn;
+  rep.extent = dtype_file_extent_fn;
+  rep.extra_state = extra_state;
+  return register_rep(kFn, datarep, rep);
 }
 
 extern "C" int MPI_Register_datarep_c(const char* datarep,
@@ -345,8 +352,10 @@ extern "C" int MPI_Register_datarep_c(const char* datarep,
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Register_datarep_c";
   if (int rc = check_running(kFn)) return rc;
-  (void)read_conversion_fn;
-  (void)write_conversion_fn;
-  (void)extra_state;
-  return register_rep(kFn, datarep, reinterpret_cast<const void*>(dtype_file_extent_fn));
+  UserDatarep rep;
+  rep.read_c = read_conversion_fn;
+  rep.write_c = write_conversion_fn;
+  rep.extent = dtype_file_extent_fn;
+  rep.extra_state = extra_state;
+  return register_rep(kFn, datarep, rep);
 }

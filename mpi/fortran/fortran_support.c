@@ -434,12 +434,61 @@ void pmpir_f_sync_reg_f08ts_(void *buf) { (void)buf; }
 void mpi_f_sync_reg_f08ts_(void *buf) __attribute__((weak, alias("pmpir_f_sync_reg_f08ts_")));
 
 /* MPI_CONVERSION_FN_NULL for MPI_REGISTER_DATAREP: a procedure whose address
- * stands for C's null conversion function (lapis_f_conversion_fn). */
+ * stands for C's null conversion function (lapis_f_register_datarep). */
 void mpi_conversion_fn_null_(void);
 void mpi_conversion_fn_null_(void) {}
 
-MPI_Datarep_conversion_function *lapis_f_conversion_fn(void (*fn)(void)) {
-  return fn == mpi_conversion_fn_null_ ? NULL : (MPI_Datarep_conversion_function *)fn;
+/* MPI_REGISTER_DATAREP's procedures in Fortran take every argument by
+ * reference (the buffers as addresses: an array, or mpi_f08's TYPE(C_PTR),
+ * VALUE) and return their error in a last argument, so C calls them
+ * through these trampolines. The record lives as long as the registration
+ * (for the rest of the process: MPI has no way to remove one). */
+typedef void lapis_f_datarep_fn(void *userbuf, MPI_Fint *datatype, MPI_Fint *count, void *filebuf,
+                                MPI_Offset *position, MPI_Aint *extra_state, MPI_Fint *ierror);
+typedef void lapis_f_extent_fn(MPI_Fint *datatype, MPI_Aint *extent, MPI_Aint *extra_state,
+                               MPI_Fint *ierror);
+struct lapis_f_datarep {
+  lapis_f_datarep_fn *read, *write;
+  lapis_f_extent_fn *extent;
+  MPI_Aint extra_state;
+};
+
+static int f_convert(lapis_f_datarep_fn *fn, void *userbuf, MPI_Datatype t, int count,
+                     void *filebuf, MPI_Offset position, struct lapis_f_datarep *d) {
+  MPI_Fint datatype = MPI_Type_c2f(t), n = count, ierror = MPI_SUCCESS;
+  fn(userbuf, &datatype, &n, filebuf, &position, &d->extra_state, &ierror);
+  return ierror;
+}
+static int f_read(void *userbuf, MPI_Datatype t, int count, void *filebuf, MPI_Offset position,
+                  void *extra) {
+  struct lapis_f_datarep *d = extra;
+  return f_convert(d->read, userbuf, t, count, filebuf, position, d);
+}
+static int f_write(void *userbuf, MPI_Datatype t, int count, void *filebuf, MPI_Offset position,
+                   void *extra) {
+  struct lapis_f_datarep *d = extra;
+  return f_convert(d->write, userbuf, t, count, filebuf, position, d);
+}
+static int f_extent(MPI_Datatype t, MPI_Aint *extent, void *extra) {
+  struct lapis_f_datarep *d = extra;
+  MPI_Fint datatype = MPI_Type_c2f(t), ierror = MPI_SUCCESS;
+  d->extent(&datatype, extent, &d->extra_state, &ierror);
+  return ierror;
+}
+
+int lapis_f_register_datarep(const char *datarep, void (*read)(void), void (*write)(void),
+                             void (*extent)(void), MPI_Aint extra_state) {
+  struct lapis_f_datarep *d = malloc(sizeof *d);
+  if (d == NULL) return MPI_Register_datarep(datarep, NULL, NULL, NULL, NULL); /* its error */
+  d->read = (lapis_f_datarep_fn *)read;
+  d->write = (lapis_f_datarep_fn *)write;
+  d->extent = (lapis_f_extent_fn *)extent;
+  d->extra_state = extra_state;
+  const int rc = MPI_Register_datarep(datarep, read == mpi_conversion_fn_null_ ? NULL : f_read,
+                                      write == mpi_conversion_fn_null_ ? NULL : f_write,
+                                      extent == NULL ? NULL : f_extent, d);
+  if (rc != MPI_SUCCESS) free(d);
+  return rc;
 }
 
 /* MPICH's Fortran library has each predefined procedure under a PMPI name

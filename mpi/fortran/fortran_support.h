@@ -63,9 +63,10 @@ int *lapis_f_errcodes(MPI_Fint *f);
  * mpi_f08 module's), recognised by address; other arrays pass as they are. */
 int *lapis_f_weights(MPI_Fint *f);
 
-/* MPI_CONVERSION_FN_NULL's address (mpi_conversion_fn_null_) -> NULL; any
- * other conversion function as it is. */
-MPI_Datarep_conversion_function *lapis_f_conversion_fn(void (*fn)(void));
+/* MPI_REGISTER_DATAREP with Fortran procedures (called through C
+ * trampolines; MPI_CONVERSION_FN_NULL's address is C's null function). */
+int lapis_f_register_datarep(const char *datarep, void (*read)(void), void (*write)(void),
+                             void (*extent)(void), MPI_Aint extra_state);
 /* Copies a C string into a CHARACTER*(len): truncated to len, padded with
  * blanks; *resultlen (when given) is the number of characters stored. */
 void lapis_f_string_out(const char *c, char *f, size_t len, MPI_Fint *resultlen);

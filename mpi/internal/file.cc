@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <set>
 #include <unordered_map>
 
 #include "mpi/internal/errors.hpp"
@@ -20,7 +19,6 @@ namespace {
 std::unordered_map<File*, std::unique_ptr<File>> g_files;
 // Fortran handles: g_fortran[i] is handle i + 1 (nullptr once closed).
 std::vector<File*> g_fortran;
-std::set<std::string> g_datareps;
 
 }  // namespace
 
@@ -167,16 +165,6 @@ int check_external32_type(const Datatype& t, const char* arg) {
               "external32 size differs from the native one (Lapis converts only elements that "
               "keep their size)",
               arg);
-}
-
-bool is_user_datarep(const std::string& name) { return g_datareps.count(name) != 0; }
-
-int register_datarep(const std::string& name) {
-  if (name == "native" || name == "internal" || name == "external32" || is_user_datarep(name)) {
-    return fail(MPI_ERR_DUP_DATAREP, "datarep=\"{}\" is already defined", name);
-  }
-  g_datareps.insert(name);
-  return MPI_SUCCESS;
 }
 
 // --- the shared file pointer ---------------------------------------------------

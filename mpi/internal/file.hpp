@@ -21,6 +21,7 @@
 #include "mpi.h"
 #include "mpi/internal/datatype.hpp"
 #include "mpi/internal/errhandler.hpp"
+#include "mpi/internal/file_datarep.hpp"
 
 namespace mpi::io {
 
@@ -37,6 +38,9 @@ struct View {
   // "external32": elements big-endian in the file, converted as they move
   // (only types whose elements keep their size: check_external32_type).
   bool external32 = false;
+  // A representation registered by the program (file_datarep.hpp), whose
+  // functions convert the data as it moves.
+  const UserDatarep* user = nullptr;
   // One tile flattened: (offset from the tile's start, length), typemap
   // order, and the visible bytes before each piece.
   std::vector<Block> pieces;
@@ -107,9 +111,6 @@ MPI_Offset file_offset_of(const View& v, MPI_Offset vbyte);
 // Lapis' external32 files then have the native types' layout, and only the
 // byte order changes.
 int check_external32_type(const Datatype& t, const char* arg);
-// Whether MPI_Register_datarep registered `name` (conversions not done).
-bool is_user_datarep(const std::string& name);
-int register_datarep(const std::string& name);
 
 // --- the shared file pointer (in etypes) ------------------------------------
 // Atomic fetch-and-add at rank 0's cell; any rank, any time.

@@ -41,12 +41,7 @@ int check_access(const Access& a, File& f, const Datatype*& type) {
                 type->size(), esize);
   }
   if (f.view.external32) return check_external32_type(*type, "datatype");
-  if (!f.view.native) {
-    return fail(MPI_ERR_UNSUPPORTED_DATAREP,
-                "the view's datarep \"{}\" was registered, but Lapis does not convert data "
-                "(only \"native\" and \"internal\" views read and write)",
-                f.view.datarep);
-  }
+  if (f.view.user != nullptr) return check_datarep_type(*f.view.user, a.datatype, "datatype");
   return MPI_SUCCESS;
 }
 
@@ -76,23 +71,41 @@ int start_of(const Access& a, File& f, MPI_Offset units, MPI_Offset& start) {
   return MPI_SUCCESS;
 }
 
-// Through an "external32" view: the data goes through a buffer of its
-// external32 bytes (big-endian, the same sizes: check_external32_type),
-// moved as bytes. A read converts the whole elements it got.
-int move_external32(const Access& a, File& f, MPI_Offset vbyte, const Datatype& type,
-                    MPI_Offset& bytes) {
+// Through a converting view ("external32", or a registered representation
+// with conversion functions): the data goes through a buffer of its file
+// bytes (the same sizes: check_external32_type, check_datarep_type), moved
+// as bytes. A read converts the whole items it got.
+int move_converted(const Access& a, File& f, MPI_Offset vbyte, const Datatype& type,
+                   MPI_Offset& bytes) {
   const std::int64_t total = a.count * type.size();
   std::vector<char> staged(static_cast<std::size_t>(total));
   const Datatype* byte_type = nullptr;
   if (int rc = lookup_type(MPI_BYTE, byte_type, true)) return rc;
+  const UserDatarep* user = f.view.user;
   if (a.dir == Dir::write) {
-    if (int rc = pack_external32(type, a.buf, a.count, staged.data())) return rc;
+    const int rc = user != nullptr
+                       ? convert_for_write(*user, a.buf, a.datatype, a.count, staged.data())
+                       : pack_external32(type, a.buf, a.count, staged.data());
+    if (rc != MPI_SUCCESS) return rc;
     return write_visible(f, vbyte, staged.data(), total, *byte_type, bytes);
   }
   if (int rc = read_visible(f, vbyte, staged.data(), total, *byte_type, bytes)) return rc;
   if (type.size() == 0) return MPI_SUCCESS;
   const std::int64_t whole = bytes / type.size();
-  return unpack_external32(type, staged.data(), whole, const_cast<void*>(a.buf));
+  void* out = const_cast<void*>(a.buf);
+  if (user != nullptr) return convert_after_read(*user, out, a.datatype, whole, staged.data());
+  return unpack_external32(type, staged.data(), whole, out);
+}
+
+// Whether data through f's view is converted on the way (else it moves as
+// it is: "native", "internal", or a registered representation whose
+// functions for this direction are MPI_CONVERSION_FN_NULL).
+bool converts(const File& f, Dir dir) {
+  if (f.view.external32) return true;
+  const UserDatarep* u = f.view.user;
+  if (u == nullptr) return false;
+  return dir == Dir::write ? (u->write != nullptr || u->write_c != nullptr)
+                           : (u->read != nullptr || u->read_c != nullptr);
 }
 
 int move_data(const Access& a, File& f, MPI_Status* status) {
@@ -107,8 +120,8 @@ int move_data(const Access& a, File& f, MPI_Status* status) {
   }
   if (rc != MPI_SUCCESS) return rc;
   MPI_Offset bytes = 0;
-  if (f.view.external32) {
-    rc = move_external32(a, f, start * esize, *type, bytes);
+  if (converts(f, a.dir)) {
+    rc = move_converted(a, f, start * esize, *type, bytes);
   } else if (a.dir == Dir::read) {
     rc = read_visible(f, start * esize, const_cast<void*>(a.buf), a.count, *type, bytes);
   } else {

@@ -2,7 +2,8 @@
  * non-contiguous memory types, collective and independent, explicit
  * offsets and the individual and shared pointers, seeks, byte offsets,
  * get_view, type extents, reads past the end of the file, data
- * representations ("external32" converted both ways) and bad views.
+ * representations ("external32" and one registered by the program,
+ * converted both ways) and bad views.
  * Prints "OK" per rank. */
 #include <stddef.h>
 
@@ -243,15 +244,84 @@ static void test_shared_and_bad_views(MPI_Comm comm, int rank, int nranks) {
     if (rank == nranks - 1) CHECK_CLASS(MPI_File_read(fh, &i, 1, MPI_INT, &st), MPI_ERR_IO);
     MPI_Type_free(&empty);
   }
-  /* A registered representation: the view takes it, data access does not convert. */
-  {
-    CHECK_OK(MPI_Register_datarep("lapis_test_rep", conv, conv, extent_fn, NULL));
-    CHECK_CLASS(MPI_Register_datarep("lapis_test_rep", conv, conv, extent_fn, NULL),
-                MPI_ERR_DUP_DATAREP);
-    CHECK_CLASS(MPI_Register_datarep("native", conv, conv, extent_fn, NULL), MPI_ERR_DUP_DATAREP);
-  }
+  /* Registering: names are unique, predefined ones taken. */
+  CHECK_OK(MPI_Register_datarep("lapis_test_rep", conv, conv, extent_fn, NULL));
+  CHECK_CLASS(MPI_Register_datarep("lapis_test_rep", conv, conv, extent_fn, NULL),
+              MPI_ERR_DUP_DATAREP);
+  CHECK_CLASS(MPI_Register_datarep("native", conv, conv, extent_fn, NULL), MPI_ERR_DUP_DATAREP);
+  CHECK_CLASS(MPI_Register_datarep("lapis_no_extent", conv, conv, NULL, NULL), MPI_ERR_ARG);
   CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "lapis_test_rep", MPI_INFO_NULL));
-  CHECK_CLASS(MPI_File_read_at(fh, 0, &i, 1, MPI_INT, &st), MPI_ERR_UNSUPPORTED_DATAREP);
+  CHECK_OK(MPI_File_close(&fh));
+}
+
+/* A representation of its own: ints stored negated. */
+static int negate(int* to, const int* from, MPI_Datatype t, int count) {
+  if (t != MPI_INT) return MPI_ERR_TYPE;
+  for (int k = 0; k < count; ++k) to[k] = -from[k];
+  return MPI_SUCCESS;
+}
+static int negate_write(void* userbuf, MPI_Datatype t, int count, void* filebuf, MPI_Offset pos,
+                        void* extra) {
+  ++*(int*)extra;
+  return negate(filebuf, (const int*)userbuf + pos, t, count);
+}
+static int negate_read(void* userbuf, MPI_Datatype t, int count, void* filebuf, MPI_Offset pos,
+                       void* extra) {
+  ++*(int*)extra;
+  return negate((int*)userbuf + pos, filebuf, t, count);
+}
+static int failing(void* userbuf, MPI_Datatype t, int count, void* filebuf, MPI_Offset pos,
+                   void* extra) {
+  (void)userbuf, (void)t, (void)count, (void)filebuf, (void)pos, (void)extra;
+  return MPI_ERR_OTHER;
+}
+static int double_extent(MPI_Datatype t, MPI_Aint* extent, void* extra) {
+  (void)extra;
+  int size = 0;
+  MPI_Type_size(t, &size);
+  *extent = 2 * (MPI_Aint)size;
+  return MPI_SUCCESS;
+}
+
+/* Rank r writes 4 ints at int 4 r through the negating representation; the
+ * file holds them negated, and reads through it give them back. */
+static void test_user_datarep(MPI_Comm comm, int rank, int nranks) {
+  static int calls = 0; /* conversion calls (extra_state) */
+  char name[512];
+  MPI_File fh;
+  MPI_Status st;
+  int mine[4], raw[4], back[4], count;
+  CHECK_OK(MPI_Register_datarep("lapis_negate", negate_read, negate_write, extent_fn, &calls));
+  CHECK_OK(MPI_Register_datarep("lapis_failing", failing, failing, extent_fn, NULL));
+  CHECK_OK(MPI_Register_datarep("lapis_wide", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
+                                double_extent, NULL));
+  CHECK_OK(MPI_Register_datarep("lapis_as_is", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
+                                extent_fn, NULL));
+  io_name(comm, "userrep", name, sizeof name);
+  CHECK_OK(MPI_File_open(comm, name, MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE,
+                         MPI_INFO_NULL, &fh));
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "lapis_negate", MPI_INFO_NULL));
+  for (int k = 0; k < 4; ++k) mine[k] = rank * 100 + k + 1;
+  CHECK_OK(MPI_File_write_at_all(fh, 4 * rank, mine, 4, MPI_INT, &st));
+  CHECK(calls == 1);
+  /* The conversion's error fails the access, nothing is written. */
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "lapis_failing", MPI_INFO_NULL));
+  CHECK_CLASS(MPI_File_write_at(fh, 4 * rank, mine, 4, MPI_INT, &st), MPI_ERR_CONVERSION);
+  /* File extents other than the sizes are refused. */
+  CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "lapis_wide", MPI_INFO_NULL),
+              MPI_ERR_UNSUPPORTED_DATAREP);
+  MPI_Barrier(comm);
+  const int next = (rank + 1) % nranks;
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "lapis_as_is", MPI_INFO_NULL));
+  CHECK_OK(MPI_File_read_at(fh, 4 * next, raw, 4, MPI_INT, &st));
+  for (int k = 0; k < 4; ++k) CHECK(raw[k] == -(next * 100 + k + 1));
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "lapis_negate", MPI_INFO_NULL));
+  CHECK_OK(MPI_File_read_at(fh, 4 * next, back, 4, MPI_INT, &st));
+  CHECK_OK(MPI_Get_count(&st, MPI_INT, &count));
+  CHECK(count == 4 && calls == 2);
+  for (int k = 0; k < 4; ++k) CHECK(back[k] == next * 100 + k + 1);
+  /* A memory type the function refuses: its error, MPI_ERR_CONVERSION. */
+  CHECK_CLASS(MPI_File_read_at(fh, 0, back, 4, MPI_UNSIGNED, &st), MPI_ERR_CONVERSION);
   CHECK_OK(MPI_File_close(&fh));
 }
 
@@ -327,6 +397,7 @@ int main(int argc, char** argv) {
   test_subarray_view(MPI_COMM_WORLD, rank, nranks);
   test_shared_and_bad_views(MPI_COMM_WORLD, rank, nranks);
   test_external32_view(MPI_COMM_WORLD, rank, nranks);
+  test_user_datarep(MPI_COMM_WORLD, rank, nranks);
   MPI_Finalize();
   printf("OK\n");
   return 0;
