@@ -20,7 +20,7 @@ import re
 import sys
 
 from gen_fortran import (FORTRAN_DECL, FORTRAN_RESULT, PROCEDURES, SPECIAL, SPECIAL_CHARS,
-                         cptr_form, input_buffers, large_functions, read_api, read_constants,
+                         constant_kind, cptr_form, input_buffers, large_functions, read_api, read_constants,
                          sizeof_procedures, wrap)
 
 HANDLE_TYPES = ('Comm', 'Datatype', 'Group', 'Request', 'Op', 'Errhandler', 'Message', 'Info',
@@ -212,6 +212,69 @@ def generic_interfaces(all_specifics):
     return o
 
 
+# The callback prototypes of mpi_f08 (MPI 4.0, the "Fortran 2008 bindings"
+# of each callback type),
+# for `PROCEDURE(MPI_User_function) :: f` and the like: (name, dummies,
+# declarations). The calls take any procedure (EXTERNAL dummies), as MPICH's
+# do.
+_COPY = ('INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out',
+         'INTEGER :: {k}_keyval, ierror', 'LOGICAL :: flag')
+_DELETE = ('INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state',
+           'INTEGER :: {k}_keyval, ierror')
+_CONVERSION = ('TYPE(C_PTR), VALUE :: userbuf, filebuf', 'TYPE(MPI_Datatype) :: datatype',
+               'INTEGER{c} :: count', 'INTEGER :: ierror',
+               'INTEGER(KIND=MPI_OFFSET_KIND) :: position',
+               'INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state')
+CALLBACKS = [
+    ('MPI_User_function', 'invec, inoutvec, len, datatype',
+     ('TYPE(C_PTR), VALUE :: invec, inoutvec', 'INTEGER :: len', 'TYPE(MPI_Datatype) :: datatype')),
+    ('MPI_User_function_c', 'invec, inoutvec, len, datatype',
+     ('TYPE(C_PTR), VALUE :: invec, inoutvec', 'INTEGER(KIND=MPI_COUNT_KIND) :: len',
+      'TYPE(MPI_Datatype) :: datatype')),
+    ('MPI_Datarep_conversion_function',
+     'userbuf, datatype, count, filebuf, position, extra_state, ierror',
+     tuple(d.format(c='') for d in _CONVERSION)),
+    ('MPI_Datarep_conversion_function_c',
+     'userbuf, datatype, count, filebuf, position, extra_state, ierror',
+     tuple(d.format(c='(KIND=MPI_COUNT_KIND)') for d in _CONVERSION)),
+    ('MPI_Datarep_extent_function', 'datatype, extent, extra_state, ierror',
+     ('TYPE(MPI_Datatype) :: datatype', 'INTEGER(KIND=MPI_ADDRESS_KIND) :: extent, extra_state',
+      'INTEGER :: ierror')),
+    ('MPI_Grequest_query_function', 'extra_state, status, ierror',
+     ('INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state', 'TYPE(MPI_Status) :: status',
+      'INTEGER :: ierror')),
+    ('MPI_Grequest_free_function', 'extra_state, ierror',
+     ('INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state', 'INTEGER :: ierror')),
+    ('MPI_Grequest_cancel_function', 'extra_state, complete, ierror',
+     ('INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state', 'LOGICAL :: complete',
+      'INTEGER :: ierror')),
+]
+for _obj, _k, _t in (('Comm', 'comm', 'Comm'), ('Win', 'win', 'Win'), ('Type', 'type', 'Datatype')):
+    _old = 'oldtype' if _obj == 'Type' else 'old' + _k
+    _self = 'datatype' if _obj == 'Type' else _k
+    CALLBACKS += [
+        (f'MPI_{_obj}_copy_attr_function',
+         f'{_old}, {_k}_keyval, extra_state, attribute_val_in, attribute_val_out, flag, ierror',
+         (f'TYPE(MPI_{_t}) :: {_old}',) + tuple(d.format(k=_k) for d in _COPY)),
+        (f'MPI_{_obj}_delete_attr_function',
+         f'{_self}, {_k}_keyval, attribute_val, extra_state, ierror',
+         (f'TYPE(MPI_{_t}) :: {_self}',) + tuple(d.format(k=_k) for d in _DELETE)),
+    ]
+for _obj, _arg in (('Comm', 'comm'), ('Win', 'win'), ('File', 'file'), ('Session', 'session')):
+    CALLBACKS.append((f'MPI_{_obj}_errhandler_function', f'{_arg}, error_code',
+                      (f'TYPE(MPI_{_obj}) :: {_arg}', 'INTEGER :: error_code')))
+
+
+def abstract_interfaces():
+    o = ['  ABSTRACT INTERFACE']
+    for name, dummies, decls in CALLBACKS:
+        o += [wrap(f'SUBROUTINE {name}({dummies})', '    '), '      IMPORT', '      IMPLICIT NONE']
+        o += ['      ' + d for d in decls]
+        o.append(f'    END SUBROUTINE {name}')
+    o.append('  END INTERFACE')
+    return o
+
+
 # MPI_F_sync_reg (MPI 4.0, 19.1.17): only a call the compiler cannot see
 # through, so it has no C function and no api.txt line
 # (fortran_support.c defines it, under MPICH's names).
@@ -244,7 +307,7 @@ def main(api, constants_path, header, large_header, out, *prototypes):
         if name in types:
             o.append(f'  TYPE(MPI_{types[name]}), PARAMETER :: {name} = MPI_{types[name]}({value})')
         else:
-            kind = '' if abs(value) < 2**31 else '(KIND=8)'
+            kind = constant_kind(name, value, constants)
             o.append(f'  INTEGER{kind}, PARAMETER :: {name} = {value}')
     for name, dims, block in SPECIAL:
         decl = 'TYPE(MPI_Status)' if 'STATUS' in name else 'INTEGER'
@@ -252,6 +315,7 @@ def main(api, constants_path, header, large_header, out, *prototypes):
         o += [f'  {decl} :: {name}{dims}', f'  COMMON /{block}/ {name}']
     for name, dims, block in SPECIAL_CHARS:
         o += [f'  CHARACTER(LEN=1) :: {name}{dims}', f'  COMMON /{block}/ {name}']
+    o += abstract_interfaces()
     o.append(wrap(f'EXTERNAL :: {", ".join(PROCEDURES)}', '  '))
     # Handles compare with == and /= (MPI 3.1, 17.2.4).
     for op, suffix in (('==', 'eq'), ('/=', 'ne')):

@@ -3,7 +3,8 @@
 ! request arrays, collectives, a derived type, strings, a Fortran error
 ! handler and an f08-style user op (C pointers by value), memory as
 ! TYPE(C_PTR) (MPI_Alloc_mem, windows, MPI_Buffer_detach), MPI 4.0's
-! address-kind window overloads, MPI_F_sync_reg. Prints OK per rank.
+! address-kind window overloads, MPI_F_sync_reg, the callback prototypes
+! (PROCEDURE(MPI_User_function)). Prints OK per rank.
 module f08_checks
   use mpi_f08
   implicit none
@@ -145,6 +146,9 @@ program f08
   character(len=MPI_MAX_OBJECT_NAME) :: name
   character(len=3) :: short
   logical :: flag
+  ! The callback prototypes (abstract interfaces) of the module.
+  procedure(MPI_User_function), pointer :: user_op
+  procedure(MPI_Comm_errhandler_function), pointer :: on_error
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -210,7 +214,8 @@ program f08
   call MPI_Allreduce(MPI_IN_PLACE, n, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD)
   call check(n == nprocs - 1, 'in place')
 
-  call MPI_Op_create(max_abs, .true., op)
+  user_op => max_abs
+  call MPI_Op_create(user_op, .true., op)
   x = -(rank + 1.5d0)
   call MPI_Allreduce(x, y, 1, MPI_DOUBLE_PRECISION, op, MPI_COMM_WORLD)
   ! (one rank: the op is never called)
@@ -223,7 +228,8 @@ program f08
   call check(name == 'dup' .and. len == 3, 'names')
   call MPI_Comm_get_name(MPI_COMM_WORLD, short, len)
   call check(short == 'MPI' .and. len == 3, 'truncated name')
-  call MPI_Comm_create_errhandler(record, eh)
+  on_error => record
+  call MPI_Comm_create_errhandler(on_error, eh)
   call MPI_Comm_set_errhandler(dup, eh)
   call MPI_Recv(n, 1, MPI_INTEGER, nprocs + 5, 0, dup, MPI_STATUS_IGNORE, ierr)
   call check(ierr == MPI_ERR_RANK .and. handler_code == MPI_ERR_RANK, 'errhandler')
@@ -233,6 +239,7 @@ program f08
   call MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, flag, status)
   call check(.not. flag, 'iprobe')
   call check(MPI_Wtime() > 0 .and. MPI_Wtick() > 0, 'wtime')
+  call check(kind(MPI_DISPLACEMENT_CURRENT) == MPI_OFFSET_KIND, 'MPI_DISPLACEMENT_CURRENT kind')
   call MPI_Sizeof(x, n)
   call check(n == 8, 'sizeof double precision')
   call MPI_Sizeof(ibuf, n, ierr)

@@ -21,7 +21,7 @@ subroutine MPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   use :: mpi_f08, only_the_module_s => MPI_Send_f08ts
   use profile_counts
   implicit none
-  type(*), dimension(..) :: buf
+  type(*), dimension(..), intent(in) :: buf
   integer, intent(in) :: count, dest, tag
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Comm), intent(in) :: comm
