@@ -2,7 +2,8 @@
 
 #include <climits>
 #include <cstring>
-#include <vector>
+#include <memory>
+#include <new>
 
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
@@ -78,23 +79,28 @@ int start_of(const Access& a, File& f, MPI_Offset units, MPI_Offset& start) {
 int move_converted(const Access& a, File& f, MPI_Offset vbyte, const Datatype& type,
                    MPI_Offset& bytes) {
   const std::int64_t total = a.count * type.size();
-  std::vector<char> staged(static_cast<std::size_t>(total));
+  std::unique_ptr<char[]> buffer(new (std::nothrow) char[static_cast<std::size_t>(total)]);
+  if (buffer == nullptr) {
+    return fail(MPI_ERR_NO_MEM, "no memory for the {} bytes converted for the view's datarep \"{}\"",
+                total, f.view.datarep);
+  }
+  char* const staged = buffer.get();
   const Datatype* byte_type = nullptr;
   if (int rc = lookup_type(MPI_BYTE, byte_type, true)) return rc;
   const UserDatarep* user = f.view.user;
   if (a.dir == Dir::write) {
     const int rc = user != nullptr
-                       ? convert_for_write(*user, a.buf, a.datatype, a.count, staged.data())
-                       : pack_external32(type, a.buf, a.count, staged.data());
+                       ? convert_for_write(*user, a.buf, a.datatype, a.count, staged)
+                       : pack_external32(type, a.buf, a.count, staged);
     if (rc != MPI_SUCCESS) return rc;
-    return write_visible(f, vbyte, staged.data(), total, *byte_type, bytes);
+    return write_visible(f, vbyte, staged, total, *byte_type, bytes);
   }
-  if (int rc = read_visible(f, vbyte, staged.data(), total, *byte_type, bytes)) return rc;
+  if (int rc = read_visible(f, vbyte, staged, total, *byte_type, bytes)) return rc;
   if (type.size() == 0) return MPI_SUCCESS;
   const std::int64_t whole = bytes / type.size();
   void* out = const_cast<void*>(a.buf);
-  if (user != nullptr) return convert_after_read(*user, out, a.datatype, whole, staged.data());
-  return unpack_external32(type, staged.data(), whole, out);
+  if (user != nullptr) return convert_after_read(*user, out, a.datatype, whole, staged);
+  return unpack_external32(type, staged, whole, out);
 }
 
 // Whether data through f's view is converted on the way (else it moves as

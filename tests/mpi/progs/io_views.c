@@ -378,6 +378,8 @@ static void test_external32_view(MPI_Comm comm, int rank, int nranks) {
   CHECK_OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL));
   CHECK_OK(MPI_File_read_at(fh, 12 * next, &back, 1, pair, &st));
   CHECK(back.i == theirs.i && back.d == theirs.d);
+  /* A count whose converted bytes cannot be allocated: an error, not a crash. */
+  CHECK_CLASS(MPI_File_read_at_c(fh, 0, &back, (MPI_Count)1 << 50, pair, &st), MPI_ERR_NO_MEM);
   /* Past the end of the file: nothing read, nothing converted. */
   back.i = 7;
   CHECK_OK(MPI_File_read_at(fh, 12 * nranks, &back, 1, pair, &st));
