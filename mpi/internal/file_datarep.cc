@@ -96,35 +96,38 @@ int check_datarep_type(const UserDatarep& rep, MPI_Datatype type, const char* ar
   return MPI_SUCCESS;
 }
 
-int convert_for_write(const UserDatarep& rep, const void* userbuf, MPI_Datatype type,
-                      MPI_Count count, void* filebuf) {
-  void* user = const_cast<void*>(userbuf);  // the standard's signature is not const
+namespace {
+
+// One direction's function: the MPI_Count form when registered so, else
+// the int form in pieces.
+int convert(MPI_Datarep_conversion_function_c* fn_c, MPI_Datarep_conversion_function* fn,
+            const char* which, void* userbuf, MPI_Datatype type, MPI_Count count, void* filebuf,
+            void* extra_state) {
+  if (fn_c != nullptr) {
+    const int rc = fn_c(userbuf, type, count, filebuf, 0, extra_state);
+    return rc == MPI_SUCCESS ? rc : conversion_failed(which, rc);
+  }
   MPI_Count size = 0;
   MPI_Type_size_c(type, &size);
-  if (rep.write_c != nullptr) {
-    const int rc = rep.write_c(user, type, count, filebuf, 0, rep.extra_state);
-    return rc == MPI_SUCCESS ? rc : conversion_failed("write", rc);
-  }
   return in_int_pieces(count, size, static_cast<char*>(filebuf),
                        [&](int n, char* at, MPI_Count position) {
-                         const int rc = rep.write(user, type, n, at, position, rep.extra_state);
-                         return rc == MPI_SUCCESS ? rc : conversion_failed("write", rc);
+                         const int rc = fn(userbuf, type, n, at, position, extra_state);
+                         return rc == MPI_SUCCESS ? rc : conversion_failed(which, rc);
                        });
+}
+
+}  // namespace
+
+int convert_for_write(const UserDatarep& rep, const void* userbuf, MPI_Datatype type,
+                      MPI_Count count, void* filebuf) {
+  // The standard's signature is not const; a write function only reads it.
+  return convert(rep.write_c, rep.write, "write", const_cast<void*>(userbuf), type, count,
+                 filebuf, rep.extra_state);
 }
 
 int convert_after_read(const UserDatarep& rep, void* userbuf, MPI_Datatype type,
                        MPI_Count count, void* filebuf) {
-  MPI_Count size = 0;
-  MPI_Type_size_c(type, &size);
-  if (rep.read_c != nullptr) {
-    const int rc = rep.read_c(userbuf, type, count, filebuf, 0, rep.extra_state);
-    return rc == MPI_SUCCESS ? rc : conversion_failed("read", rc);
-  }
-  return in_int_pieces(count, size, static_cast<char*>(filebuf),
-                       [&](int n, char* at, MPI_Count position) {
-                         const int rc = rep.read(userbuf, type, n, at, position, rep.extra_state);
-                         return rc == MPI_SUCCESS ? rc : conversion_failed("read", rc);
-                       });
+  return convert(rep.read_c, rep.read, "read", userbuf, type, count, filebuf, rep.extra_state);
 }
 
 }  // namespace mpi::io
