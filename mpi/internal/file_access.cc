@@ -2,9 +2,8 @@
 
 #include <climits>
 #include <cstring>
-#include <memory>
-#include <new>
 
+#include "mpi/internal/buffers.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/external32.hpp"
@@ -79,12 +78,12 @@ int start_of(const Access& a, File& f, MPI_Offset units, MPI_Offset& start) {
 int move_converted(const Access& a, File& f, MPI_Offset vbyte, const Datatype& type,
                    MPI_Offset& bytes) {
   const std::int64_t total = a.count * type.size();
-  std::unique_ptr<char[]> buffer(new (std::nothrow) char[static_cast<std::size_t>(total)]);
-  if (buffer == nullptr) {
+  Staging buffer;  // reports exhaustion: the count comes from the program
+  if (!buffer.try_allocate(static_cast<std::size_t>(total))) {
     return fail(MPI_ERR_NO_MEM, "no memory for the {} bytes converted for the view's datarep \"{}\"",
                 total, f.view.datarep);
   }
-  char* const staged = buffer.get();
+  char* const staged = buffer.data.get();
   const Datatype* byte_type = nullptr;
   if (int rc = lookup_type(MPI_BYTE, byte_type, true)) return rc;
   const UserDatarep* user = f.view.user;
