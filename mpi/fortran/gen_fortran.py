@@ -169,6 +169,18 @@ C_PARAM_KIND = {'MPI_Datatype': 'handle', 'MPI_Count': 'count', 'MPI_Count *': '
                 'MPI_Count []': 'count[]', 'MPI_Datatype []': 'handle[]'}
 
 
+def c_prototypes(headers):
+    """{name: [parameter, ...]} of every `int MPI_...(...);` prototype in
+    `headers` (comments removed, blanks collapsed; the first declaration of
+    a name wins), in the headers' order."""
+    found = {}
+    for header in headers:
+        text = re.sub(r'/\*.*?\*/', '', open(header).read(), flags=re.S)
+        for m in re.finditer(r'\bint\s+(MPI_\w+)\s*\(([^;]*?)\)\s*;', text):
+            found.setdefault(m.group(1), [' '.join(p.split()) for p in m.group(2).split(',')])
+    return found
+
+
 def from_c_prototype(base, name, params):
     """The Function for large form `name` of `base` with kinds from its C
     parameters (C_PARAM_KIND)."""
@@ -193,25 +205,20 @@ def large_functions(functions, *headers):
     (its _large overloads), through glue named lapis_mpi_send_c_ (no MPI
     name: mpif.h and the mpi module have none). LARGE_FROM_C lists those
     read from their C prototype instead, LARGE_SKIPPED those left out."""
-    text = ''.join(re.sub(r'/\*.*?\*/', '', open(h).read(), flags=re.S) for h in headers)
     header = ' or '.join(headers)
     by_name = {f.name: f for f in functions}
-    large, seen = [], set()
-    for m in re.finditer(r'\bint\s+(MPI_\w+)_c\s*\(([^;]*?)\)\s*;', text):
-        if m.group(1) in seen:
+    large = []
+    for name, params in c_prototypes(headers).items():
+        if not name.endswith('_c') or name in LARGE_SKIPPED:
             continue
-        seen.add(m.group(1))
-        if m.group(1) + '_c' in LARGE_SKIPPED:
-            continue
-        base = by_name.get(m.group(1))
+        base = by_name.get(name[:-2])
         if base is None or base.call:
-            sys.exit(f'{header}: {m.group(1)}_c has no plain line in api.txt to follow')
-        params = [' '.join(p.split()) for p in m.group(2).split(',')]
-        if m.group(1) + '_c' in LARGE_FROM_C:
-            large.append(from_c_prototype(base, m.group(1) + '_c', params))
+            sys.exit(f'{header}: {name} has no plain line in api.txt to follow')
+        if name in LARGE_FROM_C:
+            large.append(from_c_prototype(base, name, params))
             continue
         if len(params) != len(base.args):
-            sys.exit(f'{header}: {m.group(1)}_c does not take the arguments of {base.name}'
+            sys.exit(f'{header}: {name} does not take the arguments of {base.name}'
                      ' (add it to LARGE_SKIPPED, saying why)')
         f = copy.deepcopy(base)
         f.name, f.internal = base.name + '_c', True
@@ -249,12 +256,9 @@ def input_buffers(functions, headers):
     Arguments are matched by name, so every choice argument of a function C
     declares must carry the C parameter's name."""
     params = {}
-    for header in headers:
-        text = re.sub(r'/\*.*?\*/', '', open(header).read(), flags=re.S)
-        for m in re.finditer(r'\bint\s+(MPI_\w+)\s*\(([^;]*?)\)\s*;', text):
-            named = (re.fullmatch(r'(.*?\W)(\w+)\s*(\[[^]]*\]\s*)*', p.strip())
-                     for p in m.group(2).split(','))
-            params[m.group(1)] = {n.group(2): n.group(1).strip() for n in named if n}
+    for name, plist in c_prototypes(headers).items():
+        named = (re.fullmatch(r'(.*?\W)(\w+)\s*(\[[^]]*\]\s*)*', p) for p in plist)
+        params[name] = {n.group(2): n.group(1).strip() for n in named if n}
     for f in functions:
         c = params.get(f.name)
         for a in f.args:
