@@ -7,6 +7,7 @@
 
 #include "lapi/internal/amsend_frame.hpp"
 #include "lapi/internal/engine.hpp"
+#include "lapi/line_copy.hpp"
 
 namespace lapi {
 
@@ -173,7 +174,7 @@ template <bool kChecked>
     return UCS_OK;       // for rendezvous: UCX drops the data, the send completes
   }
   if (!rndv) [[likely]] {
-    std::memcpy(landing.buffer, data, length);
+    copy_out_of_shared(landing.buffer, data, length);
     landed_locked(job);
     return UCS_OK;
   }

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "lapi/internal/engine.hpp"
+#include "lapi/line_copy.hpp"
 
 namespace lapi {
 
@@ -53,7 +54,7 @@ bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16
   if constexpr (kChecked) {
     seal_ring_frame_locked(tgt, extra_flags, p, off, uhdr_len, data, data_len);
   } else if (data_len) {
-    std::memcpy(p + off, data, data_len);
+    copy_into_shared(p + off, data, data_len);
   }
   ++peers_[tgt].sent_to;
   end_ring_send_locked(tgt, len);

@@ -41,6 +41,7 @@
 //
 // All methods are called with the engine lock held.
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -89,6 +90,8 @@ class ShmChannel {
   // 16 slots about the same.
   static constexpr std::uint64_t kWritePrefetchSlots = 8;
   static constexpr std::uint64_t kReadPrefetchSlots = 4;
+  // How much of an arriving frame poll asks for at once (see poll).
+  static constexpr std::size_t kPrefetchFrameBytes = 2048;
 
   ShmChannel() = default;
   ~ShmChannel();
@@ -278,6 +281,15 @@ bool ShmChannel::poll(Deliver&& deliver) {
       const std::uint64_t room = kSlots - index;
       const std::size_t fits = std::min(room * kSlotBytes - kSlotHeader, kFrameLimit);
       const std::uint64_t span = len == kPad ? room : len <= fits ? slots_for(len) : 1;
+      // A frame past its first line: ask for the other lines (up to 2 KiB)
+      // now, so that they come while deliver parses the first, not one by
+      // one as the copy reaches them (mpi_latency, alternated: 92 B-512 B
+      // 0.18/0.18/0.21/0.27 -> 0.17/0.17/0.19/0.25 us).
+      if (len > 64 - kSlotHeader && len != kPad) [[unlikely]] {
+        const auto* line = reinterpret_cast<const std::byte*>(&slot) + 64;
+        const auto* end = line - 64 + kSlotHeader + std::min({len, fits, kPrefetchFrameBytes});
+        for (; line < end; line += 64) __builtin_prefetch(line, 0);
+      }
       bool more = true;
       if (len != kPad) {
         more = deliver(in.src, slot.frame, len, fits);

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "lapi/line_copy.hpp"
+
 namespace mpcpi::detail {
 
 inline void copy_bytes(void* dst, const void* src, std::size_t n) {
@@ -26,7 +28,7 @@ inline void copy_bytes(void* dst, const void* src, std::size_t n) {
     std::memcpy(d, &head, 4);
     std::memcpy(d + n - 4, &tail, 4);
   } else {
-    std::memcpy(d, s, n);
+    lapi::copy_out_of_shared(d, s, n);
   }
 }
 
