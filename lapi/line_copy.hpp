@@ -13,9 +13,10 @@
 // 0.34 without one (AMD Zen 5 VM, slow latency mode; 0.43 with this copy).
 // Here every access on the aligned side is 16 bytes at a multiple of 16 (or
 // smaller, at a multiple of its size). mpi_latency against memcpy,
-// alternated: 92 B 0.56-0.59 -> 0.45 us, 128 B 0.57-0.59 -> 0.49-0.51, 512 B
-// 0.97-0.99 -> 0.73 (slow mode); 0.20/0.19/0.23/0.29/0.33 -> 0.15/0.16/
-// 0.18/0.22/0.27 us at 92 B/128 B/256 B/512 B/1 KiB (fast mode).
+// alternated 3 times: 92 B 0.60-0.61 -> 0.47-0.48 us, 128 B 0.58-0.60 ->
+// 0.52-0.54, 512 B 0.94-0.97 -> 0.73-0.75, 1 KiB 1.08 -> 1.00 (slow mode);
+// 92 B/128 B/256 B/512 B 0.17-0.18/0.17-0.18/0.20/0.26-0.27 -> 0.15/
+// 0.16-0.17/0.19/0.22 us, 1 KiB unchanged (fast mode).
 
 #include <emmintrin.h>
 
@@ -27,9 +28,9 @@ namespace lapi {
 
 namespace line_copy_detail {
 
-// Moves the n < 16 bytes at the start of an aligned run piece by piece,
-// largest first, so that each piece is aligned on the aligned side when the
-// run's start is (8, 4, 2, 1: the address grows through the multiples).
+// Moves the n < 16 bytes after an aligned run piece by piece, largest
+// first, so that each piece is aligned on the aligned side (8, 4, 2, 1:
+// the address grows through the multiples).
 inline void pieces(unsigned char* d, const unsigned char* s, std::size_t n) {
   if (n & 8) { std::memcpy(d, s, 8); d += 8; s += 8; }
   if (n & 4) { std::memcpy(d, s, 4); d += 4; s += 4; }
@@ -45,6 +46,8 @@ inline void pieces_up_to(unsigned char* d, const unsigned char* s, std::size_t n
   if (n & 8) std::memcpy(d, s, 8);
 }
 
+// n >= 16: pieces up to the aligned side's next multiple of 16, 16-byte
+// steps, pieces after.
 template <bool kAlignDst>
 inline void copy_aligned(void* dst, const void* src, std::size_t n) {
   auto* d = static_cast<unsigned char*>(dst);
@@ -67,8 +70,7 @@ inline void copy_aligned(void* dst, const void* src, std::size_t n) {
 
 // From 32 bytes (below, a frame's data rarely spans two lines) to 1 KiB:
 // from 2 KiB up libc's wider accesses win (mpi_latency 2 KiB 0.44 against
-// 0.39 us, mpi_bw 2-8 KiB 6.7-7.3 against 7.8-8.9 GB/s, alternated), while
-// 128 B-1 KiB latency went from 0.17/0.20/0.27/0.28 to 0.16/0.19/0.22/0.27 us.
+// 0.39 us, mpi_bw 2-8 KiB 6.7-7.3 against 7.8-8.9 GB/s, alternated).
 inline constexpr std::size_t kMin = 32;
 inline constexpr std::size_t kMax = 1024;
 
