@@ -74,12 +74,15 @@ inline void copy_aligned(void* dst, const void* src, std::size_t n) {
 inline constexpr std::size_t kMin = 32;
 inline constexpr std::size_t kMax = 1024;
 
+// kMin <= n <= kMax in one compare.
+inline bool aligned_length(std::size_t n) { return n - kMin <= kMax - kMin; }
+
 }  // namespace line_copy_detail
 
 // Every store into dst is aligned to its own size (at most 16 bytes) for
 // 32 bytes to 1 KiB; other lengths are memcpy's.
 inline void copy_into_shared(void* dst, const void* src, std::size_t n) {
-  if (n - line_copy_detail::kMin <= line_copy_detail::kMax - line_copy_detail::kMin) {
+  if (line_copy_detail::aligned_length(n)) {
     line_copy_detail::copy_aligned<true>(dst, src, n);
   } else {
     std::memcpy(dst, src, n);
@@ -89,7 +92,7 @@ inline void copy_into_shared(void* dst, const void* src, std::size_t n) {
 // Every load from src is aligned to its own size (at most 16 bytes) for
 // 32 bytes to 1 KiB; other lengths are memcpy's.
 inline void copy_out_of_shared(void* dst, const void* src, std::size_t n) {
-  if (n - line_copy_detail::kMin <= line_copy_detail::kMax - line_copy_detail::kMin) {
+  if (line_copy_detail::aligned_length(n)) {
     line_copy_detail::copy_aligned<false>(dst, src, n);
   } else {
     std::memcpy(dst, src, n);

@@ -286,9 +286,9 @@ bool ShmChannel::poll(Deliver&& deliver) {
       // one as the copy reaches them (mpi_latency, alternated: 92 B-512 B
       // 0.18/0.18/0.21/0.27 -> 0.17/0.17/0.19/0.25 us).
       if (len > 64 - kSlotHeader && len != kPad) [[unlikely]] {
-        const auto* line = reinterpret_cast<const std::byte*>(&slot) + 64;
-        const auto* end = line - 64 + kSlotHeader + std::min({len, fits, kPrefetchFrameBytes});
-        for (; line < end; line += 64) __builtin_prefetch(line, 0);
+        const auto* first = reinterpret_cast<const std::byte*>(&slot);
+        const auto* end = first + kSlotHeader + std::min({len, fits, kPrefetchFrameBytes});
+        for (const auto* line = first + 64; line < end; line += 64) __builtin_prefetch(line, 0);
       }
       bool more = true;
       if (len != kPad) {

@@ -6,7 +6,6 @@
 #include <doctest/doctest.h>
 
 #include <cstddef>
-#include <cstdint>
 #include <cstring>
 #include <vector>
 
