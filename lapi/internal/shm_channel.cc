@@ -219,6 +219,15 @@ std::byte* ShmChannel::begin_send(std::uint32_t tgt, std::size_t len, ShmSend& w
     o.next = at;
   }
   o.writing = at;
+  // The frame's other lines (up to 2 KiB), fetched for writing all at once:
+  // the target read them a lap ago, and stored to one by one each waited
+  // for its own trip from the target's core before the next could go
+  // (mpi_latency, old and new libraries alternated 3 times: 128-152 B
+  // 0.157-0.171 -> 0.141-0.148 us in the fast latency mode, 0.52-0.55 ->
+  // 0.42-0.44 in the slow one; 8 B, streams and the message rate unchanged).
+  const auto* first = reinterpret_cast<const char*>(&o.ring[at % kSlots]);
+  const auto* end = first + std::min(len + kSlotHeader, kPrefetchFrameBytes);
+  for (const char* line = first + 64; line < end; line += 64) prefetch_for_write(line);
   return o.ring[at % kSlots].frame;
 }
 

@@ -90,7 +90,8 @@ class ShmChannel {
   // 16 slots about the same.
   static constexpr std::uint64_t kWritePrefetchSlots = 8;
   static constexpr std::uint64_t kReadPrefetchSlots = 4;
-  // How much of an arriving frame poll asks for at once (see poll).
+  // How much of a frame is fetched at once: by poll, of an arriving frame
+  // for reading, and by begin_send, of the slot's lines for writing.
   static constexpr std::size_t kPrefetchFrameBytes = 2048;
 
   ShmChannel() = default;
