@@ -1,5 +1,7 @@
-// MPI_Add_error_class, MPI_Add_error_code, MPI_Add_error_string: error
-// classes and codes of the program's own (mpi/internal/user_errors.hpp).
+// MPI_Add_error_class, MPI_Add_error_code, MPI_Add_error_string and MPI
+// 4.1's MPI_Remove_error_class/_code/_string (also under MPICH 4.0's names,
+// MPIX_Delete_error_*, for programs built against MPICH): error classes and
+// codes of the program's own (mpi/internal/user_errors.hpp).
 #include <cstring>
 
 #include "mpi.h"
@@ -53,3 +55,45 @@ extern "C" int MPI_Add_error_string(int errorcode, const char* string) {
   set_user_code_string(errorcode, string);
   return MPI_SUCCESS;
 }
+
+namespace {
+
+int remove_error(const char* fn, const char* arg, int value, const char* (*remove)(int)) {
+  const ApiCall call(fn);
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  if (int rc = check_running(fn)) return rc;
+  if (const char* why = remove(value)) return raise(nullptr, fn, fail(MPI_ERR_ARG, "{}={} {}", arg, value, why));
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int MPI_Remove_error_class(int errorclass) {
+  return remove_error("MPI_Remove_error_class", "errorclass", errorclass, remove_user_class);
+}
+
+extern "C" int MPI_Remove_error_code(int errorcode) {
+  return remove_error("MPI_Remove_error_code", "errorcode", errorcode, remove_user_code);
+}
+
+extern "C" int MPI_Remove_error_string(int errorcode) {
+  return remove_error("MPI_Remove_error_string", "errorcode", errorcode, remove_user_string);
+}
+
+// MPICH 4.0's names of the same calls, with their profiling names (pmpi.py
+// covers MPI_ names only).
+extern "C" int PMPIX_Delete_error_class(int errorclass) {
+  return remove_error("MPIX_Delete_error_class", "errorclass", errorclass, remove_user_class);
+}
+
+extern "C" int PMPIX_Delete_error_code(int errorcode) {
+  return remove_error("MPIX_Delete_error_code", "errorcode", errorcode, remove_user_code);
+}
+
+extern "C" int PMPIX_Delete_error_string(int errorcode) {
+  return remove_error("MPIX_Delete_error_string", "errorcode", errorcode, remove_user_string);
+}
+
+extern "C" int MPIX_Delete_error_class(int) __attribute__((weak, alias("PMPIX_Delete_error_class")));
+extern "C" int MPIX_Delete_error_code(int) __attribute__((weak, alias("PMPIX_Delete_error_code")));
+extern "C" int MPIX_Delete_error_string(int) __attribute__((weak, alias("PMPIX_Delete_error_string")));

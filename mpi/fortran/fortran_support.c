@@ -433,6 +433,22 @@ void pmpir_f_sync_reg_f08ts_(void *buf);
 void pmpir_f_sync_reg_f08ts_(void *buf) { (void)buf; }
 void mpi_f_sync_reg_f08ts_(void *buf) __attribute__((weak, alias("pmpir_f_sync_reg_f08ts_")));
 
+/* MPICH 4.0's mpi_f08 has MPI 4.1's MPI_Remove_error_class/_code/_string as
+ * MPIX_Delete_error_*, whose procedures are these (the PMPI one, the MPI one
+ * weak, as for every f08 procedure there): a program compiled against its
+ * module calls them. An absent OPTIONAL ierror comes as a null pointer. */
+#define LAPIS_MPICH_DELETE_ERROR(what)                                              \
+  void pmpir_delete_error_##what##_f08_(const MPI_Fint *value, MPI_Fint *ierror); \
+  void pmpir_delete_error_##what##_f08_(const MPI_Fint *value, MPI_Fint *ierror) { \
+    const int rc = PMPIX_Delete_error_##what((int)*value);                          \
+    if (ierror != NULL) *ierror = (MPI_Fint)rc;                                      \
+  }                                                                                  \
+  void mpi_delete_error_##what##_f08_(const MPI_Fint *value, MPI_Fint *ierror)      \
+      __attribute__((weak, alias("pmpir_delete_error_" #what "_f08_")));
+LAPIS_MPICH_DELETE_ERROR(class)
+LAPIS_MPICH_DELETE_ERROR(code)
+LAPIS_MPICH_DELETE_ERROR(string)
+
 /* MPI_CONVERSION_FN_NULL for MPI_REGISTER_DATAREP: a procedure whose address
  * stands for C's null conversion function (lapis_f_register_datarep). */
 void mpi_conversion_fn_null_(void);

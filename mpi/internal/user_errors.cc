@@ -49,4 +49,29 @@ const std::string& user_code_string(int code) { return g_codes.at(code).text; }
 
 void set_user_code_string(int code, std::string text) { g_codes.at(code).text = std::move(text); }
 
+const char* remove_user_class(int cls) {
+  auto it = g_codes.find(cls);
+  if (it == g_codes.end() || it->second.cls != cls) return "is not an error class added by MPI_Add_error_class";
+  for (const auto& [code, entry] : g_codes) {
+    if (entry.cls == cls && code != cls) return "still has error codes (remove them first)";
+  }
+  g_codes.erase(it);
+  return nullptr;
+}
+
+const char* remove_user_code(int code) {
+  auto it = g_codes.find(code);
+  if (it == g_codes.end()) return "is not an error code added by MPI_Add_error_code";
+  if (it->second.cls == code) return "is an error class (MPI_Remove_error_class removes it)";
+  g_codes.erase(it);
+  return nullptr;
+}
+
+const char* remove_user_string(int code) {
+  auto it = g_codes.find(code);
+  if (it == g_codes.end()) return "was not added by MPI_Add_error_class/_code (predefined strings stay)";
+  it->second.text.clear();
+  return nullptr;
+}
+
 }  // namespace mpi

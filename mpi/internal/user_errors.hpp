@@ -16,5 +16,11 @@ bool is_user_code(int code);
 int user_code_class(int code);
 const std::string& user_code_string(int code);
 void set_user_code_string(int code, std::string text);
+// MPI_Remove_error_class / _code / _string (MPI 4.1; MPICH's
+// MPIX_Delete_error_*): null once done, else why it was refused. Numbers
+// are never handed out again, so MPI_LASTUSEDCODE stays where it is.
+const char* remove_user_class(int cls);
+const char* remove_user_code(int code);
+const char* remove_user_string(int code);
 
 }  // namespace mpi

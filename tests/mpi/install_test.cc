@@ -123,7 +123,7 @@ TEST_CASE("every function the MPI headers and lapi.h declare is exported by the 
   // lapis_f_: what the Fortran bindings (libmpifort) call in libmpi beside the MPI interface;
   // MPII_: the hooks MPICH's C++ bindings (libmpichcxx) call.
   static const std::regex interface(
-      R"((P?MPI_|MPIX_|MPIR_|MPII_|mpipriv|lapis_wait_state|lapis_f_)\S*)");
+      R"((P?MPIX?_|MPIR_|MPII_|mpipriv|lapis_wait_state|lapis_f_)\S*)");
   static const std::regex standard_library(R"(_ZNSt\S*|_ZSt\S*)");
   int exported = 0;
   std::istringstream in(symbols.output);

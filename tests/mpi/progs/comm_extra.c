@@ -335,6 +335,32 @@ static void user_errors(void) {
   /* A user handler sees the program's own code. */
   CHECK_OK(MPI_Comm_call_errhandler(MPI_COMM_WORLD, code));
   CHECK_CLASS(code, cls);
+
+  /* MPI 4.1's removal: a string, then the codes, then their class. */
+  CHECK_CLASS(MPI_Remove_error_class(cls), MPI_ERR_ARG); /* its code is still there */
+  CHECK_CLASS(MPI_Remove_error_code(cls), MPI_ERR_ARG);  /* a class, not a code */
+  CHECK_CLASS(MPI_Remove_error_class(MPI_ERR_ARG), MPI_ERR_ARG);  /* predefined */
+  CHECK_CLASS(MPI_Remove_error_code(MPI_ERR_ARG), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Remove_error_string(MPI_ERR_ARG), MPI_ERR_ARG);
+  CHECK_OK(MPI_Remove_error_string(code));
+  CHECK_OK(MPI_Error_string(code, text, &len));
+  CHECK(len == 0);
+  CHECK_OK(MPI_Remove_error_code(code));
+  CHECK_CLASS(MPI_Error_class(code, &got), MPI_ERR_ARG);  /* gone */
+  CHECK_CLASS(MPI_Remove_error_code(code), MPI_ERR_ARG);  /* twice */
+  CHECK_OK(MPI_Remove_error_class(cls));
+  CHECK_CLASS(MPI_Add_error_code(cls, &got), MPI_ERR_ARG);
+  CHECK_OK(MPI_Remove_error_code(cls2));  /* a code of a predefined class */
+  /* Numbers are not handed out again. */
+  CHECK_OK(MPI_Add_error_class(&got));
+  CHECK(got > last);
+  /* MPICH 4.0's names of the same calls (its binaries use them). */
+  CHECK_OK(MPI_Add_error_code(got, &code));
+  CHECK_OK(MPI_Add_error_string(code, "again"));
+  CHECK_OK(MPIX_Delete_error_string(code));
+  CHECK_OK(MPIX_Delete_error_code(code));
+  CHECK_OK(PMPIX_Delete_error_class(got));
+  CHECK_CLASS(MPIX_Delete_error_class(got), MPI_ERR_ARG);
 }
 
 static int query_calls, free_calls, cancel_calls;

@@ -144,6 +144,7 @@ program f08
   integer :: fstatus(MPI_STATUS_SIZE)
   double precision :: x, y
   character(len=MPI_MAX_OBJECT_NAME) :: name
+  character(len=MPI_MAX_ERROR_STRING) :: text
   character(len=3) :: short
   logical :: flag
   ! The callback prototypes (abstract interfaces) of the module.
@@ -274,6 +275,19 @@ program f08
   call MPI_Dist_graph_neighbors_count(dup, ibuf(1), ibuf(2), flag)
   call check(ibuf(1) == 0 .and. ibuf(2) == 0 .and. flag, 'weights empty: weighted, no edges')
   call MPI_Comm_free(dup)
+
+  ! MPI 4.1's removal of an error string, code and class (MPICH 4.0's module
+  ! names them MPIX_Delete_error_*: mpich_abi_test renames the calls).
+  call MPI_Add_error_class(ibuf(1))
+  call MPI_Add_error_code(ibuf(1), ibuf(2))
+  call MPI_Add_error_string(ibuf(2), 'mine')
+  call MPI_Remove_error_string(ibuf(2), ierr)
+  call check(ierr == MPI_SUCCESS, 'remove error string')
+  call MPI_Error_string(ibuf(2), text, n, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == 0, 'removed error string')
+  call MPI_Remove_error_code(ibuf(2))
+  call MPI_Remove_error_class(ibuf(1), ierr)
+  call check(ierr == MPI_SUCCESS, 'remove error class')
 
   call MPI_Finalize(ierr)
   call check(ierr == MPI_SUCCESS, 'finalize')
