@@ -51,7 +51,9 @@ void set_user_code_string(int code, std::string text) { g_codes.at(code).text = 
 
 const char* remove_user_class(int cls) {
   auto it = g_codes.find(cls);
-  if (it == g_codes.end() || it->second.cls != cls) return "is not an error class added by MPI_Add_error_class";
+  if (it == g_codes.end() || it->second.cls != cls) {
+    return "is not an error class added by MPI_Add_error_class";
+  }
   for (const auto& [code, entry] : g_codes) {
     if (entry.cls == cls && code != cls) return "still has error codes (remove them first)";
   }
@@ -69,7 +71,9 @@ const char* remove_user_code(int code) {
 
 const char* remove_user_string(int code) {
   auto it = g_codes.find(code);
-  if (it == g_codes.end()) return "was not added by MPI_Add_error_class/_code (predefined strings stay)";
+  if (it == g_codes.end()) {
+    return "was not added by MPI_Add_error_class/_code (predefined strings stay)";
+  }
   it->second.text.clear();
   return nullptr;
 }
