@@ -91,7 +91,8 @@ class ShmChannel {
   static constexpr std::uint64_t kWritePrefetchSlots = 8;
   static constexpr std::uint64_t kReadPrefetchSlots = 4;
   // How much of a frame is fetched at once: by poll, of an arriving frame
-  // for reading, and by begin_send, of the slot's lines for writing.
+  // for reading, and by begin_send, of the slot's lines for writing
+  // (claim_lines, shm_channel.cc).
   static constexpr std::size_t kPrefetchFrameBytes = 2048;
 
   ShmChannel() = default;
