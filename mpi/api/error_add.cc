@@ -58,12 +58,12 @@ extern "C" int MPI_Add_error_string(int errorcode, const char* string) {
 
 namespace {
 
-int remove_error(const ApiCall& call, const char* fn, const char* arg, int value,
-                 const char* (*remove)(int)) {
+// The removals share everything but the argument's name and what goes.
+int remove_error(const ApiCall& call, const char* arg, int value, const char* (*remove)(int)) {
   if (call.overlaps()) [[unlikely]] return call.refuse();
-  if (int rc = check_running(fn)) return rc;
+  if (int rc = check_running(call.name())) return rc;
   if (const char* why = remove(value)) {
-    return raise(nullptr, fn, fail(MPI_ERR_ARG, "{}={} {}", arg, value, why));
+    return raise(nullptr, call.name(), fail(MPI_ERR_ARG, "{}={} {}", arg, value, why));
   }
   return MPI_SUCCESS;
 }
@@ -72,34 +72,34 @@ int remove_error(const ApiCall& call, const char* fn, const char* arg, int value
 
 extern "C" int MPI_Remove_error_class(int errorclass) {
   const ApiCall call("MPI_Remove_error_class");
-  return remove_error(call, "MPI_Remove_error_class", "errorclass", errorclass, remove_user_class);
+  return remove_error(call, "errorclass", errorclass, remove_user_class);
 }
 
 extern "C" int MPI_Remove_error_code(int errorcode) {
   const ApiCall call("MPI_Remove_error_code");
-  return remove_error(call, "MPI_Remove_error_code", "errorcode", errorcode, remove_user_code);
+  return remove_error(call, "errorcode", errorcode, remove_user_code);
 }
 
 extern "C" int MPI_Remove_error_string(int errorcode) {
   const ApiCall call("MPI_Remove_error_string");
-  return remove_error(call, "MPI_Remove_error_string", "errorcode", errorcode, remove_user_string);
+  return remove_error(call, "errorcode", errorcode, remove_user_string);
 }
 
 // MPICH 4.0's names of the same calls, with their profiling names (pmpi.py
 // covers MPI_ names only).
 extern "C" int PMPIX_Delete_error_class(int errorclass) {
   const ApiCall call("MPIX_Delete_error_class");
-  return remove_error(call, "MPIX_Delete_error_class", "errorclass", errorclass, remove_user_class);
+  return remove_error(call, "errorclass", errorclass, remove_user_class);
 }
 
 extern "C" int PMPIX_Delete_error_code(int errorcode) {
   const ApiCall call("MPIX_Delete_error_code");
-  return remove_error(call, "MPIX_Delete_error_code", "errorcode", errorcode, remove_user_code);
+  return remove_error(call, "errorcode", errorcode, remove_user_code);
 }
 
 extern "C" int PMPIX_Delete_error_string(int errorcode) {
   const ApiCall call("MPIX_Delete_error_string");
-  return remove_error(call, "MPIX_Delete_error_string", "errorcode", errorcode, remove_user_string);
+  return remove_error(call, "errorcode", errorcode, remove_user_string);
 }
 
 extern "C" int MPIX_Delete_error_class(int)

@@ -173,6 +173,8 @@ class ApiCall {
 
   // Another thread was inside MPI when this call began.
   bool overlaps() const { return overlaps_; }
+  // The MPI function this call is (for messages).
+  const char* name() const { return function_; }
   // MPI_ERR_OTHER, raised through MPI_COMM_WORLD's handler, naming the call.
   int refuse() const;
 
