@@ -159,6 +159,7 @@ extern "C" int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status
   int rc = check_not_null(flag, "flag");
   if (rc == MPI_SUCCESS) rc = check_status_ptr(status);
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
+  poll_detached();
   if (request == MPI_REQUEST_NULL) {
     *flag = 1;
     set_empty_status(status);

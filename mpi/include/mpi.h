@@ -502,6 +502,16 @@ typedef MPI_Session_errhandler_function MPI_Session_errhandler_fn;
 typedef int(MPI_Grequest_cancel_function)(void *, int);
 typedef int(MPI_Grequest_free_function)(void *);
 typedef int(MPI_Grequest_query_function)(void *, MPI_Status *);
+/* MPICH's extension: a request that progresses itself (MPIX_Grequest_start),
+ * and classes of such requests (MPIX_Grequest_class_create). */
+typedef int(MPIX_Grequest_poll_function)(void *, MPI_Status *);
+typedef int(MPIX_Grequest_wait_function)(int, void **, double, MPI_Status *);
+typedef int MPIX_Grequest_class;
+
+/* MPICH's GPU queries (MPIX_GPU_query_support): Lapis moves host memory only. */
+#define MPIX_GPU_SUPPORT_CUDA (0)
+#define MPIX_GPU_SUPPORT_ZE (1)
+#define MPIX_GPU_SUPPORT_HIP (2)
 
 /* PMPI_ spellings of the handle conversions, macros as in MPICH's mpi.h
  * (MPICH's test suite calls PMPI_Message_c2f and friends directly). */

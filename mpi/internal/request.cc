@@ -199,6 +199,7 @@ int wait_request(MPI_Request* handle, MPI_Status* status, CommPtr& comm_out) {
   if (awaiting_pready(*r)) [[unlikely]] {
     if (int rc = wait_for_pready(handle, r)) return rc;
   }
+  if (r->kind == RequestKind::grequest) [[unlikely]] wait_grequest(*r->greq);
   mpcpi::Status es;
   mpcpi::Errc err = mpcpi::Errc::success;
   if (r->engine != nullptr) err = engine().wait(r->engine, &es);
@@ -251,6 +252,7 @@ void detach_request(Request&& r) {
 }
 
 void poll_detached() {
+  poll_grequests();
   if (g_detached.empty()) return;
   for (std::size_t i = 0; i < g_detached.size();) {
     Request& r = g_detached[i];

@@ -105,7 +105,9 @@ int peek_request(MPI_Request handle, bool& done);
 
 // MPI_Request_free on an active request: it completes in the background.
 void detach_request(Request&& r);
-// Completes detached requests that are done (cheap when there are none).
+// Completes detached requests that are done, and polls generalized requests
+// that have a poll_fn (grequest.hpp); cheap when there are none. The
+// Wait/Test family calls it on entry.
 void poll_detached();
 // Waits for all detached requests (MPI_Finalize).
 void drain_detached();

@@ -9,6 +9,7 @@
 #include "mpi/internal/attributes.hpp"
 #include "mpi/internal/coll/node.hpp"
 #include "mpi/internal/coll/nonblocking.hpp"
+#include "mpi/internal/grequest.hpp"
 #include "mpi/internal/request.hpp"
 #include "mpi/internal/runtime.hpp"
 #include "mpi/internal/state.hpp"
@@ -41,7 +42,7 @@ void grant_thread_level(State& s, int required, bool first) {
   if (first || required > s.thread_level) s.thread_level = required;
   // Every level is provided as asked (api_call.hpp: how MULTIPLE works).
   ApiCall::on_init(s.thread_level);
-  if (s.thread_level == MPI_THREAD_MULTIPLE) engine().set_idle_hook(&ApiCall::release_for_idle);
+  if (s.thread_level == MPI_THREAD_MULTIPLE) engine().set_idle_hook(&idle_in_wait);
 }
 
 }  // namespace

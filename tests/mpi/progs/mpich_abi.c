@@ -252,6 +252,25 @@ static void errors(void) {
   CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
+/* MPICH's own extensions, which such a program may call: a generalized
+ * request that completes itself from its poll_fn, and the GPU queries. */
+static int polls;
+static int complete_on_third_poll(void* extra, MPI_Status* status) {
+  (void)status;
+  if (++polls == 3) CHECK_OK(MPI_Grequest_complete(*(MPI_Request*)extra));
+  return MPI_SUCCESS;
+}
+
+static void extensions(void) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  CHECK_OK(MPIX_Grequest_start(NULL, NULL, NULL, complete_on_third_poll, NULL, &r, &r));
+  CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  CHECK(polls == 3 && r == MPI_REQUEST_NULL);
+  int yes = -1;
+  CHECK_OK(MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &yes));
+  CHECK(yes == 0 && MPIX_Query_cuda_support() == 0);
+}
+
 int main(int argc, char** argv) {
   int provided = -1;
   CHECK_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
@@ -273,6 +292,7 @@ int main(int argc, char** argv) {
   datatypes();
   communicators();
   errors();
+  extensions();
   CHECK_OK(MPI_Finalize());
   printf("OK\n");
   return 0;
