@@ -1,4 +1,5 @@
-// Reading and setting the count fields of a status.
+// Reading and setting the fields of a status: its count, and (MPI 4.1) its
+// source, tag and error.
 #include <algorithm>
 #include <climits>
 
@@ -130,4 +131,61 @@ extern "C" int MPI_Status_set_cancelled(MPI_Status* status, int flag) {
   }
   set_status_cancelled(*status, flag != 0);
   return MPI_SUCCESS;
+}
+
+// MPI 4.1's accessors of the public fields (MPI_SOURCE, MPI_TAG, MPI_ERROR),
+// for languages that reach a C struct's members with difficulty.
+namespace {
+
+int get_field(const ApiCall& call, const MPI_Status* status, int MPI_Status::*field, int* out,
+              const char* out_name) {
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  if (int rc = check_running(call.name())) return rc;
+  int rc = wants_status(status) ? check_not_null(out, out_name)
+                                : fail(MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE");
+  if (rc != MPI_SUCCESS) return raise(nullptr, call.name(), rc);
+  *out = status->*field;
+  return MPI_SUCCESS;
+}
+
+int set_field(const ApiCall& call, MPI_Status* status, int MPI_Status::*field, int value) {
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  if (int rc = check_running(call.name())) return rc;
+  if (!wants_status(status)) {
+    return raise(nullptr, call.name(), fail(MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE"));
+  }
+  status->*field = value;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int MPI_Status_get_source(const MPI_Status* status, int* source) {
+  const ApiCall call("MPI_Status_get_source");
+  return get_field(call, status, &MPI_Status::MPI_SOURCE, source, "source");
+}
+
+extern "C" int MPI_Status_get_tag(const MPI_Status* status, int* tag) {
+  const ApiCall call("MPI_Status_get_tag");
+  return get_field(call, status, &MPI_Status::MPI_TAG, tag, "tag");
+}
+
+extern "C" int MPI_Status_get_error(const MPI_Status* status, int* error) {
+  const ApiCall call("MPI_Status_get_error");
+  return get_field(call, status, &MPI_Status::MPI_ERROR, error, "error");
+}
+
+extern "C" int MPI_Status_set_source(MPI_Status* status, int source) {
+  const ApiCall call("MPI_Status_set_source");
+  return set_field(call, status, &MPI_Status::MPI_SOURCE, source);
+}
+
+extern "C" int MPI_Status_set_tag(MPI_Status* status, int tag) {
+  const ApiCall call("MPI_Status_set_tag");
+  return set_field(call, status, &MPI_Status::MPI_TAG, tag);
+}
+
+extern "C" int MPI_Status_set_error(MPI_Status* status, int error) {
+  const ApiCall call("MPI_Status_set_error");
+  return set_field(call, status, &MPI_Status::MPI_ERROR, error);
 }

@@ -169,3 +169,38 @@ extern "C" MPI_Count lapis_f_type_dense_size(MPI_Datatype datatype) {
                      t->true_extent() == t->size();
   return dense ? t->size() : 0;
 }
+
+// MPI 4.1: the predefined value-index pair type (the kind MPI_MINLOC and
+// MPI_MAXLOC reduce) of a value type and an index type; MPI_DATATYPE_NULL
+// when MPI predefines none for the combination.
+extern "C" int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                                        MPI_Datatype* pair_type) {
+  const ApiCall call("MPI_Type_get_value_index");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  if (int rc = check_running(call.name())) return rc;
+  const Datatype* value = nullptr;
+  const Datatype* index = nullptr;
+  int rc = lookup_type(value_type, value, false, "value_type");
+  if (rc == MPI_SUCCESS) rc = lookup_type(index_type, index, false, "index_type");
+  if (rc == MPI_SUCCESS) rc = check_not_null(pair_type, "pair_type");
+  if (rc != MPI_SUCCESS) return raise(nullptr, call.name(), rc);
+  struct Pair {
+    MPI_Datatype value, index, pair;
+  };
+  static constexpr Pair kPairs[] = {
+      {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},
+      {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+      {MPI_LONG, MPI_INT, MPI_LONG_INT},
+      {MPI_SHORT, MPI_INT, MPI_SHORT_INT},
+      {MPI_INT, MPI_INT, MPI_2INT},
+      {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+      {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER},
+      {MPI_REAL, MPI_REAL, MPI_2REAL},
+      {MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION},
+  };
+  *pair_type = MPI_DATATYPE_NULL;
+  for (const Pair& p : kPairs) {
+    if (p.value == value_type && p.index == index_type) *pair_type = p.pair;
+  }
+  return MPI_SUCCESS;
+}

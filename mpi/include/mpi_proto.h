@@ -181,6 +181,14 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
                  int array_of_indices[], MPI_Status *array_of_statuses);
 int MPI_Request_free(MPI_Request *request);
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+/* MPI 4.1: Testany/all/some's answers without completing or freeing any request. */
+int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
+                               int *flag, MPI_Status *status);
+int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                               MPI_Status array_of_statuses[]);
+int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[],
+                                int *outcount, int array_of_indices[],
+                                MPI_Status array_of_statuses[]);
 /* Cancels receives that have not matched, and sends whose data has not been
  * matched at the destination (see mpi/README.md). */
 int MPI_Cancel(MPI_Request *request);
@@ -191,6 +199,13 @@ int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Coun
 int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
 int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
 int MPI_Status_set_cancelled(MPI_Status *status, int flag);
+/* MPI 4.1: the public fields through calls. */
+int MPI_Status_get_source(const MPI_Status *status, int *source);
+int MPI_Status_get_tag(const MPI_Status *status, int *tag);
+int MPI_Status_get_error(const MPI_Status *status, int *error);
+int MPI_Status_set_source(MPI_Status *status, int source);
+int MPI_Status_set_tag(MPI_Status *status, int tag);
+int MPI_Status_set_error(MPI_Status *status, int error);
 
 /* ---- datatypes --------------------------------------------------------- */
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
@@ -524,6 +539,10 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
                            MPI_Datatype *newtype);
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+/* MPI 4.1: MPI_FLOAT_INT and its kin from their parts; MPI_DATATYPE_NULL for
+ * a combination MPI predefines no pair type for. */
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                             MPI_Datatype *pair_type);
 /* The predefined type of gfortran's SELECTED_REAL_KIND(p, r) /
  * SELECTED_INT_KIND(r) (MPI_REAL4/8/16, MPI_COMPLEX8/16/32,
  * MPI_INTEGER1/2/4/8); p or r may be MPI_UNDEFINED. The handle is the named
