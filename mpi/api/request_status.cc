@@ -52,13 +52,7 @@ int status_of(Request& r, bool& done, MPI_Status* status, CommPtr& comm) {
   int cls = err == mpcpi::Errc::success
                 ? MPI_SUCCESS
                 : describe_failure(err, *r.comm, es, r.peer, r.tag, r.count, r.type.get());
-  if (r.kind == RequestKind::recv) {
-    fill_status(status, *r.comm, es, es.bytes, cls);
-  } else if (wants_status(status)) {
-    set_empty_status(status);
-    status->MPI_ERROR = cls;
-    set_status_cancelled(*status, es.cancelled);
-  }
+  fill_request_status(status, r, es, cls);
   return cls;
 }
 

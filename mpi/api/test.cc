@@ -44,7 +44,7 @@ extern "C" int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status 
   // Either every request completes now or none is touched (MPI's rule).
   return sweep_all(
       kFn, count, reqs, flag, statuses,
-      [reqs](int i, Request&, bool& done) { return peek_request(reqs[i], done); },
+      [](int, Request& r, bool& done) { return peek_request(r, done); },
       [reqs](int i, Request&, bool& done, MPI_Status* st, CommPtr& comm) {
         return test_request(&reqs[i], done, st, comm);
       });

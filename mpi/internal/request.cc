@@ -23,8 +23,8 @@ Request completed_send() {
   return r;
 }
 
-// The status of a finished receive (source, tag, count, error), or of a
-// send or collective (only the error and cancellation).
+}  // namespace
+
 void fill_request_status(MPI_Status* status, const Request& r, const mpcpi::Status& es, int cls) {
   if (r.kind == RequestKind::recv) {
     fill_status(status, *r.comm, es, es.bytes, cls);
@@ -34,8 +34,6 @@ void fill_request_status(MPI_Status* status, const Request& r, const mpcpi::Stat
     set_status_cancelled(*status, es.cancelled);
   }
 }
-
-}  // namespace
 
 RequestTable<Request> g_requests(completed_send());
 
@@ -224,18 +222,15 @@ int test_request(MPI_Request* handle, bool& done, MPI_Status* status, CommPtr& c
   return finish_request(handle, *r, es, err, status, comm_out);
 }
 
-int peek_request(MPI_Request handle, bool& done) {
+int peek_request(const Request& r, bool& done) {
   done = true;
-  if (handle == MPI_REQUEST_NULL) return MPI_SUCCESS;
-  Request* r = requests().find(handle);
-  if (r == nullptr) return fail(MPI_ERR_REQUEST, "request={:#x} is not a request", handle);
-  if (awaiting_pready(*r)) [[unlikely]] {
+  if (awaiting_pready(r)) [[unlikely]] {
     done = false;
     return MPI_SUCCESS;
   }
-  if ((r->persistent && !r->active) || r->engine == nullptr) return MPI_SUCCESS;
+  if ((r.persistent && !r.active) || r.engine == nullptr) return MPI_SUCCESS;
   mpcpi::Status es;
-  mpcpi::Errc err = engine().peek(r->engine, done, &es);
+  mpcpi::Errc err = engine().peek(r.engine, done, &es);
   if (!done && err != mpcpi::Errc::success) return engine_error(err);
   return MPI_SUCCESS;
 }

@@ -100,8 +100,12 @@ int finish_request(MPI_Request* handle, Request& r, const mpcpi::Status& es, mpc
 // inactive persistent request completes at once with an empty status.
 int wait_request(MPI_Request* handle, MPI_Status* status, CommPtr& comm_out);
 int test_request(MPI_Request* handle, bool& done, MPI_Status* status, CommPtr& comm_out);
-// Completed without releasing anything (MPI_Request_get_status / Testall).
-int peek_request(MPI_Request handle, bool& done);
+// Whether a live request (not null, as Testall's sweep finds it) is done,
+// without completing or releasing anything.
+int peek_request(const Request& r, bool& done);
+// The status of a finished receive (source, tag, count, error), or of a
+// send or collective (only the error and cancellation).
+void fill_request_status(MPI_Status* status, const Request& r, const mpcpi::Status& es, int cls);
 
 // MPI_Request_free on an active request: it completes in the background.
 void detach_request(Request&& r);
