@@ -99,6 +99,13 @@ static void accessors(void) {
   CHECK_CLASS(MPI_Status_get_tag(&st, NULL), MPI_ERR_ARG);
   CHECK_CLASS(MPI_Status_set_error(MPI_STATUS_IGNORE, 0), MPI_ERR_ARG);
   CHECK_CLASS(MPI_Status_set_tag(NULL, 0), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Status_get_error(&st, NULL), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Status_get_error(MPI_STATUS_IGNORE, &v), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Status_get_source(&st, NULL), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Status_get_tag(MPI_STATUS_IGNORE, &v), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Status_set_source(MPI_STATUS_IGNORE, 0), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Status_set_error(NULL, 0), MPI_ERR_ARG);
+  CHECK(st.MPI_SOURCE == 3 && st.MPI_TAG == 41 && st.MPI_ERROR == MPI_ERR_TRUNCATE);
 }
 
 static void value_index(void) {
