@@ -73,6 +73,9 @@ std::optional<Errc> Engine::Impl::send_direct(const void* buf, std::size_t bytes
     SendPeer& peer = send_peers_[to];
     a = peer.announced;
     if (!a.valid) return std::nullopt;
+    // A failed or revoked context: the general path fails the send.
+    if (any_fault_.load(std::memory_order_relaxed) && doomed_locked(context, static_cast<int>(to)) != Errc::success)
+      return std::nullopt;
     if (peer.next_seq != a.seq) {  // a message took its sequence number: it can no longer be used
       set_may_write_locked(peer, false);
       return std::nullopt;
@@ -191,8 +194,11 @@ lapi::Landing Engine::Impl::on_withdrawn(lapi::TaskId src, const detail::Withdra
   Request* r = a.recv;
   a.active = false;
   a.recv = nullptr;
+  // Withdrawn by a cancel, or because its context failed (fail_context_locked set the error).
+  const Errc failed = r->status.error;
   r->status = Status{};
-  r->status.cancelled = true;
+  r->status.error = failed;
+  r->status.cancelled = failed == Errc::success;
   complete(r);
   return {};
 }

@@ -170,6 +170,11 @@ lapi::Landing hh_withdrawn(lapi::Context&, const lapi::AmHeaderInfo& info) {
   return p.header ? p.impl->on_withdrawn(info.src, *p.header) : lapi::Landing{};
 }
 
+lapi::Landing hh_revoke(lapi::Context&, const lapi::AmHeaderInfo& info) {
+  auto p = parse<detail::RevokeHeader>(info, "revocation has the wrong length");
+  return p.header ? p.impl->on_revoke(info.src, *p.header) : lapi::Landing{};
+}
+
 }  // namespace
 
 // Wire message type → target-side header handler. Registered at
@@ -190,6 +195,7 @@ const std::array<HandlerEntry, detail::kMsgCount> kHandlerTable = {{
     {Msg::landed, hh_landed},
     {Msg::withdraw, hh_withdraw},
     {Msg::withdrawn, hh_withdrawn},
+    {Msg::revoke, hh_revoke},
 }};
 
 // ---- Engine steps run by the header handlers ---------------------------------
@@ -227,7 +233,7 @@ lapi::Landing Engine::Impl::land_in_message_locked(Message* m, const void* data)
 void Engine::Impl::protocol_error_locked(lapi::TaskId src, const char* what) {
   ++stats_.protocol_errors;
   // After a failure, answers to requests failed meanwhile are expected here.
-  if (stats_.protocol_errors <= 10 && !any_peer_failed_.load(std::memory_order_relaxed))
+  if (stats_.protocol_errors <= 10 && !any_fault_.load(std::memory_order_relaxed))
     fmt::print(stderr, "mpcpi[{}]: dropped a message from task {}: {}\n", me_, src, what);
 }
 

@@ -87,6 +87,7 @@ enum class Errc : int {
   transport,        // MPI_ERR_OTHER: lapi reported an error (see detail)
   terminated,       // MPI_ERR_OTHER: engine finalized
   peer_failed,      // MPIX_ERR_PROC_FAILED: the peer failed (lapirun --continue-on-failure)
+  revoked,          // MPIX_ERR_REVOKED: the context was revoked (Engine::revoke)
 };
 
 // "MPCPI_ERR_TRUNCATE" etc.
@@ -227,7 +228,23 @@ class Engine {
   // naming the failed task fail in any context. unbind_context forgets
   // the binding (the context may be reused).
   void bind_context(std::uint32_t context, std::span<const lapi::TaskId> members);
-  void unbind_context(std::uint32_t context);
+  // Forgets the binding, failure and revocation of these contexts (a
+  // communicator's, about to be reused).
+  void unbind_contexts(std::span<const std::uint32_t> contexts);
+
+  // Revokes `contexts` (one communicator's; ULFM's MPIX_Comm_revoke) here
+  // and at every task of `members`: their unmatched receives, whatever the
+  // source, and their sends still waiting for a receiver fail with
+  // Errc::revoked, and so does every later send, receive or probe in them,
+  // until unbind_contexts. Needs no answer and no live peer: each task
+  // that hears of it first tells the members it has bound to
+  // `bound_context` (bind_context) again, so the news spreads even if the
+  // revoking task dies half-way. Revoking twice is harmless.
+  void revoke(std::span<const std::uint32_t> contexts, std::uint32_t bound_context,
+              std::span<const lapi::TaskId> members);
+  // success while `context` works; peer_failed or revoked once a member
+  // failed (a bound context) or it was revoked. Cheap until then.
+  Errc context_error(std::uint32_t context) const;
 
   // ---- Completion -----------------------------------------------------
   // If `req` has completed: sets completed, fills *status (may be null),

@@ -90,6 +90,7 @@ std::string_view errc_name(Errc code) {
     case Errc::transport: return "MPCPI_ERR_TRANSPORT";
     case Errc::terminated: return "MPCPI_ERR_TERMINATED";
     case Errc::peer_failed: return "MPCPI_ERR_PEER_FAILED";
+    case Errc::revoked: return "MPCPI_ERR_REVOKED";
   }
   return "MPCPI_ERR_UNKNOWN";
 }

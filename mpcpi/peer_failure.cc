@@ -27,9 +27,9 @@ void Engine::Impl::on_peer_failed(lapi::Context&, lapi::TaskId task, const char*
   }
 }
 
-void Engine::Impl::fail_pending_locked(Request* r, const std::string& detail) {
+void Engine::Impl::fail_pending_locked(Request* r, const std::string& detail, Errc code) {
   if (r->done()) return;
-  r->status.error = Errc::peer_failed;
+  r->status.error = code;
   if (r->handle != 0) {
     (r->kind == Request::Kind::send ? send_handles_ : recv_handles_).erase(r->handle);
     r->handle = 0;
@@ -48,12 +48,34 @@ void Engine::Impl::fail_posted_locked(const std::vector<detail::PostedEntry*>& p
   }
 }
 
-void Engine::Impl::fail_context_locked(std::uint32_t context, const std::string& detail) {
-  if (!failed_contexts_.insert(context).second) return;
-  fail_posted_locked(posted_.posted_in(context), detail);
+bool Engine::Impl::fail_if_doomed_locked(Request* r, int peer, const char* what) {
+  const Errc code = doomed_locked(r->context, peer);
+  if (code == Errc::success) return false;
+  fail_pending_locked(r,
+                      code == Errc::revoked
+                          ? fmt::format("{} {} in context {}: the communicator was revoked", what, peer, r->context)
+                          : fmt::format("{} {} in context {}: a task it needs failed", what, peer, r->context),
+                      code);
+  return true;
+}
+
+void Engine::Impl::fail_context_locked(std::uint32_t context, const std::string& detail, Errc code) {
+  if (!failed_contexts_.emplace(context, code).second) return;
+  any_fault_.store(true, std::memory_order_release);
+  for (detail::PostedEntry* e : posted_.posted_in(context)) {
+    auto* r = static_cast<Request*>(e);
+    // Announced to a sender that may be writing into it: withdrawn, and
+    // failed by the answer (on_withdrawn) unless the data landed first.
+    if (withdraw_locked(r)) {
+      r->status.error = code;
+      continue;
+    }
+    (void)posted_.remove(*r);
+    fail_pending_locked(r, detail, code);
+  }
   auto in_context = [&](const Request& q) { return q.context == context; };
-  for (Request* r : send_handles_.select(in_context)) fail_pending_locked(r, detail);
-  for (Request* r : recv_handles_.select(in_context)) fail_pending_locked(r, detail);
+  for (Request* r : send_handles_.select(in_context)) fail_pending_locked(r, detail, code);
+  for (Request* r : recv_handles_.select(in_context)) fail_pending_locked(r, detail, code);
 }
 
 void Engine::Impl::fail_requests_of(lapi::TaskId task, const char* why) {
@@ -62,7 +84,7 @@ void Engine::Impl::fail_requests_of(lapi::TaskId task, const char* why) {
   {
     EngineLock lock(*this);
     failed_peers_[task] = true;
-    any_peer_failed_.store(true, std::memory_order_release);
+    any_fault_.store(true, std::memory_order_release);
     fail_posted_locked(posted_.posted_from(static_cast<int>(task)), detail);
     for (Request* r : send_handles_.select([&](const Request& q) { return q.dest == task; }))
       fail_pending_locked(r, detail);
@@ -87,9 +109,10 @@ void Engine::Impl::fail_requests_of(lapi::TaskId task, const char* why) {
     peer.held_count = 0;
     for (const auto& [context, members] : bound_contexts_) {
       if (std::find(members.begin(), members.end(), task) != members.end()) {
-        fail_context_locked(context, fmt::format("{}: a member of this communicator", detail));
+        fail_context_locked(context, fmt::format("{}: a member of this communicator", detail), Errc::peer_failed);
       }
     }
+    retell_revocations_locked();
   }
   drain_outbox();
 }
@@ -100,19 +123,23 @@ void Engine::bind_context(std::uint32_t context, std::span<const lapi::TaskId> m
   for (lapi::TaskId t : members) {
     if (std::find(bound.begin(), bound.end(), t) == bound.end()) bound.push_back(t);
   }
-  if (!impl_->any_peer_failed_.load(std::memory_order_relaxed)) return;
+  if (!impl_->any_fault_.load(std::memory_order_relaxed)) return;
   for (lapi::TaskId t : members) {  // bound after a member failed: broken from the start
     if (t < impl_->npeers() && impl_->failed_peers_[t]) {
-      impl_->fail_context_locked(context, fmt::format("task {} failed: a member of this communicator", t));
+      impl_->fail_context_locked(context, fmt::format("task {} failed: a member of this communicator", t),
+                                 Errc::peer_failed);
       return;
     }
   }
 }
 
-void Engine::unbind_context(std::uint32_t context) {
+void Engine::unbind_contexts(std::span<const std::uint32_t> contexts) {
   EngineLock lock(*impl_);
-  impl_->bound_contexts_.erase(context);
-  impl_->failed_contexts_.erase(context);
+  for (std::uint32_t context : contexts) {
+    impl_->bound_contexts_.erase(context);
+    impl_->failed_contexts_.erase(context);
+    impl_->revocations_.erase(context);
+  }
 }
 
 }  // namespace mpcpi

@@ -124,8 +124,7 @@ void Engine::Impl::post_recv(Request* r, detail::Key3 key, Announce announce) {
     if (m != nullptr) {
       arrived_.remove(*m);
       take_message_locked(r, m);
-    } else if (any_peer_failed_.load(std::memory_order_relaxed) && doomed_locked(*r, source)) [[unlikely]] {
-      fail_pending_locked(r, fmt::format("recv from {} in context {}: a task it needs failed", source, r->context));
+    } else if (any_fault_.load(std::memory_order_relaxed) && fail_if_doomed_locked(r, source, "recv from")) [[unlikely]] {
     } else {
       posted_.post(*r, key);
       if (announce != Announce::no) announce_locked(r, announce == Announce::blocking);
@@ -286,6 +285,12 @@ Errc Engine::Impl::iprobe(int source, int tag, std::uint32_t context, bool& foun
   (void)ctx_.probe();
   {
     EngineLock lock(*this);
+    if (any_fault_.load(std::memory_order_relaxed)) [[unlikely]] {
+      if (Errc e = doomed_locked(context, source); e != Errc::success) {
+        return fail(e, "iprobe: source {} in context {}: {}", source, context,
+                    e == Errc::revoked ? "the communicator was revoked" : "a task it needs failed");
+      }
+    }
     if (auto* m = static_cast<Message*>(arrived_.find(context, source, tag))) {
       found = true;
       if (status != nullptr) {

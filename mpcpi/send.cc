@@ -53,12 +53,9 @@ void Engine::Impl::init_send(Request* r, const void* buf, std::size_t bytes, int
 }
 
 void Engine::Impl::start_send(Request* r) {
-  if (any_peer_failed_.load(std::memory_order_relaxed)) [[unlikely]] {
+  if (any_fault_.load(std::memory_order_relaxed)) [[unlikely]] {
     EngineLock lock(*this);
-    if (doomed_locked(*r, static_cast<int>(r->dest))) {
-      return fail_pending_locked(r, fmt::format("send to {} in context {}: a task it needs failed", r->dest,
-                                                r->context));
-    }
+    if (fail_if_doomed_locked(r, static_cast<int>(r->dest), "send to")) return;
   }
   if (r->dest == me_) {
     send_self(r);
@@ -77,6 +74,8 @@ Errc Engine::Impl::send(const void* buf, std::size_t bytes, int dest, int tag,
   if (!send_args_ok(buf, bytes, dest, tag, mode)) [[unlikely]] {
     if (Errc e = check_send_args(buf, bytes, dest, tag, mode, "send"); e != Errc::success) return e;
   }
+  // A failed task or a revoked context: start_send gives the verdict.
+  if (any_fault_.load(std::memory_order_relaxed)) [[unlikely]] return send_general(buf, bytes, dest, tag, context, mode);
   const auto to = static_cast<lapi::TaskId>(dest);
   if (bytes >= kBlockingAnnounceMin && !may_write_to(to) && direct_landing_on()) [[unlikely]] {
     // A large message in interrupt mode: take in an announcement that may
@@ -166,7 +165,7 @@ Errc Engine::Impl::isend(const void* buf, std::size_t bytes, int dest, int tag,
   // counted landings, no failed task (start_send's verdicts), eager size and credit to spare —
   // needs no request at all when lapi is done with the buffer inside the call.
   if (done_now != nullptr && mode == SendMode::standard && to != me_ &&
-      options_.variant != Variant::counters && !any_peer_failed_.load(std::memory_order_relaxed) &&
+      options_.variant != Variant::counters && !any_fault_.load(std::memory_order_relaxed) &&
       take_eager_slot(to, bytes, env)) [[likely]] {
     if (isend_admitted(buf, bytes, to, tag, context, env, out)) {
       *done_now = true;

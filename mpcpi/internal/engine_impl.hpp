@@ -450,16 +450,26 @@ class Engine::Impl {
   // receives waiting for its data) fails with Errc::peer_failed.
   static void on_peer_failed(lapi::Context& ctx, lapi::TaskId task, const char* why, void* arg);
   void fail_requests_of(lapi::TaskId task, const char* why);
-  void fail_pending_locked(Request* r, const std::string& detail);
+  void fail_pending_locked(Request* r, const std::string& detail, Errc code = Errc::peer_failed);
   // Takes these posted receives out of the queue and fails them.
   void fail_posted_locked(const std::vector<detail::PostedEntry*>& posted, const std::string& detail);
-  // A request that must not start: its peer failed, or its context (bound
-  // to a failed task, bind_context) did. Only once any_peer_failed_.
-  bool doomed_locked(const Request& r, int peer) const {
-    return (peer >= 0 && failed_peers_[static_cast<lapi::TaskId>(peer)]) ||
-           failed_contexts_.count(r.context) != 0;
+  // Whether a request must not start: its peer failed (peer_failed), or
+  // its context did (bound to a failed task, bind_context) or was revoked.
+  // Only once any_fault_.
+  Errc doomed_locked(std::uint32_t context, int peer) const {
+    if (auto it = failed_contexts_.find(context); it != failed_contexts_.end()) return it->second;
+    return peer >= 0 && failed_peers_[static_cast<lapi::TaskId>(peer)] ? Errc::peer_failed : Errc::success;
   }
-  void fail_context_locked(std::uint32_t context, const std::string& detail);
+  // Fails the request with doomed_locked's verdict, if any; true if it did.
+  bool fail_if_doomed_locked(Request* r, int peer, const char* what);
+  void fail_context_locked(std::uint32_t context, const std::string& detail, Errc code);
+  // Revokes contexts first .. first + count - 1; false if they already were.
+  bool revoke_locked(std::uint32_t first, std::uint32_t count, std::uint32_t bound_context, lapi::TaskId by);
+  // After a failure: tells every revocation known here again (revoke.cc).
+  void retell_revocations_locked();
+  // Queues the notice to the members bound to h.bound_context but `except` (revoke.cc).
+  void tell_revoked_locked(const detail::RevokeHeader& h, lapi::TaskId except);
+  lapi::Landing on_revoke(lapi::TaskId src, const detail::RevokeHeader& h);
   // lapi's error for a send or wait: peer_failed for a failed target, else transport.
   static Errc lapi_error(const lapi::Status& s) {
     return s.code() == lapi::Errc::tgt_purged ? Errc::peer_failed : Errc::transport;
@@ -499,14 +509,16 @@ class Engine::Impl {
   lapi::HandlerId handler_base_ = 0;
 
   mutable std::mutex mu_;  // guards everything below (through EngineLock, see there)
-  // Some task failed (lapirun --continue-on-failure); read without mu_ on
-  // the send path, written under it.
-  std::atomic<bool> any_peer_failed_{false};
+  // Some task failed (lapirun --continue-on-failure) or some context was
+  // revoked; read without mu_ on the send path, written under it.
+  std::atomic<bool> any_fault_{false};
   std::vector<bool> failed_peers_;  // by task, sized at create
-  // Contexts bound to the tasks that use them (bind_context), and those of
-  // them a failed task has broken.
+  // Contexts bound to the tasks that use them (bind_context), and those
+  // a failed task has broken (peer_failed) or that were revoked (revoked).
   std::unordered_map<std::uint32_t, std::vector<lapi::TaskId>> bound_contexts_;
-  std::unordered_set<std::uint32_t> failed_contexts_;
+  std::unordered_map<std::uint32_t, Errc> failed_contexts_;
+  // Revocations in force here, by first context (revoke.cc).
+  std::unordered_map<std::uint32_t, detail::RevokeHeader> revocations_;
   detail::PostedQueue posted_;
   detail::ArrivedQueue arrived_;
   lapi::Counter arrivals_;  // bumped on every push to arrived_ (blocking probe sleeps on it)

@@ -32,6 +32,7 @@ enum class Msg : std::uint8_t {
   landed,        // sender -> receiver: the message is in the announced buffer
   withdraw,      // receiver -> sender: an announced receive is being cancelled
   withdrawn,     // sender's answer: whether it had already written into it
+  revoke,        // a communicator's contexts are revoked (peer_failure.cc)
   count,
 };
 inline constexpr std::size_t kMsgCount = static_cast<std::size_t>(Msg::count);
@@ -128,8 +129,16 @@ struct WithdrawnHeader {
   std::uint32_t used;  // 1: a landed message for it was sent before this answer
 };
 
+struct RevokeHeader {
+  std::uint32_t first;          // contexts first .. first + count - 1
+  std::uint32_t count;
+  std::uint32_t bound_context;  // whose bound members hear it next
+  std::uint32_t reserved;
+};
+
 inline constexpr std::size_t kMaxHeader = sizeof(AnnounceHeader);
-static_assert(sizeof(RtsHeader) <= kMaxHeader && sizeof(LandedHeader) <= kMaxHeader);
+static_assert(sizeof(RtsHeader) <= kMaxHeader && sizeof(LandedHeader) <= kMaxHeader &&
+              sizeof(RevokeHeader) <= kMaxHeader);
 
 // Copies a header of exactly sizeof(T) bytes out of a message; nullopt when
 // the length is wrong.

@@ -9,9 +9,7 @@
 
 using namespace mpi;
 
-namespace {
-
-int store(GroupPtr g, MPI_Group* out) {
+int mpi::store_group(GroupPtr g, MPI_Group* out) {
   if (g->size() == 0) {
     *out = MPI_GROUP_EMPTY;
     return MPI_SUCCESS;
@@ -21,6 +19,8 @@ int store(GroupPtr g, MPI_Group* out) {
   *out = h;
   return MPI_SUCCESS;
 }
+
+namespace {
 
 int check_n(int n, const void* ranks, const char* arg) {
   if (n < 0) return fail(MPI_ERR_ARG, "n={} is negative", n);
@@ -39,7 +39,7 @@ int subset(const char* fn, MPI_Group group, int n, const int* ints, int ints_per
   if (rc == MPI_SUCCESS) rc = check_not_null(newgroup, "newgroup");
   if (rc == MPI_SUCCESS) {
     GroupResult r = op(*g, std::span<const int>(ints, static_cast<std::size_t>(n) * ints_per_entry));
-    rc = r.group ? store(r.group, newgroup) : fail(r.error_class, "{}", r.error);
+    rc = r.group ? store_group(r.group, newgroup) : fail(r.error_class, "{}", r.error);
   }
   return raise(nullptr, fn, rc);
 }
@@ -51,7 +51,7 @@ int combine(const char* fn, MPI_Group a, MPI_Group b, MPI_Group* newgroup, Op op
   int rc = lookup_group(a, ga, "group1");
   if (rc == MPI_SUCCESS) rc = lookup_group(b, gb, "group2");
   if (rc == MPI_SUCCESS) rc = check_not_null(newgroup, "newgroup");
-  if (rc == MPI_SUCCESS) rc = store(op(*ga, *gb), newgroup);
+  if (rc == MPI_SUCCESS) rc = store_group(op(*ga, *gb), newgroup);
   return raise(nullptr, fn, rc);
 }
 

@@ -518,6 +518,20 @@ int PMPIX_Query_cuda_support(void);
 int PMPIX_Query_ze_support(void);
 int PMPIX_Query_hip_support(void);
 
+/* MPICH 4.0's fault tolerance (ULFM), for the survivors of a failed rank
+ * (lapirun --continue-on-failure); agree, shrink and the acknowledgements
+ * take intra-communicators only. */
+int MPIX_Comm_revoke(MPI_Comm comm);
+int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm);
+int MPIX_Comm_failure_ack(MPI_Comm comm);
+int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp);
+int MPIX_Comm_agree(MPI_Comm comm, int *flag);
+int PMPIX_Comm_revoke(MPI_Comm comm);
+int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm);
+int PMPIX_Comm_failure_ack(MPI_Comm comm);
+int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp);
+int PMPIX_Comm_agree(MPI_Comm comm, int *flag);
+
 /* Tools' hook of the profiling interface: does nothing here. */
 int MPI_Pcontrol(const int level, ...);
 

@@ -21,6 +21,8 @@ int check_running(const char* function);
 int lookup_comm(MPI_Comm handle, Comm*& out);
 int lookup_comm(MPI_Comm handle, CommPtr& out);
 int lookup_group(MPI_Group handle, GroupPtr& out, const char* arg = "group");
+// A handle for `g` in *out (MPI_GROUP_EMPTY when it has no members).
+int store_group(GroupPtr g, MPI_Group* out);
 // need_commit: communication and packing require a committed type.
 int lookup_type(MPI_Datatype handle, const Datatype*& out, bool need_commit,
                 const char* arg = "datatype");

@@ -22,7 +22,7 @@
 namespace mpi {
 
 inline constexpr int kContextSlots = 1024;
-inline constexpr std::uint32_t kContextsPerSlot = 4;
+inline constexpr std::uint32_t kContextsPerSlot = 8;
 inline constexpr int kWorldSlot = 0;
 inline constexpr int kSelfSlot = 1;
 
@@ -31,7 +31,12 @@ enum class ContextKind : std::uint32_t {
   collective = 1,  // barrier, slot agreement, split (and the collectives)
   reserved2 = 2,   // kept for nonblocking collectives / RMA
   reserved3 = 3,
+  // ULFM's agreements (MPIX_Comm_agree/shrink, ulfm.cc): the one context
+  // that MPIX_Comm_revoke leaves working.
+  fault_tolerance = 4,
 };
+// What MPIX_Comm_revoke revokes: the contexts before fault_tolerance.
+inline constexpr std::uint32_t kRevocableContexts = 4;
 
 // Bit i set = slot i is free at this process.
 //
@@ -118,6 +123,11 @@ struct Comm {
   // collective): a member's failure then fails its collectives everywhere
   // rather than leaving ranks waiting for live ones that gave up.
   mutable bool coll_bound = false;
+  // ULFM (ulfm.cc): agreements made on it so far (every rank counts the
+  // same; their tags), and the members whose failure MPIX_Comm_failure_ack
+  // acknowledged (communicator ranks, ascending).
+  std::uint32_t agree_seq = 0;
+  std::vector<int> acked_failed;
   // MPI_Comm_create_group's members while they agree on a slot (a
   // temporary communicator over the parent's slot): the call's tag, which
   // keeps its internal collectives apart from those of calls with other

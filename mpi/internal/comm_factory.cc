@@ -116,7 +116,10 @@ CommPtr new_comm_object() {
   return CommPtr(new Comm, [](Comm* p) {
     State& st = state();
     if (p->owns_slot && p->slot > kSelfSlot && st.phase == Phase::running) {
-      if (p->coll_bound) engine().unbind_context(p->context(ContextKind::collective));
+      // Forget its binding, failures and revocation: the slot will be reused.
+      std::uint32_t contexts[kContextsPerSlot];
+      for (std::uint32_t k = 0; k < kContextsPerSlot; ++k) contexts[k] = p->context(static_cast<ContextKind>(k));
+      engine().unbind_contexts(contexts);
       st.slots.release(p->slot);
     }
     delete p;

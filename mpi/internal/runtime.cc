@@ -45,6 +45,7 @@ int engine_status_class(mpcpi::Errc code) {
     case mpcpi::Errc::transport: return MPI_ERR_OTHER;
     case mpcpi::Errc::terminated: return MPI_ERR_OTHER;
     case mpcpi::Errc::peer_failed: return MPIX_ERR_PROC_FAILED;
+    case mpcpi::Errc::revoked: return MPIX_ERR_REVOKED;
   }
   return MPI_ERR_INTERN;
 }

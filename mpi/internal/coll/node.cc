@@ -68,6 +68,7 @@ bool set_up(Comm& comm) {
   if (internal_allgather(comm, &addr, sizeof addr, raw) != MPI_SUCCESS) return false;
   auto seg = std::make_unique<NodeSegment>();
   seg->rank = comm.rank;
+  seg->context = comm.context(ContextKind::collective);
   seg->mine = static_cast<NodeRegion*>(mine);
   seg->at.assign(n, nullptr);
   for (std::size_t r = 0; r < n; ++r) seg->tasks.push_back(static_cast<lapi::TaskId>(comm.world_of(static_cast<int>(r))));
@@ -120,9 +121,9 @@ bool node_collective(Comm& comm, std::size_t bytes, bool algorithm_forced) {
 
 int node_barrier(Comm& comm) {
   NodeSegment& s = *comm.node;
-  if (member_failed(s)) return broken_error();
+  if (member_failed(s)) return broken_error(s);
   const std::uint64_t g = ++s.gen;
-  if (!publish(s, nullptr, 0, g) || !wait_all_published(s, g)) return broken_error();
+  if (!publish(s, nullptr, 0, g) || !wait_all_published(s, g)) return broken_error(s);
   finish(s, g);
   return MPI_SUCCESS;
 }
@@ -139,7 +140,7 @@ int bcast_from_root(NodeSegment& s, std::byte* data, std::size_t bytes, int root
   std::size_t done = 0;
   do {
     const std::uint64_t g = ++s.gen;
-    if (!wait_until(s, [&] { return published(from, g); })) return broken_error();
+    if (!wait_until(s, [&] { return published(from, g); })) return broken_error(s);
     if (done == 0) total = published_bytes(from, g);
     const std::size_t chunk = std::min(kNodeSlotBytes, total - done);
     if (done < bytes) std::memcpy(data + done, data_of(from, g, chunk), std::min(chunk, bytes - done));
@@ -153,12 +154,12 @@ int bcast_from_root(NodeSegment& s, std::byte* data, std::size_t bytes, int root
 
 int node_bcast(Comm& comm, void* data, std::size_t bytes, int root) {
   NodeSegment& s = *comm.node;
-  if (member_failed(s)) return broken_error();
+  if (member_failed(s)) return broken_error(s);
   auto* at = static_cast<std::byte*>(data);
   if (s.rank != root) return bcast_from_root(s, at, bytes, root);
   for (std::size_t done = 0; done < bytes; done += kNodeSlotBytes) {
     const std::uint64_t g = ++s.gen;
-    if (!publish(s, at + done, std::min(kNodeSlotBytes, bytes - done), g, bytes - done)) return broken_error();
+    if (!publish(s, at + done, std::min(kNodeSlotBytes, bytes - done), g, bytes - done)) return broken_error(s);
     finish(s, g);
   }
   return MPI_SUCCESS;
@@ -216,7 +217,7 @@ int node_allreduce_split(NodeSegment& s, const Reduction& r, const void* in, voi
   auto* result = static_cast<std::byte*>(out);
   const std::uint64_t g = ++s.gen;
   if (!publish(s, in, static_cast<std::size_t>(count) * size, g) || !wait_all_published(s, g)) {
-    return broken_error();
+    return broken_error(s);
   }
   if (int rc = check_all_published(s, g, static_cast<std::size_t>(count) * size)) {
     finish(s, g);
@@ -228,7 +229,7 @@ int node_allreduce_split(NodeSegment& s, const Reduction& r, const void* in, voi
   finish(s, g);
   const std::uint64_t h = ++s.gen;
   if (!publish(s, result + lo * size, static_cast<std::size_t>(hi - lo) * size, h) || !wait_all_published(s, h)) {
-    return broken_error();
+    return broken_error(s);
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (i == me) continue;
@@ -247,11 +248,11 @@ int reduce_one(NodeSegment& s, const Reduction& r, const void* in, void* out, st
   // is folded from where it lies and only its flag is raised.
   const bool own = s.rank == root && in != out;
   if (!publish(s, own ? nullptr : in, own ? 0 : static_cast<std::size_t>(count * r.type->size()), g)) {
-    return broken_error();
+    return broken_error(s);
   }
   int rc = MPI_SUCCESS;
   if (s.rank == root) {
-    if (!wait_all_published(s, g)) return broken_error();
+    if (!wait_all_published(s, g)) return broken_error(s);
     rc = check_all_published(s, g, static_cast<std::size_t>(count * r.type->size()),
                              own ? static_cast<std::size_t>(root) : SIZE_MAX);
     if (rc == MPI_SUCCESS) reduce_slots(s, r, out, 0, count, count, g, own ? in : nullptr);
@@ -266,7 +267,7 @@ int allreduce_one(NodeSegment& s, const Reduction& r, const void* in, void* out,
   }
   const std::uint64_t g = ++s.gen;
   const auto bytes = static_cast<std::size_t>(count * r.type->size());
-  if (!publish(s, in, bytes, g) || !wait_all_published(s, g)) return broken_error();
+  if (!publish(s, in, bytes, g) || !wait_all_published(s, g)) return broken_error(s);
   const int rc = check_all_published(s, g, bytes);
   if (rc == MPI_SUCCESS) reduce_slots(s, r, out, 0, count, count, g);
   finish(s, g);
@@ -299,13 +300,13 @@ std::size_t node_chunk_bytes(std::size_t bytes, std::size_t unit) {
 
 int node_reduce(Comm& comm, const Reduction& r, const void* in, void* out, std::int64_t count, int root) {
   NodeSegment& s = *comm.node;
-  if (member_failed(s)) return broken_error();
+  if (member_failed(s)) return broken_error(s);
   return by_chunks(r, in, out, count, [&](const void* i, void* o, std::int64_t n) { return reduce_one(s, r, i, o, n, root); });
 }
 
 int node_allreduce(Comm& comm, const Reduction& r, const void* in, void* out, std::int64_t count) {
   NodeSegment& s = *comm.node;
-  if (member_failed(s)) return broken_error();
+  if (member_failed(s)) return broken_error(s);
   return by_chunks(r, in, out, count, [&](const void* i, void* o, std::int64_t n) { return allreduce_one(s, r, i, o, n); });
 }
 
@@ -318,14 +319,14 @@ namespace {
 int gather_one(NodeSegment& s, const std::byte* mine, std::size_t len, std::byte* all, std::size_t stride,
                std::size_t at, int root, std::size_t announced) {
   const std::uint64_t g = ++s.gen;
-  if (!publish(s, mine, len, g, announced)) return broken_error();
+  if (!publish(s, mine, len, g, announced)) return broken_error(s);
   FirstError err;
   if (root < 0 || s.rank == root) {
     // Its own block from where it lies (not back out of its slot), while
     // the others publish theirs.
     const auto me = static_cast<std::size_t>(s.rank);
     if (all + at + me * stride != mine) std::memcpy(all + at + me * stride, mine, len);
-    if (!wait_all_published(s, g)) return broken_error();
+    if (!wait_all_published(s, g)) return broken_error(s);
     for (std::size_t r = 0; r < s.at.size(); ++r) {
       if (r == me) continue;
       if (int rc = check_published(s, r, g, len)) {
@@ -343,7 +344,7 @@ int gather_one(NodeSegment& s, const std::byte* mine, std::size_t len, std::byte
 
 int node_gather(Comm& comm, const void* mine, std::size_t bytes, void* all, int root, std::size_t have) {
   NodeSegment& s = *comm.node;
-  if (member_failed(s)) return broken_error();
+  if (member_failed(s)) return broken_error(s);
   if (have == SIZE_MAX) have = bytes;
   const auto* from = static_cast<const std::byte*>(mine);
   // Every chunk runs even after a mismatch: only the readers see it (a
@@ -363,15 +364,15 @@ int node_gather(Comm& comm, const void* mine, std::size_t bytes, void* all, int 
 
 int node_scatter(Comm& comm, const void* all, std::size_t bytes, void* mine, int root) {
   NodeSegment& s = *comm.node;
-  if (member_failed(s)) return broken_error();
+  if (member_failed(s)) return broken_error(s);
   const std::uint64_t g = ++s.gen;
   const std::size_t total = bytes * s.at.size();
   int rc = MPI_SUCCESS;
   if (s.rank == root) {
-    if (!publish(s, all, total, g)) return broken_error();
+    if (!publish(s, all, total, g)) return broken_error(s);
   } else {
     NodeRegion& from = *s.at[static_cast<std::size_t>(root)];
-    if (!wait_until(s, [&] { return published(from, g); })) return broken_error();
+    if (!wait_until(s, [&] { return published(from, g); })) return broken_error(s);
     rc = check_published(s, static_cast<std::size_t>(root), g, total);
     if (rc == MPI_SUCCESS) {
       std::memcpy(mine, data_of(from, g, total) + bytes * static_cast<std::size_t>(s.rank), bytes);

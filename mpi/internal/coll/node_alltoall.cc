@@ -31,10 +31,10 @@ int alltoall_one(NodeSegment& s, const std::byte* out, std::byte* in, std::size_
       if (d != me) std::memcpy(slot + piece_index(me, d) * len, out + d * stride + at, len);
     }
   });
-  if (!published) return broken_error();
+  if (!published) return broken_error(s);
   // Its own block while the others publish theirs.
   if (in != out) std::memcpy(in + me * stride + at, out + me * stride + at, len);
-  if (!wait_all_published(s, g)) return broken_error();
+  if (!wait_all_published(s, g)) return broken_error(s);
   const int rc = check_all_published(s, g, total);
   for (std::size_t r = 0; r < n && rc == MPI_SUCCESS; ++r) {
     if (r == me) continue;
@@ -54,7 +54,7 @@ std::size_t node_alltoall_chunk(std::size_t bytes, std::size_t ranks) {
 
 int node_alltoall(Comm& comm, const void* out, std::size_t bytes, void* in) {
   NodeSegment& s = *comm.node;
-  if (member_failed(s)) return broken_error();
+  if (member_failed(s)) return broken_error(s);
   // node_exchange_fits refuses a chunk of 0 (over 1024 ranks); should a
   // caller skip it, a byte per round is slow but still ends.
   const std::size_t chunk = std::max<std::size_t>(node_alltoall_chunk(bytes, s.at.size()), 1);
@@ -97,7 +97,7 @@ bool node_alltoallv_fits(Comm& comm, bool forced) {
 
 int node_alltoallv(Comm& comm, const NodeSend* out, const NodeRecv* in) {
   NodeSegment& s = *comm.node;
-  if (member_failed(s)) return broken_error();
+  if (member_failed(s)) return broken_error(s);
   const std::size_t n = s.at.size();
   const auto me = static_cast<std::size_t>(s.rank);
   const std::size_t table = direct_table_bytes(n);
@@ -116,12 +116,12 @@ int node_alltoallv(Comm& comm, const NodeSend* out, const NodeRecv* in) {
       at += out[r].bytes;
     }
   });
-  if (!published) return broken_error();
+  if (!published) return broken_error(s);
   FirstError err;
   // Its own piece while the others publish theirs.
   if (const std::size_t own = std::min(out[me].bytes, in[me].bytes); own > 0) std::memcpy(in[me].at, out[me].at, own);
   if (out[me].bytes > in[me].bytes) err.note(direct_truncated(out[me].bytes, in[me].bytes));
-  if (!wait_all_published(s, g)) return broken_error();
+  if (!wait_all_published(s, g)) return broken_error(s);
   lapi::Context& ctx = lapi_context();
   bool any_direct = !inline_sends;
   for (std::size_t k = 1; k < n; ++k) {

@@ -54,9 +54,14 @@ struct NodeSegment {
   bool oversubscribed = false;      // more ranks on the node than cores
   bool writes_near_all = false;     // every rank writes into every other's memory (node_alltoallv)
   std::vector<lapi::TaskId> tasks;  // by communicator rank
+  // The communicator's collective context (to see it revoked).
+  std::uint32_t context = 0;
   // A member failed (lapirun --continue-on-failure): its flags will never
-  // move again, so every collective on the segment fails from then on.
+  // move again, so every collective on the segment fails from then on
+  // (MPIX_ERR_PROC_FAILED); the same once the communicator is revoked
+  // (MPIX_ERR_REVOKED: members may have left the collective).
   bool broken = false;
+  int broken_class = MPI_SUCCESS;
 };
 
 namespace node_segment {
@@ -67,17 +72,27 @@ inline void cpu_relax() {
 #endif
 }
 
-// True once a member failed (then the segment is broken for good).
+// True once a member failed or the communicator was revoked (then the
+// segment is broken for good).
 inline bool member_failed(NodeSegment& s) {
   if (s.broken) return true;
   lapi::Context& ctx = lapi_context();
-  if (!ctx.any_peer_failed()) return false;
-  for (lapi::TaskId t : s.tasks) s.broken = s.broken || ctx.peer_failed(t);
+  if (ctx.any_peer_failed()) {
+    for (lapi::TaskId t : s.tasks) s.broken = s.broken || ctx.peer_failed(t);
+    if (s.broken) s.broken_class = MPIX_ERR_PROC_FAILED;
+  }
+  if (!s.broken) {
+    const mpcpi::Errc e = engine().context_error(s.context);
+    s.broken = e != mpcpi::Errc::success;
+    if (s.broken) s.broken_class = e == mpcpi::Errc::revoked ? MPIX_ERR_REVOKED : MPIX_ERR_PROC_FAILED;
+  }
   return s.broken;
 }
 
-inline int broken_error() {
-  return fail(MPIX_ERR_PROC_FAILED, "a member of the communicator failed (its node collectives cannot complete)");
+inline int broken_error(const NodeSegment& s) {
+  return s.broken_class == MPIX_ERR_REVOKED
+             ? fail(MPIX_ERR_REVOKED, "the communicator was revoked (its node collectives cannot complete)")
+             : fail(MPIX_ERR_PROC_FAILED, "a member of the communicator failed (its node collectives cannot complete)");
 }
 
 // Spins until ready(); drives progress every 64 polls while it spins and
