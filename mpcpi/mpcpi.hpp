@@ -232,16 +232,16 @@ class Engine {
   // communicator's, about to be reused).
   void unbind_contexts(std::span<const std::uint32_t> contexts);
 
-  // Revokes `contexts` (one communicator's; ULFM's MPIX_Comm_revoke) here
-  // and at every task of `members`: their unmatched receives, whatever the
-  // source, and their sends still waiting for a receiver fail with
-  // Errc::revoked, and so does every later send, receive or probe in them,
-  // until unbind_contexts. Needs no answer and no live peer: each task
-  // that hears of it first tells the members it has bound to
-  // `bound_context` (bind_context) again, so the news spreads even if the
-  // revoking task dies half-way. Revoking twice is harmless.
-  void revoke(std::span<const std::uint32_t> contexts, std::uint32_t bound_context,
-              std::span<const lapi::TaskId> members);
+  // Revokes `contexts` (one communicator's, consecutive; ULFM's
+  // MPIX_Comm_revoke) here and at every task bound to `bound_context`
+  // (bind_context): their unmatched receives, whatever the source, and
+  // their sends still waiting for a receiver fail with Errc::revoked, and
+  // so does every later send, receive or probe in them, until
+  // unbind_contexts. Needs no answer and no live peer: after a failure
+  // each task that knows of it tells the members it has bound again, so
+  // the news spreads even if the revoking task died half-way. Revoking
+  // twice is harmless.
+  void revoke(std::span<const std::uint32_t> contexts, std::uint32_t bound_context);
   // success while `context` works; peer_failed or revoked once a member
   // failed (a bound context) or it was revoked. Cheap until then.
   Errc context_error(std::uint32_t context) const;

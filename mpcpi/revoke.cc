@@ -40,11 +40,9 @@ void Engine::Impl::tell_revoked_locked(const detail::RevokeHeader& h, lapi::Task
   }
 }
 
-void Engine::revoke(std::span<const std::uint32_t> contexts, std::uint32_t bound_context,
-                    std::span<const lapi::TaskId> members) {
+void Engine::revoke(std::span<const std::uint32_t> contexts, std::uint32_t bound_context) {
   if (contexts.empty()) return;
   for (std::size_t i = 1; i < contexts.size(); ++i) assert(contexts[i] == contexts[0] + i);
-  bind_context(bound_context, members);
   {
     EngineLock lock(*impl_);
     const detail::RevokeHeader h{contexts[0], static_cast<std::uint32_t>(contexts.size()), bound_context, 0};

@@ -53,7 +53,7 @@ tsan_mpi_tests=(//tests/mpi:api_call_test //tests/mpi:threads_test //tests/mpi:f
                 //tests/mpi:comm_extra_ranks_test //tests/mpi:info_ranks_test
                 //tests/mpi:thread_multiple_test //tests/mpi:context_slots_test
                 //tests/mpi:rma_ranks_test //tests/mpi:intercomm_ranks_test
-                //tests/mpi:proc_failed_ranks_test //tests/mpi:connect_test
+                //tests/mpi:proc_failed_ranks_test //tests/mpi:ulfm_ranks_test //tests/mpi:connect_test
                 //tests/mpi:sessions_ranks_test //tests/mpi:partitioned_ranks_test)
 
 # As root (CI) the tests across test hosts (network namespaces) must run, not skip.

@@ -33,6 +33,7 @@
 #include "mpi.h"
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
+#include "mpi/internal/coll/channel.hpp"
 #include "mpi/internal/comm_factory.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/runtime.hpp"
@@ -164,13 +165,8 @@ extern "C" int PMPIX_Comm_revoke(MPI_Comm comm) {
   if (int rc = lookup_comm(comm, c)) return raise(c, kFn, rc);
   std::vector<std::uint32_t> contexts;
   for (std::uint32_t k = 0; k < kRevocableContexts; ++k) contexts.push_back(c->context(static_cast<ContextKind>(k)));
-  std::vector<lapi::TaskId> members;
-  for (const Group* g : {c->group.get(), c->remote_group.get()}) {
-    if (g == nullptr) continue;
-    for (int r = 0; r < g->size(); ++r) members.push_back(static_cast<lapi::TaskId>(g->world_of(r)));
-  }
-  engine().revoke(contexts, c->context(ContextKind::collective), members);
-  c->coll_bound = true;  // revoke bound it; the slot's release unbinds it
+  if (!c->coll_bound) bind_collective_context(*c);  // the members revoke tells
+  engine().revoke(contexts, c->context(ContextKind::collective));
   return MPI_SUCCESS;
 }
 

@@ -253,7 +253,8 @@ static void errors(void) {
 }
 
 /* MPICH's own extensions, which such a program may call: a generalized
- * request that completes itself from its poll_fn, and the GPU queries. */
+ * request that completes itself from its poll_fn, the GPU queries, and
+ * fault tolerance (ULFM) with every rank alive. */
 static int polls;
 static int complete_on_third_poll(void* extra, MPI_Status* status) {
   (void)status;
@@ -269,6 +270,31 @@ static void extensions(void) {
   int yes = -1;
   CHECK_OK(MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &yes));
   CHECK(yes == 0 && MPIX_Query_cuda_support() == 0);
+  int flag = rank == 0 ? 0x3 : 0x6;
+  CHECK_OK(MPIX_Comm_agree(MPI_COMM_WORLD, &flag));
+  CHECK(flag == (size > 1 ? 0x2 : 0x3));
+  MPI_Comm shrunk = MPI_COMM_NULL, dup = MPI_COMM_NULL;
+  CHECK_OK(MPIX_Comm_shrink(MPI_COMM_WORLD, &shrunk));
+  int n = 0;
+  CHECK_OK(MPI_Comm_size(shrunk, &n));
+  CHECK(n == size);
+  CHECK_OK(MPI_Comm_free(&shrunk));
+  CHECK_OK(MPIX_Comm_failure_ack(MPI_COMM_WORLD));
+  MPI_Group acked = MPI_GROUP_NULL;
+  CHECK_OK(MPIX_Comm_failure_get_acked(MPI_COMM_WORLD, &acked));
+  CHECK(acked == MPI_GROUP_EMPTY);
+  CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  CHECK_OK(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN));
+  /* Rank 0 revokes it; a send there, and the others' receives, fail. */
+  int cls = MPI_SUCCESS;
+  if (rank == 0) {
+    CHECK_OK(MPIX_Comm_revoke(dup));
+    CHECK_OK(MPI_Error_class(MPI_Send(&flag, 1, MPI_INT, 0, 0, dup), &cls));
+  } else {
+    CHECK_OK(MPI_Error_class(MPI_Recv(&flag, 1, MPI_INT, MPI_ANY_SOURCE, 0, dup, MPI_STATUS_IGNORE), &cls));
+  }
+  CHECK(cls == MPIX_ERR_REVOKED);
+  CHECK_OK(MPI_Comm_free(&dup));
 }
 
 int main(int argc, char** argv) {
