@@ -338,4 +338,9 @@ class Context {
   const std::atomic<bool>* concurrent_ = nullptr;  // the engine lock's switch (set by init)
 };
 
+// Ends this process with `status` and the whole job with it: under lapirun
+// the launcher ends every task, even with --continue-on-failure (where the
+// others go on after a task fails). For MPI_Abort; stdio is not flushed.
+[[noreturn]] void abort_job(int status);
+
 }  // namespace lapi

@@ -52,6 +52,10 @@ class Bootstrap {
   // cannot be told (singleton, PMIx). Never throws.
   virtual void enter_job(std::string_view leave_call) { (void)leave_call; }
   virtual void leave_job() {}
+  // This process is about to end the whole job (MPI_Abort): a launcher that would let the
+  // others go on after its exit (--continue-on-failure) ends them all. One-way, best effort
+  // (skipped if another thread is in a bootstrap call); never throws.
+  virtual void abort_job() {}
 
   // Under lapirun --continue-on-failure the job goes on when a rank fails (dies, or exits
   // between enter_job and leave_job): `listener` hears of each such rank once, with how it

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 
 #include "lapi/internal/engine.hpp"
 #include "runtime/bootstrap.hpp"
@@ -43,15 +44,24 @@ void Context::Impl::absorb_failures() {
     if (task < ntasks_) failures_.any_job_failed.store(true, std::memory_order_release);
     failures_.last_failed.store(task, std::memory_order_release);
     if (std::getenv("LAPIS_DEBUG")) fmt::print(stderr, "lapis[{}]: task {} failed: {}\n", me_, task, why);
-    if (links_.enabled()) {
+    {
       internal::Guard guard(lock_);
-      links_.drop_peer(static_cast<TaskId>(task));
+      if (links_.enabled()) links_.drop_peer(static_cast<TaskId>(task));
+      drop_split_sends_to_locked(static_cast<TaskId>(task));
     }
     for (const internal::PeerFailureHook& hook : failures_.hooks) {
       if (hook.fn != nullptr) hook.fn(owner_, task, why.c_str(), hook.arg);
     }
     failures_.announced[task].store(true, std::memory_order_release);
   }
+}
+
+void abort_job(int status) {
+  try {
+    lapis::runtime::process_bootstrap().abort_job();
+  } catch (const std::exception&) {  // no launcher to tell: the exit alone ends this task
+  }
+  _exit(status);
 }
 
 Status Context::Impl::failed_peer_error(const char* fn, TaskId task) const {

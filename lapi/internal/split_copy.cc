@@ -416,6 +416,20 @@ void Context::Impl::on_split_done_locked(const SplitDoneWire& msg) {
   if (op->origin) bump(*op->origin);
 }
 
+// The target failed (peer_failures.cc): no split_done will come. Nobody
+// reads the origin buffer any more, so it is free: the origin counter moves,
+// as after split_done (striped ones too: drop_peer forgets only the links' side).
+void Context::Impl::drop_split_sends_to_locked(TaskId task) {
+  std::vector<Counter*> freed;
+  split_.sends.erase_if([&](SplitSend* op) {
+    if (op->tgt != task) return false;
+    if (op->origin) freed.push_back(op->origin);
+    delete op;
+    return true;
+  });
+  for (Counter* c : freed) bump(*c);
+}
+
 void Context::Impl::finish_split_recv_locked(std::uint64_t token) {
   std::unique_ptr<SplitRecv> rec(split_.recvs.take(token).value_or(nullptr));
   if (!rec) return;

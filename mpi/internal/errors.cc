@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "lapi/context.hpp"
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/error_classes.hpp"
 #include "mpi/internal/state.hpp"
@@ -42,8 +43,9 @@ void fatal_error(const char* function, int code, std::string_view detail) {
 void abort_job(int errorcode) {
   std::fflush(nullptr);
   int status = errorcode & 0xff;
-  // The job must end with a failure status even for MPI_Abort(comm, 0).
-  _exit(status == 0 ? 1 : status);
+  // The job must end with a failure status even for MPI_Abort(comm, 0),
+  // and end as a whole even under lapirun --continue-on-failure.
+  lapi::abort_job(status == 0 ? 1 : status);
 }
 
 int raise_failure(const Comm* comm, const char* function, int code) {

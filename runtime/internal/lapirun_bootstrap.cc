@@ -203,6 +203,12 @@ void LapirunBootstrap::leave_job() {
   (void)write_all(socket_.get(), encode_frame(MsgType::kLeave, 0, {}));
 }
 
+void LapirunBootstrap::abort_job() {
+  std::unique_lock lock(mutex_, std::try_to_lock);  // a thread stuck in a collective must not hold it up
+  if (!lock.owns_lock() || !failure_.empty()) return;
+  (void)write_all(socket_.get(), encode_frame(MsgType::kAbort, 0, {}));
+}
+
 LapirunBootstrap::Reply LapirunBootstrap::call(MsgType request, std::uint32_t seq, std::span<const std::byte> payload,
                                                MsgType expected, const std::string& what) {
   if (!failure_.empty()) throw BootstrapError(failure_);

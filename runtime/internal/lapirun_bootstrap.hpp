@@ -31,6 +31,7 @@ class LapirunBootstrap final : public Bootstrap {
   std::string network_interface() const override { return network_interface_; }
   void enter_job(std::string_view leave_call) override;
   void leave_job() override;
+  void abort_job() override;
   void watch_failures(FailureListener listener) override;
 
  private:

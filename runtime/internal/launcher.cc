@@ -441,6 +441,10 @@ class Launcher {
     if (unfinished) how += " without calling " + *unfinished;
     server_.mark_rank_gone(rank, how);
     if (ranks_[static_cast<std::size_t>(rank)].lost) return;  // on_link_lost told of it
+    if (server_.aborted(rank) && !shutting_down_) {  // MPI_Abort: the job ends, --continue-on-failure or not
+      report(how + ": it aborted the job");
+      return begin_shutdown(code != 0 ? code : 1);
+    }
     const bool others_stranded = unfinished && running_ > 0;
     if ((code != 0 || others_stranded) && !shutting_down_) {
       if (!options_.continue_on_failure) {

@@ -37,6 +37,7 @@ RendezvousServer::RendezvousServer(UniqueFd listener, int size, std::string secr
       gone_(static_cast<std::size_t>(size), false),
       by_rank_(static_cast<std::size_t>(size), nullptr),
       rank_seen_(static_cast<std::size_t>(size), false),
+      aborted_(static_cast<std::size_t>(size)),
       leave_call_(static_cast<std::size_t>(size)) {
   set_nonblocking(listener_.get());
 }
@@ -202,6 +203,10 @@ void RendezvousServer::handle_frame(Connection& conn, const FrameHeader& header,
     case MsgType::kLeave:
       if (conn.rank < 0) break;
       return note_job(conn, header, payload);
+    case MsgType::kAbort:
+      if (conn.rank < 0) break;
+      aborted_[static_cast<std::size_t>(conn.rank)] = true;
+      return;
     default: break;
   }
   const std::string why = "rank " + std::to_string(conn.rank) + " sent an unexpected rendezvous message '" +

@@ -57,6 +57,8 @@ class RendezvousServer {
 
   // The rank's leave call ("MPI_Finalize") if it entered the job and has not left it.
   std::optional<std::string> unfinished_call(int rank) const;
+  // Whether the rank said it is ending the whole job (Abort, e.g. MPI_Abort).
+  bool aborted(int rank) const { return rank >= 0 && rank < size_ && aborted_[static_cast<std::size_t>(rank)]; }
 
   // Ranks whose connection failed (an error, not a close) since the last call, with the error:
   // the link to their host is gone while the rank may still run.
@@ -118,6 +120,7 @@ class RendezvousServer {
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<Connection*> by_rank_;       // live connection of each rank that said hello
   std::vector<bool> rank_seen_;            // a hello was accepted for this rank at some point
+  std::vector<bool> aborted_;              // by rank: it sent Abort
   std::vector<std::string> leave_call_;    // by rank: non-empty while the rank is in the job
   int joined_ = 0;                         // how many entries of rank_seen_ are true
   std::optional<OpenCollective> open_;

@@ -76,6 +76,7 @@ const char* msg_type_name(MsgType type) {
     case MsgType::kEnter: return "enter";
     case MsgType::kLeave: return "leave";
     case MsgType::kFailed: return "failed";
+    case MsgType::kAbort: return "abort";
   }
   return "unknown";
 }

@@ -14,6 +14,7 @@
 //                                       <-   BarrierDone{seq=k}   or Error{text}
 //   Enter{payload=leave call name}      ->   (no reply) the rank is in the job until Leave
 //   Leave{}                             ->   (no reply) the rank called its leave call
+//   Abort{}                             ->   (no reply) the rank is ending the whole job (MPI_Abort)
 //
 // `k` counts this rank's collective calls (allgathers and barriers together) from 0, so the
 // server can tell a rank that called a different collective than the others.
@@ -46,6 +47,7 @@ enum class MsgType : std::uint32_t {
   kEnter = 8,
   kLeave = 9,
   kFailed = 10,  // launcher to ranks (--continue-on-failure): rank `seq` failed; payload says how
+  kAbort = 11,   // rank to launcher: its exit ends the job, even under --continue-on-failure
 };
 
 struct FrameHeader {

@@ -130,3 +130,16 @@ TEST_CASE("MPI_Abort ends every rank with the error code") {
     CHECK_FALSE(has(r.output, "NOT REACHED"));
   }
 }
+
+TEST_CASE("MPI_Abort ends the job under --continue-on-failure too") {
+  lapis::testing::LaunchOptions options;
+  options.ranks = 3;
+  options.timeout_s = 60;
+  options.flags = {"--continue-on-failure"};
+  auto r = lapis::testing::launch(options, "tests/mpi/progs/fatal", {"abort"});
+  INFO(r.output);
+  CHECK(r.status == 7);
+  CHECK(has(r.output, "rank 2 exited with status 7 without calling MPI_Finalize: it aborted the job"));
+  CHECK_FALSE(has(r.output, "the others go on"));
+  CHECK_FALSE(has(r.output, "timeout"));
+}

@@ -24,3 +24,35 @@ TEST_CASE("MPI calls that needed a killed rank fail with MPIX_ERR_PROC_FAILED; t
           std::string::npos);
   }
 }
+
+TEST_CASE("Sends to a rank that died without taking anything in end, never wait for it") {
+  for (const char* setting : {"LAPIS_MODE=polling", "LAPIS_MODE=interrupt"}) {
+    CAPTURE(setting);
+    lapis::testing::LaunchOptions options;
+    options.ranks = 2;
+    options.timeout_s = 60;
+    options.env = {setting};
+    options.flags = {"--continue-on-failure"};
+    const auto r = lapis::testing::launch(options, "tests/mpi/progs/send_to_dead");
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK(lapis::mpi_tests::count_lines(r.output, "OK\n") == 1);
+    CHECK(r.output.find("FAILED") == std::string::npos);
+  }
+}
+
+// A race, so several runs: before the fix about one in three crashed.
+TEST_CASE("Survivors that finalize at once leave the node segment to those still reading it") {
+  for (int run = 0; run < 8; ++run) {
+    CAPTURE(run);
+    lapis::testing::LaunchOptions options;
+    options.ranks = 4;
+    options.timeout_s = 60;
+    options.flags = {"--continue-on-failure"};
+    const auto r = lapis::testing::launch(options, "tests/mpi/progs/survivors_finalize");
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK(lapis::mpi_tests::count_lines(r.output, "OK\n") == 3);
+    CHECK(r.output.find("FAILED") == std::string::npos);
+  }
+}

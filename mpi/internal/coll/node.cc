@@ -397,10 +397,13 @@ void node_collectives_shutdown() {
   // their progress thread in interrupt mode too, which unmaps what a wait
   // on shared flags would still read: hence a point-to-point barrier here.
   // With a failed rank (lapirun --continue-on-failure) the barrier cannot
-  // complete; lapi's term then ends the survivors together instead.
-  if (sessions_comm().size() > 1 && !lapi_context().any_peer_failed()) {
-    (void)internal_barrier(sessions_comm());
-  }
+  // complete, so the segments are not freed here: a survivor still in its
+  // last node collective would find a faster one's segment unmapped under
+  // it (a segmentation fault: MPICH's test/mpi/ft/scatter, a reduce on a
+  // communicator of survivors before MPI_Finalize). lapi's term, where the
+  // survivors meet, releases their memory.
+  if (lapi_context().any_peer_failed()) return;
+  if (sessions_comm().size() > 1) (void)internal_barrier(sessions_comm());
   for (const auto& s : all) (void)lapi_context().free_registered(s->mine);
 }
 
