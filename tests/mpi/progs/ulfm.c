@@ -148,10 +148,14 @@ int main(int argc, char** argv) {
   CHECK_OK(MPI_Comm_free(&a));
   CHECK_OK(MPI_Comm_free(&b));
 
-  /* ---- Rank 3 dies ---- */
+  /* ---- Rank 3 dies, once the others are past the barrier (they tell it so) ---- */
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
-  if (rank == 3) raise(SIGKILL);
   int value = 0;
+  if (rank == 3) {
+    for (int from = 0; from < 3; ++from) CHECK_OK(MPI_Recv(&value, 1, MPI_INT, from, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    raise(SIGKILL);
+  }
+  CHECK_OK(MPI_Send(&rank, 1, MPI_INT, 3, 2, MPI_COMM_WORLD));
   expect_class(MPI_Recv(&value, 1, MPI_INT, 3, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPIX_ERR_PROC_FAILED,
                "MPI_Recv from the killed rank");
   /* Not acknowledged yet: every survivor hears of it, the flag is agreed all the same. */
