@@ -370,6 +370,8 @@ class Context::Impl {
   void on_split_done_locked(const internal::SplitDoneWire& msg);
   // `task` failed: its split Amsends will never be copied or answered.
   void drop_split_sends_to_locked(TaskId task);
+  // `task` failed: UCX may never finish what it holds for it (peer_failures.cc).
+  void free_ucx_sends_to_locked(TaskId task);
   void finish_split_recv_locked(std::uint64_t token);
   // LAPIS_CHECKSUM: copies src's data at `addr` into `buffer` again.
   bool split_copy_again_locked(TaskId src, void* buffer, std::uint64_t addr, std::size_t len);

@@ -18,6 +18,8 @@ inline constexpr std::size_t kSendHeaderCapacity = 1024;
 struct SendOp {
   void* engine = nullptr;
   Counter* origin = nullptr;        // bumped when the origin buffer is reusable
+  std::uint32_t tgt = 0;            // the task it goes to (post_op_locked)
+  bool live = false;                // acquired, UCX not done with it yet
   std::uint32_t header_len = 0;
   alignas(8) std::byte header[kSendHeaderCapacity];
 };
@@ -26,17 +28,28 @@ struct SendOp {
 class SendPool {
  public:
   SendOp* acquire() {
+    SendOp* op = nullptr;
     if (free_.empty()) {
       owned_.push_back(std::make_unique<SendOp>());
-      return owned_.back().get();
+      op = owned_.back().get();
+    } else {
+      op = free_.back();
+      free_.pop_back();
     }
-    SendOp* op = free_.back();
-    free_.pop_back();
+    op->live = true;
     return op;
   }
   void release(SendOp* op) {
     op->origin = nullptr;
+    op->live = false;
     free_.push_back(op);
+  }
+  // Every SendOp UCX still holds (a failed target's, for one).
+  template <typename F>
+  void for_each_live(F f) {
+    for (const auto& op : owned_) {
+      if (op->live) f(*op);
+    }
   }
 
  private:

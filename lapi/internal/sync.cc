@@ -30,13 +30,25 @@ Status Context::Impl::fence_tasks(TaskId first, TaskId end) {
       send_control_locked(t, Proto::fence_request, &req, sizeof req);
     }
   }
-  ucs_status_ptr_t flush;
+  // After a failure, the endpoints of the tasks left one by one: what UCX
+  // holds for a failed task may never leave (free_ucx_sends_to_locked), and
+  // a flush of the whole worker would wait for it forever.
+  std::vector<ucs_status_ptr_t> flushes;
   {
     Guard guard(lock_);
     ucp_request_param_t p{};
-    flush = ucp_worker_flush_nbx(worker_, &p);
+    if (!failures_.any_failed.load(std::memory_order_acquire)) {
+      flushes.push_back(ucp_worker_flush_nbx(worker_, &p));
+    } else {
+      for (TaskId t = 0; t < peers_.size(); ++t) {
+        if (peers_[t].ep != nullptr && !failures_.failed[t].load(std::memory_order_relaxed))
+          flushes.push_back(ucp_ep_flush_nbx(peers_[t].ep, &p));
+      }
+    }
   }
-  if (wait_request(flush) != UCS_OK) return fail(Errc::transport, "fence: worker flush failed");
+  bool flushed = true;
+  for (ucs_status_ptr_t flush : flushes) flushed = wait_request(flush) == UCS_OK && flushed;
+  if (!flushed) return fail(Errc::transport, "fence: flush failed");
   return wait_for_job([&] {
     Guard guard(lock_);
     for (TaskId t = first; t < end; ++t) {

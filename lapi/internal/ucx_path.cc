@@ -105,6 +105,7 @@ Status Context::Impl::post_op_locked(SendOp* op, TaskId tgt, Proto proto, const 
                                      Counter* origin) {
   op->engine = this;
   op->origin = origin;
+  op->tgt = tgt;
   const Peer& peer = peers_[tgt];
   if (peer.joined) [[unlikely]] {
     if (peer.ep == nullptr) {  // it left (leave_tasks): nothing more goes to it
