@@ -35,6 +35,24 @@ inline void expect_ok(const std::string& program, int ranks, std::vector<std::st
   CHECK(result.output.find("FAILED") == std::string::npos);
 }
 
+// Runs `program` as `ranks` ranks under lapirun --continue-on-failure with
+// `env`, where ranks fail on purpose: the job ends with that failure's
+// `status` and each of the `survivors` prints "OK". Returns the output.
+inline std::string expect_survivors_ok(const std::string& program, int ranks, int survivors, int status,
+                                       std::vector<std::string> env = {}) {
+  lapis::testing::LaunchOptions options;
+  options.ranks = ranks;
+  options.timeout_s = 60;
+  options.env = std::move(env);
+  options.flags = {"--continue-on-failure"};
+  auto result = lapis::testing::launch(options, "tests/mpi/progs/" + program);
+  INFO(program, " with ", ranks, " ranks:\n", result.output);
+  CHECK(result.status == status);
+  CHECK(count_lines(result.output, "OK\n") == survivors);
+  CHECK(result.output.find("FAILED") == std::string::npos);
+  return result.output;
+}
+
 // One rank (self paths), a pair, an odd count, a power of two and more ranks
 // than cores. Under a sanitizer every rank is several times slower and the
 // 8-rank jobs dominate the suite's time: there 1, 3 and 4 keep self, odd and
