@@ -32,7 +32,7 @@ enum class Msg : std::uint8_t {
   landed,        // sender -> receiver: the message is in the announced buffer
   withdraw,      // receiver -> sender: an announced receive is being cancelled
   withdrawn,     // sender's answer: whether it had already written into it
-  revoke,        // a communicator's contexts are revoked (peer_failure.cc)
+  revoke,        // a communicator's contexts are revoked (revoke.cc)
   count,
 };
 inline constexpr std::size_t kMsgCount = static_cast<std::size_t>(Msg::count);
