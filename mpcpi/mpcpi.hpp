@@ -88,6 +88,10 @@ enum class Errc : int {
   terminated,       // MPI_ERR_OTHER: engine finalized
   peer_failed,      // MPIX_ERR_PROC_FAILED: the peer failed (lapirun --continue-on-failure)
   revoked,          // MPIX_ERR_REVOKED: the context was revoked (Engine::revoke)
+  // MPIX_ERR_PROC_FAILED (blocking) or _PENDING (nonblocking): a receive from
+  // any source in a watched context while a member's failure is not
+  // acknowledged (Engine::watch_any_source)
+  any_source_failed,
 };
 
 // "MPCPI_ERR_TRUNCATE" etc.
@@ -242,6 +246,15 @@ class Engine {
   // the news spreads even if the revoking task died half-way. Revoking
   // twice is harmless.
   void revoke(std::span<const std::uint32_t> contexts, std::uint32_t bound_context);
+  // ULFM's rule for receives from any source: while one of `members` has
+  // failed and is not in `acknowledged`, a receive or probe from kAnySource
+  // in `context` that matches nothing already arrived fails with
+  // Errc::any_source_failed, and so do those posted when a member fails
+  // (they could wait for a message only the failed task would send).
+  // Calling it again replaces both lists (MPIX_Comm_failure_ack);
+  // unbind_contexts forgets it. Unwatched contexts keep such receives posted.
+  void watch_any_source(std::uint32_t context, std::span<const lapi::TaskId> members,
+                        std::span<const lapi::TaskId> acknowledged);
   // success while `context` works; peer_failed or revoked once a member
   // failed (a bound context) or it was revoked. Cheap until then.
   Errc context_error(std::uint32_t context) const;

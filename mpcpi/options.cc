@@ -91,6 +91,7 @@ std::string_view errc_name(Errc code) {
     case Errc::terminated: return "MPCPI_ERR_TERMINATED";
     case Errc::peer_failed: return "MPCPI_ERR_PEER_FAILED";
     case Errc::revoked: return "MPCPI_ERR_REVOKED";
+    case Errc::any_source_failed: return "MPCPI_ERR_ANY_SOURCE_FAILED";
   }
   return "MPCPI_ERR_UNKNOWN";
 }

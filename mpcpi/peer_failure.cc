@@ -9,8 +9,8 @@
 // sends still waiting for their receiver's answer, receives waiting for the
 // data header of a rendezvous. Data already landing lands. An answer that
 // comes later for a failed request finds its handle gone and is dropped.
-// Receives from any source in unbound contexts stay posted: another task
-// may still match them.
+// Receives from any source in unbound contexts stay posted (another task
+// may still match them) unless ULFM's rule applies (any_source.cc).
 
 #include <fmt/format.h>
 
@@ -51,10 +51,7 @@ void Engine::Impl::fail_posted_locked(const std::vector<detail::PostedEntry*>& p
 bool Engine::Impl::fail_if_doomed_locked(Request* r, int peer, const char* what) {
   const Errc code = doomed_locked(r->context, peer);
   if (code == Errc::success) return false;
-  fail_pending_locked(r,
-                      code == Errc::revoked
-                          ? fmt::format("{} {} in context {}: the communicator was revoked", what, peer, r->context)
-                          : fmt::format("{} {} in context {}: a task it needs failed", what, peer, r->context),
+  fail_pending_locked(r, fmt::format("{} {} in context {}: {}", what, peer, r->context, doom_reason(code)),
                       code);
   return true;
 }
@@ -86,6 +83,7 @@ void Engine::Impl::fail_requests_of(lapi::TaskId task, const char* why) {
     failed_peers_[task] = true;
     any_fault_.store(true, std::memory_order_release);
     fail_posted_locked(posted_.posted_from(static_cast<int>(task)), detail);
+    fail_any_source_of_locked(task, detail);
     for (Request* r : send_handles_.select([&](const Request& q) { return q.dest == task; }))
       fail_pending_locked(r, detail);
     for (Request* r : recv_handles_.select([&](const Request& q) {
@@ -139,6 +137,7 @@ void Engine::unbind_contexts(std::span<const std::uint32_t> contexts) {
     impl_->bound_contexts_.erase(context);
     impl_->failed_contexts_.erase(context);
     impl_->revocations_.erase(context);
+    impl_->any_source_watches_.erase(context);
   }
 }
 

@@ -285,10 +285,11 @@ Errc Engine::Impl::iprobe(int source, int tag, std::uint32_t context, bool& foun
   (void)ctx_.probe();
   {
     EngineLock lock(*this);
+    // A message from any source that already arrived is still found (ULFM).
     if (any_fault_.load(std::memory_order_relaxed)) [[unlikely]] {
-      if (Errc e = doomed_locked(context, source); e != Errc::success) {
-        return fail(e, "iprobe: source {} in context {}: {}", source, context,
-                    e == Errc::revoked ? "the communicator was revoked" : "a task it needs failed");
+      if (Errc e = doomed_locked(context, source);
+          e != Errc::success && (e != Errc::any_source_failed || arrived_.find(context, source, tag) == nullptr)) {
+        return fail(e, "iprobe: source {} in context {}: {}", source, context, doom_reason(e));
       }
     }
     if (auto* m = static_cast<Message*>(arrived_.find(context, source, tag))) {
@@ -382,7 +383,15 @@ Errc Engine::Impl::cancel(Request* r) {
   if (r == nullptr) return fail(Errc::invalid_request, "cancel: request is null");
   {
     EngineLock lock(*this);
-    if (r->done()) return Errc::success;
+    if (r->done()) {
+      // A receive from any source a failure stopped (any_source.cc) is
+      // still pending for MPI (MPIX_ERR_PROC_FAILED_PENDING): cancelled.
+      if (r->kind == Request::Kind::recv && r->status.error == Errc::any_source_failed) {
+        r->status = Status{};
+        r->status.cancelled = true;
+      }
+      return Errc::success;
+    }
     if (r->kind == Request::Kind::recv) {
       if (withdraw_locked(r)) {
         // The sender's answer completes it: cancelled, or received.

@@ -453,16 +453,33 @@ class Engine::Impl {
   void fail_pending_locked(Request* r, const std::string& detail, Errc code = Errc::peer_failed);
   // Takes these posted receives out of the queue and fails them.
   void fail_posted_locked(const std::vector<detail::PostedEntry*>& posted, const std::string& detail);
+  // Why doomed_locked refused, for the error's detail.
+  static const char* doom_reason(Errc code) {
+    switch (code) {
+      case Errc::revoked: return "the communicator was revoked";
+      case Errc::any_source_failed:
+        return "a member failed and the failure is not acknowledged (MPIX_Comm_failure_ack)";
+      default: return "a task it needs failed";
+    }
+  }
   // Whether a request must not start: its peer failed (peer_failed), or
-  // its context did (bound to a failed task, bind_context) or was revoked.
-  // Only once any_fault_.
+  // its context did (bound to a failed task, bind_context) or was revoked,
+  // or it is from any source while a watched member's failure is
+  // unacknowledged (any_source_failed, any_source.cc). Only once any_fault_.
   Errc doomed_locked(std::uint32_t context, int peer) const {
     if (auto it = failed_contexts_.find(context); it != failed_contexts_.end()) return it->second;
+    if (peer == kAnySource) return unacknowledged_failure_locked(context) ? Errc::any_source_failed : Errc::success;
     return peer >= 0 && failed_peers_[static_cast<lapi::TaskId>(peer)] ? Errc::peer_failed : Errc::success;
   }
   // Fails the request with doomed_locked's verdict, if any; true if it did.
   bool fail_if_doomed_locked(Request* r, int peer, const char* what);
   void fail_context_locked(std::uint32_t context, const std::string& detail, Errc code);
+  // A member of watched `context` failed unacknowledged (watch_any_source).
+  bool unacknowledged_failure_locked(std::uint32_t context) const;
+  // Fails the receives from any source posted in `context` (any_source_failed).
+  void fail_any_source_locked(std::uint32_t context, const std::string& detail);
+  // ... in every watched context that has `task` as a member.
+  void fail_any_source_of_locked(lapi::TaskId task, const std::string& detail);
   // Revokes contexts first .. first + count - 1; false if they already were.
   bool revoke_locked(std::uint32_t first, std::uint32_t count, std::uint32_t bound_context, lapi::TaskId by);
   // After a failure: tells every revocation known here again (revoke.cc).
@@ -517,6 +534,12 @@ class Engine::Impl {
   // a failed task has broken (peer_failed) or that were revoked (revoked).
   std::unordered_map<std::uint32_t, std::vector<lapi::TaskId>> bound_contexts_;
   std::unordered_map<std::uint32_t, Errc> failed_contexts_;
+  // Contexts whose receives from any source follow ULFM's rule
+  // (watch_any_source): their members and the failures acknowledged.
+  struct AnySourceWatch {
+    std::vector<lapi::TaskId> members, acknowledged;
+  };
+  std::unordered_map<std::uint32_t, AnySourceWatch> any_source_watches_;
   // Revocations in force here, by first context (revoke.cc).
   std::unordered_map<std::uint32_t, detail::RevokeHeader> revocations_;
   detail::PostedQueue posted_;

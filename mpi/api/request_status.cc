@@ -37,6 +37,11 @@ int status_of(Request& r, bool& done, MPI_Status* status, CommPtr& comm) {
   mpcpi::Errc err = engine().peek(r.engine, done, &es);
   if (r.comm) comm = r.comm.share();
   if (!done) return err == mpcpi::Errc::success ? MPI_SUCCESS : engine_error(err);
+  if (err == mpcpi::Errc::any_source_failed && r.kind == RequestKind::recv) {
+    done = false;  // ULFM: still active, as MPI_Test answers (request.cc)
+    (void)engine_error(err);
+    return MPIX_ERR_PROC_FAILED_PENDING;
+  }
   if (r.kind == RequestKind::grequest) {
     // Its status is the program's: query_fn says it (free_fn waits for completion).
     set_empty_status(status);

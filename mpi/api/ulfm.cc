@@ -36,6 +36,8 @@
 #include "mpi/internal/coll/channel.hpp"
 #include "mpi/internal/comm_factory.hpp"
 #include "mpi/internal/errors.hpp"
+#include "mpi/internal/p2p_common.hpp"
+#include "mpi/internal/request.hpp"
 #include "mpi/internal/runtime.hpp"
 #include "mpi/internal/state.hpp"
 
@@ -180,6 +182,9 @@ extern "C" int PMPIX_Comm_failure_ack(MPI_Comm comm) {
   for (int r = 0; r < c->size(); ++r) {
     if (r != c->rank && member_failed(*c, r)) c->acked_failed.push_back(r);
   }
+  // Receives from any source work again (the ones stopped wait once more).
+  watch_any_source(*c);
+  revive_any_source(*c);
   return MPI_SUCCESS;
 }
 

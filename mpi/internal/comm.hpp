@@ -123,6 +123,10 @@ struct Comm {
   // collective): a member's failure then fails its collectives everywhere
   // rather than leaving ranks waiting for live ones that gave up.
   mutable bool coll_bound = false;
+  // Its point-to-point context follows ULFM's rule for receives from any
+  // source in mpcpi (watch_any_source, p2p_common.hpp): set at its first
+  // receive or probe from MPI_ANY_SOURCE.
+  mutable bool any_source_watched = false;
   // ULFM (ulfm.cc): agreements made on it so far (every rank counts the
   // same; their tags), and the members whose failure MPIX_Comm_failure_ack
   // acknowledged (communicator ranks, ascending).

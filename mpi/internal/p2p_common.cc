@@ -1,5 +1,7 @@
 #include "mpi/internal/p2p_common.hpp"
 
+#include <vector>
+
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/runtime.hpp"
@@ -52,6 +54,15 @@ void fill_proc_null_status(MPI_Status* status) {
   status->MPI_ERROR = MPI_SUCCESS;
   status->count_lo = 0;
   status->count_hi_and_cancelled = 0;
+}
+
+void watch_any_source(const Comm& c) {
+  c.any_source_watched = true;
+  if (c.is_inter()) return;
+  std::vector<lapi::TaskId> members, acknowledged;
+  for (int r = 0; r < c.size(); ++r) members.push_back(static_cast<lapi::TaskId>(c.world_of(r)));
+  for (int r : c.acked_failed) acknowledged.push_back(static_cast<lapi::TaskId>(c.world_of(r)));
+  engine().watch_any_source(c.context(ContextKind::p2p), members, acknowledged);
 }
 
 int describe_failure(mpcpi::Errc err, const Comm& c, const mpcpi::Status& es, int peer, int tag,

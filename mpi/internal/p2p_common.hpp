@@ -47,9 +47,18 @@ class KeepStatusError {
   int saved_;
 };
 
+// Tells mpcpi the members of c (and the failures acknowledged on it) so
+// that its receives from any source follow ULFM's rule (mpcpi's
+// watch_any_source): at the first such receive, and again at each
+// MPIX_Comm_failure_ack. Inter-communicators are not watched (acknowledging
+// is refused there): their receives from any source stay posted.
+void watch_any_source(const Comm& c);
+
 // Engine source/tag for an MPI source/tag (wildcards translated).
 inline int engine_source(const Comm& c, int source) {
-  return source == MPI_ANY_SOURCE ? mpcpi::kAnySource : c.peer_world_of(source);
+  if (source != MPI_ANY_SOURCE) return c.peer_world_of(source);
+  if (!c.any_source_watched) [[unlikely]] watch_any_source(c);
+  return mpcpi::kAnySource;
 }
 inline int engine_tag(int tag) { return tag == MPI_ANY_TAG ? mpcpi::kAnyTag : tag; }
 

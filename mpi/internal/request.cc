@@ -1,5 +1,6 @@
 #include "mpi/internal/request.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "mpi/internal/api_call.hpp"
@@ -15,6 +16,10 @@ namespace mpi {
 namespace {
 
 std::vector<Request> g_detached;
+// Receives from any source reported MPIX_ERR_PROC_FAILED_PENDING, posted
+// again (revive_any_source looks at them when the failure is acknowledged).
+// Handles are checked when used: one may have completed or been reused.
+std::vector<MPI_Request> g_pending_any_source;
 
 // The shared request behind RequestTable::kCompletedHandle.
 Request completed_send() {
@@ -53,25 +58,73 @@ int start_request(Request& r) {
     r.active = true;
     return MPI_SUCCESS;
   }
-  const Comm& c = *r.comm;
-  const std::uint32_t context = c.context(ContextKind::p2p);
-  mpcpi::Errc e;
   if (r.kind == RequestKind::send) {
+    const Comm& c = *r.comm;
     SendBytes sb = prepare_send(r.buf, r.count, *r.type, r.staging);
     // A send that completes inside isend leaves r.engine null: like an
     // MPI_PROC_NULL request, it then completes without the engine.
     bool done_now = false;
-    e = engine().isend(sb.data, sb.bytes, c.peer_world_of(r.peer), r.tag, context, r.mode, r.engine,
-                       &done_now);
-  } else {
-    RecvBytes rb = prepare_recv(r.buf, r.count, *r.type, r.staging);
-    r.unpack = rb.unpack;
-    e = engine().irecv(rb.data, rb.capacity, engine_source(c, r.peer), engine_tag(r.tag), context,
-                       r.engine, true);
+    const mpcpi::Errc e = engine().isend(sb.data, sb.bytes, c.peer_world_of(r.peer), r.tag,
+                                         c.context(ContextKind::p2p), r.mode, r.engine, &done_now);
+    if (e != mpcpi::Errc::success) return engine_error(e);
+  } else if (int rc = post_engine_recv(r)) {
+    return rc;
   }
-  if (e != mpcpi::Errc::success) return engine_error(e);
   r.active = true;
   return MPI_SUCCESS;
+}
+
+int post_engine_recv(Request& r) {
+  const Comm& c = *r.comm;
+  RecvBytes rb = prepare_recv(r.buf, r.count, *r.type, r.staging);
+  r.unpack = rb.unpack;
+  return engine_error(engine().irecv(rb.data, rb.capacity, engine_source(c, r.peer), engine_tag(r.tag),
+                                     c.context(ContextKind::p2p), r.engine, true));
+}
+
+namespace {
+
+// ULFM: a receive from any source that a member's unacknowledged failure
+// stopped (mpcpi's any_source_failed) is not complete: it stays active, is
+// posted again (which fails at once while the failure is unacknowledged,
+// so every Wait or Test answers MPIX_ERR_PROC_FAILED_PENDING), and
+// revive_any_source posts it for real once MPIX_Comm_failure_ack
+// acknowledged the failure; a message that arrives meanwhile matches it.
+// False if the engine refused to post it (it then completes with the failure).
+bool keep_pending(MPI_Request handle, Request& r) {
+  r.engine = nullptr;  // the caller releases the stopped one
+  if (post_engine_recv(r) != MPI_SUCCESS) return false;
+  if (std::find(g_pending_any_source.begin(), g_pending_any_source.end(), handle) == g_pending_any_source.end())
+    g_pending_any_source.push_back(handle);
+  return true;
+}
+
+// Whether r's engine request is a receive from any source stopped by an
+// unacknowledged failure.
+bool stopped_any_source(const Request& r) {
+  if (r.kind != RequestKind::recv || r.engine == nullptr) return false;
+  bool done = false;
+  mpcpi::Status es;
+  const mpcpi::Errc err = engine().peek(r.engine, done, &es);
+  return done && err == mpcpi::Errc::any_source_failed;
+}
+
+}  // namespace
+
+void revive_any_source(const Comm& c) {
+  std::vector<MPI_Request> still;
+  for (MPI_Request h : g_pending_any_source) {
+    Request* r = requests().find(h);
+    if (r == nullptr || !r->active || r->comm.get() != &c) {
+      if (r != nullptr && r->active && stopped_any_source(*r)) still.push_back(h);  // another communicator's
+      continue;
+    }
+    if (!stopped_any_source(*r)) continue;
+    engine().release_done(r->engine);
+    r->engine = nullptr;
+    if (post_engine_recv(*r) != MPI_SUCCESS || stopped_any_source(*r)) still.push_back(h);
+  }
+  g_pending_any_source = std::move(still);
 }
 
 int finish_request(MPI_Request* handle, Request& r, const mpcpi::Status& es, mpcpi::Errc err,
@@ -82,6 +135,14 @@ int finish_request(MPI_Request* handle, Request& r, const mpcpi::Status& es, mpc
     comm_out = r.comm.release();
     requests().release_found(*handle, &r);
     *handle = MPI_REQUEST_NULL;
+    return cls;
+  }
+  if (err == mpcpi::Errc::any_source_failed && r.kind == RequestKind::recv && keep_pending(*handle, r))
+      [[unlikely]] {
+    (void)describe_failure(err, *r.comm, es, r.peer, r.tag, r.count, r.type.get());  // the detail
+    cls = MPIX_ERR_PROC_FAILED_PENDING;
+    fill_request_status(status, r, es, cls);
+    comm_out = r.comm.share();
     return cls;
   }
   if (r.kind == RequestKind::coll) {
@@ -219,7 +280,9 @@ int test_request(MPI_Request* handle, bool& done, MPI_Status* status, CommPtr& c
     err = engine().test(r->engine, done, &es);
     if (!done) return err == mpcpi::Errc::success ? MPI_SUCCESS : engine_error(err);
   }
-  return finish_request(handle, *r, es, err, status, comm_out);
+  rc = finish_request(handle, *r, es, err, status, comm_out);
+  if (rc == MPIX_ERR_PROC_FAILED_PENDING) done = false;  // still active (keep_pending)
+  return rc;
 }
 
 int peek_request(const Request& r, bool& done) {

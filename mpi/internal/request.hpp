@@ -83,6 +83,13 @@ inline RequestTable<Request>& requests() { return g_requests; }
 // Marks it active. Returns an MPI class with detail on failure.
 int start_request(Request& r);
 
+// Posts the engine's part of receive request r (start_request; a receive
+// from any source again after a failure, request.cc). An MPI class.
+int post_engine_recv(Request& r);
+// MPIX_Comm_failure_ack on c: its receives from any source that answered
+// MPIX_ERR_PROC_FAILED_PENDING wait normally again.
+void revive_any_source(const Comm& c);
+
 // The status of a request that completed without data (MPI_PROC_NULL,
 // inactive, null).
 void set_empty_status(MPI_Status* status);

@@ -43,9 +43,9 @@ int sweep_any(const char* fn, int count, const MPI_Request reqs[], int* index, i
     bool done = false;
     CommPtr comm;
     int e = visit(i, *r, done, status, comm);
-    if (done) {
+    if (done || e == MPIX_ERR_PROC_FAILED_PENDING) {  // ULFM: pending names its request, flag 0
       *index = i;
-      *flag = 1;
+      *flag = done ? 1 : 0;
       return raise(comm.get(), fn, e);
     }
   }
@@ -73,7 +73,7 @@ int sweep_some(const char* fn, int incount, const MPI_Request reqs[], int* outco
     bool done = false;
     CommPtr comm;
     int e = visit(i, *r, done, status_at(statuses, n), comm);
-    if (!done) continue;
+    if (!done && e != MPIX_ERR_PROC_FAILED_PENDING) continue;  // ULFM: listed, still active
     indices[n++] = i;
     if (e != MPI_SUCCESS && first_error == MPI_SUCCESS) {
       first_error = e;

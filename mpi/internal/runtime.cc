@@ -46,6 +46,7 @@ int engine_status_class(mpcpi::Errc code) {
     case mpcpi::Errc::terminated: return MPI_ERR_OTHER;
     case mpcpi::Errc::peer_failed: return MPIX_ERR_PROC_FAILED;
     case mpcpi::Errc::revoked: return MPIX_ERR_REVOKED;
+    case mpcpi::Errc::any_source_failed: return MPIX_ERR_PROC_FAILED;  // _PENDING for requests (request.cc)
   }
   return MPI_ERR_INTERN;
 }

@@ -15,6 +15,15 @@ TEST_CASE("MPIX_Comm_revoke/agree/shrink/failure_ack before and after a rank is 
   }
 }
 
+// Without the rule (receives from any source left posted) the first MPI_Recv
+// waited forever: MPICH's test/mpi/ft/anysource hung so.
+TEST_CASE("Receives from MPI_ANY_SOURCE fail or stay pending while a failure is unacknowledged") {
+  for (const char* setting : {"LAPIS_MODE=polling", "LAPIS_MODE=interrupt"}) {
+    CAPTURE(setting);
+    expect_survivors_ok("any_source_failure", 3, 2, 1, {setting});
+  }
+}
+
 // A race, so several runs: before the fix (lapi's free_ucx_sends_to_locked,
 // and fences that flush only the live tasks' endpoints) 4 runs in 20 hung in
 // interrupt mode, where votes to a sleeping task go through UCX.
