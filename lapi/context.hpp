@@ -235,6 +235,9 @@ class Context {
   Status gfence();
   Status barrier();
   // Collective: out[i] = task i's `mine`. out.size() must be num_tasks().
+  // A task that failed after sending its value still counts; if a failed
+  // task's value never came, Errc::tgt_purged, with out holding every live
+  // task's value (the failed ones' slots 0).
   Status address_init(std::uint64_t mine, std::span<std::uint64_t> out);
 
   void set_remote_error_handler(RemoteErrorHandler handler, void* arg);

@@ -120,10 +120,15 @@ Errc Engine::Impl::start() {
 
   // Collective exchanges; they also make sure every task registered its
   // handlers before anyone sends.
+  // A task that failed meanwhile (lapirun --continue-on-failure) may have
+  // left no value (tgt_purged): the others' are all here, and it is never
+  // sent to.
   std::vector<std::uint64_t> setup(ntasks_);
-  if (lapi::Status s = ctx_.address_init(pack_setup(my_window_, options_.variant), setup); !s.ok())
+  if (lapi::Status s = ctx_.address_init(pack_setup(my_window_, options_.variant), setup);
+      !s.ok() && s.code() != lapi::Errc::tgt_purged)
     return fail(Errc::transport, "create: exchanging windows: {}", s.message());
   for (lapi::TaskId t = 0; t < ntasks_; ++t) {
+    if (ctx_.peer_failed(t)) continue;
     const auto variant = static_cast<Variant>(setup[t] >> kVariantShift);
     if (variant != options_.variant)
       return fail(Errc::invalid_arg, "create: task {} runs variant {}, this task {}", t,
@@ -136,7 +141,7 @@ Errc Engine::Impl::start() {
       return fail(Errc::transport, "create: {}", s.message());
     landing_handle_ = mine.handle;
     std::vector<std::uint64_t> handles(ntasks_);
-    if (lapi::Status s = ctx_.address_init(mine.handle, handles); !s.ok())
+    if (lapi::Status s = ctx_.address_init(mine.handle, handles); !s.ok() && s.code() != lapi::Errc::tgt_purged)
       return fail(Errc::transport, "create: exchanging landing counters: {}", s.message());
     for (lapi::TaskId t = 0; t < ntasks_; ++t) peer_landing_[t].handle = handles[t];
   }

@@ -312,6 +312,9 @@ class Context::Impl {
   Status flush_rma(TaskId tgt);
   Status barrier();
   Status address_init(std::uint64_t mine, std::span<std::uint64_t> out);
+  // Polls until nothing more has landed (as a wait does, announced to the
+  // progress thread): what a task sent before it failed is taken in.
+  void drain_landed();
   void on_fence_request_locked(const internal::FenceWire& msg);
   void on_fence_reply_locked(const internal::FenceWire& msg);
   void on_barrier_locked(const internal::BarrierWire& msg);
@@ -498,6 +501,9 @@ class Context::Impl {
   // Engine side: marks the tasks noted since the last call as failed and
   // runs the failure handlers. Called by poll_once when failures_.epoch moved.
   void absorb_failures();
+  // poll_once without absorb_failures (which drains through it).
+  bool poll_transports();
+  static constexpr int kDrainPollsBeforeFailure = 64;
   // Registers with the bootstrap (on) or leaves it (off, before the engine goes).
   void watch_failures(bool on);
   // Errc::tgt_purged naming the failed `task` (and `fn`).

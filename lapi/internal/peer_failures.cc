@@ -38,6 +38,15 @@ void Context::Impl::on_endpoint_error(void* impl, ucp_ep_h ep, ucs_status_t stat
 
 void Context::Impl::absorb_failures() {
   const internal::PeerFailures::Notes fresh = failures_.take_notes();
+  if (fresh.empty()) return;
+  // What a failed task sent before it died and has landed here is taken in
+  // before its failure is announced: it may have done its part of a
+  // collective and left (MPICH's test/mpi/ft/agree_shrink: a rank leaves
+  // right after MPI_Comm_dup, whose last messages to the others sat in
+  // their rings when they heard of it, and their dup failed). Bounded, so
+  // that live tasks streaming in cannot hold the announcement back.
+  for (int polls = 0; polls < kDrainPollsBeforeFailure && poll_transports(); ++polls) {
+  }
   for (const auto& [task, why] : fresh) {
     if (failures_.failed[task].exchange(true, std::memory_order_acq_rel)) continue;  // heard twice
     failures_.any_failed.store(true, std::memory_order_release);

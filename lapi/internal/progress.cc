@@ -41,6 +41,11 @@ bool Context::Impl::poll_once() {
     absorb_failures();
     did = true;
   }
+  return poll_transports() || did;
+}
+
+bool Context::Impl::poll_transports() {
+  bool did = false;
   {
     Guard guard(lock_);
     if (shm_.receiving()) {

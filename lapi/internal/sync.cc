@@ -6,6 +6,7 @@
 // mine" and flushes the worker for RMA. Nothing is added to the Amsend hot
 // path. Barrier: dissemination over control messages, ceil(log2 n) rounds.
 
+#include <algorithm>
 #include <bit>
 
 #include "lapi/internal/engine.hpp"
@@ -143,15 +144,45 @@ Status Context::Impl::address_init(std::uint64_t mine, std::span<std::uint64_t> 
       send_control_locked(t, Proto::address_init, &msg, sizeof msg);
     }
   }
-  Status s = wait_for_job([&] {
+  // A task may send its value, finish the round and fail before this one
+  // has the value in hand (MPICH's test/mpi/ft tests exit right after
+  // MPI_Init): what it sent still lands, so after a failure the round is
+  // over once every live task's value is here and what had landed is taken
+  // in. A failed task's value may still be missing (its message may never
+  // have left: UCX sends in the background): the caller gets
+  // tgt_purged and may carry on without it.
+  bool complete = false;
+  const auto settled = [&] {
     Guard guard(lock_);
-    return sync_.addr_rounds[epoch].arrived >= ntasks_ - 1;
-  });
-  if (!s.ok()) return s;
+    const SyncState::AddrRound& round = sync_.addr_rounds[epoch];
+    complete = round.arrived >= ntasks_ - 1;
+    if (complete) return true;
+    if (!failures_.any_job_failed.load(std::memory_order_acquire)) return false;
+    for (TaskId t = 0; t < ntasks_; ++t) {
+      if (!round.got[t] && !failures_.failed[t].load(std::memory_order_acquire)) return false;
+    }
+    return true;
+  };
+  for (;;) {
+    const Status s = wait_until(settled);
+    if (!s.ok() && s.code() != Errc::tgt_purged) return s;
+    drain_landed();
+    if (settled()) break;
+  }
   Guard guard(lock_);
   auto node = sync_.addr_rounds.extract(epoch);
   std::copy(node.mapped().values.begin(), node.mapped().values.end(), out.begin());
-  return Errc::success;
+  if (complete) return Errc::success;
+  const auto& got = node.mapped().got;
+  const auto missing = static_cast<TaskId>(std::find(got.begin(), got.end(), false) - got.begin());
+  return failed_peer_error("address_init", missing);
+}
+
+void Context::Impl::drain_landed() {
+  const bool announced = progress_.enter_wait();
+  while (poll_once()) {
+  }
+  progress_.leave_wait(announced);
 }
 
 void Context::Impl::on_address_init_locked(const AddressInitWire& msg) {

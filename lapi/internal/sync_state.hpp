@@ -24,6 +24,7 @@ struct SyncState {
   // address_init: every task's value, by round (epoch).
   struct AddrRound {
     std::vector<std::uint64_t> values;
+    std::vector<bool> got;  // by task: its value is here
     std::uint32_t arrived = 0;
   };
   std::uint64_t addr_epoch = 0;
@@ -47,7 +48,9 @@ struct SyncState {
                        std::uint64_t value) {
     auto& round = addr_rounds[epoch];
     round.values.resize(ntasks);
+    round.got.resize(ntasks);
     round.values[src] = value;
+    round.got[src] = true;
     return round;
   }
 };
