@@ -312,8 +312,9 @@ class Context::Impl {
   Status flush_rma(TaskId tgt);
   Status barrier();
   Status address_init(std::uint64_t mine, std::span<std::uint64_t> out);
-  // Polls until nothing more has landed (as a wait does, announced to the
-  // progress thread): what a task sent before it failed is taken in.
+  // Polls until nothing more has landed, or kDrainPollsBeforeFailure times
+  // (as a wait does, announced to the progress thread): what a task sent
+  // before it failed is taken in.
   void drain_landed();
   void on_fence_request_locked(const internal::FenceWire& msg);
   void on_fence_reply_locked(const internal::FenceWire& msg);

@@ -165,6 +165,7 @@ Status Context::Impl::address_init(std::uint64_t mine, std::span<std::uint64_t> 
   };
   for (;;) {
     const Status s = wait_until(settled);
+    if (s.ok() && complete) break;
     if (!s.ok() && s.code() != Errc::tgt_purged) return s;
     drain_landed();
     if (settled()) break;
@@ -180,7 +181,8 @@ Status Context::Impl::address_init(std::uint64_t mine, std::span<std::uint64_t> 
 
 void Context::Impl::drain_landed() {
   const bool announced = progress_.enter_wait();
-  while (poll_once()) {
+  // Bounded: a poll also counts resumed fibers and held checks as work.
+  for (int polls = 0; polls < kDrainPollsBeforeFailure && poll_once(); ++polls) {
   }
   progress_.leave_wait(announced);
 }
