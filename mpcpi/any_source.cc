@@ -28,28 +28,14 @@ bool Engine::Impl::unacknowledged_failure_locked(std::uint32_t context) const {
   });
 }
 
-void Engine::Impl::fail_any_source_locked(std::uint32_t context, const std::string& detail) {
-  for (detail::PostedEntry* e : posted_.posted_in(context)) {
-    auto* r = static_cast<Request*>(e);
-    if (r->source != kAnySource) continue;
-    // Announced to a sender that may be writing into it: withdrawn, and
-    // failed by the answer unless the data landed first (as fail_context_locked).
-    if (withdraw_locked(r)) {
-      r->status.error = Errc::any_source_failed;
-      continue;
-    }
-    (void)posted_.remove(*r);
-    fail_pending_locked(r, detail, Errc::any_source_failed);
-  }
-}
-
 void Engine::Impl::fail_any_source_of_locked(lapi::TaskId task, const std::string& detail) {
   for (const auto& [context, w] : any_source_watches_) {
     if (std::find(w.members.begin(), w.members.end(), task) == w.members.end()) continue;
-    fail_any_source_locked(
+    fail_posted_in_locked(
         context, fmt::format("{}: receives from any source in context {} wait until it is acknowledged "
                              "(MPIX_Comm_failure_ack)",
-                             detail, context));
+                             detail, context),
+        Errc::any_source_failed, true);
   }
 }
 

@@ -56,11 +56,11 @@ bool Engine::Impl::fail_if_doomed_locked(Request* r, int peer, const char* what)
   return true;
 }
 
-void Engine::Impl::fail_context_locked(std::uint32_t context, const std::string& detail, Errc code) {
-  if (!failed_contexts_.emplace(context, code).second) return;
-  any_fault_.store(true, std::memory_order_release);
+void Engine::Impl::fail_posted_in_locked(std::uint32_t context, const std::string& detail, Errc code,
+                                         bool any_source_only) {
   for (detail::PostedEntry* e : posted_.posted_in(context)) {
     auto* r = static_cast<Request*>(e);
+    if (any_source_only && r->source != kAnySource) continue;
     // Announced to a sender that may be writing into it: withdrawn, and
     // failed by the answer (on_withdrawn) unless the data landed first.
     if (withdraw_locked(r)) {
@@ -70,6 +70,12 @@ void Engine::Impl::fail_context_locked(std::uint32_t context, const std::string&
     (void)posted_.remove(*r);
     fail_pending_locked(r, detail, code);
   }
+}
+
+void Engine::Impl::fail_context_locked(std::uint32_t context, const std::string& detail, Errc code) {
+  if (!failed_contexts_.emplace(context, code).second) return;
+  any_fault_.store(true, std::memory_order_release);
+  fail_posted_in_locked(context, detail, code, false);
   auto in_context = [&](const Request& q) { return q.context == context; };
   for (Request* r : send_handles_.select(in_context)) fail_pending_locked(r, detail, code);
   for (Request* r : recv_handles_.select(in_context)) fail_pending_locked(r, detail, code);

@@ -476,9 +476,11 @@ class Engine::Impl {
   void fail_context_locked(std::uint32_t context, const std::string& detail, Errc code);
   // A member of watched `context` failed unacknowledged (watch_any_source).
   bool unacknowledged_failure_locked(std::uint32_t context) const;
-  // Fails the receives from any source posted in `context` (any_source_failed).
-  void fail_any_source_locked(std::uint32_t context, const std::string& detail);
-  // ... in every watched context that has `task` as a member.
+  // Fails the receives posted in `context` (only those from any source if
+  // `any_source_only`), withdrawing announced ones first.
+  void fail_posted_in_locked(std::uint32_t context, const std::string& detail, Errc code, bool any_source_only);
+  // Fails the receives from any source posted in every watched context that
+  // has `task` as a member (any_source_failed, any_source.cc).
   void fail_any_source_of_locked(lapi::TaskId task, const std::string& detail);
   // Revokes contexts first .. first + count - 1; false if they already were.
   bool revoke_locked(std::uint32_t first, std::uint32_t count, std::uint32_t bound_context, lapi::TaskId by);

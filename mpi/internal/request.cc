@@ -115,11 +115,11 @@ void revive_any_source(const Comm& c) {
   std::vector<MPI_Request> still;
   for (MPI_Request h : g_pending_any_source) {
     Request* r = requests().find(h);
-    if (r == nullptr || !r->active || r->comm.get() != &c) {
-      if (r != nullptr && r->active && stopped_any_source(*r)) still.push_back(h);  // another communicator's
+    if (r == nullptr || !r->active || !stopped_any_source(*r)) continue;  // completed, freed or reused
+    if (r->comm.get() != &c) {  // another communicator's
+      still.push_back(h);
       continue;
     }
-    if (!stopped_any_source(*r)) continue;
     engine().release_done(r->engine);
     r->engine = nullptr;
     if (post_engine_recv(*r) != MPI_SUCCESS || stopped_any_source(*r)) still.push_back(h);
