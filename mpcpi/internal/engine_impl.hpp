@@ -217,7 +217,7 @@ class Engine::Impl {
   void release_done(Request* r);
   Errc wait_any(std::span<Request* const> reqs, std::size_t& index, Status* status);
   Errc request_free(Request* req);
-  Errc cancel(Request* req);
+  [[gnu::noinline]] Errc cancel(Request* req);
   Errc progress();
   Engine::ProgressHook progress_hook_ = nullptr;
   Engine::IdleHook idle_hook_ = nullptr;
@@ -279,12 +279,16 @@ class Engine::Impl {
   // buffer after the call) or its error.
   bool isend_admitted(const void* buf, std::size_t bytes, lapi::TaskId to, int tag, std::uint32_t context,
                       const detail::Envelope& env, Request*& out);
-  // Every blocking send but the common eager case (see send()).
-  Errc send_general(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
+  // Every blocking send but the common eager case (see send()). It and the
+  // other uncommon paths below marked noinline stay out of the MPI calls
+  // that flatten the whole path below them (mpi/internal/api_call.hpp):
+  // inlined there, they made each of those calls 600-800 KB of code and
+  // libmpi.so.12's LTO link take 17 minutes.
+  [[gnu::noinline]] Errc send_general(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
                     SendMode mode);
-  void send_remote(Request* req);
+  [[gnu::noinline]] void send_remote(Request* req);
   void send_self(Request* req);
-  Errc send_buffered(const void* buf, std::size_t bytes, int dest, int tag,
+  [[gnu::noinline]] Errc send_buffered(const void* buf, std::size_t bytes, int dest, int tag,
                      std::uint32_t context, Request*& out);
   detail::Msg pick_protocol(const Request& req) const;
   bool admit_locked(SendPeer& peer, detail::Msg type, std::size_t bytes, std::uint32_t context,
@@ -415,7 +419,7 @@ class Engine::Impl {
     peer.to_return += bytes;
     if (peer.to_return >= my_window_ / 4 || peer.starved) flush_credit_locked(src);
   }
-  void consider_pull_locked(lapi::TaskId src, std::uint32_t probe_context, bool probing);
+  [[gnu::noinline]] void consider_pull_locked(lapi::TaskId src, std::uint32_t probe_context, bool probing);
   void flush_credit_locked(lapi::TaskId src);
   void note_starved_locked(lapi::TaskId src, const detail::StarvedHeader& h);
   void hold_locked(lapi::TaskId dest, detail::Msg type, Request* req);
@@ -431,7 +435,7 @@ class Engine::Impl {
   void drain_outbox() {
     if (outbox_pending_.load(std::memory_order_acquire)) flush_outbox();
   }
-  void flush_outbox();
+  [[gnu::noinline]] void flush_outbox();
 
   // ---- completion.cc -----------------------------------------------------
   // Adds completion events (no lock needed: the counter is the hand-off).

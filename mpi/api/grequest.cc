@@ -40,7 +40,7 @@ int complete_grequest(GRequest& g) {
 }
 
 // A poll_fn or wait_fn that failed ends its request with that error.
-void fail_grequest(GRequest& g, int rc, const char* callback) {
+[[gnu::cold, gnu::noinline]] void fail_grequest(GRequest& g, int rc, const char* callback) {
   g.error = rc;
   set_error_detail(fmt::format("the request's {} failed", callback));
   if (!g.completed) (void)complete_grequest(g);

@@ -32,7 +32,8 @@ template <typename... Args>
 // handler applies (before MPI_Init: fatal). Returns `code` unless the handler
 // ends the job. MPI_SUCCESS passes straight through (inline: every MPI call
 // ends here).
-int raise_failure(const Comm* comm, const char* function, int code);
+// Error paths stay out of line (LAPIS_FLATTEN_HOT_CALL, api_call.hpp).
+[[gnu::cold, gnu::noinline]] int raise_failure(const Comm* comm, const char* function, int code);
 inline int raise(const Comm* comm, const char* function, int code) {
   return code == MPI_SUCCESS ? code : raise_failure(comm, function, code);
 }
@@ -48,7 +49,7 @@ inline int raise_session(const ErrhandlerPtr& handler, MPI_Session session, cons
 
 // Prints the message and ends this process with a non-zero status (lapirun
 // then ends the rest of the job).
-[[noreturn]] void fatal_error(const char* function, int code, std::string_view detail);
-[[noreturn]] void abort_job(int errorcode);
+[[noreturn, gnu::cold, gnu::noinline]] void fatal_error(const char* function, int code, std::string_view detail);
+[[noreturn, gnu::cold, gnu::noinline]] void abort_job(int errorcode);
 
 }  // namespace mpi

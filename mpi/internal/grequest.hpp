@@ -46,7 +46,7 @@ int start_grequest(const char* function, std::shared_ptr<GRequest> g, MPI_Reques
 // Calls poll_fn of the live requests that have one (see above).
 void poll_grequests();
 // MPI_Wait/Waitall on `g`: its wait_fn, when it has one and is not complete.
-void wait_grequest(GRequest& g);
+[[gnu::noinline]] void wait_grequest(GRequest& g);
 // The engine's idle hook: under MPI_THREAD_MULTIPLE it lets other threads
 // in (ApiCall::release_for_idle); at every level it polls (poll_grequests).
 void idle_in_wait();

@@ -71,6 +71,7 @@ void fill_proc_null_status(MPI_Status* status);
 
 // MPI class for an operation that failed in the engine, with a detail
 // sentence naming the peer, tag and sizes. `peer` is a communicator rank.
+[[gnu::cold, gnu::noinline]]
 int describe_failure(mpcpi::Errc err, const Comm& c, const mpcpi::Status& es, int peer, int tag,
                      std::int64_t count, const Datatype* type);
 

@@ -39,7 +39,7 @@ struct Partitioned {
 
 // MPI_Start of a partitioned request (start_request calls it): a receive
 // posts its engine receive; a send clears its ready marks and waits for them.
-int start_partitioned(Request& r);
+[[gnu::noinline]] int start_partitioned(Request& r);
 
 // Marks partition `p` of send request r ready (validated by the caller);
 // posts the send when it was the last one.

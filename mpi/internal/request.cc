@@ -228,7 +228,7 @@ int wait_plain(MPI_Request* handle, Request& r, MPI_Status* status, CommPtr& com
 // levels no other thread can call MPI while this one waits: refused, since
 // the wait could never return. `r` is looked up again after each drop
 // (another thread's calls may move the request table).
-int wait_for_pready(MPI_Request* handle, Request*& r) {
+[[gnu::noinline]] int wait_for_pready(MPI_Request* handle, Request*& r) {
   if (!detail::g_multiple) {
     return fail(MPI_ERR_REQUEST,
                 "request={:#x} is a partitioned send with partitions not marked ready "

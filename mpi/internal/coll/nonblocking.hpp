@@ -111,7 +111,7 @@ int run_collective(Comm& comm, const char* fn, const CollCall& how, Keep&& keep,
 int collective_result(const CollOp& op, mpcpi::Errc err);
 
 // MPI_Start of a persistent collective request (inactive, kind coll).
-int start_collective(Request& r);
+[[gnu::noinline]] int start_collective(Request& r);
 
 // Progress hook: advances every outstanding collective once (no-op inside a
 // fiber or when re-entered).
