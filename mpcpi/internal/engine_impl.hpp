@@ -287,7 +287,7 @@ class Engine::Impl {
   [[gnu::noinline]] Errc send_general(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
                     SendMode mode);
   [[gnu::noinline]] void send_remote(Request* req);
-  void send_self(Request* req);
+  [[gnu::noinline]] void send_self(Request* req);
   [[gnu::noinline]] Errc send_buffered(const void* buf, std::size_t bytes, int dest, int tag,
                      std::uint32_t context, Request*& out);
   detail::Msg pick_protocol(const Request& req) const;
@@ -476,7 +476,7 @@ class Engine::Impl {
     return peer >= 0 && failed_peers_[static_cast<lapi::TaskId>(peer)] ? Errc::peer_failed : Errc::success;
   }
   // Fails the request with doomed_locked's verdict, if any; true if it did.
-  bool fail_if_doomed_locked(Request* r, int peer, const char* what);
+  [[gnu::cold, gnu::noinline]] bool fail_if_doomed_locked(Request* r, int peer, const char* what);
   void fail_context_locked(std::uint32_t context, const std::string& detail, Errc code);
   // A member of watched `context` failed unacknowledged (watch_any_source).
   bool unacknowledged_failure_locked(std::uint32_t context) const;

@@ -155,7 +155,7 @@ class PostedQueue {
     return cached_list_ != nullptr && cached_key_.context == context &&
            cached_key_.source == source && cached_key_.tag == tag;
   }
-  void post_slow(PostedEntry& entry);
+  [[gnu::noinline]] void post_slow(PostedEntry& entry);
   PostedEntry* match_slow(std::uint32_t context, int source, int tag);
   void collect_empty_lists();
   // The exact list for `key`, through a one-entry cache: a ping-pong or a

@@ -52,7 +52,7 @@ class KeepStatusError {
 // watch_any_source): at the first such receive, and again at each
 // MPIX_Comm_failure_ack. Inter-communicators are not watched (acknowledging
 // is refused there): their receives from any source stay posted.
-void watch_any_source(const Comm& c);
+[[gnu::noinline]] void watch_any_source(const Comm& c);
 
 // Engine source/tag for an MPI source/tag (wildcards translated).
 inline int engine_source(const Comm& c, int source) {

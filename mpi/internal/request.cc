@@ -91,7 +91,7 @@ namespace {
 // revive_any_source posts it for real once MPIX_Comm_failure_ack
 // acknowledged the failure; a message that arrives meanwhile matches it.
 // False if the engine refused to post it (it then completes with the failure).
-bool keep_pending(MPI_Request handle, Request& r) {
+[[gnu::cold, gnu::noinline]] bool keep_pending(MPI_Request handle, Request& r) {
   r.engine = nullptr;  // the caller releases the stopped one
   if (post_engine_recv(r) != MPI_SUCCESS) return false;
   if (std::find(g_pending_any_source.begin(), g_pending_any_source.end(), handle) == g_pending_any_source.end())

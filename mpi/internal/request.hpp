@@ -81,7 +81,7 @@ inline RequestTable<Request>& requests() { return g_requests; }
 
 // Posts r's operation (r.kind, peer, tag, mode, buf, count, type, comm set).
 // Marks it active. Returns an MPI class with detail on failure.
-int start_request(Request& r);
+[[gnu::noinline]] int start_request(Request& r);
 
 // Posts the engine's part of receive request r (start_request; a receive
 // from any source again after a failure, request.cc). An MPI class.
