@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The profiling interface from mpi.h (MPI 3.1, chapter 14).
 
-Every function the headers declare as MPI_X also exists as PMPI_X:
+Every function the headers declare as MPI_X also exists as PMPI_X, and
+every MPICH extension MPIX_X as PMPIX_X:
   * OUT_HEADER declares PMPI_X with MPI_X's prototype (mpi.h includes it);
   * OUT_DEFSYMS holds one `--defsym=PMPI_X=MPI_X` per function for the
     linker of libmpi.so, so PMPI_X is MPI_X's own code: a tool that defines
@@ -14,7 +15,7 @@ usage: pmpi.py HEADER... OUT_HEADER OUT_DEFSYMS
 import re
 import sys
 
-PROTOTYPE = re.compile(r"^([A-Za-z_][\w \t]*?[\s*]+)(MPI_\w+)\s*\(([^;{]*)\)\s*;", re.M)
+PROTOTYPE = re.compile(r"^([A-Za-z_][\w \t]*?[\s*]+)(MPIX?_\w+)\s*\(([^;{]*)\)\s*;", re.M)
 
 
 def prototypes(text):

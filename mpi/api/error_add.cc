@@ -85,26 +85,19 @@ extern "C" int MPI_Remove_error_string(int errorcode) {
   return remove_error(call, "errorcode", errorcode, remove_user_string);
 }
 
-// MPICH 4.0's names of the same calls, with their profiling names (pmpi.py
-// covers MPI_ names only).
-extern "C" int PMPIX_Delete_error_class(int errorclass) {
+// MPICH 4.0's names of the same calls (their PMPIX_ names: mpi/pmpi.py).
+extern "C" int MPIX_Delete_error_class(int errorclass) {
   const ApiCall call("MPIX_Delete_error_class");
   return remove_error(call, "errorclass", errorclass, remove_user_class);
 }
 
-extern "C" int PMPIX_Delete_error_code(int errorcode) {
+extern "C" int MPIX_Delete_error_code(int errorcode) {
   const ApiCall call("MPIX_Delete_error_code");
   return remove_error(call, "errorcode", errorcode, remove_user_code);
 }
 
-extern "C" int PMPIX_Delete_error_string(int errorcode) {
+extern "C" int MPIX_Delete_error_string(int errorcode) {
   const ApiCall call("MPIX_Delete_error_string");
   return remove_error(call, "errorcode", errorcode, remove_user_string);
 }
 
-extern "C" int MPIX_Delete_error_class(int)
-    __attribute__((weak, alias("PMPIX_Delete_error_class")));
-extern "C" int MPIX_Delete_error_code(int)
-    __attribute__((weak, alias("PMPIX_Delete_error_code")));
-extern "C" int MPIX_Delete_error_string(int)
-    __attribute__((weak, alias("PMPIX_Delete_error_string")));

@@ -1,7 +1,7 @@
 // MPICH's GPU queries. Lapis moves host memory only, so every GPU kind is
 // unsupported; a program built against MPICH that asks before passing
-// device pointers then keeps to host buffers. Defined under their PMPIX_
-// names, the MPIX_ ones weak aliases (pmpi.py covers MPI_ names only).
+// device pointers then keeps to host buffers. Their PMPIX_ names come from
+// mpi/pmpi.py.
 #include "mpi.h"
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
@@ -9,7 +9,7 @@
 
 using namespace mpi;
 
-extern "C" int PMPIX_GPU_query_support(int gpu_type, int* is_supported) {
+extern "C" int MPIX_GPU_query_support(int gpu_type, int* is_supported) {
   const ApiCall call("MPIX_GPU_query_support");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   int rc = check_not_null(is_supported, "is_supported");
@@ -23,13 +23,7 @@ extern "C" int PMPIX_GPU_query_support(int gpu_type, int* is_supported) {
 }
 
 // These return the answer itself, not an error code (as in MPICH).
-extern "C" int PMPIX_Query_cuda_support(void) { return 0; }
-extern "C" int PMPIX_Query_ze_support(void) { return 0; }
-extern "C" int PMPIX_Query_hip_support(void) { return 0; }
+extern "C" int MPIX_Query_cuda_support(void) { return 0; }
+extern "C" int MPIX_Query_ze_support(void) { return 0; }
+extern "C" int MPIX_Query_hip_support(void) { return 0; }
 
-extern "C" int MPIX_GPU_query_support(int, int*)
-    __attribute__((weak, alias("PMPIX_GPU_query_support")));
-extern "C" int MPIX_Query_cuda_support(void)
-    __attribute__((weak, alias("PMPIX_Query_cuda_support")));
-extern "C" int MPIX_Query_ze_support(void) __attribute__((weak, alias("PMPIX_Query_ze_support")));
-extern "C" int MPIX_Query_hip_support(void) __attribute__((weak, alias("PMPIX_Query_hip_support")));

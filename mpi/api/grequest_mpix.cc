@@ -1,8 +1,7 @@
 // MPICH's generalized-request extension: MPIX_Grequest_start (a request with
 // a poll_fn and a wait_fn) and request classes (MPIX_Grequest_class_create,
 // MPIX_Grequest_class_allocate); mpi/internal/grequest.hpp says when the
-// callbacks run. Defined under their PMPIX_ names, the MPIX_ ones weak
-// aliases (pmpi.py covers MPI_ names only).
+// callbacks run. Their PMPIX_ names come from mpi/pmpi.py.
 #include <memory>
 #include <vector>
 
@@ -39,7 +38,7 @@ std::shared_ptr<GRequest> with_callbacks(MPI_Grequest_query_function* query_fn,
 
 }  // namespace
 
-extern "C" int PMPIX_Grequest_start(MPI_Grequest_query_function* query_fn,
+extern "C" int MPIX_Grequest_start(MPI_Grequest_query_function* query_fn,
                                     MPI_Grequest_free_function* free_fn,
                                     MPI_Grequest_cancel_function* cancel_fn,
                                     MPIX_Grequest_poll_function* poll_fn,
@@ -52,7 +51,7 @@ extern "C" int PMPIX_Grequest_start(MPI_Grequest_query_function* query_fn,
   return start_grequest(call.name(), std::move(g), request);
 }
 
-extern "C" int PMPIX_Grequest_class_create(MPI_Grequest_query_function* query_fn,
+extern "C" int MPIX_Grequest_class_create(MPI_Grequest_query_function* query_fn,
                                            MPI_Grequest_free_function* free_fn,
                                            MPI_Grequest_cancel_function* cancel_fn,
                                            MPIX_Grequest_poll_function* poll_fn,
@@ -67,7 +66,7 @@ extern "C" int PMPIX_Grequest_class_create(MPI_Grequest_query_function* query_fn
   return MPI_SUCCESS;
 }
 
-extern "C" int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void* extra_state,
+extern "C" int MPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void* extra_state,
                                              MPI_Request* request) {
   const ApiCall call("MPIX_Grequest_class_allocate");
   if (call.overlaps()) [[unlikely]] return call.refuse();
@@ -83,14 +82,3 @@ extern "C" int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, voi
   return start_grequest(call.name(), std::move(g), request);
 }
 
-extern "C" int MPIX_Grequest_start(MPI_Grequest_query_function*, MPI_Grequest_free_function*,
-                                   MPI_Grequest_cancel_function*, MPIX_Grequest_poll_function*,
-                                   MPIX_Grequest_wait_function*, void*, MPI_Request*)
-    __attribute__((weak, alias("PMPIX_Grequest_start")));
-extern "C" int MPIX_Grequest_class_create(MPI_Grequest_query_function*, MPI_Grequest_free_function*,
-                                          MPI_Grequest_cancel_function*,
-                                          MPIX_Grequest_poll_function*,
-                                          MPIX_Grequest_wait_function*, MPIX_Grequest_class*)
-    __attribute__((weak, alias("PMPIX_Grequest_class_create")));
-extern "C" int MPIX_Grequest_class_allocate(MPIX_Grequest_class, void*, MPI_Request*)
-    __attribute__((weak, alias("PMPIX_Grequest_class_allocate")));

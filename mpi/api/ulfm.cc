@@ -24,7 +24,7 @@
 // the call, so there is such a round. Cost: n² small messages, n rounds.
 // Inter-communicators are refused (MPI_ERR_COMM).
 //
-// Defined under their PMPIX_ names, the MPIX_ ones weak aliases.
+// Their PMPIX_ names come from mpi/pmpi.py.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -158,7 +158,7 @@ int lookup_intra(const char* fn, MPI_Comm comm, Comm*& c) {
 
 }  // namespace
 
-extern "C" int PMPIX_Comm_revoke(MPI_Comm comm) {
+extern "C" int MPIX_Comm_revoke(MPI_Comm comm) {
   const ApiCall call("MPIX_Comm_revoke");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPIX_Comm_revoke";
@@ -172,7 +172,7 @@ extern "C" int PMPIX_Comm_revoke(MPI_Comm comm) {
   return MPI_SUCCESS;
 }
 
-extern "C" int PMPIX_Comm_failure_ack(MPI_Comm comm) {
+extern "C" int MPIX_Comm_failure_ack(MPI_Comm comm) {
   const ApiCall call("MPIX_Comm_failure_ack");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPIX_Comm_failure_ack";
@@ -188,7 +188,7 @@ extern "C" int PMPIX_Comm_failure_ack(MPI_Comm comm) {
   return MPI_SUCCESS;
 }
 
-extern "C" int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group* failedgrp) {
+extern "C" int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group* failedgrp) {
   const ApiCall call("MPIX_Comm_failure_get_acked");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPIX_Comm_failure_get_acked";
@@ -202,7 +202,7 @@ extern "C" int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group* failedgrp)
   return MPI_SUCCESS;
 }
 
-extern "C" int PMPIX_Comm_agree(MPI_Comm comm, int* flag) {
+extern "C" int MPIX_Comm_agree(MPI_Comm comm, int* flag) {
   const ApiCall call("MPIX_Comm_agree");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPIX_Comm_agree";
@@ -225,7 +225,7 @@ extern "C" int PMPIX_Comm_agree(MPI_Comm comm, int* flag) {
   return MPI_SUCCESS;
 }
 
-extern "C" int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm* newcomm) {
+extern "C" int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm* newcomm) {
   const ApiCall call("MPIX_Comm_shrink");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPIX_Comm_shrink";
@@ -268,9 +268,3 @@ extern "C" int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm* newcomm) {
   }
 }
 
-extern "C" int MPIX_Comm_revoke(MPI_Comm) __attribute__((weak, alias("PMPIX_Comm_revoke")));
-extern "C" int MPIX_Comm_failure_ack(MPI_Comm) __attribute__((weak, alias("PMPIX_Comm_failure_ack")));
-extern "C" int MPIX_Comm_failure_get_acked(MPI_Comm, MPI_Group*)
-    __attribute__((weak, alias("PMPIX_Comm_failure_get_acked")));
-extern "C" int MPIX_Comm_agree(MPI_Comm, int*) __attribute__((weak, alias("PMPIX_Comm_agree")));
-extern "C" int MPIX_Comm_shrink(MPI_Comm, MPI_Comm*) __attribute__((weak, alias("PMPIX_Comm_shrink")));

@@ -440,7 +440,7 @@ void mpi_f_sync_reg_f08ts_(void *buf) __attribute__((weak, alias("pmpir_f_sync_r
 #define LAPIS_MPICH_DELETE_ERROR(what)                                              \
   void pmpir_delete_error_##what##_f08_(const MPI_Fint *value, MPI_Fint *ierror); \
   void pmpir_delete_error_##what##_f08_(const MPI_Fint *value, MPI_Fint *ierror) { \
-    const int rc = PMPIX_Delete_error_##what((int)*value);                          \
+    const int rc = MPIX_Delete_error_##what((int)*value);                           \
     if (ierror != NULL) *ierror = (MPI_Fint)rc;                                      \
   }                                                                                  \
   void mpi_delete_error_##what##_f08_(const MPI_Fint *value, MPI_Fint *ierror)      \

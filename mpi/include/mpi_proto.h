@@ -470,9 +470,6 @@ int MPI_Remove_error_string(int errorcode);
 int MPIX_Delete_error_class(int errorclass);
 int MPIX_Delete_error_code(int errorcode);
 int MPIX_Delete_error_string(int errorcode);
-int PMPIX_Delete_error_class(int errorclass);
-int PMPIX_Delete_error_code(int errorcode);
-int PMPIX_Delete_error_string(int errorcode);
 
 /* Generalized requests (MPI_Grequest_complete must come before the request
  * is freed). */
@@ -494,18 +491,6 @@ int MPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn,
                                MPIX_Grequest_class *greq_class);
 int MPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state,
                                  MPI_Request *request);
-int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
-                         MPI_Grequest_cancel_function *cancel_fn,
-                         MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn,
-                         void *extra_state, MPI_Request *request);
-int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn,
-                                MPI_Grequest_free_function *free_fn,
-                                MPI_Grequest_cancel_function *cancel_fn,
-                                MPIX_Grequest_poll_function *poll_fn,
-                                MPIX_Grequest_wait_function *wait_fn,
-                                MPIX_Grequest_class *greq_class);
-int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state,
-                                  MPI_Request *request);
 
 /* MPICH 4.0's GPU queries: is_supported / the result is 0 for every kind
  * (MPIX_GPU_SUPPORT_*), since Lapis moves host memory only. */
@@ -513,10 +498,6 @@ int MPIX_GPU_query_support(int gpu_type, int *is_supported);
 int MPIX_Query_cuda_support(void);
 int MPIX_Query_ze_support(void);
 int MPIX_Query_hip_support(void);
-int PMPIX_GPU_query_support(int gpu_type, int *is_supported);
-int PMPIX_Query_cuda_support(void);
-int PMPIX_Query_ze_support(void);
-int PMPIX_Query_hip_support(void);
 
 /* MPICH 4.0's fault tolerance (ULFM), for the survivors of a failed rank
  * (lapirun --continue-on-failure); agree, shrink and the acknowledgements
@@ -526,11 +507,6 @@ int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm);
 int MPIX_Comm_failure_ack(MPI_Comm comm);
 int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp);
 int MPIX_Comm_agree(MPI_Comm comm, int *flag);
-int PMPIX_Comm_revoke(MPI_Comm comm);
-int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm);
-int PMPIX_Comm_failure_ack(MPI_Comm comm);
-int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp);
-int PMPIX_Comm_agree(MPI_Comm comm, int *flag);
 
 /* Tools' hook of the profiling interface: does nothing here. */
 int MPI_Pcontrol(const int level, ...);

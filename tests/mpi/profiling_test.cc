@@ -1,6 +1,7 @@
 // The profiling interface: a tool library that defines MPI_Send,
-// MPI_Allreduce and MPI_Finalize, loaded before libmpi.so, sees every call
-// the program makes and reaches Lapis through the PMPI_ names.
+// MPI_Allreduce, MPIX_Comm_agree and MPI_Finalize, loaded before libmpi.so,
+// sees every call the program makes and reaches Lapis through the PMPI_ and
+// PMPIX_ names.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 
@@ -20,7 +21,7 @@ Run sh(const std::string& command) { return lapis::testing::run_user_command(com
 
 constexpr const char* kTool = R"(#include <mpi.h>
 #include <stdio.h>
-static int sends, allreduces;
+static int sends, allreduces, agrees;
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   ++sends;
   return PMPI_Send(buf, count, type, dest, tag, comm);
@@ -29,10 +30,16 @@ int MPI_Allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_O
   ++allreduces;
   return PMPI_Allreduce(in, out, count, type, op, comm);
 }
+/* MPICH's extensions have profiling names too. */
+int MPIX_Comm_agree(MPI_Comm comm, int *flag) {
+  ++agrees;
+  return PMPIX_Comm_agree(comm, flag);
+}
 int MPI_Finalize(void) {
   int rank;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  printf("tool: rank %d counted %d MPI_Send, %d MPI_Allreduce\n", rank, sends, allreduces);
+  printf("tool: rank %d counted %d MPI_Send, %d MPI_Allreduce, %d MPIX_Comm_agree\n", rank, sends,
+         allreduces, agrees);
   return PMPI_Finalize();
 }
 )";
@@ -49,7 +56,9 @@ int main(int argc, char **argv) {
     if (rank == 1) MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
   for (int i = 0; i < 2; ++i) MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  printf("program: rank %d sum %d last %d\n", rank, sum, v);
+  int flag = rank == 0 ? 0x6 : 0x3; /* agreed: their AND */
+  MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
+  printf("program: rank %d sum %d last %d agreed %d\n", rank, sum, v, flag);
   return MPI_Finalize();
 }
 )";
@@ -77,8 +86,10 @@ TEST_CASE("a tool interposes MPI_ functions and calls PMPI_") {
                      " -n 2 --timeout 60 " + dir + "/program");
   INFO(run.output);
   CHECK(run.status == 0);
-  CHECK(run.output.find("tool: rank 0 counted 3 MPI_Send, 2 MPI_Allreduce") != std::string::npos);
-  CHECK(run.output.find("tool: rank 1 counted 0 MPI_Send, 2 MPI_Allreduce") != std::string::npos);
-  CHECK(run.output.find("program: rank 0 sum 1 last 0") != std::string::npos);
-  CHECK(run.output.find("program: rank 1 sum 1 last 2") != std::string::npos);
+  CHECK(run.output.find("tool: rank 0 counted 3 MPI_Send, 2 MPI_Allreduce, 1 MPIX_Comm_agree") !=
+        std::string::npos);
+  CHECK(run.output.find("tool: rank 1 counted 0 MPI_Send, 2 MPI_Allreduce, 1 MPIX_Comm_agree") !=
+        std::string::npos);
+  CHECK(run.output.find("program: rank 0 sum 1 last 0 agreed 2") != std::string::npos);
+  CHECK(run.output.find("program: rank 1 sum 1 last 2 agreed 2") != std::string::npos);
 }

@@ -359,12 +359,12 @@ static void user_errors(void) {
   CHECK_OK(MPI_Add_error_string(code, "again"));
   CHECK_OK(MPIX_Delete_error_string(code));
   CHECK_OK(MPIX_Delete_error_code(code));
-  CHECK_OK(PMPIX_Delete_error_class(got));
+  CHECK_OK(MPIX_Delete_error_class(got));
   CHECK_CLASS(MPIX_Delete_error_class(got), MPI_ERR_ARG);
   CHECK_CLASS(MPIX_Delete_error_code(code), MPI_ERR_ARG);  /* gone already */
   CHECK_CLASS(MPIX_Delete_error_string(MPI_ERR_ARG), MPI_ERR_ARG);  /* predefined */
-  CHECK_CLASS(PMPIX_Delete_error_code(MPI_ERR_OTHER), MPI_ERR_ARG);
-  CHECK_CLASS(PMPIX_Delete_error_string(code), MPI_ERR_ARG);
+  CHECK_CLASS(MPIX_Delete_error_code(MPI_ERR_OTHER), MPI_ERR_ARG);
+  CHECK_CLASS(MPIX_Delete_error_string(code), MPI_ERR_ARG);
 }
 
 static int query_calls, free_calls, cancel_calls;
