@@ -284,11 +284,13 @@ class Engine::Impl {
   // that flatten the whole path below them (mpi/internal/api_call.hpp):
   // inlined there, they made each of those calls 600-800 KB of code and
   // libmpi.so.12's LTO link take 17 minutes.
-  [[gnu::noinline]] Errc send_general(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
+  [[gnu::noinline]]
+  Errc send_general(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
                     SendMode mode);
   [[gnu::noinline]] void send_remote(Request* req);
   [[gnu::noinline]] void send_self(Request* req);
-  [[gnu::noinline]] Errc send_buffered(const void* buf, std::size_t bytes, int dest, int tag,
+  [[gnu::noinline]]
+  Errc send_buffered(const void* buf, std::size_t bytes, int dest, int tag,
                      std::uint32_t context, Request*& out);
   detail::Msg pick_protocol(const Request& req) const;
   bool admit_locked(SendPeer& peer, detail::Msg type, std::size_t bytes, std::uint32_t context,
@@ -419,7 +421,8 @@ class Engine::Impl {
     peer.to_return += bytes;
     if (peer.to_return >= my_window_ / 4 || peer.starved) flush_credit_locked(src);
   }
-  [[gnu::noinline]] void consider_pull_locked(lapi::TaskId src, std::uint32_t probe_context, bool probing);
+  [[gnu::noinline]]
+  void consider_pull_locked(lapi::TaskId src, std::uint32_t probe_context, bool probing);
   void flush_credit_locked(lapi::TaskId src);
   void note_starved_locked(lapi::TaskId src, const detail::StarvedHeader& h);
   void hold_locked(lapi::TaskId dest, detail::Msg type, Request* req);

@@ -49,7 +49,8 @@ inline int raise_session(const ErrhandlerPtr& handler, MPI_Session session, cons
 
 // Prints the message and ends this process with a non-zero status (lapirun
 // then ends the rest of the job).
-[[noreturn, gnu::cold, gnu::noinline]] void fatal_error(const char* function, int code, std::string_view detail);
+[[noreturn, gnu::cold, gnu::noinline]]
+void fatal_error(const char* function, int code, std::string_view detail);
 [[noreturn, gnu::cold, gnu::noinline]] void abort_job(int errorcode);
 
 }  // namespace mpi
