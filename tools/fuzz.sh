@@ -88,4 +88,7 @@ for n in "${names[@]}"; do
     grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$work/$n/log" | head -n 5
   fi
 done
+# A passing run leaves nothing behind; a failing one keeps its logs and
+# artifacts (named above) to look at.
+[ $failed -eq 0 ] && [ -z "${FUZZ_WORK:-}" ] && rm -rf "$work"
 [ $failed -eq 0 ]
