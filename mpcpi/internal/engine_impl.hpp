@@ -280,10 +280,8 @@ class Engine::Impl {
   bool isend_admitted(const void* buf, std::size_t bytes, lapi::TaskId to, int tag, std::uint32_t context,
                       const detail::Envelope& env, Request*& out);
   // Every blocking send but the common eager case (see send()). It and the
-  // other uncommon paths below marked noinline stay out of the MPI calls
-  // that flatten the whole path below them (mpi/internal/api_call.hpp):
-  // inlined there, they made each of those calls 600-800 KB of code and
-  // libmpi.so.12's LTO link take 17 minutes.
+  // other uncommon paths marked noinline stay out of the MPI calls that
+  // flatten the whole path below them (mpi/internal/api_call.hpp says why).
   [[gnu::noinline]]
   Errc send_general(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
                     SendMode mode);

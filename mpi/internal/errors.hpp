@@ -31,8 +31,7 @@ template <typename... Args>
 // comm == nullptr: the error belongs to no communicator; MPI_COMM_WORLD's
 // handler applies (before MPI_Init: fatal). Returns `code` unless the handler
 // ends the job. MPI_SUCCESS passes straight through (inline: every MPI call
-// ends here).
-// Error paths stay out of line (LAPIS_FLATTEN_HOT_CALL, api_call.hpp).
+// ends here). raise_failure stays out of the flattened calls (api_call.hpp).
 [[gnu::cold, gnu::noinline]] int raise_failure(const Comm* comm, const char* function, int code);
 inline int raise(const Comm* comm, const char* function, int code) {
   return code == MPI_SUCCESS ? code : raise_failure(comm, function, code);
