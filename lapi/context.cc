@@ -328,6 +328,7 @@ LinkStats Context::link_stats() const { return impl_->link_stats(); }
 ShmStats Context::shm_stats() const {
   internal::Guard guard(impl_->lock_);
   ShmStats stats = impl_->shm_.stats();
+  stats.ring_queued = impl_->backlog_.total();
   stats.split_sent = impl_->split_.sent;
   stats.split_received = impl_->split_.received;
   stats.split_parts_helped = impl_->split_.parts_helped;

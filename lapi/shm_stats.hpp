@@ -9,7 +9,8 @@ namespace lapi {
 struct ShmStats {
   std::uint64_t sent = 0;         // frames written into a peer's ring
   std::uint64_t received = 0;     // frames taken from this task's rings
-  std::uint64_t ring_full = 0;    // sends that went through UCX: ring full
+  std::uint64_t ring_full = 0;    // frames that found the ring full
+  std::uint64_t ring_queued = 0;  // of those, Amsends kept in order until it had room (the rest: UCX)
   std::uint64_t peer_asleep = 0;  // sends that went through UCX: target asleep
   std::uint64_t wakes = 0;        // UCX wake-ups sent after a ring write
   std::uint32_t peers = 0;        // tasks reached through shared memory

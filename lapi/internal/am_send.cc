@@ -37,17 +37,17 @@ template <bool kChecked>
 }
 
 template <bool kChecked>
-bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
-                                      const void* uhdr, std::size_t uhdr_len, const void* data,
-                                      std::size_t data_len, const Counters& counters) {
+RingSend Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler,
+                                          std::uint16_t extra_flags, const void* uhdr,
+                                          std::size_t uhdr_len, const void* data,
+                                          std::size_t data_len, const Counters& counters,
+                                          bool counted) {
   // The packed layout (wire.hpp), written in place in the target's ring.
-  const std::size_t words = (counters.target ? 8 : 0) + (counters.completion ? 8 : 0) +
-                            (kChecked ? sizeof(ChecksumWire) : 0);
-  const std::size_t len = sizeof(AmsendWire) + words + uhdr_len + data_len;
-  if (len > ShmChannel::kFrameLimit) return false;
+  const std::size_t len = ring_frame_len(counters, kChecked, uhdr_len, data_len);
+  if (len > ShmChannel::kFrameLimit) return RingSend::refused;
   ShmSend why;
   std::byte* p = shm_.begin_send(tgt, len, why);
-  if (p == nullptr) return false;  // ring full or target asleep: UCX
+  if (p == nullptr) [[unlikely]] return why == ShmSend::full ? RingSend::full : RingSend::refused;
   const std::size_t off = write_frame_locked<kChecked>(
       p, handler, static_cast<std::uint16_t>(extra_flags | uhdr_len << kPackedUhdrShift), uhdr,
       uhdr_len, counters);
@@ -56,21 +56,21 @@ bool Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16
   } else if (data_len) {
     copy_into_shared(p + off, data, data_len);
   }
-  ++peers_[tgt].sent_to;
+  if (!counted) ++peers_[tgt].sent_to;
   end_ring_send_locked(tgt, len);
   if constexpr (kChecked) {
     keep_ring_frame_locked(tgt, p, off, uhdr, uhdr_len, data, data_len);
   }
   // The data is in the ring: the origin buffer is free.
   if (counters.origin) bump(*counters.origin);
-  return true;
+  return RingSend::sent;
 }
-template bool Context::Impl::amsend_shm_locked<false>(TaskId, HandlerId, std::uint16_t,
-                                                     const void*, std::size_t, const void*,
-                                                     std::size_t, const Counters&);
-template bool Context::Impl::amsend_shm_locked<true>(TaskId, HandlerId, std::uint16_t,
-                                                    const void*, std::size_t, const void*,
-                                                    std::size_t, const Counters&);
+template RingSend Context::Impl::amsend_shm_locked<false>(TaskId, HandlerId, std::uint16_t,
+                                                         const void*, std::size_t, const void*,
+                                                         std::size_t, const Counters&, bool);
+template RingSend Context::Impl::amsend_shm_locked<true>(TaskId, HandlerId, std::uint16_t,
+                                                        const void*, std::size_t, const void*,
+                                                        std::size_t, const Counters&, bool);
 
 // Names the first bad argument of an Amsend (out of line: the checks in
 // amsend() only decide whether there is one).
@@ -124,18 +124,34 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
   Guard guard(lock_);
   // LAPIS_CHECKSUM=crc32c: every frame carries a ChecksumWire (integrity.hpp).
   const bool checked = integrity_.on;
-  // A task on this node: straight into its shared-memory ring.
-  const Path path = peers_[tgt].path;
-  if (uhdr_len <= kPackedUhdrLimit && data_len < config_.eager_limit && path == Path::shm &&
-      (checked ? amsend_shm_locked<true>(tgt, handler, kChecksummed, uhdr, uhdr_len, data,
-                                         data_len, counters)
-               : amsend_shm_locked<false>(tgt, handler, 0, uhdr, uhdr_len, data, data_len,
-                                          counters))) [[likely]] {
-    return Errc::success;
+  const std::uint16_t flags = checked ? kChecksummed : 0;
+  // A task on this node: straight into its shared-memory ring, or, when it
+  // is full, in the queue for it (ring_backlog.hpp).
+  if (uhdr_len <= kPackedUhdrLimit && data_len < config_.eager_limit &&
+      peers_[tgt].path == Path::shm) [[likely]] {
+    if (!backlog_.empty()) [[unlikely]] {
+      flush_backlog_locked(tgt);
+      if (backlog_.has(tgt) &&
+          queue_amsend_locked(tgt, handler, flags, uhdr, uhdr_len, data, data_len, counters)) {
+        return Errc::success;
+      }
+    }
+    const RingSend r =
+        checked ? amsend_shm_locked<true>(tgt, handler, flags, uhdr, uhdr_len, data, data_len,
+                                          counters)
+                : amsend_shm_locked<false>(tgt, handler, 0, uhdr, uhdr_len, data, data_len,
+                                           counters);
+    if (r == RingSend::sent) [[likely]] return Errc::success;
+    if (r == RingSend::full) {
+      if (queue_amsend_locked(tgt, handler, flags, uhdr, uhdr_len, data, data_len, counters)) {
+        return Errc::success;
+      }
+      shm_.note_ring_full();
+    }
   }
   // Anything else: the path's own way (path_ops.hpp).
-  return via_path<&PathOps::amsend>(tgt, handler, checked ? kChecksummed : 0, uhdr, uhdr_len,
-                                    data, data_len, counters);
+  return via_path<&PathOps::amsend>(tgt, handler, flags, uhdr, uhdr_len, data, data_len,
+                                    counters);
 }
 
 Status Context::Impl::amsend_quiet(TaskId tgt, HandlerId handler, const void* uhdr,
@@ -195,11 +211,20 @@ Status Context::Impl::amsend_now(TaskId tgt, HandlerId handler, const void* uhdr
   Guard guard(lock_);
   const bool checked = integrity_.on;
   const bool small = uhdr_len <= kPackedUhdrLimit && data_len < config_.eager_limit;
-  if (small && peers_[tgt].path == Path::shm &&
-      (checked ? amsend_shm_locked<true>(tgt, handler, kChecksummed, uhdr, uhdr_len, data, data_len, {})
-               : amsend_shm_locked<false>(tgt, handler, 0, uhdr, uhdr_len, data, data_len, {}))) [[likely]] {
-    sent = true;
-    return Errc::success;
+  if (small && peers_[tgt].path == Path::shm) [[likely]] {
+    // Behind queued Amsends, or into a full ring: the caller's amsend() queues it.
+    if (!backlog_.empty()) [[unlikely]] {
+      flush_backlog_locked(tgt);
+      if (backlog_.has(tgt)) return Errc::success;
+    }
+    const RingSend r =
+        checked ? amsend_shm_locked<true>(tgt, handler, kChecksummed, uhdr, uhdr_len, data, data_len, {})
+                : amsend_shm_locked<false>(tgt, handler, 0, uhdr, uhdr_len, data, data_len, {});
+    if (r == RingSend::sent) [[likely]] {
+      sent = true;
+      return Errc::success;
+    }
+    if (r == RingSend::full) return Errc::success;
   }
   if (checked || !small) return Errc::success;
   alignas(8) std::byte frame[kSendHeaderCapacity + kPackedDataLimit];
@@ -225,6 +250,7 @@ void Context::Impl::send_control_near_locked(TaskId tgt, Proto proto, const void
   const std::size_t frame_len = sizeof(AmsendWire) + len;
   if (peers_[tgt].path == Path::shm) p = shm_.begin_send(tgt, frame_len, why);
   if (p == nullptr) {  // another host, ring full or target asleep
+    if (peers_[tgt].path == Path::shm && why == ShmSend::full) shm_.note_ring_full();
     send_control_locked(tgt, proto, msg, len);
     return;
   }

@@ -47,6 +47,7 @@
 #include "lapi/internal/peer_failures.hpp"
 #include "lapi/internal/progress_state.hpp"
 #include "lapi/internal/region_table.hpp"
+#include "lapi/internal/ring_backlog.hpp"
 #include "lapi/internal/send_pool.hpp"
 #include "lapi/internal/shm_channel.hpp"
 #include "lapi/internal/slot_table.hpp"
@@ -130,14 +131,34 @@ class Context::Impl {
   template <bool kChecked>
   std::size_t write_frame_locked(std::byte* at, HandlerId handler, std::uint16_t extra_flags,
                                  const void* uhdr, std::size_t uhdr_len, const Counters& counters);
-  // Amsend to a task on this node through its shared-memory ring; false
-  // (nothing sent) when the frame is too long, the ring full or the target
-  // asleep. kChecked: LAPIS_CHECKSUM, extra_flags has kChecksummed. Caller
-  // holds lock_.
+  // Amsend to a task on this node through its shared-memory ring; nothing
+  // is sent when the frame is too long, the ring full or the target asleep
+  // (RingSend says which). kChecked: LAPIS_CHECKSUM, extra_flags has
+  // kChecksummed. `counted`: a queued Amsend, already counted for fences.
+  // Caller holds lock_.
   template <bool kChecked>
-  bool amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
-                         const void* uhdr, std::size_t uhdr_len, const void* data,
-                         std::size_t data_len, const Counters& counters);
+  internal::RingSend amsend_shm_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
+                                       const void* uhdr, std::size_t uhdr_len, const void* data,
+                                       std::size_t data_len, const Counters& counters,
+                                       bool counted = false);
+  // An Amsend to a task on this node whose ring is full, or behind others
+  // queued for it (ring_backlog.hpp): queued, or false when it cannot be
+  // (no origin counter, or a frame too long for the ring) and should take
+  // the path's way.
+  // Caller holds lock_; ring_backlog.cc holds these.
+  bool queue_amsend_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
+                           const void* uhdr, std::size_t uhdr_len, const void* data,
+                           std::size_t data_len, const Counters& counters);
+  // Sends what is queued for `tgt` while its ring has room (all targets: from
+  // the poll); whether any left.
+  bool flush_backlog_locked(TaskId tgt);
+  bool flush_backlogs_locked();
+  // Before a sleep: everything still queued through UCX; for one target
+  // (`found_asleep`: its first frame found the target asleep).
+  void backlog_to_ucx_locked();
+  void queue_to_ucx_locked(TaskId tgt, bool found_asleep);
+  // A failed target: its queue dropped, the origin counters moved.
+  void drop_backlog_to_locked(TaskId tgt);
   // Sends a control message through the target's path; caller holds lock_. Header is copied.
   void send_control_locked(TaskId tgt, Proto proto, const void* header, std::size_t len,
                            const void* data = nullptr, std::size_t data_len = 0);
@@ -592,6 +613,7 @@ class Context::Impl {
 
   internal::SendPool send_pool_;
   internal::ShmChannel shm_;
+  internal::RingBacklog backlog_;  // ring_backlog.hpp: Amsends waiting for room in a full ring
   // UCX polling rate beside the rings (progress.cc), guarded by lock_.
   unsigned polls_since_ucx_ = 0;
   unsigned ucx_poll_every_ = 1;

@@ -227,6 +227,7 @@ void Context::Impl::on_checksum_nack_locked(const ChecksumNackWire& msg) {
         end_ring_send_locked(tgt, f->len);
         return;
       }
+      if (why == ShmSend::full) shm_.note_ring_full();
     }
     if (Status s = send_replay_frame_locked(tgt, *f); !s.ok()) send_errors_++;
     return;

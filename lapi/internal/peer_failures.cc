@@ -58,6 +58,7 @@ void Context::Impl::absorb_failures() {
       if (links_.enabled()) links_.drop_peer(static_cast<TaskId>(task));
       drop_split_sends_to_locked(static_cast<TaskId>(task));
       free_ucx_sends_to_locked(static_cast<TaskId>(task));
+      drop_backlog_to_locked(static_cast<TaskId>(task));
     }
     for (const internal::PeerFailureHook& hook : failures_.hooks) {
       if (hook.fn != nullptr) hook.fn(owner_, task, why.c_str(), hook.arg);

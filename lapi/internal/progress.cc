@@ -65,6 +65,10 @@ bool Context::Impl::poll_transports() {
       });
       if (!split_.ring_controls.empty()) [[unlikely]] run_ring_controls_locked();
     }
+    // Amsends waiting for room in a full ring (ring_backlog.hpp): work when
+    // some left; a queue that stays put lets the wait go to sleep, and
+    // through UCX (sleep_on_efd).
+    if (!backlog_.empty()) [[unlikely]] did |= flush_backlogs_locked();
     // An idle ucp_worker_progress costs several times a look at the rings,
     // and a frame that lands meanwhile waits for it. So with rings to watch,
     // UCX is progressed on every poll only while it has had events lately;
@@ -156,6 +160,8 @@ void Context::Impl::sleep_on_efd(int timeout_ms, bool waiter) {
   std::vector<pollfd> fds;
   {
     Guard guard(lock_);
+    // Nobody sends what waits for room in a ring while this task sleeps.
+    if (!backlog_.empty()) [[unlikely]] backlog_to_ucx_locked();
     // Announce the sleep to shared-memory senders before the last look at
     // the rings (shm_channel.hpp): a frame written after that look comes
     // with a UCX wake-up.

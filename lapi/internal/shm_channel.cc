@@ -229,7 +229,6 @@ std::byte* ShmChannel::begin_send(std::uint32_t tgt, std::size_t len, ShmSend& w
     // A count beyond what we sent is corrupt: treat the ring as full.
     if (c <= at) o.consumed_seen = c;
     if (at + pad + span - o.consumed_seen > kSlots) {
-      ++stats_.ring_full;
       why = ShmSend::full;
       return nullptr;
     }
@@ -244,6 +243,17 @@ std::byte* ShmChannel::begin_send(std::uint32_t tgt, std::size_t len, ShmSend& w
   o.writing = at;
   claim_lines(&o.ring[at % kSlots], len);
   return o.ring[at % kSlots].frame;
+}
+
+bool ShmChannel::has_room(std::uint32_t tgt, std::size_t len) {
+  Outbox& o = out_[tgt];
+  const std::uint64_t span = slots_for(len);
+  const std::uint64_t at = o.next;
+  const std::uint64_t pad = at % kSlots + span > kSlots ? kSlots - at % kSlots : 0;
+  if (at + pad + span - o.consumed_seen <= kSlots) return true;
+  const std::uint64_t c = std::atomic_ref<std::uint64_t>(*o.consumed).load(std::memory_order_acquire);
+  if (c <= at) o.consumed_seen = c;
+  return at + pad + span - o.consumed_seen <= kSlots;
 }
 
 ShmSend ShmChannel::end_send(std::uint32_t tgt, std::size_t len, bool quiet) {
@@ -289,7 +299,10 @@ ShmSend ShmChannel::send(std::uint32_t tgt, const void* header, std::size_t head
   const std::size_t len = header_len + data_len;
   ShmSend why;
   std::byte* p = begin_send(tgt, len, why);
-  if (p == nullptr) return why;
+  if (p == nullptr) {
+    if (why == ShmSend::full) note_ring_full();
+    return why;
+  }
   std::memcpy(p, header, header_len);
   if (data_len) std::memcpy(p + header_len, data, data_len);
   return publish(tgt, len, claimed_len != 0 ? claimed_len : static_cast<std::uint32_t>(len));

@@ -204,13 +204,16 @@ Status Context::Impl::amsend_split_locked(TaskId tgt, HandlerId handler, const v
     flags |= kChecksummed;
     integrity_.next_split_crc = crc32c_extend(0, data, data_len);
   }
-  const bool in_ring =
-      uhdr_len <= kPackedUhdrLimit &&
-      ((flags & kChecksummed) != 0
-           ? amsend_shm_locked<true>(tgt, handler, flags, uhdr, uhdr_len, &op->wire,
-                                     sizeof op->wire, later)
-           : amsend_shm_locked<false>(tgt, handler, flags, uhdr, uhdr_len, &op->wire,
-                                      sizeof op->wire, later));
+  // A full ring sends it through UCX: split frames do not queue (ring_backlog.hpp).
+  const RingSend ring =
+      uhdr_len > kPackedUhdrLimit ? RingSend::refused
+      : (flags & kChecksummed) != 0
+          ? amsend_shm_locked<true>(tgt, handler, flags, uhdr, uhdr_len, &op->wire,
+                                    sizeof op->wire, later)
+          : amsend_shm_locked<false>(tgt, handler, flags, uhdr, uhdr_len, &op->wire,
+                                     sizeof op->wire, later);
+  if (ring == RingSend::full) shm_.note_ring_full();
+  const bool in_ring = ring == RingSend::sent;
   const Status s = in_ring ? Status(Errc::success)
                            : amsend_ucx_locked(tgt, handler, flags, uhdr, uhdr_len, &op->wire,
                                                sizeof op->wire, later);

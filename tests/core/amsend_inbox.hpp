@@ -22,6 +22,7 @@ inline unsigned char pattern(std::uint32_t seq, std::size_t i) {
 // lands in a per-sequence buffer so that arrival order does not matter.
 struct Inbox {
   std::vector<std::vector<unsigned char>> slots;
+  std::vector<std::uint32_t> order;  // sequence numbers as their headers arrived
   std::atomic<int> bad{0};
 };
 inline Inbox g_inbox;
@@ -38,6 +39,7 @@ inline lapi::Landing on_header(lapi::Context&, const lapi::AmHeaderInfo& info) {
     inbox->bad.fetch_add(1);
     return {};
   }
+  inbox->order.push_back(seq);
   inbox->slots[seq].assign(info.data_len, 0);
   return {info.data_len ? inbox->slots[seq].data() : nullptr, nullptr, nullptr, nullptr};
 }
@@ -99,6 +101,7 @@ inline Setup& setup(std::size_t slots) {
     registered = true;
   }
   g_inbox.slots.assign(slots, {});
+  g_inbox.order.clear();
   LAPI_OK(s.ctx.barrier());
   return s;
 }

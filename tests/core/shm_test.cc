@@ -24,6 +24,15 @@ TEST_CASE("shared-memory channel on and off") {
   }
 }
 
+// Interrupt mode: a task waits asleep, and what waits for room in a full ring goes through UCX
+// before it sleeps (ring_backlog.hpp).
+TEST_CASE("shared-memory channel in interrupt mode") {
+  const auto r = launch({.ranks = 2, .timeout_s = 180, .env = {"LAPIS_MODE=interrupt"}, .flags = {}},
+                        "tests/core/shm_ranks");
+  INFO(r.output);
+  CHECK(r.status == 0);
+}
+
 TEST_CASE("LAPIS_TRANSPORTS shm alone, tcp alone; LAPIS_PATHS with TCP for every pair") {
   for (const char* setting :
        {"LAPIS_TRANSPORTS=shm", "LAPIS_TRANSPORTS=tcp", "LAPIS_PATHS=*-*=tcp"}) {
