@@ -1,5 +1,6 @@
 // Amsends waiting for room in a full shared-memory ring (ring_backlog.hpp
-// says why and when they leave).
+// says why and when they leave). Out of line: the flattened MPI calls
+// (mpi/internal/api_call.hpp) would otherwise take all of this in.
 
 #include "lapi/internal/engine.hpp"
 
@@ -7,7 +8,7 @@ namespace lapi {
 
 using namespace internal;
 
-bool Context::Impl::queue_amsend_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
+[[gnu::noinline]] bool Context::Impl::queue_amsend_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
                                         const void* uhdr, std::size_t uhdr_len, const void* data,
                                         std::size_t data_len, const Counters& counters) {
   // Without an origin counter the caller may never come back to the
@@ -22,7 +23,7 @@ bool Context::Impl::queue_amsend_locked(TaskId tgt, HandlerId handler, std::uint
   return true;
 }
 
-bool Context::Impl::flush_backlog_locked(TaskId tgt) {
+[[gnu::noinline]] bool Context::Impl::flush_backlog_locked(TaskId tgt) {
   if (!backlog_.has(tgt)) return false;
   bool moved = false;
   auto& queue = backlog_.of(tgt);
@@ -51,7 +52,7 @@ bool Context::Impl::flush_backlog_locked(TaskId tgt) {
   return moved;
 }
 
-bool Context::Impl::flush_backlogs_locked() {
+[[gnu::noinline]] bool Context::Impl::flush_backlogs_locked() {
   bool moved = false;
   for (TaskId tgt = 0; tgt < backlog_.targets() && !backlog_.empty(); ++tgt) {
     moved |= flush_backlog_locked(tgt);
@@ -59,13 +60,13 @@ bool Context::Impl::flush_backlogs_locked() {
   return moved;
 }
 
-void Context::Impl::backlog_to_ucx_locked() {
+[[gnu::noinline]] void Context::Impl::backlog_to_ucx_locked() {
   for (TaskId tgt = 0; tgt < backlog_.targets() && !backlog_.empty(); ++tgt) {
     queue_to_ucx_locked(tgt, false);
   }
 }
 
-void Context::Impl::queue_to_ucx_locked(TaskId tgt, bool found_asleep) {
+[[gnu::noinline]] void Context::Impl::queue_to_ucx_locked(TaskId tgt, bool found_asleep) {
   auto& queue = backlog_.of(tgt);
   while (!queue.empty()) {
     const QueuedAmsend a = std::move(queue.front());
@@ -86,7 +87,7 @@ void Context::Impl::queue_to_ucx_locked(TaskId tgt, bool found_asleep) {
   }
 }
 
-void Context::Impl::drop_backlog_to_locked(TaskId tgt) {
+[[gnu::noinline]] void Context::Impl::drop_backlog_to_locked(TaskId tgt) {
   if (!backlog_.has(tgt)) return;
   auto& queue = backlog_.of(tgt);
   while (!queue.empty()) {
