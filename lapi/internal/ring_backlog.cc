@@ -8,7 +8,8 @@ namespace lapi {
 
 using namespace internal;
 
-[[gnu::noinline]] bool Context::Impl::queue_amsend_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
+[[gnu::noinline]]
+bool Context::Impl::queue_amsend_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
                                         const void* uhdr, std::size_t uhdr_len, const void* data,
                                         std::size_t data_len, const Counters& counters) {
   // Without an origin counter the caller may never come back to the
@@ -23,18 +24,16 @@ using namespace internal;
   return true;
 }
 
-[[gnu::noinline]] bool Context::Impl::flush_backlog_locked(TaskId tgt) {
+[[gnu::noinline]]
+bool Context::Impl::flush_backlog_locked(TaskId tgt) {
   if (!backlog_.has(tgt)) return false;
   bool moved = false;
   auto& queue = backlog_.of(tgt);
   while (!queue.empty()) {
     const QueuedAmsend& a = queue.front();
-    const bool checked = (a.extra_flags & kChecksummed) != 0;
-    if (!shm_.has_room(tgt, ring_frame_len(a.counters, checked, a.uhdr.size(), a.data_len))) {
-      return moved;
-    }
+    // A ring still full counts nothing (ring_full counts what takes UCX).
     const RingSend r =
-        checked
+        (a.extra_flags & kChecksummed) != 0
             ? amsend_shm_locked<true>(tgt, a.handler, a.extra_flags, a.uhdr.data(), a.uhdr.size(),
                                       a.data, a.data_len, a.counters, true)
             : amsend_shm_locked<false>(tgt, a.handler, a.extra_flags, a.uhdr.data(),
@@ -52,7 +51,8 @@ using namespace internal;
   return moved;
 }
 
-[[gnu::noinline]] bool Context::Impl::flush_backlogs_locked() {
+[[gnu::noinline]]
+bool Context::Impl::flush_backlogs_locked() {
   bool moved = false;
   for (TaskId tgt = 0; tgt < backlog_.targets() && !backlog_.empty(); ++tgt) {
     moved |= flush_backlog_locked(tgt);
@@ -60,13 +60,15 @@ using namespace internal;
   return moved;
 }
 
-[[gnu::noinline]] void Context::Impl::backlog_to_ucx_locked() {
+[[gnu::noinline]]
+void Context::Impl::backlog_to_ucx_locked() {
   for (TaskId tgt = 0; tgt < backlog_.targets() && !backlog_.empty(); ++tgt) {
     queue_to_ucx_locked(tgt, false);
   }
 }
 
-[[gnu::noinline]] void Context::Impl::queue_to_ucx_locked(TaskId tgt, bool found_asleep) {
+[[gnu::noinline]]
+void Context::Impl::queue_to_ucx_locked(TaskId tgt, bool found_asleep) {
   auto& queue = backlog_.of(tgt);
   while (!queue.empty()) {
     const QueuedAmsend a = std::move(queue.front());
@@ -87,7 +89,8 @@ using namespace internal;
   }
 }
 
-[[gnu::noinline]] void Context::Impl::drop_backlog_to_locked(TaskId tgt) {
+[[gnu::noinline]]
+void Context::Impl::drop_backlog_to_locked(TaskId tgt) {
   if (!backlog_.has(tgt)) return;
   auto& queue = backlog_.of(tgt);
   while (!queue.empty()) {

@@ -245,17 +245,6 @@ std::byte* ShmChannel::begin_send(std::uint32_t tgt, std::size_t len, ShmSend& w
   return o.ring[at % kSlots].frame;
 }
 
-bool ShmChannel::has_room(std::uint32_t tgt, std::size_t len) {
-  Outbox& o = out_[tgt];
-  const std::uint64_t span = slots_for(len);
-  const std::uint64_t at = o.next;
-  const std::uint64_t pad = at % kSlots + span > kSlots ? kSlots - at % kSlots : 0;
-  if (at + pad + span - o.consumed_seen <= kSlots) return true;
-  const std::uint64_t c = std::atomic_ref<std::uint64_t>(*o.consumed).load(std::memory_order_acquire);
-  if (c <= at) o.consumed_seen = c;
-  return at + pad + span - o.consumed_seen <= kSlots;
-}
-
 ShmSend ShmChannel::end_send(std::uint32_t tgt, std::size_t len, bool quiet) {
   return publish(tgt, len, static_cast<std::uint32_t>(len), quiet);
 }

@@ -132,8 +132,6 @@ class ShmChannel {
   // the library), which its progress thread need not be woken for.
   std::byte* begin_send(std::uint32_t tgt, std::size_t len, ShmSend& why, bool quiet = false);
   ShmSend end_send(std::uint32_t tgt, std::size_t len, bool quiet = false);
-  // Whether a frame of `len` bytes would fit now (nothing counted).
-  bool has_room(std::uint32_t tgt, std::size_t len);
   // A frame refused for a full ring went through UCX (ShmStats::ring_full;
   // a queued one, ring_backlog.hpp, only once it takes UCX).
   void note_ring_full() { ++stats_.ring_full; }

@@ -28,8 +28,9 @@ TEST_CASE("shared-memory channel on and off") {
 // before it sleeps (ring_backlog.hpp). The full ring's case only: the others send raw frames,
 // which a peer asleep refuses, and its progress thread sleeps most of the time.
 TEST_CASE("a full ring in interrupt mode") {
-  const auto r = launch({.ranks = 2, .timeout_s = 180, .env = {"LAPIS_MODE=interrupt"}, .flags = {}},
-                        "tests/core/shm_ranks", {"--test-case=a full ring*"});
+  const auto r =
+      launch({.ranks = 2, .timeout_s = 180, .env = {"LAPIS_MODE=interrupt"}, .flags = {}},
+             "tests/core/shm_ranks", {"--test-case=a full ring*"});
   INFO(r.output);
   CHECK(r.status == 0);
 }
