@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <new>
 
+#include <sys/mman.h>
+
 namespace mpi::scratch {
 namespace {
 
@@ -71,6 +73,19 @@ class Cache {
 
 thread_local Cache t_cache;
 
+// Staging of this size and more (a large non-contiguous message) is written
+// whole once it is taken: in 2 MiB pages its first touch faults 512 times
+// less (a 2 GiB block took 8 s in 4 KiB pages on a virtual machine).
+constexpr std::size_t kHugeMin = std::size_t{8} << 20;
+
+void advise_huge_pages(void* block, std::size_t n) {
+  const auto page = std::uintptr_t{4096};
+  const auto begin = (reinterpret_cast<std::uintptr_t>(block) + page - 1) & ~(page - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(block) + n) & ~(page - 1);
+  // Advice only: a kernel without transparent huge pages refuses it, harmlessly.
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
 }  // namespace
 
 char* take(std::size_t n, bool nothrow) {
@@ -82,6 +97,7 @@ char* take(std::size_t n, bool nothrow) {
       throw std::bad_alloc();
     }
     h->capacity = n;
+    if (n >= kHugeMin) advise_huge_pages(h + 1, n);
   }
   return reinterpret_cast<char*>(h + 1);
 }

@@ -55,12 +55,13 @@ TEST_CASE("ping-pong across the eager limit") {
   const std::uint32_t ctx = 101;
   const int peer = me ^ 1;
   if (peer < n) {
+    std::vector<std::uint8_t> in, out;  // reused: see fill_message
     for (std::size_t bytes : sizes_across_eager_limit()) {
       CAPTURE(bytes);
       for (std::uint64_t round = 0; round < 3; ++round) {
-        std::vector<std::uint8_t> in(bytes + 1, 0xEE);
+        in.assign(bytes + 1, 0xEE);
         if (me % 2 == 0) {
-          auto out = make_message(me, round, bytes);
+          fill_message(out, me, round, bytes);
           require_ok(engine().send(out.data(), bytes, peer, 7, ctx, SendMode::standard), "send");
           Status st;
           require_ok(engine().recv(in.data(), bytes, peer, 7, ctx, &st), "recv");
@@ -73,7 +74,7 @@ TEST_CASE("ping-pong across the eager limit") {
           require_ok(engine().recv(in.data(), bytes, peer, 7, ctx, &st), "recv");
           CHECK(st.bytes == bytes);
           check_content(in, peer, round, bytes);
-          auto out = make_message(me, round, bytes);
+          fill_message(out, me, round, bytes);
           require_ok(engine().send(out.data(), bytes, peer, 7, ctx, SendMode::standard), "send");
         }
         CHECK(in[bytes] == 0xEE);  // nothing written past the message
@@ -89,12 +90,13 @@ TEST_CASE("ring in every send mode, receives posted late and early") {
   const int right = (me + 1) % n;
   const int left = (me + n - 1) % n;
   const std::uint32_t ctx = 102;
+  std::vector<std::uint8_t> in, out;  // reused: see fill_message
   for (SendMode mode : {SendMode::standard, SendMode::synchronous}) {
     for (std::size_t bytes : sizes_across_eager_limit()) {
       CAPTURE(bytes);
       CAPTURE(mpcpi::to_string(mode));
-      auto out = make_message(me, bytes, bytes);
-      std::vector<std::uint8_t> in(bytes);
+      fill_message(out, me, bytes, bytes);
+      in.assign(bytes, 0);
       Request* s = nullptr;
       require_ok(engine().isend(out.data(), bytes, right, 3, ctx, mode, s), "isend");
       Status st;
@@ -106,8 +108,8 @@ TEST_CASE("ring in every send mode, receives posted late and early") {
   }
   // Ready mode needs the receive posted first: post, then agree, then send.
   for (std::size_t bytes : {std::size_t{0}, std::size_t{64}, std::size_t{1} << 20}) {
-    auto out = make_message(me, 9, bytes);
-    std::vector<std::uint8_t> in(bytes);
+    fill_message(out, me, 9, bytes);
+    in.assign(bytes, 0);
     Request* r = nullptr;
     require_ok(engine().irecv(in.data(), bytes, left, 4, ctx, r), "irecv");
     barrier();

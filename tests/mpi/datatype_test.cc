@@ -1,6 +1,7 @@
 // The datatype engine alone: bounds, flattening, pack/unpack, elements.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <numeric>
@@ -110,6 +111,56 @@ TEST_CASE("partial unpack writes nothing past the bytes received") {
   CHECK(out == std::array<int, 12>{10, 11, -1, -1, 12, -1, -1, -1, -1, -1, -1, -1});
   CHECK(mpi::elements_in(*t, 3 * sizeof(int)) == 3);
   CHECK(mpi::elements_in(*t, 3 * sizeof(int) + 1) == -1);
+}
+
+// One block per row takes a strided loop (datatype.cc's copy_one_block_type):
+// rows of several instances, each block length it treats apart (1, 2, 4, 8,
+// 16 bytes) and others, and a short message ending inside a block.
+TEST_CASE("one block per row: several instances, any block length, a short message") {
+  for (int len : {1, 2, 3, 4, 8, 12, 16, 40}) {
+    CAPTURE(len);
+    // 3 rows of `len` bytes, rows 2 * len + 1 apart, 2 instances.
+    TypePtr t = committed(Datatype::hvector(3, len, 2 * len + 1, builtin(MPI_BYTE),
+                                            MPI_COMBINER_HVECTOR));
+    REQUIRE(t->flat().blocks.size() == 1);
+    const std::int64_t ext = t->extent();
+    std::vector<unsigned char> src(2 * ext);
+    std::iota(src.begin(), src.end(), 0);
+    std::vector<unsigned char> packed(2 * 3 * len);
+    mpi::pack(*t, src.data(), 2, packed.data());
+    std::vector<unsigned char> want;
+    for (int i = 0; i < 2; ++i) {
+      for (int r = 0; r < 3; ++r) {
+        for (int b = 0; b < len; ++b) want.push_back(src[i * ext + r * (2 * len + 1) + b]);
+      }
+    }
+    CHECK(packed == want);
+    // All but half a block of the message: the rest of the buffer untouched.
+    const std::int64_t got = static_cast<std::int64_t>(packed.size()) - (len + 1) / 2;
+    std::vector<unsigned char> back(2 * ext, 0xee);
+    mpi::unpack(*t, back.data(), 2, packed.data(), got);
+    std::int64_t k = 0;
+    for (int i = 0; i < 2; ++i) {
+      for (int r = 0; r < 3; ++r) {
+        for (int b = 0; b < len; ++b, ++k) {
+          const std::int64_t at = i * ext + r * (2 * len + 1) + b;
+          CHECK(back[at] == (k < got ? src[at] : 0xee));
+          back[at] = 0xee;
+        }
+      }
+    }
+    CHECK(std::count(back.begin(), back.end(), 0xee) == static_cast<std::ptrdiff_t>(back.size()));
+  }
+  // A resized byte (one block per instance, no rows): every other byte.
+  TypePtr every_other = committed(Datatype::resized(builtin(MPI_BYTE), 0, 2));
+  std::vector<unsigned char> src(10);
+  std::iota(src.begin(), src.end(), 0);
+  std::vector<unsigned char> packed(5);
+  mpi::pack(*every_other, src.data(), 5, packed.data());
+  CHECK(packed == std::vector<unsigned char>{0, 2, 4, 6, 8});
+  std::vector<unsigned char> back(10, 0xee);
+  mpi::unpack(*every_other, back.data(), 5, packed.data(), 3);
+  CHECK(back == std::vector<unsigned char>{0, 0xee, 2, 0xee, 4, 0xee, 0xee, 0xee, 0xee, 0xee});
 }
 
 TEST_CASE("struct rounds its extent up to the strictest alignment") {

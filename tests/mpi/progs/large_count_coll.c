@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "big_buffer.h"
 #include "check.h"
 
 static int rank, size;
@@ -304,8 +305,7 @@ static void large(void) {
     CHECK(size == 1);
     return;
   }
-  unsigned char* buf = malloc((size_t)n);
-  CHECK(buf != NULL);
+  unsigned char* buf = big_buffer((size_t)n);
   if (rank == 0) {
     for (MPI_Count i = 0; i < n; ++i) buf[i] = f(i);
   } else {

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "big_buffer.h"
 #include "check.h"
 
 static int rank, size;
@@ -310,8 +311,7 @@ static void large(void) {
     return;
   }
   /* rank 1 exposes n bytes; rank 0 puts them, rank 1 checks, rank 0 gets them back */
-  unsigned char* mem = malloc((size_t)n);
-  CHECK(mem != NULL);
+  unsigned char* mem = big_buffer((size_t)n);
   if (rank == 0) {
     for (MPI_Count i = 0; i < n; ++i) mem[i] = f(i);
   } else {
