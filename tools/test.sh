@@ -58,11 +58,13 @@ tsan_mpi_tests=(//tests/mpi:api_call_test //tests/mpi:threads_test //tests/mpi:f
 
 # Left out under AddressSanitizer: the benchmarks' smoke tests (below), the
 # fuzzing harnesses' corpus runs (tools/fuzz.sh runs them under clang's
-# AddressSanitizer), and tests of packaging and the launcher's reports that
-# run no library code the others do not (user programs built by build
-# systems, the installed tree, the hang report).
+# AddressSanitizer), tests of packaging and the launcher's reports that run
+# no library code the others do not (user programs built by build systems,
+# the installed tree, the hang report), and the choice of paths across test
+# hosts (100 s here; hosts_links_test keeps a job across test hosts).
 asan_skipped=(-//tests/benchmarks/... -//tests/fuzz/... -//tests/mpi:build_systems_test
-              -//tests/mpi:install_test -//tests/mpi:hang_report_test)
+              -//tests/mpi:install_test -//tests/mpi:hang_report_test
+              -//tests/runtime:hosts_paths_test)
 # Left out under ThreadSanitizer: jobs across test hosts (network
 # namespaces). Their ranks start the same threads as on one host, and they
 # were a fifth of this stage's time.
