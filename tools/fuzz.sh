@@ -4,7 +4,7 @@
 # any crash, leak, timeout or sanitizer report; the input that caused it is
 # kept under the artifact folder it names.
 #
-#   tools/fuzz.sh --seconds 20              # every harness, 20 s each (CI)
+#   tools/fuzz.sh --seconds 10              # every harness, 10 s each (CI)
 #   tools/fuzz.sh --runs 10000000 NAME...   # these harnesses, so many inputs
 #   tools/fuzz.sh --merge NAME...           # after a run: add new coverage to corpus/NAME
 #

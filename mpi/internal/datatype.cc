@@ -365,6 +365,9 @@ void copy_blocks(char* to, std::int64_t to_stride, const char* from, std::int64_
 // in order between the packed bytes and the typed buffer, rows first.
 void copy_one_block_type(const Datatype& type, char* typed, char* packed, std::int64_t blocks,
                          bool to_packed) {
+  // No blocks, no address: the buffer may then be any value, even one that
+  // the block's offset would carry past the end of the address space.
+  if (blocks <= 0) return;
   const FlatType& flat = type.flat();
   const std::int64_t len = flat.blocks[0].len, ext = type.extent();
   typed += flat.blocks[0].offset;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -151,6 +152,21 @@ TEST_CASE("one block per row: several instances, any block length, a short messa
     }
     CHECK(std::count(back.begin(), back.end(), 0xee) == static_cast<std::ptrdiff_t>(back.size()));
   }
+  // No instances: the buffer is not looked at, whatever its value (the
+  // block's offset once carried a pointer near the top of the address
+  // space past its end; UndefinedBehaviorSanitizer's pointer-overflow check
+  // in the fuzzer found it).
+  std::array<std::int64_t, 1> one{1}, at_100{100};
+  std::array<TypePtr, 1> byte{builtin(MPI_BYTE)};
+  TypePtr far = committed(Datatype::hvector(2, 1, 5, Datatype::create_struct(one, at_100, byte),
+                                            MPI_COMBINER_HVECTOR));
+  REQUIRE(far->flat().blocks.size() == 1);
+  REQUIRE(far->flat().blocks[0].offset == 100);
+  const auto near_top = reinterpret_cast<void*>(std::uintptr_t{0} - 8);
+  unsigned char nothing = 0x5a;
+  mpi::pack(*far, near_top, 0, &nothing);
+  mpi::unpack(*far, near_top, 0, &nothing, 0);
+  CHECK(nothing == 0x5a);
   // A resized byte (one block per instance, no rows): every other byte.
   TypePtr every_other = committed(Datatype::resized(builtin(MPI_BYTE), 0, 2));
   std::vector<unsigned char> src(10);
