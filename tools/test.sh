@@ -2,10 +2,10 @@
 # Sets up the machine, builds everything and runs every test: the default
 # build (every test), the link-time-optimised build the benchmarks and the
 # installation use (everything shipped built; the tests of what it ships:
-# benchmarks, installation, MPICH-built programs), the suite (less the few
+# benchmarks, installation, MPICH-built programs), the suite (less the
 # tests in asan_skipped) under AddressSanitizer+UndefinedBehaviorSanitizer,
-# ThreadSanitizer on the core, runtime and mpcpi tests (less jobs across
-# test hosts) and on the MPI tests where threads, fibers or progress
+# ThreadSanitizer on the core, runtime and mpcpi tests (less those in
+# tsan_skipped) and on the MPI tests where threads, fibers or progress
 # threads meet (the rest of the MPI tests exercise no thread the core tests
 # do not), and each fuzzing harness for 10 s (tools/fuzz.sh).
 # Ends with "N passed, N failed".
