@@ -12,10 +12,11 @@
  * machine 4 GiB took 15 s in 4 KiB pages, 10 s in 2 MiB ones). */
 static inline unsigned char* big_buffer(size_t n) {
   const size_t huge = (size_t)2 << 20;
-  unsigned char* p = aligned_alloc(huge, (n + huge - 1) / huge * huge);
+  const size_t whole_pages = (n + huge - 1) / huge * huge; /* aligned_alloc wants a multiple */
+  unsigned char* p = aligned_alloc(huge, whole_pages);
   CHECK(p != NULL);
 #ifdef MADV_HUGEPAGE
-  madvise(p, (n + huge - 1) / huge * huge, MADV_HUGEPAGE); /* advice only: failure is harmless */
+  madvise(p, whole_pages, MADV_HUGEPAGE); /* advice only: failure is harmless */
 #endif
   return p;
 }
