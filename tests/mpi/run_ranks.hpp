@@ -23,10 +23,10 @@ inline int count_lines(const std::string& text, const std::string& line) {
 }
 
 inline void expect_ok(const std::string& program, int ranks, std::vector<std::string> env = {},
-                      std::vector<std::string> args = {}) {
+                      std::vector<std::string> args = {}, int timeout_s = 120) {
   lapis::testing::LaunchOptions options;
   options.ranks = ranks;
-  options.timeout_s = 120;
+  options.timeout_s = timeout_s;
   options.env = std::move(env);
   auto result = lapis::testing::launch(options, "tests/mpi/progs/" + program, args);
   INFO(program, " with ", ranks, " ranks:\n", result.output);
