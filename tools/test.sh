@@ -92,7 +92,7 @@ if [ $quick -eq 0 ]; then
   # (an LTO link per test costs minutes and ships nothing).
   mapfile -t shipped < <(bazel query "kind('cc_binary|genrule|sh_binary|filegroup',
                                             $shipped_packages)" 2>/dev/null)
-  [ ${#shipped[@]} -gt 0 ] || echo "ERROR: bazel query found nothing shipped" >> "$log_dir/lto_build.log"
+  [ ${#shipped[@]} -gt 0 ] || echo "ERROR: bazel query found nothing shipped" | tee "$log_dir/lto_query.log"
   run_build lto_build --config=lto "${shipped[@]}"
   run_suite lto --config=lto "${lto_tests[@]}"
   # The benchmarks' smoke tests run in the default and LTO builds; under
