@@ -33,14 +33,13 @@ TEST_CASE("large-count forms with small counts match the int forms") {
   }
 }
 
-// Not under AddressSanitizer: gigabytes of shadowed memory took minutes of
-// CI's sanitizer stage, and the code it runs is the small counts' (the
-// default build runs it).
 // Each rank touches about 6 GiB of fresh memory, and the kernel zeroes
 // every page first: on a virtual machine whose host backs guest memory
 // lazily that was 60 of large_count's 77 s (perf: clear_page_erms) while
 // CI built beside it, so these jobs get 400 s rather than 120 (CI's run of
-// stop 55 failed on the 120).
+// stop 55 failed on the 120). Not under AddressSanitizer: gigabytes of
+// shadowed memory took minutes of CI's sanitizer stage, and the code it
+// runs is the small counts' (the default build runs it).
 TEST_CASE("counts beyond INT_MAX move and reduce every element" *
           doctest::skip(lapis::testing::kAddressSanitizer)) {
   for (const char* program : kPrograms) {
