@@ -241,6 +241,11 @@ Status Config::from_env(Config& config) {
     config.split_copy = s != "0";
     config.split_copy_always = s == "1";
   }
+  if (const char* v = env("LAPIS_STAGED_COPY")) {
+    const std::string_view s(v);
+    if (s != "0" && s != "1") return fail(Errc::set_val, "LAPIS_STAGED_COPY='{}': expected 0 or 1", v);
+    config.staged_copy = s == "1";
+  }
   if (const char* v = env("LAPIS_SPLIT_MIN")) {
     if (!parse_count(v, config.split_min)) {
       return fail(Errc::set_val, "LAPIS_SPLIT_MIN='{}': expected a byte count", v);

@@ -26,7 +26,7 @@ enum CorruptPath : std::uint32_t {
   kCorruptShm = 1u << 0,    // Amsend frames in the shared-memory rings
   kCorruptEager = 1u << 1,  // Amsend frames through UCX, eager
   kCorruptRndv = 1u << 2,   // Amsend data pulled by UCX rendezvous
-  kCorruptSplit = 1u << 3,  // Amsend data moved by split copy
+  kCorruptSplit = 1u << 3,  // Amsend data moved by split copy or staged copy (per chunk)
   kCorruptPut = 1u << 4,
   kCorruptGet = 1u << 5,
   kCorruptRmw = 1u << 6,    // Rmw operands and results
@@ -100,6 +100,10 @@ struct Config {
   // while every task may have a core; `0`: off).
   bool split_copy = true;
   bool split_copy_always = false;
+  // With checksums, split copy's Amsends that have an origin counter go
+  // through the target's staging area instead (lapi/internal/staged_copy.cc;
+  // LAPIS_STAGED_COPY=0: split copy with its two CRC passes).
+  bool staged_copy = true;
   // The smallest Amsend data split copy takes (16 KiB at least); 0: the
   // eager limit. Below the eager limit it takes data that would otherwise
   // go through UCX's eager copy-in/copy-out: the MPI layer keeps a 128 KiB

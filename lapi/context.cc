@@ -332,6 +332,8 @@ ShmStats Context::shm_stats() const {
   stats.split_sent = impl_->split_.sent;
   stats.split_received = impl_->split_.received;
   stats.split_parts_helped = impl_->split_.parts_helped;
+  stats.staged_sent = impl_->split_.staged_sent;
+  stats.staged_received = impl_->split_.staged_received;
   // Peers whose chosen path is the rings (a LAPIS_PATHS rule may send a peer of this host through
   // UCX; its ring is still watched).
   stats.peers = 0;

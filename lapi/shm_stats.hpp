@@ -19,6 +19,9 @@ struct ShmStats {
   std::uint64_t split_received = 0;
   std::uint64_t split_parts_helped = 0;  // parts this task wrote into its targets' buffers
   std::uint32_t split_peers = 0;  // tasks whose memory this task can reach
+  // Of the split ones, with LAPIS_CHECKSUM: copied through the target's staging area.
+  std::uint64_t staged_sent = 0;
+  std::uint64_t staged_received = 0;
 };
 
 }  // namespace lapi

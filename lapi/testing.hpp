@@ -21,6 +21,14 @@ Status send_raw(Context& ctx, TaskId tgt, unsigned am_id, const void* header,
 Status shm_send_raw(Context& ctx, TaskId tgt, const void* frame, std::size_t len,
                     std::uint32_t claimed_len);
 
+// Publishes a chunk with these words and `len` bytes of `data` as this
+// task's next one in tgt's staging area (LAPIS_CHECKSUM=crc32c,
+// staged_copy.cc). Errc::tgt when tgt has no staging area for this task,
+// Errc::hdr_len when len is past a chunk, Errc::transport when every slot
+// is taken.
+Status stage_send_raw(Context& ctx, TaskId tgt, std::uint64_t token, std::uint64_t offset,
+                      const void* data, std::uint32_t len, std::uint32_t crc);
+
 // Whether tgt, reached through shared memory, has announced that it sleeps
 // on its event fd.
 bool shm_peer_sleeping(Context& ctx, TaskId tgt);

@@ -45,6 +45,7 @@ struct AmsendFrame {
   std::size_t wire_length;           // ... the frame's checksum covers
   SplitWire split;                   // split.id != 0: the data stays at the origin
   bool striped;                      // ... until it comes over the links (set with split)
+  bool staged;                       // ... until the origin copies it through staging
 };
 
 // `bytes`/`frame_len`: the UCX header (amsend) or the whole payload (packed,
@@ -64,8 +65,12 @@ inline FrameFault parse_amsend_frame(bool rndv, bool packed, const std::byte* by
   }
   std::size_t off = sizeof w;
   if (w.src >= ntasks ||
-      (w.flags & ~(kHasTargetCounter | kHasCompletion | kSplitData | kChecksummed | kStripedData)) != 0 ||
-      (w.flags & (kSplitData | kStripedData)) == kStripedData) [[unlikely]] {
+      (w.flags & ~(kHasTargetCounter | kHasCompletion | kSplitData | kChecksummed | kStripedData |
+                   kStagedData)) != 0 ||
+      (w.flags & (kSplitData | kStripedData)) == kStripedData ||
+      ((w.flags & kStagedData) != 0 &&
+       (w.flags & (kSplitData | kChecksummed | kStripedData)) != (kSplitData | kChecksummed)))
+      [[unlikely]] {
     return FrameFault::malformed;
   }
   if (w.flags & kHasTargetCounter) {
@@ -104,6 +109,7 @@ inline FrameFault parse_amsend_frame(bool rndv, bool packed, const std::byte* by
     std::memcpy(&f.split, data, sizeof f.split);
     if (f.split.id == 0) return FrameFault::split_no_record;
     f.striped = (w.flags & kStripedData) != 0;
+    f.staged = (w.flags & kStagedData) != 0;
     data = nullptr;
     length = f.split.len;
   } else {

@@ -381,6 +381,8 @@ class Context::Impl {
   void check_held_splits_locked();
   // Checks the data (LAPIS_CHECKSUM), frees the origin's buffer and lands.
   void complete_split_recv_locked(internal::SplitRecv& rec);
+  // The same once checked: split_done to the origin, then the landing (or the failure).
+  void settle_split_recv_locked(internal::SplitRecv& rec);
   // Target side: the data will not be copied (`code` says why, success for
   // a discard); the origin may reuse its buffer. `near`: split_done may take
   // the ring (a success with no completion ack behind it, which must not
@@ -400,6 +402,36 @@ class Context::Impl {
   void finish_split_recv_locked(std::uint64_t token);
   // LAPIS_CHECKSUM: copies src's data at `addr` into `buffer` again.
   bool split_copy_again_locked(TaskId src, void* buffer, std::uint64_t addr, std::size_t len);
+
+  // ---- staged_copy.cc: with LAPIS_CHECKSUM, split copy's Amsends copied
+  // through the target's staging area with a CRC per chunk instead.
+  // Whether an Amsend of `data_len` to `tgt` is staged (amsend_split_locked).
+  bool stages_to(TaskId tgt, const Counters& counters) const {
+    return integrity_.on && config_.staged_copy && counters.origin != nullptr && shm_.stages_to(tgt);
+  }
+  // Origin: the frame through the ring (nothing sent: false, the caller takes split copy).
+  bool amsend_staged_locked(TaskId tgt, HandlerId handler, const void* uhdr,
+                            std::size_t uhdr_len, internal::SplitSend* op, const Counters& later);
+  // Origin: the target's split_go for staged Amsend `op` came.
+  void on_stage_go_locked(internal::SplitSend& op, const internal::SplitGoWire& msg);
+  // Origin: pushes chunks while staging areas have room; whether any.
+  bool push_stages_locked();
+  bool push_stage_locked(TaskId tgt);
+  // Target side, once the header handler named `buffer` (null: discard).
+  void land_staged_locked(TaskId src, const internal::SplitWire& split, void* buffer,
+                          const CompletionJob& job);
+  // Target: copies out and checks the chunks that wait; whether any.
+  bool drain_stages_locked();
+  bool drain_stage_locked(TaskId src);
+  // Target: copies one chunk out and checks it, reading it again from the
+  // origin's buffer while damaged (rec.error says if that failed).
+  void land_chunk_locked(internal::SplitRecv& rec, const internal::ShmChannel::StageChunk& chunk);
+  // Origin: `op` ended early (its target failed it): no more pushing.
+  void forget_staged_send_locked(const internal::SplitSend& op);
+  // Target: whether a chunk waits for a staged Amsend (before a sleep).
+  bool stage_waiting_locked() const;
+  // `task` failed: what it was pushing, or was to push, is dropped.
+  void drop_stages_locked(TaskId task);
 
   // ---- stripes.cc: large Amsends to tasks on other hosts, striped over the links
   // (LAPIS_LINKS; links.hpp has the sockets). Split copy's frame and split_done, with the

@@ -56,6 +56,7 @@ void Context::Impl::absorb_failures() {
     {
       internal::Guard guard(lock_);
       if (links_.enabled()) links_.drop_peer(static_cast<TaskId>(task));
+      drop_stages_locked(static_cast<TaskId>(task));
       drop_split_sends_to_locked(static_cast<TaskId>(task));
       free_ucx_sends_to_locked(static_cast<TaskId>(task));
       drop_backlog_to_locked(static_cast<TaskId>(task));

@@ -64,6 +64,9 @@ bool Context::Impl::poll_transports() {
         return false;
       });
       if (!split_.ring_controls.empty()) [[unlikely]] run_ring_controls_locked();
+      // Staged Amsends (staged_copy.cc): chunks to copy out, chunks to push.
+      if (split_.stage_in_count != 0) [[unlikely]] did |= drain_stages_locked();
+      if (split_.stage_out_count != 0) [[unlikely]] did |= push_stages_locked();
     }
     // Amsends waiting for room in a full ring (ring_backlog.hpp): work when
     // some left; a queue that stays put lets the wait go to sleep, and
@@ -166,7 +169,10 @@ void Context::Impl::sleep_on_efd(int timeout_ms, bool waiter) {
     // the rings (shm_channel.hpp): a frame written after that look comes
     // with a UCX wake-up.
     shm_.sleep_begin(waiter);
-    st = shm_.pending() ? UCS_ERR_BUSY : ucp_worker_arm(worker_);
+    // Chunks still to push go in while there is room; a target that frees a
+    // slot after this look wakes us (ShmChannel::stage_release).
+    const bool pushed = split_.stage_out_count != 0 && push_stages_locked();
+    st = pushed || shm_.pending() || stage_waiting_locked() ? UCS_ERR_BUSY : ucp_worker_arm(worker_);
     if (links_.active()) [[unlikely]] {
       fds.push_back(efd);
       links_.add_pollfds(fds);

@@ -28,6 +28,7 @@ struct alignas(64) InboxHeader {
   std::uint32_t owner;
   std::uint32_t ntasks;
   std::uint32_t sleep_fence;  // kMembarrierFence: the owner's sleeps run membarrier (header comment)
+  std::uint32_t stage_slots;  // 0, or kStageSlots (enable_stages)
   alignas(64) std::uint32_t sleepers;
   // Of the sleepers, application threads asleep in a wait: the ones a quiet
   // frame wakes (ShmChannel::begin_send).
@@ -109,6 +110,7 @@ bool ShmChannel::create(std::uint32_t me, std::uint32_t ntasks, ShmAddress& out,
   h->ntasks = ntasks;
   membarrier_ = membarrier_allowed_ && membarrier_ready();
   h->sleep_fence = membarrier_ ? kMembarrierFence : 0;
+  h->stage_slots = stages_ ? kStageSlots : 0;
   my_sleepers_ = &h->sleepers;
   my_waiters_asleep_ = &h->waiters_asleep;
   out.magic = kShmAddressMagic;
@@ -129,6 +131,8 @@ bool ShmChannel::attach(std::uint32_t peer, const ShmAddress& addr) {
                       &reinterpret_cast<Line*>(mine + 1)[peer].value, 0});
   cells_in_.resize(ntasks_, nullptr);
   cells_in_[peer] = cells_after(in_.back().ring);
+  stage_in_.resize(ntasks_);
+  if (stages_) stage_in_[peer].area = stage_after(in_.back().ring);
   char name[sizeof addr.name + 1] = {};
   std::memcpy(name, addr.name, sizeof addr.name);
   const int fd = ::shm_open(name, O_RDWR, 0);
@@ -138,7 +142,7 @@ bool ShmChannel::attach(std::uint32_t peer, const ShmAddress& addr) {
   ::close(fd);
   auto* h = static_cast<InboxHeader*>(header);
   if (header == nullptr || ring == nullptr || h->magic != kInboxMagic || h->owner != peer ||
-      h->ntasks != ntasks_) {
+      h->ntasks != ntasks_ || h->stage_slots != (stages_ ? kStageSlots : 0)) {
     if (header) ::munmap(header, hbytes);
     if (ring) ::munmap(ring, ring_bytes());
     return false;
@@ -169,6 +173,7 @@ void ShmChannel::close() {
   }
   in_.clear();
   cells_in_.clear();
+  stage_in_.clear();
   if (inbox_) ::munmap(inbox_, inbox_bytes_);
   inbox_ = nullptr;
   my_sleepers_ = nullptr;
@@ -249,25 +254,26 @@ ShmSend ShmChannel::end_send(std::uint32_t tgt, std::size_t len, bool quiet) {
   return publish(tgt, len, static_cast<std::uint32_t>(len), quiet);
 }
 
+// Sequentially consistent, or, where the watched task's sleeps run
+// membarrier, a release store kept before the load by the compiler alone.
+inline std::uint32_t ShmChannel::publish_then_watch(const Outbox& o, std::uint64_t& word,
+                                                    std::uint64_t value, std::uint32_t* watched) {
+  if (o.light_publish) [[likely]] {
+    std::atomic_ref<std::uint64_t>(word).store(value, std::memory_order_release);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    return std::atomic_ref<std::uint32_t>(*watched).load(std::memory_order_relaxed);
+  }
+  std::atomic_ref<std::uint64_t>(word).store(value, std::memory_order_seq_cst);
+  return std::atomic_ref<std::uint32_t>(*watched).load(std::memory_order_seq_cst);
+}
+
 ShmSend ShmChannel::publish(std::uint32_t tgt, std::size_t len, std::uint32_t stored_len, bool quiet) {
   Outbox& o = out_[tgt];
   const std::uint64_t at = o.writing;
   Slot& slot = o.ring[at % kSlots];
   slot.len = stored_len;
-  // The ticket store and the sleeper check below must not pass each other
-  // (see the header comment): sequentially consistent, or, where the
-  // target's sleeps run membarrier, a release store kept before the load
-  // by the compiler alone.
-  std::uint32_t* const watched = quiet ? o.waiters_asleep : o.sleepers;
-  std::uint32_t sleepers;
-  if (o.light_publish) [[likely]] {
-    std::atomic_ref<std::uint64_t>(slot.ticket).store(at + 1, std::memory_order_release);
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    sleepers = std::atomic_ref<std::uint32_t>(*watched).load(std::memory_order_relaxed);
-  } else {
-    std::atomic_ref<std::uint64_t>(slot.ticket).store(at + 1, std::memory_order_seq_cst);
-    sleepers = std::atomic_ref<std::uint32_t>(*watched).load(std::memory_order_seq_cst);
-  }
+  const std::uint32_t sleepers =
+      publish_then_watch(o, slot.ticket, at + 1, quiet ? o.waiters_asleep : o.sleepers);
   o.next = at + slots_for(len);
   // The first line of a slot a few frames ahead: the target read it a lap
   // ago, so a store there would wait for the line to come back from its
@@ -303,6 +309,59 @@ void ShmChannel::release(const Inbox& in, std::uint64_t first, std::uint64_t cou
         .store(0, std::memory_order_relaxed);
   }
   std::atomic_ref<std::uint64_t>(*in.consumed).store(first + count, std::memory_order_release);
+}
+
+std::byte* ShmChannel::stage_begin(std::uint32_t tgt) {
+  Outbox& o = out_[tgt];
+  const std::uint64_t at = o.stage_next;
+  if (at - o.stage_consumed_seen >= kStageSlots) {
+    const std::uint64_t c =
+        std::atomic_ref<std::uint64_t>(stage_after(o.ring)->consumed).load(std::memory_order_acquire);
+    if (c <= at) o.stage_consumed_seen = c;  // a count beyond what we sent is corrupt: full
+    if (at - o.stage_consumed_seen >= kStageSlots) return nullptr;
+  }
+  return stage_after(o.ring)->slots[at % kStageSlots].data;
+}
+
+ShmSend ShmChannel::stage_publish(std::uint32_t tgt, std::uint64_t token, std::uint64_t offset,
+                                  std::uint32_t len, std::uint32_t crc) {
+  Outbox& o = out_[tgt];
+  const std::uint64_t at = o.stage_next++;
+  StageSlot& slot = stage_after(o.ring)->slots[at % kStageSlots];
+  slot.token = token;
+  slot.offset = offset;
+  slot.len = len;
+  slot.crc = crc;
+  return publish_then_watch(o, slot.ticket, at + 1, o.sleepers) != 0 ? ShmSend::done_wake
+                                                                     : ShmSend::done;
+}
+
+bool ShmChannel::stage_peek(std::uint32_t src, StageChunk& out) const {
+  if (!stages_from(src)) return false;
+  const StageIn& in = stage_in_[src];
+  StageSlot& slot = in.area->slots[in.next % kStageSlots];
+  if (std::atomic_ref<std::uint64_t>(slot.ticket).load(std::memory_order_acquire) != in.next + 1) {
+    return false;
+  }
+  out = StageChunk{slot.token, slot.offset, slot.len, slot.crc, slot.data};
+  return true;
+}
+
+ShmSend ShmChannel::stage_release(std::uint32_t src) {
+  StageIn& in = stage_in_[src];
+  const std::uint64_t taken = in.next++;
+  // Once a chunk per 64 KiB: the barrier costs nothing, and a source that
+  // found every slot taken and went to sleep is always seen (it rereads
+  // the count after announcing its sleep).
+  std::atomic_ref<std::uint64_t>(in.area->consumed).store(in.next, std::memory_order_seq_cst);
+  if (!reaches(src)) return ShmSend::done;
+  const StageSlot& last = in.area->slots[(taken + kStageSlots - 1) % kStageSlots];
+  const bool was_full = std::atomic_ref<const std::uint64_t>(last.ticket)
+                            .load(std::memory_order_seq_cst) == taken + kStageSlots;
+  return was_full && std::atomic_ref<std::uint32_t>(*out_[src].sleepers)
+                             .load(std::memory_order_seq_cst) != 0
+             ? ShmSend::done_wake
+             : ShmSend::done;
 }
 
 bool ShmChannel::pending() const {

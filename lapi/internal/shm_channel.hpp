@@ -171,6 +171,10 @@ class ShmChannel {
   // Before create: keep both sides of the sleep hand-shake sequentially
   // consistent even where membarrier is offered (tests of either way).
   void forgo_membarrier() { membarrier_allowed_ = false; }
+  // Before create: each source's ring gets a staging area (staged_copy.cc),
+  // which every task of the job must agree on (LAPIS_CHECKSUM=crc32c):
+  // attach refuses an inbox laid out otherwise.
+  void enable_stages() { stages_ = true; }
   // Whether this task's sleeps run membarrier, and whether publishing to
   // `tgt` goes without a barrier (tests, stats).
   bool sleeps_with_membarrier() const { return membarrier_; }
@@ -201,6 +205,36 @@ class ShmChannel {
     return reaches(tgt) ? cells_after(out_[tgt].ring) : nullptr;
   }
 
+  // Staging areas (staged_copy.cc): per source, kStageSlots chunks of up to
+  // kStageChunk bytes after its claim cells, which the source writes and
+  // this task copies out, in order. A chunk at position n is published
+  // once its ticket is n + 1 (release store after its bytes and words);
+  // the consumer publishes how many it took, as the ring's consumed count.
+  static constexpr std::size_t kStageChunk = 64 * 1024;
+  static constexpr std::uint64_t kStageSlots = 8;
+  struct StageChunk {
+    std::uint64_t token;   // the target's record of the Amsend
+    std::uint64_t offset;  // of the chunk in the Amsend's data
+    std::uint32_t len;
+    std::uint32_t crc;     // CRC32C of the chunk at the origin
+    std::byte* data;       // in the staging area
+  };
+  bool stages_to(std::uint32_t tgt) const { return stages_ && reaches(tgt); }
+  bool stages_from(std::uint32_t src) const {
+    return src < stage_in_.size() && stage_in_[src].area != nullptr;
+  }
+  // Producer: where the next chunk to `tgt` goes (kStageChunk bytes), or
+  // nullptr while every slot is taken; stage_publish then publishes it
+  // (done_wake: the target sleeps, wake it).
+  std::byte* stage_begin(std::uint32_t tgt);
+  ShmSend stage_publish(std::uint32_t tgt, std::uint64_t token, std::uint64_t offset,
+                        std::uint32_t len, std::uint32_t crc);
+  // Consumer: `src`'s next published chunk, if any; stage_release frees it
+  // (done_wake: every slot had been taken and `src` sleeps, maybe waiting
+  // for room: wake it).
+  bool stage_peek(std::uint32_t src, StageChunk& out) const;
+  ShmSend stage_release(std::uint32_t src);
+
  private:
   struct alignas(64) Slot {
     std::uint64_t ticket;  // position + 1 once the frame starting here is complete
@@ -224,6 +258,8 @@ class ShmChannel {
     std::uint64_t next = 0;              // position of the next frame
     std::uint64_t writing = 0;           // position of the frame between begin and end
     std::uint64_t consumed_seen = 0;     // last consumed count read
+    std::uint64_t stage_next = 0;        // position of the next chunk
+    std::uint64_t stage_consumed_seen = 0;
     bool light_publish = false;          // the target's sleeps run membarrier (header comment)
     void* header_map = nullptr;
     std::size_t header_bytes = 0;
@@ -242,11 +278,38 @@ class ShmChannel {
   // end_send, storing `stored_len` as the frame's length (tests forge it);
   // the ring advances by the true `len`.
   ShmSend publish(std::uint32_t tgt, std::size_t len, std::uint32_t stored_len, bool quiet = false);
-  // A source's ring and its claim cells, whole pages (mapped on their own).
-  static constexpr std::size_t ring_bytes() {
-    return (kSlots * kSlotBytes + kSplitCells * sizeof(SplitCell) + 4095) / 4096 * 4096;
+  struct alignas(64) StageSlot {
+    std::uint64_t ticket;  // position + 1 once the chunk is complete
+    std::uint64_t token;
+    std::uint64_t offset;
+    std::uint32_t len;
+    std::uint32_t crc;
+    alignas(64) std::byte data[kStageChunk];
+  };
+  struct StageArea {
+    alignas(64) std::uint64_t consumed;  // written by the consumer
+    StageSlot slots[kStageSlots];
+  };
+  struct StageIn {  // consumer side, per source
+    StageArea* area = nullptr;
+    std::uint64_t next = 0;
+  };
+  // Stores `value` to `word` (a publication) and then reads `watched`; the
+  // two must not pass each other (see the header comment).
+  static std::uint32_t publish_then_watch(const Outbox& o, std::uint64_t& word,
+                                          std::uint64_t value, std::uint32_t* watched);
+  static constexpr std::size_t kCellsBytes = kSplitCells * sizeof(SplitCell);
+  static constexpr std::size_t page_round(std::size_t n) { return (n + 4095) / 4096 * 4096; }
+  // A source's ring, its claim cells and (enable_stages) its staging area,
+  // whole pages (mapped on their own).
+  std::size_t ring_bytes() const {
+    return page_round(kSlots * kSlotBytes + kCellsBytes) + (stages_ ? page_round(sizeof(StageArea)) : 0);
   }
   static SplitCell* cells_after(Slot* ring) { return reinterpret_cast<SplitCell*>(ring + kSlots); }
+  static StageArea* stage_after(Slot* ring) {
+    return reinterpret_cast<StageArea*>(reinterpret_cast<std::byte*>(ring) +
+                                        page_round(kSlots * kSlotBytes + kCellsBytes));
+  }
 
   std::uint32_t me_ = 0;
   std::uint32_t ntasks_ = 0;
@@ -258,9 +321,11 @@ class ShmChannel {
   std::uint32_t* my_waiters_asleep_ = nullptr;
   bool membarrier_allowed_ = true;
   bool membarrier_ = false;  // this task's sleeps run membarrier; senders it reaches may skip their barrier
+  bool stages_ = false;
   std::vector<Outbox> out_;
   std::vector<Inbox> in_;
   std::vector<SplitCell*> cells_in_;  // per source
+  std::vector<StageIn> stage_in_;     // per source
   ShmStats stats_;
 };
 

@@ -197,6 +197,10 @@ Status Context::Impl::amsend_split_locked(TaskId tgt, HandlerId handler, const v
   // The origin counter moves once every part is copied, not when the frame is sent.
   Counters later = counters;
   later.origin = nullptr;
+  if (stages_to(tgt, counters) && amsend_staged_locked(tgt, handler, uhdr, uhdr_len, op, later)) {
+    ++split_.sent;
+    return Errc::success;
+  }
   // LAPIS_CHECKSUM: the frame carries the data's CRC; the target checks
   // what landed against it (check_split_locked).
   std::uint16_t flags = kSplitData;
@@ -358,6 +362,10 @@ void Context::Impl::on_split_go_locked(const SplitGoWire& msg) {
   SplitSend** found = split_.sends.find(msg.id);
   ShmChannel::SplitCell* cells = shm_.cells_to(msg.src);
   if (found == nullptr && split_.was_done(msg.id)) return;  // came after its split_done
+  if (msg.cell == kStageCell && found != nullptr && (*found)->tgt == msg.src) {
+    on_stage_go_locked(**found, msg);
+    return;
+  }
   const bool sane = found != nullptr && (*found)->tgt == msg.src && cells != nullptr &&
                     split_reaches(msg.src) && msg.cell < ShmChannel::kSplitCells &&
                     msg.buffer != 0 && msg.part_bytes != 0 &&
@@ -415,6 +423,7 @@ void Context::Impl::on_split_done_locked(const SplitDoneWire& msg) {
   }
   split_.note_done(msg.record);
   if (op->striped) links_.end_send(msg.record);
+  if (op->staged) forget_staged_send_locked(*op);  // a target that failed it before the end
   // A failure was reported by the target (a fault with the Amsend's cookie).
   if (op->origin) bump(*op->origin);
 }
@@ -476,6 +485,10 @@ void Context::Impl::complete_split_recv_locked(SplitRecv& rec) {
       !check_split_locked(rec.src, rec.buffer, rec.addr, rec.len, rec.crc, rec.detail)) {
     rec.error = Errc::data_corrupt;
   }
+  settle_split_recv_locked(rec);
+}
+
+void Context::Impl::settle_split_recv_locked(SplitRecv& rec) {
   release_split_locked(rec.src, rec.id, rec.error, rec.error == Errc::success && rec.job.cookie == 0);
   if (rec.error == Errc::success) {
     landed_locked(rec.job);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <variant>
@@ -30,6 +31,11 @@ struct SplitSend {  // origin side, until split_done
   // The origin buffer, and the Amsend's data: must outlive a queued send.
   SplitWire wire;
   bool striped = false;  // over the links (stripes.cc), not by cross-memory attach
+  // Through the target's staging area (staged_copy.cc): the target's record
+  // once its split_go came, and how much is pushed.
+  bool staged = false;
+  std::uint64_t token = 0;
+  std::uint64_t pushed = 0;
 };
 
 struct SplitRecv {  // target side, until every part is in
@@ -45,6 +51,10 @@ struct SplitRecv {  // target side, until every part is in
   std::uint64_t addr = 0;
   std::uint64_t len = 0;
   std::uint32_t crc = 0;
+  // Staged (staged_copy.cc): the data comes through the staging area;
+  // `landed` bytes of it so far.
+  bool staged = false;
+  std::uint64_t landed = 0;
 
   static constexpr std::uint32_t kNoCell = UINT32_MAX;
 };
@@ -79,6 +89,15 @@ struct SplitCopyState {
   // may take different ways (ring and UCX, when the ring was full), so a
   // split_go may come after its split_done: it is then dropped, where one
   // naming a record never sent is refused.
+  // Staged Amsends (staged_copy.cc). Origin: per target, those whose
+  // split_go came, in that order, until every chunk is pushed. Target: per
+  // source, how many still take chunks from its staging area.
+  std::vector<std::deque<SplitSend*>> stage_out;
+  std::size_t stage_out_count = 0;
+  std::vector<std::uint32_t> stage_in;
+  std::size_t stage_in_count = 0;
+  std::uint64_t staged_sent = 0;
+  std::uint64_t staged_received = 0;
   std::array<std::uint64_t, 64> recently_done{};
   std::size_t recently_done_next = 0;
   void note_done(std::uint64_t id) {

@@ -3,6 +3,8 @@
 #include "lapi/internal/engine.hpp"
 #include "lapi/testing.hpp"
 
+#include <cstring>
+
 namespace lapi::testing {
 
 struct EngineAccess {
@@ -33,6 +35,21 @@ Status shm_send_raw(Context& ctx, TaskId tgt, const void* frame, std::size_t len
   const internal::ShmSend sent = e.shm_.send(tgt, frame, len, nullptr, 0, claimed_len);
   if (sent != internal::ShmSend::done && sent != internal::ShmSend::done_wake) {
     return fail(Errc::transport, "shm_send_raw: ring full or target asleep");
+  }
+  return Errc::success;
+}
+
+Status stage_send_raw(Context& ctx, TaskId tgt, std::uint64_t token, std::uint64_t offset,
+                      const void* data, std::uint32_t len, std::uint32_t crc) {
+  Context::Impl& e = EngineAccess::of(ctx);
+  internal::Guard guard(e.lock_);
+  if (!e.shm_.stages_to(tgt)) return fail(Errc::tgt, "stage_send_raw: tgt={} has no staging area for us", tgt);
+  if (len > internal::ShmChannel::kStageChunk) return fail(Errc::hdr_len, "stage_send_raw: len={} too long", len);
+  std::byte* slot = e.shm_.stage_begin(tgt);
+  if (slot == nullptr) return fail(Errc::transport, "stage_send_raw: every slot taken");
+  std::memcpy(slot, data, len);
+  if (e.shm_.stage_publish(tgt, token, offset, len, crc) == internal::ShmSend::done_wake) {
+    e.send_wake_locked(tgt);
   }
   return Errc::success;
 }

@@ -1,6 +1,6 @@
 // Runs integrity_ranks under lapirun with LAPIS_CHECKSUM=crc32c: without
 // faults, and with LAPIS_FAULT_CORRUPT on each path (shared-memory ring,
-// UCX eager, rendezvous, split copy, put, get, rmw) in polling and interrupt
+// UCX eager, rendezvous, staged and split copy, put, get, rmw) in polling and interrupt
 // mode, at 2 ranks and at 8 (more than cores).
 
 #include <doctest/doctest.h>
@@ -36,7 +36,9 @@ TEST_CASE("checksums: intact data, and every injected corruption repaired on eve
       {2, {on, "LAPIS_FAULT_CORRUPT=shm:3", "INTEGRITY_MIN_INJECTED=6"}},
       {2, {on, "LAPIS_FAULT_CORRUPT=eager:3", "LAPIS_SHM=0", "INTEGRITY_MIN_INJECTED=20"}},
       {2, {on, "LAPIS_FAULT_CORRUPT=rndv:2", "LAPIS_SPLIT_COPY=0", "INTEGRITY_MIN_INJECTED=10"}},
+      // Staged (a CRC per 64 KiB chunk), then split copy's own checks.
       {2, {on, "LAPIS_FAULT_CORRUPT=split:2", "INTEGRITY_MIN_INJECTED=10"}},
+      {2, {on, "LAPIS_FAULT_CORRUPT=split:2", "LAPIS_STAGED_COPY=0", "INTEGRITY_MIN_INJECTED=10"}},
       // Polling mode holds a split copy's check until the next split_go; interrupt mode
       // checks at once, and only a split-only run shows that it checks at all (6 when quiet).
       {2, {on, "LAPIS_FAULT_CORRUPT=split:2", "LAPIS_MODE=interrupt", "INTEGRITY_MIN_INJECTED=3"}},

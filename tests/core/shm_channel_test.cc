@@ -1,7 +1,7 @@
 // The shared-memory rings on their own, two channels in one process:
 // ordering and contents across slot counts and wrap-around, a full ring,
 // the sleep hand-shake, forged lengths, a peer whose inbox cannot be
-// mapped, and a reader that ends its batch early. (shm_test covers the channel inside lapi, across processes.)
+// mapped, a reader that ends its batch early, and the staging areas. (shm_test covers the channel inside lapi, across processes.)
 
 #include <doctest/doctest.h>
 
@@ -31,10 +31,11 @@ struct Pair {
   ShmChannel ch[2];
   ShmAddress addr[2];
 
-  explicit Pair(bool map_back = true, bool membarrier = true) {
+  explicit Pair(bool map_back = true, bool membarrier = true, bool stages = false) {
     std::string why;
     for (std::uint32_t t = 0; t < 2; ++t) {
       if (!membarrier) ch[t].forgo_membarrier();
+      if (stages) ch[t].enable_stages();
       REQUIRE_MESSAGE(ch[t].create(t, 2, addr[t], why), why);
     }
     REQUIRE(ch[0].attach(1, addr[1]));
@@ -282,4 +283,92 @@ static void no_lost_wakeups(bool membarrier) {
 TEST_CASE("the sleep hand-shake loses no wake-up under a race") {
   SUBCASE("membarrier where offered") { no_lost_wakeups(true); }
   SUBCASE("sequentially consistent") { no_lost_wakeups(false); }
+}
+
+TEST_CASE("staged chunks arrive in order and intact; a full area refuses until one is released") {
+  Pair p(true, true, true);
+  REQUIRE(p.ch[0].stages_to(1));
+  REQUIRE(p.ch[1].stages_from(0));
+  ShmChannel::StageChunk chunk{};
+  CHECK_FALSE(p.ch[1].stage_peek(0, chunk));
+  std::uint64_t next_token = 1;  // of the next chunk to publish, and to take
+  std::uint64_t next_taken = 1;
+  const auto publish = [&](std::size_t len) {
+    std::byte* slot = p.ch[0].stage_begin(1);
+    if (slot == nullptr) return false;
+    const auto data = payload(len, static_cast<unsigned>(next_token));
+    std::memcpy(slot, data.data(), len);
+    CHECK(p.ch[0].stage_publish(1, next_token, next_token * 10, static_cast<std::uint32_t>(len),
+                                static_cast<std::uint32_t>(len) ^ 0x5a5a) == ShmSend::done);
+    ++next_token;
+    return true;
+  };
+  const auto take = [&] {
+    REQUIRE(p.ch[1].stage_peek(0, chunk));
+    CHECK(chunk.token == next_taken);
+    CHECK(chunk.offset == next_taken * 10);
+    CHECK(chunk.crc == (chunk.len ^ 0x5a5a));
+    const auto want = payload(chunk.len, static_cast<unsigned>(next_taken));
+    CHECK(std::memcmp(chunk.data, want.data(), chunk.len) == 0);
+    ++next_taken;
+    return p.ch[1].stage_release(0);
+  };
+  // Several laps of the area, partial and whole chunks, wrapping at every offset.
+  for (int round = 0; round < 7; ++round) {
+    std::uint64_t published = 0;
+    while (publish(round % 2 ? ShmChannel::kStageChunk : 1 + 977 * round)) ++published;
+    CHECK(published == (round == 0 ? ShmChannel::kStageSlots : ShmChannel::kStageSlots - 1));
+    CHECK_FALSE(p.ch[0].stage_begin(1));  // full
+    // One back, one more in: the area refuses no longer than it must.
+    CHECK(take() == ShmSend::done);
+    CHECK(publish(64));
+    CHECK_FALSE(p.ch[0].stage_begin(1));
+    for (std::uint64_t i = 1; i < ShmChannel::kStageSlots; ++i) CHECK(take() == ShmSend::done);
+  }
+  CHECK(next_taken + 1 == next_token);  // one chunk still in
+  take();
+  CHECK_FALSE(p.ch[1].stage_peek(0, chunk));
+}
+
+TEST_CASE("staging wake-ups: a chunk for a target asleep, a freed slot for a full source asleep") {
+  for (const bool membarrier : {true, false}) {
+    CAPTURE(membarrier);
+    Pair p(true, membarrier, true);
+    ShmChannel::StageChunk chunk{};
+    p.ch[1].sleep_begin(false);
+    REQUIRE(p.ch[0].stage_begin(1) != nullptr);
+    CHECK(p.ch[0].stage_publish(1, 1, 0, 8, 0) == ShmSend::done_wake);
+    p.ch[1].sleep_end(false);
+    // A source asleep with room left waits for nothing: no wake-up.
+    p.ch[0].sleep_begin(false);
+    REQUIRE(p.ch[1].stage_peek(0, chunk));
+    CHECK(p.ch[1].stage_release(0) == ShmSend::done);
+    p.ch[0].sleep_end(false);
+    // Every slot taken, then the source sleeps: the first slot freed wakes it.
+    for (std::uint64_t i = 0; i < ShmChannel::kStageSlots; ++i) {
+      REQUIRE(p.ch[0].stage_begin(1) != nullptr);
+      CHECK(p.ch[0].stage_publish(1, 2 + i, 0, 8, 0) == ShmSend::done);
+    }
+    CHECK(p.ch[0].stage_begin(1) == nullptr);
+    p.ch[0].sleep_begin(false);
+    REQUIRE(p.ch[1].stage_peek(0, chunk));
+    CHECK(p.ch[1].stage_release(0) == ShmSend::done_wake);
+    REQUIRE(p.ch[1].stage_peek(0, chunk));
+    CHECK(p.ch[1].stage_release(0) == ShmSend::done);  // no longer full
+    p.ch[0].sleep_end(false);
+  }
+}
+
+TEST_CASE("inboxes with and without staging areas do not attach to each other") {
+  ShmChannel with, without;
+  ShmAddress a_with, a_without;
+  std::string why;
+  with.enable_stages();
+  REQUIRE_MESSAGE(with.create(0, 2, a_with, why), why);
+  REQUIRE_MESSAGE(without.create(1, 2, a_without, why), why);
+  CHECK_FALSE(with.attach(1, a_without));
+  CHECK_FALSE(without.attach(0, a_with));
+  CHECK_FALSE(with.stages_to(1));
+  with.unlink();
+  without.unlink();
 }
