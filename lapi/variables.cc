@@ -25,6 +25,10 @@ constexpr std::array kVariables = {
     Variable{"LAPIS_SPLIT_COPY", "auto", "core",
              "large Amsends to tasks on this node copied by both tasks: `auto` unless the host "
              "has more tasks than cores, `1` always, `0` never (UCX's rendezvous pulls alone)"},
+    Variable{"LAPIS_STAGED_COPY", "1", "core",
+             "with `LAPIS_CHECKSUM=crc32c`, split copy's Amsends that have an origin counter go "
+             "through the target's staging area, a CRC per 64 KiB chunk taken beside the copies "
+             "(`0`: split copy, with a CRC pass of its own at each end)"},
     Variable{"LAPIS_SPLIT_MIN", "0 (MPI: 16384, or the eager limit where a cross-memory read is slow)",
              "core",
              "split copy takes Amsend data from this many bytes up (16384 at least; `0`: the "
