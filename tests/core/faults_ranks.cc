@@ -10,6 +10,7 @@
 
 #include "lapi/testing.hpp"
 #include "tests/core/rank_context.hpp"
+#include "tests/core/remote_errors.hpp"
 
 using namespace lapis::testing;
 
@@ -27,17 +28,7 @@ lapi::Landing to_sink(lapi::Context&, const lapi::AmHeaderInfo& info) {
   return {info.data_len ? g_sink.data() : nullptr, nullptr, nullptr, nullptr};
 }
 
-struct Reported {
-  std::atomic<int> calls{0};
-  std::atomic<int> last_code{0};
-};
 Reported g_reported;
-
-void on_remote_error(lapi::Context&, lapi::TaskId, lapi::Errc code, const char*, void* arg) {
-  auto* r = static_cast<Reported*>(arg);
-  r->last_code.store(static_cast<int>(code));
-  r->calls.fetch_add(1);
-}
 
 }  // namespace
 

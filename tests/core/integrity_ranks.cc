@@ -23,6 +23,7 @@
 
 #include "lapi/testing.hpp"
 #include "tests/core/amsend_inbox.hpp"
+#include "tests/core/remote_errors.hpp"
 #include "tests/core/rank_context.hpp"
 
 using namespace lapis::testing;
@@ -368,21 +369,6 @@ TEST_CASE("a split amsend whose check is held completes with nothing behind it, 
   LAPI_OK(ctx.unregister_counter(landed));
 }
 
-namespace {
-
-struct Refusals {
-  std::atomic<int> count{0};
-  std::atomic<int> code{0};
-};
-
-void note_refusal(lapi::Context&, lapi::TaskId, lapi::Errc code, const char*, void* arg) {
-  auto* r = static_cast<Refusals*>(arg);
-  r->code.store(static_cast<int>(code));
-  r->count.fetch_add(1);
-}
-
-}  // namespace
-
 TEST_CASE("a stray chunk in a staging area is refused; the staged amsend behind it lands intact") {
   // Task 0 writes a chunk naming no record into task 1's staging area, then
   // sends a staged Amsend: task 1 takes the stray first, refuses it (task 0
@@ -394,8 +380,8 @@ TEST_CASE("a stray chunk in a staging area is refused; the staged amsend behind 
   const bool stages = interrupt == 0 && ctx.num_tasks() > 1 && ctx.shm_stats().split_peers != 0 &&
                       (staged == nullptr || std::string(staged) != "0");
   if (std::getenv("LAPIS_FAULT_CORRUPT") != nullptr || expect_failure() || !stages) return;
-  static Refusals refusals;
-  ctx.set_remote_error_handler(note_refusal, &refusals);
+  static Reported refusals;
+  ctx.set_remote_error_handler(on_remote_error, &refusals);
   const lapi::FaultStats before = ctx.fault_stats();
   const std::vector<std::size_t> sizes = {(1u << 20) + 3};
   Setup& s = setup(sizes.size());
@@ -404,8 +390,8 @@ TEST_CASE("a stray chunk in a staging area is refused; the staged amsend behind 
     LAPI_OK(lapi::testing::stage_send_raw(ctx, 1, 0xdead0000beefull, 0, junk.data(),
                                           static_cast<std::uint32_t>(junk.size()), 0));
     send_all(ctx, 1, sizes, {s.counters[1]});
-    while (refusals.count.load() == 0) LAPI_OK(ctx.probe());
-    CHECK(refusals.code.load() == static_cast<int>(lapi::Errc::hdr_len));
+    while (refusals.calls.load() == 0) LAPI_OK(ctx.probe());
+    CHECK(refusals.last_code.load() == static_cast<int>(lapi::Errc::hdr_len));
   }
   if (ctx.task_id() == 1) {
     LAPI_OK(ctx.waitcntr(s.landed, 1));
