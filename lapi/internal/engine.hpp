@@ -424,7 +424,7 @@ class Context::Impl {
   bool drain_stages_locked();
   bool drain_stage_locked(TaskId src);
   // Target: copies one chunk out and checks it, reading it again from the
-  // origin's buffer while damaged (rec.error says if that failed).
+  // origin's buffer while damaged (check_split_locked; rec.error says if that failed).
   void land_chunk_locked(internal::SplitRecv& rec, const internal::ShmChannel::StageChunk& chunk);
   // Origin: `op` ended early (its target failed it): no more pushing.
   void forget_staged_send_locked(const internal::SplitSend& op);
@@ -512,10 +512,13 @@ class Context::Impl {
   void send_checksum_ack_locked(TaskId src, std::uint64_t record, Errc code);
   ucs_status_t on_checksum_resend(const void* header, std::size_t header_len, void* data,
                                   std::size_t length, const ucp_am_recv_param_t* param);
-  // Split copy: checks the landed data, copying it again while damaged.
-  // Returns whether it is intact in the end.
+  // Split copy: checks the landed data, copying it again from the origin's
+  // buffer at `addr` while damaged. Returns whether it is intact in the end.
+  // Staged copy's chunks pass `landed_crc`, the CRC taken while they were
+  // copied out, for the first look.
   bool check_split_locked(TaskId src, void* buffer, std::uint64_t addr, std::size_t len,
-                          std::uint32_t crc, std::string& detail);
+                          std::uint32_t crc, std::string& detail,
+                          const std::uint32_t* landed_crc = nullptr);
   void count_mismatch(TaskId src, const char* what, std::uint16_t attempt);
   // An operation of this task with `peer` failed for good: the remote
   // error handler hears of it (or stderr with LAPIS_DEBUG).

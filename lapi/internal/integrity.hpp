@@ -204,6 +204,14 @@ struct Integrity {
   std::map<std::uint64_t, HeldRmw> held_rmws;  // ordered: the oldest is the first
   std::vector<std::map<std::uint64_t, RmwResult>> rmw_results;  // per origin, sized on first use
   std::uint32_t next_split_crc = 0;  // split_crc of the frame being sealed
+
+  // LAPIS_FAULT_CORRUPT: flips a bit of [p, p + len) and counts it when the
+  // injector says this transmission on `path` is due (FaultInjector::due).
+  void corrupt_if_due(std::uint32_t path, std::uint16_t attempt, void* p, std::size_t len) {
+    if (!injector.due(path, attempt)) return;
+    stats.injected.fetch_add(1, std::memory_order_relaxed);
+    injector.flip(p, len);
+  }
 };
 
 // Seals a checksummed Amsend frame: `sum` (its data_crc set, unless its

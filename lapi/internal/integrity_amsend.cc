@@ -420,10 +420,7 @@ void Context::Impl::send_checksum_ack_locked(TaskId src, std::uint64_t record, E
 
 void Context::Impl::land_checked_locked(const CompletionJob& job, void* buffer, std::size_t len,
                                         const DataCheck& check) {
-  if (len != 0 && integrity_.injector.due(kCorruptRndv, check.attempt)) {
-    integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
-    integrity_.injector.flip(buffer, len);
-  }
+  if (len != 0) integrity_.corrupt_if_due(kCorruptRndv, check.attempt, buffer, len);
   if (crc32c_extend(0, buffer, len) == check.crc) [[likely]] {
     if (check.attempt != 0) integrity_.stats.repaired.fetch_add(1, std::memory_order_relaxed);
     send_checksum_ack_locked(job.src, check.record, Errc::success);
@@ -485,17 +482,16 @@ ucs_status_t Context::Impl::on_checksum_resend(const void* header, std::size_t h
 }
 
 bool Context::Impl::check_split_locked(TaskId src, void* buffer, std::uint64_t addr,
-                                       std::size_t len, std::uint32_t crc, std::string& detail) {
+                                       std::size_t len, std::uint32_t crc, std::string& detail,
+                                       const std::uint32_t* landed_crc) {
   for (std::uint16_t attempt = 0;; ++attempt) {
-    if (len != 0 && integrity_.injector.due(kCorruptSplit, attempt)) {
-      integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
-      integrity_.injector.flip(buffer, len);
-    }
-    if (crc32c_extend(0, buffer, len) == crc) [[likely]] {
+    const bool summed = attempt == 0 && landed_crc != nullptr;
+    if (len != 0 && !summed) integrity_.corrupt_if_due(kCorruptSplit, attempt, buffer, len);
+    if ((summed ? *landed_crc : crc32c_extend(0, buffer, len)) == crc) [[likely]] {
       if (attempt != 0) integrity_.stats.repaired.fetch_add(1, std::memory_order_relaxed);
       return true;
     }
-    count_mismatch(src, "split-copied amsend data", attempt);
+    count_mismatch(src, "split- or stage-copied amsend data", attempt);
     if (attempt_after(attempt) >= kMaxAttempts) {
       integrity_.stats.failures.fetch_add(1, std::memory_order_relaxed);
       detail = fmt::format("split copy: amsend data from task {} arrived damaged (checksum "

@@ -132,10 +132,7 @@ void Context::Impl::on_put_verify_locked(const PutVerifyWire& msg) {
                               msg.addr, msg.len));
   } else {
     auto* p = reinterpret_cast<void*>(msg.addr);
-    if (msg.len != 0 && integrity_.injector.due(kCorruptPut, msg.attempt)) {
-      integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
-      integrity_.injector.flip(p, msg.len);
-    }
+    if (msg.len != 0) integrity_.corrupt_if_due(kCorruptPut, msg.attempt, p, msg.len);
     if ((msg.len ? crc32c_extend(0, p, msg.len) : 0u) == msg.crc) [[likely]] {
       if (msg.attempt != 0) integrity_.stats.repaired.fetch_add(1, std::memory_order_relaxed);
       // The data is in place and intact: what the unchecked Put's counter
@@ -233,10 +230,7 @@ void Context::Impl::on_get_check_reply_locked(const GetCheckReplyWire& msg) {
   HeldGet& h = it->second;
   Errc code = static_cast<Errc>(msg.code);
   if (code == Errc::success) {
-    if (integrity_.injector.due(kCorruptGet, h.attempt)) {
-      integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
-      integrity_.injector.flip(h.data, h.len);
-    }
+    integrity_.corrupt_if_due(kCorruptGet, h.attempt, h.data, h.len);
     if (crc32c_extend(0, h.data, h.len) == msg.crc) [[likely]] {
       if (h.attempt != 0) integrity_.stats.repaired.fetch_add(1, std::memory_order_relaxed);
     } else {

@@ -57,10 +57,7 @@ void Context::Impl::post_held_rmw_locked(std::uint64_t token) {
 
 void Context::Impl::on_rmw_request_locked(const RmwRequestWire& arrived) {
   RmwRequestWire msg = arrived;
-  if (integrity_.injector.due(kCorruptRmw, msg.attempt)) {
-    integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
-    integrity_.injector.flip(&msg.operand, msg.width == 4 ? 4 : 8);
-  }
+  integrity_.corrupt_if_due(kCorruptRmw, msg.attempt, &msg.operand, msg.width == 4 ? 4 : 8);
   RmwReplyWire reply{};
   reply.src = me_;
   reply.token = msg.token;
@@ -117,10 +114,8 @@ void Context::Impl::on_rmw_reply_locked(const RmwReplyWire& arrived) {
   }
   HeldRmw& h = it->second;
   RmwReplyWire reply = arrived;
-  if (reply.code == static_cast<std::int32_t>(Errc::success) &&
-      integrity_.injector.due(kCorruptRmw, h.attempt)) {
-    integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
-    integrity_.injector.flip(&reply.old, h.width);
+  if (reply.code == static_cast<std::int32_t>(Errc::success)) {
+    integrity_.corrupt_if_due(kCorruptRmw, h.attempt, &reply.old, h.width);
   }
   Errc code = static_cast<Errc>(reply.code);
   const bool reply_intact = wire_crc(reply) == reply.crc;

@@ -36,9 +36,6 @@ struct alignas(64) InboxHeader {
 };
 constexpr std::uint32_t kMembarrierFence = 0x6d656d62;  // "memb"
 constexpr std::uint64_t kInboxMagic = 0x6c61706973696e62;  // "lapisinb"
-constexpr std::size_t kPage = 4096;
-
-std::size_t round_to_page(std::size_t n) { return (n + kPage - 1) / kPage * kPage; }
 
 // Whether this process can take part in the asymmetric fence: it is
 // registered, so other processes' MEMBARRIER_CMD_GLOBAL_EXPEDITED reach its
@@ -70,7 +67,7 @@ std::uint64_t node_identity() {
 }
 
 std::size_t ShmChannel::header_bytes(std::uint32_t ntasks) {
-  return round_to_page(sizeof(InboxHeader) + std::size_t{ntasks} * 64);
+  return shm_page_round(sizeof(InboxHeader) + std::size_t{ntasks} * 64);
 }
 
 ShmChannel::~ShmChannel() { close(); }

@@ -74,6 +74,9 @@ enum class ShmSend : std::uint8_t {
 // /dev/shm. Published by every task, with or without an inbox.
 std::uint64_t node_identity();
 
+// Whole pages: every part of an inbox is mapped on its own, at a page offset.
+constexpr std::size_t shm_page_round(std::size_t n) { return (n + 4095) / 4096 * 4096; }
+
 class ShmChannel {
  public:
   static constexpr std::size_t kSlotBytes = 576;  // 9 cache lines; 64 slots = 9 pages
@@ -298,17 +301,15 @@ class ShmChannel {
   // two must not pass each other (see the header comment).
   static std::uint32_t publish_then_watch(const Outbox& o, std::uint64_t& word,
                                           std::uint64_t value, std::uint32_t* watched);
-  static constexpr std::size_t kCellsBytes = kSplitCells * sizeof(SplitCell);
-  static constexpr std::size_t page_round(std::size_t n) { return (n + 4095) / 4096 * 4096; }
-  // A source's ring, its claim cells and (enable_stages) its staging area,
-  // whole pages (mapped on their own).
+  // A source's ring and its claim cells; then (enable_stages) its staging area.
+  static constexpr std::size_t kStageOffset =
+      shm_page_round(kSlots * kSlotBytes + kSplitCells * sizeof(SplitCell));
   std::size_t ring_bytes() const {
-    return page_round(kSlots * kSlotBytes + kCellsBytes) + (stages_ ? page_round(sizeof(StageArea)) : 0);
+    return kStageOffset + (stages_ ? shm_page_round(sizeof(StageArea)) : 0);
   }
   static SplitCell* cells_after(Slot* ring) { return reinterpret_cast<SplitCell*>(ring + kSlots); }
   static StageArea* stage_after(Slot* ring) {
-    return reinterpret_cast<StageArea*>(reinterpret_cast<std::byte*>(ring) +
-                                        page_round(kSlots * kSlotBytes + kCellsBytes));
+    return reinterpret_cast<StageArea*>(reinterpret_cast<std::byte*>(ring) + kStageOffset);
   }
 
   std::uint32_t me_ = 0;

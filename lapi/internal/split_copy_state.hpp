@@ -85,10 +85,6 @@ struct SplitCopyState {
   // once the poll that found them has released their slots (a split_go's
   // copy asks whether frames wait there).
   std::vector<std::variant<SplitGoWire, SplitDoneWire>> ring_controls;
-  // The last split Amsends whose split_done came. A split_go and split_done
-  // may take different ways (ring and UCX, when the ring was full), so a
-  // split_go may come after its split_done: it is then dropped, where one
-  // naming a record never sent is refused.
   // Staged Amsends (staged_copy.cc). Origin: per target, those whose
   // split_go came, in that order, until every chunk is pushed. Target: per
   // source, how many still take chunks from its staging area.
@@ -98,6 +94,10 @@ struct SplitCopyState {
   std::size_t stage_in_count = 0;
   std::uint64_t staged_sent = 0;
   std::uint64_t staged_received = 0;
+  // The last split Amsends whose split_done came. A split_go and split_done
+  // may take different ways (ring and UCX, when the ring was full), so a
+  // split_go may come after its split_done: it is then dropped, where one
+  // naming a record never sent is refused.
   std::array<std::uint64_t, 64> recently_done{};
   std::size_t recently_done_next = 0;
   void note_done(std::uint64_t id) {

@@ -199,35 +199,14 @@ bool Context::Impl::drain_stage_locked(TaskId src) {
 
 void Context::Impl::land_chunk_locked(SplitRecv& rec, const ShmChannel::StageChunk& chunk) {
   if (rec.error != Errc::success || rec.buffer == nullptr) return;  // failed, or discarded
-  if (integrity_.injector.due(kCorruptSplit, 0)) {  // damage on the way, before the check
-    integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
-    integrity_.injector.flip(chunk.data, chunk.len);
-  }
+  integrity_.corrupt_if_due(kCorruptSplit, 0, chunk.data, chunk.len);  // on the way, before the check
   auto* dst = static_cast<std::byte*>(rec.buffer) + chunk.offset;
-  std::uint32_t crc = crc32c_copy(dst, chunk.data, chunk.len, 0);
-  for (std::uint16_t attempt = 0; crc != chunk.crc;) {
-    count_mismatch(rec.src, "staged amsend data", attempt);
-    if (++attempt >= kMaxAttempts) {
-      integrity_.stats.failures.fetch_add(1, std::memory_order_relaxed);
-      rec.error = Errc::data_corrupt;
-      rec.detail = fmt::format("staged copy: amsend data from task {} arrived damaged (checksum "
-                               "mismatch) {} times",
-                               rec.src, kMaxAttempts);
-      return;
-    }
-    // The origin's buffer stays put until split_done: read the chunk again.
-    integrity_.stats.retransmissions.fetch_add(1, std::memory_order_relaxed);
-    if (!split_copy_again_locked(rec.src, dst, rec.addr + chunk.offset, chunk.len)) {
-      rec.error = Errc::transport;
-      rec.detail = fmt::format("staged copy: reading task {}'s amsend data again failed", rec.src);
-      return;
-    }
-    if (integrity_.injector.due(kCorruptSplit, attempt)) {
-      integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
-      integrity_.injector.flip(dst, chunk.len);
-    }
-    crc = crc32c_extend(0, dst, chunk.len);
-    if (crc == chunk.crc) integrity_.stats.repaired.fetch_add(1, std::memory_order_relaxed);
+  const std::uint32_t landed = crc32c_copy(dst, chunk.data, chunk.len, 0);
+  // Damaged: the origin's buffer stays put until split_done, so split copy's
+  // check reads the chunk again from there.
+  if (landed != chunk.crc && !check_split_locked(rec.src, dst, rec.addr + chunk.offset, chunk.len,
+                                                 chunk.crc, rec.detail, &landed)) {
+    rec.error = Errc::data_corrupt;
   }
 }
 

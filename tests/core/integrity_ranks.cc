@@ -372,7 +372,9 @@ TEST_CASE("a split amsend whose check is held completes with nothing behind it, 
 TEST_CASE("a stray chunk in a staging area is refused; the staged amsend behind it lands intact") {
   // Task 0 writes a chunk naming no record into task 1's staging area, then
   // sends a staged Amsend: task 1 takes the stray first, refuses it (task 0
-  // hears why), and lands the Amsend's own chunks.
+  // hears why), and lands the Amsend's own chunks. Task 1 polls without
+  // sleeping from before it says it is ready: a frame for a target asleep
+  // takes UCX, and so split copy, not the staging area.
   lapi::Context& ctx = rank_context();
   std::int64_t interrupt = 1;
   LAPI_OK(ctx.qenv(lapi::Query::interrupt_mode, interrupt));
@@ -386,14 +388,20 @@ TEST_CASE("a stray chunk in a staging area is refused; the staged amsend behind 
   const std::vector<std::size_t> sizes = {(1u << 20) + 3};
   Setup& s = setup(sizes.size());
   if (ctx.task_id() == 0) {
+    LAPI_OK(ctx.waitcntr(s.landed, 1));  // task 1 is ready
     const std::vector<unsigned char> junk(100, 0xee);
     LAPI_OK(lapi::testing::stage_send_raw(ctx, 1, 0xdead0000beefull, 0, junk.data(),
                                           static_cast<std::uint32_t>(junk.size()), 0));
+    const std::uint64_t staged_before = ctx.shm_stats().staged_sent;
     send_all(ctx, 1, sizes, {s.counters[1]});
+    REQUIRE(ctx.shm_stats().staged_sent == staged_before + 1);
     while (refusals.calls.load() == 0) LAPI_OK(ctx.probe());
     CHECK(refusals.last_code.load() == static_cast<int>(lapi::Errc::hdr_len));
   }
   if (ctx.task_id() == 1) {
+    const std::uint32_t ready = 0;
+    LAPI_OK(ctx.amsend(0, 1, &ready, sizeof ready, nullptr, 0, {s.counters[0]}));
+    while (s.landed.get() == 0) LAPI_OK(ctx.probe());
     LAPI_OK(ctx.waitcntr(s.landed, 1));
     check_inbox(sizes);
     CHECK(ctx.fault_stats().refused_here == before.refused_here + 1);
