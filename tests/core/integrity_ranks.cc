@@ -389,6 +389,14 @@ TEST_CASE("a stray chunk in a staging area is refused; the staged amsend behind 
   Setup& s = setup(sizes.size());
   if (ctx.task_id() == 0) {
     LAPI_OK(ctx.waitcntr(s.landed, 1));  // task 1 is ready
+    // The hook's own bad arguments: a task with no staging area for us (this
+    // one), a chunk longer than a slot (64 KiB).
+    const std::vector<unsigned char> big(64 * 1024 + 1);
+    CHECK(lapi::testing::stage_send_raw(ctx, 0, 1, 0, big.data(), 8, 0).code() == lapi::Errc::tgt);
+    const lapi::Status too_long = lapi::testing::stage_send_raw(
+        ctx, 1, 1, 0, big.data(), static_cast<std::uint32_t>(big.size()), 0);
+    CHECK(too_long.code() == lapi::Errc::hdr_len);
+    CHECK(too_long.message().find("len=65537") != std::string::npos);
     const std::vector<unsigned char> junk(100, 0xee);
     LAPI_OK(lapi::testing::stage_send_raw(ctx, 1, 0xdead0000beefull, 0, junk.data(),
                                           static_cast<std::uint32_t>(junk.size()), 0));

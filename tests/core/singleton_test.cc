@@ -207,6 +207,7 @@ TEST_CASE("invalid LAPIS_* settings are a clear start-up error") {
     ::unsetenv("LAPIS_PATHS");
   }
   expect_rejected("LAPIS_SPLIT_COPY", {"on", "3"});
+  expect_rejected("LAPIS_STAGED_COPY", {"on", "2", "auto"});
   expect_rejected("LAPIS_SPLIT_MIN", {"-1", "64k", "big"});
   expect_rejected("LAPIS_CHECKSUM", {"crc", "CRC32C", "1"});
   expect_rejected("LAPIS_NET_IF", {"nosuchif0", "lo0"});
