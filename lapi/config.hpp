@@ -100,9 +100,10 @@ struct Config {
   // while every task may have a core; `0`: off).
   bool split_copy = true;
   bool split_copy_always = false;
-  // With checksums, split copy's Amsends that have an origin counter go
-  // through the target's staging area instead (lapi/internal/staged_copy.cc;
-  // LAPIS_STAGED_COPY=0: split copy with its two CRC passes).
+  // Large Amsends with an origin counter to a task on this node go through
+  // the target's staging area (lapi/internal/staged_copy.cc): what split
+  // copy would take, and from 64 KiB below its threshold. LAPIS_STAGED_COPY=0:
+  // split copy (with checksums, its two CRC passes) and UCX as before.
   bool staged_copy = true;
   // The smallest Amsend data split copy takes (16 KiB at least); 0: the
   // eager limit. Below the eager limit it takes data that would otherwise

@@ -334,6 +334,7 @@ ShmStats Context::shm_stats() const {
   stats.split_parts_helped = impl_->split_.parts_helped;
   stats.staged_sent = impl_->split_.staged_sent;
   stats.staged_received = impl_->split_.staged_received;
+  stats.staged_pulled = impl_->split_.staged_pulled;
   // Peers whose chosen path is the rings (a LAPIS_PATHS rule may send a peer of this host through
   // UCX; its ring is still watched).
   stats.peers = 0;

@@ -19,9 +19,13 @@ struct ShmStats {
   std::uint64_t split_received = 0;
   std::uint64_t split_parts_helped = 0;  // parts this task wrote into its targets' buffers
   std::uint32_t split_peers = 0;  // tasks whose memory this task can reach
-  // Of the split ones, with LAPIS_CHECKSUM: copied through the target's staging area.
+  // Of the split ones: copied through the target's staging area instead
+  // (large Amsends with an origin counter, lapi/internal/staged_copy.cc).
   std::uint64_t staged_sent = 0;
   std::uint64_t staged_received = 0;
+  // Staged Amsends whose rest the target read itself (their origin stayed
+  // out of the library).
+  std::uint64_t staged_pulled = 0;
 };
 
 }  // namespace lapi

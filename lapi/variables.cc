@@ -26,9 +26,11 @@ constexpr std::array kVariables = {
              "large Amsends to tasks on this node copied by both tasks: `auto` unless the host "
              "has more tasks than cores, `1` always, `0` never (UCX's rendezvous pulls alone)"},
     Variable{"LAPIS_STAGED_COPY", "1", "core",
-             "with `LAPIS_CHECKSUM=crc32c`, split copy's Amsends that have an origin counter go "
-             "through the target's staging area, a CRC per 64 KiB chunk taken beside the copies "
-             "(`0`: split copy, with a CRC pass of its own at each end)"},
+             "large Amsends with an origin counter to a task on this node (what split copy would "
+             "take, and from 64 KiB below its threshold) go through the target's staging area, "
+             "64 KiB chunks copied in and out at once; with `LAPIS_CHECKSUM=crc32c` a CRC per "
+             "chunk taken beside the copies (`0`: split copy and UCX, with checksums a CRC pass "
+             "of its own at each end)"},
     Variable{"LAPIS_SPLIT_MIN", "0 (MPI: 16384, or the eager limit where a cross-memory read is slow)",
              "core",
              "split copy takes Amsend data from this many bytes up (16384 at least; `0`: the "

@@ -159,7 +159,7 @@ template <bool kChecked>
   if (split.id != 0) [[unlikely]] {
     if (f.striped) {
       land_striped_locked(w.src, split, landing.buffer, job);
-    } else if (kChecked && f.staged) {
+    } else if (f.staged) {
       land_staged_locked(w.src, split, landing.buffer, job);
     } else {
       land_split_locked(w.src, split, landing.buffer, job, kChecked ? check.split_crc : 0);

@@ -177,11 +177,15 @@ Status Context::Impl::amsend_quiet(TaskId tgt, HandlerId handler, const void* uh
   return amsend(tgt, handler, uhdr, uhdr_len, nullptr, 0, Counters{});
 }
 
-// The shm path's Amsend beyond the ring: large data by split copy (both tasks copy a part),
-// the rest (a full ring, a long user header, a target asleep) through UCX.
+// The shm path's Amsend beyond the ring: large data through the target's staging area
+// (staged_copy.cc) or by split copy (both tasks copy a part), the rest (a full ring, a long user header, a target asleep) through UCX.
 Status Context::Impl::amsend_host_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
                                          const void* uhdr, std::size_t uhdr_len, const void* data,
                                          std::size_t data_len, const Counters& counters) {
+  if (stages_to(tgt, data_len, counters) &&
+      amsend_staged_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters)) {
+    return Errc::success;
+  }
   if (data_len >= split_threshold() && peers_[tgt].split) {
     return amsend_split_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
   }

@@ -69,7 +69,7 @@ inline FrameFault parse_amsend_frame(bool rndv, bool packed, const std::byte* by
                    kStagedData)) != 0 ||
       (w.flags & (kSplitData | kStripedData)) == kStripedData ||
       ((w.flags & kStagedData) != 0 &&
-       (w.flags & (kSplitData | kChecksummed | kStripedData)) != (kSplitData | kChecksummed)))
+       (w.flags & (kSplitData | kStripedData)) != kSplitData))
       [[unlikely]] {
     return FrameFault::malformed;
   }

@@ -61,7 +61,7 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
     // 11-12 -> 24-25 us at 8 B (its interrupts land on the busy sender's
     // core). Its senders keep their barrier instead (shm_channel.hpp).
     if (config_.mode == ProgressMode::interrupt) shm_.forgo_membarrier();
-    if (integrity_.on) shm_.enable_stages();
+    shm_.enable_stages();  // sparse pages: memory only where staged copy runs
     (void)shm_.create(me_, ntasks_, mine.shm, why);
   }
   mine.shm.node = node_identity();  // with or without an inbox: which peers are on other hosts

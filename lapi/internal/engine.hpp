@@ -373,6 +373,10 @@ class Context::Impl {
   Status amsend_split_locked(TaskId tgt, HandlerId handler, const void* uhdr,
                              std::size_t uhdr_len, const void* data, std::size_t data_len,
                              const Counters& counters);
+  // The origin's record of a split or staged Amsend; `later` gets the
+  // counters that move with the frame (the origin counter waits for split_done).
+  internal::SplitSend* new_split_send_locked(TaskId tgt, const void* data, std::size_t data_len,
+                                             const Counters& counters, Counters& later);
   // Target side, once the header handler named `buffer` (null: discard).
   void land_split_locked(TaskId src, const internal::SplitWire& split, void* buffer,
                          const CompletionJob& job, std::uint32_t split_crc);
@@ -403,15 +407,22 @@ class Context::Impl {
   // LAPIS_CHECKSUM: copies src's data at `addr` into `buffer` again.
   bool split_copy_again_locked(TaskId src, void* buffer, std::uint64_t addr, std::size_t len);
 
-  // ---- staged_copy.cc: with LAPIS_CHECKSUM, split copy's Amsends copied
-  // through the target's staging area with a CRC per chunk instead.
-  // Whether an Amsend of `data_len` to `tgt` is staged (amsend_split_locked).
-  bool stages_to(TaskId tgt, const Counters& counters) const {
-    return integrity_.on && config_.staged_copy && counters.origin != nullptr && shm_.stages_to(tgt);
+  // ---- staged_copy.cc: large Amsends with an origin counter to a task on
+  // this node, copied in and out through the target's staging area.
+  // Below split copy's threshold staging starts at kStageMin: there the
+  // other way is UCX's eager copies, whose latency beats staging's extra
+  // round trip up to 64 KiB (staged_copy.cc has the figures).
+  static constexpr std::size_t kStageMin = 65536;
+  // Whether an Amsend of `data_len` to `tgt` may be staged.
+  bool stages_to(TaskId tgt, std::size_t data_len, const Counters& counters) const {
+    return config_.staged_copy && counters.origin != nullptr && peers_[tgt].split &&
+           data_len >= std::min(kStageMin, split_threshold()) && shm_.stages_to(tgt);
   }
-  // Origin: the frame through the ring (nothing sent: false, the caller takes split copy).
+  // Origin: the frame through the ring (nothing sent: false, the caller
+  // takes split copy or UCX).
   bool amsend_staged_locked(TaskId tgt, HandlerId handler, const void* uhdr,
-                            std::size_t uhdr_len, internal::SplitSend* op, const Counters& later);
+                            std::size_t uhdr_len, const void* data, std::size_t data_len,
+                            const Counters& counters);
   // Origin: the target's split_go for staged Amsend `op` came.
   void on_stage_go_locked(internal::SplitSend& op, const internal::SplitGoWire& msg);
   // Origin: pushes chunks while staging areas have room; whether any.
@@ -423,6 +434,11 @@ class Context::Impl {
   // Target: copies out and checks the chunks that wait; whether any.
   bool drain_stages_locked();
   bool drain_stage_locked(TaskId src);
+  // Target: staged record `token` from `src` has every byte (or failed).
+  void settle_staged_locked(TaskId src, std::uint64_t token);
+  // Target: reads what is left of src's staged records itself once src has
+  // pushed nothing for a while (staged_copy.cc says why; unchecked only).
+  void pull_staged_if_quiet_locked(TaskId src);
   // Target: copies one chunk out and checks it, reading it again from the
   // origin's buffer while damaged (check_split_locked; rec.error says if that failed).
   void land_chunk_locked(internal::SplitRecv& rec, const internal::ShmChannel::StageChunk& chunk);

@@ -27,7 +27,7 @@
 // from the target when there is room (a ring frame's latency, not UCX's:
 // split_done is on every split message's path), else through UCX. Taking
 // two ways, a split_go may come after its split_done; the origin drops it
-// (SplitCopyState::was_done). A split_done with a completion ack behind it
+// (SplitCopyState::recently_done). A split_done with a completion ack behind it
 // (through UCX, which must not overtake it) or reporting a failure takes
 // UCX.
 //
@@ -188,19 +188,22 @@ void Context::Impl::probe_split_peer(TaskId peer, const SplitAddress& addr) {
   for (std::uint32_t c = ShmChannel::kSplitCells; c-- > 0;) cells.push_back(c);
 }
 
+SplitSend* Context::Impl::new_split_send_locked(TaskId tgt, const void* data, std::size_t data_len,
+                                              const Counters& counters, Counters& later) {
+  auto* op = new SplitSend{tgt, counters.origin, {}};
+  op->wire = SplitWire{reinterpret_cast<std::uint64_t>(data), data_len, split_.sends.insert(op)};
+  // The origin counter moves once every part is copied, not when the frame is sent.
+  later = counters;
+  later.origin = nullptr;
+  return op;
+}
+
 Status Context::Impl::amsend_split_locked(TaskId tgt, HandlerId handler, const void* uhdr,
                                           std::size_t uhdr_len, const void* data,
                                           std::size_t data_len, const Counters& counters) {
-  auto* op = new SplitSend{tgt, counters.origin, {}};
-  const std::uint64_t id = split_.sends.insert(op);
-  op->wire = SplitWire{reinterpret_cast<std::uint64_t>(data), data_len, id};
-  // The origin counter moves once every part is copied, not when the frame is sent.
-  Counters later = counters;
-  later.origin = nullptr;
-  if (stages_to(tgt, counters) && amsend_staged_locked(tgt, handler, uhdr, uhdr_len, op, later)) {
-    ++split_.sent;
-    return Errc::success;
-  }
+  Counters later;
+  SplitSend* op = new_split_send_locked(tgt, data, data_len, counters, later);
+  const std::uint64_t id = op->wire.id;
   // LAPIS_CHECKSUM: the frame carries the data's CRC; the target checks
   // what landed against it (check_split_locked).
   std::uint16_t flags = kSplitData;
@@ -361,7 +364,7 @@ void Context::Impl::run_ring_controls_locked() {
 void Context::Impl::on_split_go_locked(const SplitGoWire& msg) {
   SplitSend** found = split_.sends.find(msg.id);
   ShmChannel::SplitCell* cells = shm_.cells_to(msg.src);
-  if (found == nullptr && split_.was_done(msg.id)) return;  // came after its split_done
+  if (found == nullptr && split_.recently_done.has(msg.id)) return;  // came after its split_done
   if (msg.cell == kStageCell && found != nullptr && (*found)->tgt == msg.src) {
     on_stage_go_locked(**found, msg);
     return;
@@ -421,7 +424,7 @@ void Context::Impl::on_split_done_locked(const SplitDoneWire& msg) {
                               msg.src, msg.record));
     return;
   }
-  split_.note_done(msg.record);
+  split_.recently_done.note(msg.record);
   if (op->striped) links_.end_send(msg.record);
   if (op->staged) forget_staged_send_locked(*op);  // a target that failed it before the end
   // A failure was reported by the target (a fault with the Amsend's cookie).

@@ -59,6 +59,14 @@ struct SplitRecv {  // target side, until every part is in
   static constexpr std::uint32_t kNoCell = UINT32_MAX;
 };
 
+// The last 64 record ids something happened to.
+struct RecentIds {
+  std::array<std::uint64_t, 64> ids{};
+  std::size_t next = 0;
+  void note(std::uint64_t id) { ids[next++ % ids.size()] = id; }
+  bool has(std::uint64_t id) const { return id != 0 && std::find(ids.begin(), ids.end(), id) != ids.end(); }
+};
+
 struct SplitCopyState {
   const std::uint64_t probe = kSplitProbe;  // peers read it at init (split_address)
   SlotTable<SplitSend*> sends;
@@ -87,25 +95,24 @@ struct SplitCopyState {
   std::vector<std::variant<SplitGoWire, SplitDoneWire>> ring_controls;
   // Staged Amsends (staged_copy.cc). Origin: per target, those whose
   // split_go came, in that order, until every chunk is pushed. Target: per
-  // source, how many still take chunks from its staging area.
+  // source, the records that still take chunks from its staging area, in
+  // the order they opened, and since when none came (0: one did last poll).
   std::vector<std::deque<SplitSend*>> stage_out;
   std::size_t stage_out_count = 0;
-  std::vector<std::uint32_t> stage_in;
+  std::vector<std::deque<std::uint64_t>> stage_in;
+  std::vector<std::uint64_t> stage_quiet_since_ns;
   std::size_t stage_in_count = 0;
   std::uint64_t staged_sent = 0;
   std::uint64_t staged_received = 0;
+  std::uint64_t staged_pulled = 0;
   // The last split Amsends whose split_done came. A split_go and split_done
   // may take different ways (ring and UCX, when the ring was full), so a
   // split_go may come after its split_done: it is then dropped, where one
   // naming a record never sent is refused.
-  std::array<std::uint64_t, 64> recently_done{};
-  std::size_t recently_done_next = 0;
-  void note_done(std::uint64_t id) {
-    recently_done[recently_done_next++ % recently_done.size()] = id;
-  }
-  bool was_done(std::uint64_t id) const {
-    return std::find(recently_done.begin(), recently_done.end(), id) != recently_done.end();
-  }
+  RecentIds recently_done;
+  // Target: the last staged records it pulled itself (pull_staged_locked);
+  // chunks their origins pushed meanwhile are dropped, not refused.
+  RecentIds recently_pulled;
 
   // The record of split Amsend `id` to `tgt`, taken out of the table;
   // null (the table unchanged) when `id` names no such Amsend.

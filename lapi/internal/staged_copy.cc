@@ -1,9 +1,24 @@
-// Staged copy: with LAPIS_CHECKSUM=crc32c, a large Amsend to a task on this
-// node goes through a staging area in the target's inbox (shm_channel.hpp)
-// instead of split copy's cross-memory reads and writes, so that the
-// checksums ride on copies.
+// Staged copy: a large Amsend with an origin counter to a task on this node
+// goes through a staging area in the target's inbox (shm_channel.hpp): the
+// origin copies it in 64 KiB chunks, the target copies each out as it
+// comes, on another core, so the two copies overlap.
 //
-// Why: split copy moves the data in the kernel (process_vm_readv/writev),
+// Where: what split copy would take, and from kStageMin (64 KiB) below
+// split copy's threshold, where the other way is UCX's eager copies.
+// Measured on an AMD Zen 5 VM (2 cores), LAPIS_STAGED_COPY=0 against 1
+// alternated in one build, medians of 4-5 rounds:
+// - without checksums, where split copy starts at the MPI layer's 128 KiB
+//   eager limit (cross-memory reads cost ~15 copies there): mpi_bw 64 KiB
+//   26.9 -> 37.4 GB/s, 128 KiB 21.0 -> 40.5, 1 MiB 23.6 -> 42.5, 4 MiB
+//   21.2 -> 34.3; mpi_latency 96 KiB 6.6 -> 5.5 us, 256 KiB 14.3 -> 10.1,
+//   1 MiB 89 -> 31, 4 MiB 481 -> 115, but 128 KiB 7.0 -> 8.4 (split copy's
+//   two cores copy half each; two chunks barely overlap);
+// - below 64 KiB staging lost latency to UCX (16-48 KiB +0.6-1.4 us: the
+//   split_go round trip before the first chunk) and won bandwidth by less,
+//   so kStageMin is 64 KiB; chunks of 16 or 32 KiB were slower than 64 KiB
+//   at every size from 64 KiB up.
+//
+// With LAPIS_CHECKSUM=crc32c the checksums ride on the copies. Split copy moves the data in the kernel (process_vm_readv/writev),
 // so its CRC32C needs two passes of its own, the origin's over its buffer
 // before the frame leaves and the target's over what landed: 1 MiB Amsends
 // ran at 0.59x of unchecked (lapi_bandwidth --checksum none,crc32c). Through
@@ -30,12 +45,17 @@
 //
 // Only an Amsend with an origin counter is staged: its caller comes back to
 // the library to wait for it, and those polls push the chunks (what the
-// ring backlog relies on too). One without, or whose frame finds the ring
-// full, takes split copy. A target asleep is woken after a chunk is
-// published; an origin that found every slot taken and went to sleep, after
-// a slot is freed (ShmChannel::stage_release).
+// ring backlog relies on too). An origin that stays away instead (it went
+// off to compute) pushes nothing: after kStagePullAfterNs without a chunk
+// the target reads the rest itself by cross-memory read, as split copy's
+// target does (unchecked Amsends only, see pull_staged_if_quiet_locked).
+// One without an origin counter, or whose frame finds the ring full or the
+// target asleep, takes split copy or UCX. A target asleep is woken after a
+// chunk is published; an origin that found every slot taken and went to
+// sleep, after a slot is freed (ShmChannel::stage_release).
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <memory>
 
@@ -54,20 +74,38 @@ std::uint32_t chunks_of(std::uint64_t len) {
   return static_cast<std::uint32_t>((len + kChunk - 1) / kChunk);
 }
 
+// An origin that pushes fills a chunk every few microseconds (64 KiB at
+// 20 GB/s: 3 us); one quiet this long has left the library.
+constexpr std::uint64_t kStagePullAfterNs = 100'000;
+
+std::uint64_t monotonic_ns() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
+
 }  // namespace
 
 bool Context::Impl::amsend_staged_locked(TaskId tgt, HandlerId handler, const void* uhdr,
-                                         std::size_t uhdr_len, SplitSend* op,
-                                         const Counters& later) {
+                                         std::size_t uhdr_len, const void* data,
+                                         std::size_t data_len, const Counters& counters) {
   if (uhdr_len > kPackedUhdrLimit) return false;
+  Counters later;
+  SplitSend* op = new_split_send_locked(tgt, data, data_len, counters, later);
   integrity_.next_split_crc = 0;  // each chunk carries its own
-  const RingSend ring = amsend_shm_locked<true>(tgt, handler, kSplitData | kChecksummed | kStagedData,
-                                                uhdr, uhdr_len, &op->wire, sizeof op->wire, later);
+  const RingSend ring =
+      integrity_.on ? amsend_shm_locked<true>(tgt, handler, kSplitData | kChecksummed | kStagedData,
+                                              uhdr, uhdr_len, &op->wire, sizeof op->wire, later)
+                    : amsend_shm_locked<false>(tgt, handler, kSplitData | kStagedData, uhdr,
+                                               uhdr_len, &op->wire, sizeof op->wire, later);
   if (ring != RingSend::sent) {
     if (ring == RingSend::full) shm_.note_ring_full();
+    (void)split_.sends.take(op->wire.id);
+    delete op;
     return false;
   }
   op->staged = true;
+  ++split_.sent;
   ++split_.staged_sent;
   return true;
 }
@@ -108,7 +146,7 @@ bool Context::Impl::push_stage_locked(TaskId tgt) {
     // The CPU's string copy, then the CRC from this core's cache: the fused
     // copy's vector stores stall on the lines the target read a lap ago.
     std::memcpy(slot, from, len);
-    const std::uint32_t crc = crc32c_extend(0, from, len);
+    const std::uint32_t crc = integrity_.on ? crc32c_extend(0, from, len) : 0;
     if (shm_.stage_publish(tgt, op.token, op.pushed, len, crc) == ShmSend::done_wake) {
       send_wake_locked(tgt);
     }
@@ -138,8 +176,11 @@ void Context::Impl::land_staged_locked(TaskId src, const SplitWire& split, void*
                             Errc::success, {}, buffer, split.addr, split.len, 0};
   rec->staged = true;
   const std::uint64_t token = split_.recvs.insert(rec);
-  if (split_.stage_in.size() < npeers()) split_.stage_in.resize(npeers());
-  ++split_.stage_in[src];
+  if (split_.stage_in.size() < npeers()) {
+    split_.stage_in.resize(npeers());
+    split_.stage_quiet_since_ns.resize(npeers());
+  }
+  split_.stage_in[src].push_back(token);
   ++split_.stage_in_count;
   const SplitGoWire go{me_, kStageCell, split.id, token, reinterpret_cast<std::uint64_t>(buffer),
                        kChunk, rec->parts, 0};
@@ -149,7 +190,7 @@ void Context::Impl::land_staged_locked(TaskId src, const SplitWire& split, void*
 bool Context::Impl::drain_stages_locked() {
   bool any = false;
   for (TaskId s = 0; s < split_.stage_in.size() && split_.stage_in_count != 0; ++s) {
-    if (split_.stage_in[s] != 0) any |= drain_stage_locked(s);
+    if (!split_.stage_in[s].empty()) any |= drain_stage_locked(s);
   }
   return any;
 }
@@ -157,7 +198,7 @@ bool Context::Impl::drain_stages_locked() {
 bool Context::Impl::stage_waiting_locked() const {
   ShmChannel::StageChunk chunk;
   for (TaskId s = 0; s < split_.stage_in.size() && split_.stage_in_count != 0; ++s) {
-    if (split_.stage_in[s] != 0 && shm_.stage_peek(s, chunk)) return true;
+    if (!split_.stage_in[s].empty() && shm_.stage_peek(s, chunk)) return true;
   }
   return false;
 }
@@ -165,8 +206,12 @@ bool Context::Impl::stage_waiting_locked() const {
 bool Context::Impl::drain_stage_locked(TaskId src) {
   bool any = false;
   ShmChannel::StageChunk chunk;
-  while (split_.stage_in[src] != 0 && shm_.stage_peek(src, chunk)) {
+  while (!split_.stage_in[src].empty() && shm_.stage_peek(src, chunk)) {
     any = true;
+    if (split_.recently_pulled.has(chunk.token)) {  // pushed while we pulled it
+      if (shm_.stage_release(src) == ShmSend::done_wake) send_wake_locked(src);
+      continue;
+    }
     SplitRecv** found = split_.recvs.find(chunk.token);
     SplitRecv* rec = found != nullptr && (*found)->staged && (*found)->src == src ? *found : nullptr;
     const bool in_place = rec != nullptr && chunk.offset == rec->landed &&
@@ -186,19 +231,62 @@ bool Context::Impl::drain_stage_locked(TaskId src) {
       }
     }
     if (shm_.stage_release(src) == ShmSend::done_wake) send_wake_locked(src);
-    if (rec != nullptr && rec->landed == rec->len) {
-      --split_.stage_in[src];
-      --split_.stage_in_count;
-      std::unique_ptr<SplitRecv> done(*split_.recvs.take(chunk.token));
-      check_held_splits_locked();  // landings keep their order
-      settle_split_recv_locked(*done);
-    }
+    if (rec != nullptr && rec->landed == rec->len) settle_staged_locked(src, chunk.token);
+  }
+  if (any) {
+    split_.stage_quiet_since_ns[src] = 0;
+  } else if (!integrity_.on && !split_.stage_in[src].empty()) {
+    pull_staged_if_quiet_locked(src);
   }
   return any;
 }
 
+void Context::Impl::settle_staged_locked(TaskId src, std::uint64_t token) {
+  std::deque<std::uint64_t>& open = split_.stage_in[src];
+  open.erase(std::find(open.begin(), open.end(), token));
+  --split_.stage_in_count;
+  std::unique_ptr<SplitRecv> done(*split_.recvs.take(token));
+  check_held_splits_locked();  // landings keep their order
+  settle_split_recv_locked(*done);
+}
+
+// An origin that stays out of the library pushes nothing: after
+// kStagePullAfter without a chunk, the target reads what is left of every
+// record from that origin by cross-memory read, as split copy's target
+// does with parts nobody claimed. The chunks the origin pushes before its
+// split_done comes are dropped (recently_pulled). Without checksums only:
+// a chunk's CRC is taken as it is pushed, so a pulled range has none to be
+// checked against, and a checked Amsend waits for its origin instead.
+void Context::Impl::pull_staged_if_quiet_locked(TaskId src) {
+  const std::uint64_t now = monotonic_ns();
+  std::uint64_t& since = split_.stage_quiet_since_ns[src];
+  if (since == 0) since = now;
+  if (now - since < kStagePullAfterNs) return;
+  since = 0;
+  while (!split_.stage_in[src].empty()) {
+    const std::uint64_t token = split_.stage_in[src].front();
+    SplitRecv& rec = **split_.recvs.find(token);
+    if (rec.error == Errc::success && rec.buffer != nullptr &&
+        !split_copy_again_locked(src, static_cast<std::byte*>(rec.buffer) + rec.landed,
+                                 rec.addr + rec.landed, rec.len - rec.landed)) {
+      rec.error = Errc::transport;
+      rec.detail = fmt::format("staged amsend from task {}: its origin pushed nothing for {} us, and "
+                               "reading the rest from its memory failed",
+                               src, kStagePullAfterNs / 1000);
+    }
+    rec.landed = rec.len;
+    split_.recently_pulled.note(token);
+    ++split_.staged_pulled;
+    settle_staged_locked(src, token);
+  }
+}
+
 void Context::Impl::land_chunk_locked(SplitRecv& rec, const ShmChannel::StageChunk& chunk) {
   if (rec.error != Errc::success || rec.buffer == nullptr) return;  // failed, or discarded
+  if (!integrity_.on) {
+    std::memcpy(static_cast<std::byte*>(rec.buffer) + chunk.offset, chunk.data, chunk.len);
+    return;
+  }
   integrity_.corrupt_if_due(kCorruptSplit, 0, chunk.data, chunk.len);  // on the way, before the check
   auto* dst = static_cast<std::byte*>(rec.buffer) + chunk.offset;
   const std::uint32_t landed = crc32c_copy(dst, chunk.data, chunk.len, 0);
@@ -224,9 +312,9 @@ void Context::Impl::drop_stages_locked(TaskId task) {
     split_.stage_out_count -= split_.stage_out[task].size();
     split_.stage_out[task].clear();
   }
-  if (task < split_.stage_in.size() && split_.stage_in[task] != 0) {
-    split_.stage_in_count -= split_.stage_in[task];
-    split_.stage_in[task] = 0;
+  if (task < split_.stage_in.size() && !split_.stage_in[task].empty()) {
+    split_.stage_in_count -= split_.stage_in[task].size();
+    split_.stage_in[task].clear();
     split_.recvs.erase_if([&](SplitRecv* rec) {
       if (!rec->staged || rec->src != task) return false;
       delete rec;
