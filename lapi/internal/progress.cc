@@ -67,6 +67,7 @@ bool Context::Impl::poll_transports() {
       // Staged Amsends (staged_copy.cc): chunks to copy out, chunks to push.
       if (split_.stage_in_count != 0) [[unlikely]] did |= drain_stages_locked();
       if (split_.stage_out_count != 0) [[unlikely]] did |= push_stages_locked();
+      if (split_.sends.live() != 0) [[unlikely]] shm_.note_poll();  // for a target's pull
     }
     // Amsends waiting for room in a full ring (ring_backlog.hpp): work when
     // some left; a queue that stays put lets the wait go to sleep, and

@@ -33,6 +33,10 @@ struct alignas(64) InboxHeader {
   // Of the sleepers, application threads asleep in a wait: the ones a quiet
   // frame wakes (ShmChannel::begin_send).
   std::uint32_t waiters_asleep;
+  // Counts the owner's polls while it has split or staged sends out: a
+  // target that sees it stand still knows the origin left the library
+  // (staged_copy.cc, pull_staged_if_quiet_locked).
+  alignas(64) std::uint64_t polls;
 };
 constexpr std::uint32_t kMembarrierFence = 0x6d656d62;  // "memb"
 constexpr std::uint64_t kInboxMagic = 0x6c61706973696e62;  // "lapisinb"
@@ -110,6 +114,7 @@ bool ShmChannel::create(std::uint32_t me, std::uint32_t ntasks, ShmAddress& out,
   h->stage_slots = stages_ ? kStageSlots : 0;
   my_sleepers_ = &h->sleepers;
   my_waiters_asleep_ = &h->waiters_asleep;
+  my_polls_ = &h->polls;
   out.magic = kShmAddressMagic;
   out.node = node_identity();
   std::snprintf(out.name, sizeof out.name, "%s", name_.c_str());
@@ -150,6 +155,7 @@ bool ShmChannel::attach(std::uint32_t peer, const ShmAddress& addr) {
   o.header_bytes = hbytes;
   o.sleepers = &h->sleepers;
   o.waiters_asleep = &h->waiters_asleep;
+  o.polls = &h->polls;
   o.light_publish = membarrier_ && h->sleep_fence == kMembarrierFence;
   o.consumed = &reinterpret_cast<Line*>(h + 1)[me_].value;
   ++stats_.peers;

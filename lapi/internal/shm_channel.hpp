@@ -154,6 +154,13 @@ class ShmChannel {
     return my_sleepers_ != nullptr &&
            std::atomic_ref<std::uint32_t>(*my_sleepers_).load(std::memory_order_relaxed) != 0;
   }
+  // The owner's polls while it has split sends out (InboxHeader::polls).
+  void note_poll() {
+    if (my_polls_ != nullptr) std::atomic_ref<std::uint64_t>(*my_polls_).store(++polls_, std::memory_order_relaxed);
+  }
+  std::uint64_t peer_polls(std::uint32_t src) const {
+    return std::atomic_ref<std::uint64_t>(*out_[src].polls).load(std::memory_order_relaxed);
+  }
   // Whether one of `tgt`'s application threads sleeps in a wait (tests).
   bool peer_waiter_asleep(std::uint32_t tgt) const {
     return reaches(tgt) &&
@@ -258,6 +265,7 @@ class ShmChannel {
     std::uint64_t* consumed = nullptr;   // in the target's header
     std::uint32_t* sleepers = nullptr;   // in the target's header
     std::uint32_t* waiters_asleep = nullptr;  // in the target's header
+    std::uint64_t* polls = nullptr;           // in the target's header
     std::uint64_t next = 0;              // position of the next frame
     std::uint64_t writing = 0;           // position of the frame between begin and end
     std::uint64_t consumed_seen = 0;     // last consumed count read
@@ -320,6 +328,8 @@ class ShmChannel {
   std::size_t inbox_bytes_ = 0;
   std::uint32_t* my_sleepers_ = nullptr;
   std::uint32_t* my_waiters_asleep_ = nullptr;
+  std::uint64_t* my_polls_ = nullptr;
+  std::uint64_t polls_ = 0;
   bool membarrier_allowed_ = true;
   bool membarrier_ = false;  // this task's sleeps run membarrier; senders it reaches may skip their barrier
   bool stages_ = false;

@@ -101,6 +101,7 @@ struct SplitCopyState {
   std::size_t stage_out_count = 0;
   std::vector<std::deque<std::uint64_t>> stage_in;
   std::vector<std::uint64_t> stage_quiet_since_ns;
+  std::vector<std::uint64_t> stage_origin_polls;  // the source's InboxHeader::polls then
   std::size_t stage_in_count = 0;
   std::uint64_t staged_sent = 0;
   std::uint64_t staged_received = 0;

@@ -179,6 +179,7 @@ void Context::Impl::land_staged_locked(TaskId src, const SplitWire& split, void*
   if (split_.stage_in.size() < npeers()) {
     split_.stage_in.resize(npeers());
     split_.stage_quiet_since_ns.resize(npeers());
+    split_.stage_origin_polls.resize(npeers());
   }
   split_.stage_in[src].push_back(token);
   ++split_.stage_in_count;
@@ -251,7 +252,7 @@ void Context::Impl::settle_staged_locked(TaskId src, std::uint64_t token) {
 }
 
 // An origin that stays out of the library pushes nothing: after
-// kStagePullAfter without a chunk, the target reads what is left of every
+// kStagePullAfterNs without a chunk and without a poll of its (InboxHeader::polls), the target reads what is left of every
 // record from that origin by cross-memory read, as split copy's target
 // does with parts nobody claimed. The chunks the origin pushes before its
 // split_done comes are dropped (recently_pulled). Without checksums only:
@@ -260,7 +261,14 @@ void Context::Impl::settle_staged_locked(TaskId src, std::uint64_t token) {
 void Context::Impl::pull_staged_if_quiet_locked(TaskId src) {
   const std::uint64_t now = monotonic_ns();
   std::uint64_t& since = split_.stage_quiet_since_ns[src];
-  if (since == 0) since = now;
+  // An origin still polling is busy (its own pushes to us or others, both
+  // ways streaming): it will push. Pulling from it would only race it.
+  const std::uint64_t polls = shm_.peer_polls(src);
+  if (since == 0 || polls != split_.stage_origin_polls[src]) {
+    since = now;
+    split_.stage_origin_polls[src] = polls;
+    return;
+  }
   if (now - since < kStagePullAfterNs) return;
   since = 0;
   while (!split_.stage_in[src].empty()) {
