@@ -222,8 +222,8 @@ TEST_CASE("the target completes a split amsend while the origin stays out of the
   if (me == 0) {
     // Sent, then into the launcher's barrier until task 1 has the data:
     // task 1 must copy every part itself. (Staged, as with their origin
-    // counters they are, it reads what task 0 did not push: the last one's
-    // split_go cannot reach task 0 before it has left.)
+    // counters they are, it reads what task 0 did not push: no split_go
+    // reaches task 0 before it has left, for its amsend does not poll.)
     Sender sender;
     sender.send(s.ctx, 1, sizes, {s.counters[1]});
     lapis::runtime::process_bootstrap().barrier();
@@ -235,9 +235,11 @@ TEST_CASE("the target completes a split amsend while the origin stays out of the
       const lapi::ShmStats after = s.ctx.shm_stats();
       std::int64_t interrupt = 1;
       LAPI_OK(s.ctx.qenv(lapi::Query::interrupt_mode, interrupt));
-      if (after.split_received != before.split_received && interrupt == 0) {
-        CHECK(after.staged_received - before.staged_received == sizes.size());
-        CHECK(after.staged_pulled > before.staged_pulled);
+      // (Either may have been split-copied: a frame to a target asleep in
+      // its wait goes through UCX, and those are not staged.)
+      if (interrupt == 0) {
+        CHECK(after.staged_pulled - before.staged_pulled ==
+              after.staged_received - before.staged_received);
       }
     }
     lapis::runtime::process_bootstrap().barrier();
