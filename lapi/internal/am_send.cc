@@ -178,7 +178,8 @@ Status Context::Impl::amsend_quiet(TaskId tgt, HandlerId handler, const void* uh
 }
 
 // The shm path's Amsend beyond the ring: large data through the target's staging area
-// (staged_copy.cc) or by split copy (both tasks copy a part), the rest (a full ring, a long user header, a target asleep) through UCX.
+// (staged_copy.cc) or by split copy (both tasks copy a part), the rest (a full ring, a long
+// user header, a target asleep) through UCX.
 Status Context::Impl::amsend_host_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
                                          const void* uhdr, std::size_t uhdr_len, const void* data,
                                          std::size_t data_len, const Counters& counters) {

@@ -436,8 +436,8 @@ class Context::Impl {
   bool drain_stage_locked(TaskId src);
   // Target: staged record `token` from `src` has every byte (or failed).
   void settle_staged_locked(TaskId src, std::uint64_t token);
-  // Target: reads what is left of src's staged records itself once src has
-  // pushed nothing for a while (staged_copy.cc says why; unchecked only).
+  // Target: reads what is left of src's oldest staged record itself once src
+  // has neither pushed nor polled for a while (staged_copy.cc says why; unchecked only).
   void pull_staged_if_quiet_locked(TaskId src);
   // Target: copies one chunk out and checks it, reading it again from the
   // origin's buffer while damaged (check_split_locked; rec.error says if that failed).

@@ -111,7 +111,7 @@ struct SplitCopyState {
   // split_go may come after its split_done: it is then dropped, where one
   // naming a record never sent is refused.
   RecentIds recently_done;
-  // Target: the last staged records it pulled itself (pull_staged_locked);
+  // Target: the last staged records it pulled itself (pull_staged_if_quiet_locked);
   // chunks their origins pushed meanwhile are dropped, not refused.
   RecentIds recently_pulled;
 

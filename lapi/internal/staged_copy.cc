@@ -18,8 +18,8 @@
 //   so kStageMin is 64 KiB; chunks of 16 or 32 KiB were slower than 64 KiB
 //   at every size from 64 KiB up.
 //
-// With LAPIS_CHECKSUM=crc32c the checksums ride on the copies. Split copy moves the data in the kernel (process_vm_readv/writev),
-// so its CRC32C needs two passes of its own, the origin's over its buffer
+// With LAPIS_CHECKSUM=crc32c the checksums ride on the copies. Split copy
+// moves the data in the kernel (process_vm_readv/writev), so its CRC32C needs two passes of its own, the origin's over its buffer
 // before the frame leaves and the target's over what landed: 1 MiB Amsends
 // ran at 0.59x of unchecked (lapi_bandwidth --checksum none,crc32c). Through
 // staging, the origin copies each 64 KiB chunk in and takes its CRC right
@@ -46,9 +46,10 @@
 // Only an Amsend with an origin counter is staged: its caller comes back to
 // the library to wait for it, and those polls push the chunks (what the
 // ring backlog relies on too). An origin that stays away instead (it went
-// off to compute) pushes nothing: after kStagePullAfterNs without a chunk
-// the target reads the rest itself by cross-memory read, as split copy's
-// target does (unchecked Amsends only, see pull_staged_if_quiet_locked).
+// off to compute) pushes nothing: after kStagePullAfterNs with neither a
+// chunk nor a poll of the origin's, the target reads the rest itself by
+// cross-memory read, as split copy's target does (unchecked Amsends only,
+// see pull_staged_if_quiet_locked).
 // One without an origin counter, or whose frame finds the ring full or the
 // target asleep, takes split copy or UCX. A target asleep is woken after a
 // chunk is published; an origin that found every slot taken and went to
