@@ -91,6 +91,30 @@ TEST_CASE("large amsends to tasks on this node are split-copied; LAPIS_SPLIT_COP
   LAPI_OK(s.ctx.barrier());
 }
 
+TEST_CASE("unchecked, split copy keeps amsends of up to two staging chunks; staging takes larger") {
+  // Both have origin counters. 128 KiB: split copy's two tasks copy a half
+  // each at once, where staging's two chunks barely overlap; one byte more
+  // takes three chunks and is staged.
+  const std::vector<std::size_t> sizes = {128u << 10, (128u << 10) + 1};
+  const lapi::ShmStats before = rank_context().shm_stats();
+  Setup& s = setup(sizes.size());
+  const lapi::TaskId me = s.ctx.task_id();
+  const std::uint32_t n = s.ctx.num_tasks();
+  send_all(s.ctx, (me + 1) % n, sizes, {s.counters[(me + 1) % n]});
+  LAPI_OK(s.ctx.waitcntr(s.landed, static_cast<int>(sizes.size())));
+  check_inbox(sizes);
+  const lapi::ShmStats after = s.ctx.shm_stats();
+  std::int64_t interrupt = 1;
+  LAPI_OK(s.ctx.qenv(lapi::Query::interrupt_mode, interrupt));
+  // (In interrupt mode a frame to a target asleep goes through UCX: not staged.)
+  if (split_on(n) && n > 1 && interrupt == 0) {
+    CHECK(after.split_sent - before.split_sent == sizes.size());
+    CHECK(after.staged_sent - before.staged_sent == 1);
+    CHECK(after.staged_received - before.staged_received == 1);
+  }
+  LAPI_OK(s.ctx.barrier());
+}
+
 TEST_CASE("split_min: below a larger eager limit, data from split_min up is split-copied") {
   // As the MPI layer sets it up: a 128 KiB eager limit (UCX eager), split
   // copy from split_min. 16 KiB stays eager here; 32 KiB and up are split.
