@@ -95,14 +95,16 @@ struct SplitCopyState {
   std::vector<std::variant<SplitGoWire, SplitDoneWire>> ring_controls;
   // Staged Amsends (staged_copy.cc). Origin: per target, those whose
   // split_go came, in that order, until every chunk is pushed. Target: per
-  // source, the records that still take chunks from its staging area, in
-  // the order they opened, and since when none came (0: one did last poll).
+  // source, a StageIn.
   std::vector<std::deque<SplitSend*>> stage_out;
   std::size_t stage_out_count = 0;
-  std::vector<std::deque<std::uint64_t>> stage_in;
-  std::vector<std::uint64_t> stage_quiet_since_ns;
-  std::vector<std::uint64_t> stage_origin_polls;  // the source's InboxHeader::polls then
-  std::size_t stage_in_count = 0;
+  struct StageIn {
+    std::deque<std::uint64_t> open;   // records that still take chunks, in the order they opened
+    std::uint64_t quiet_since_ns = 0;  // since when no chunk came (0: one did last poll)
+    std::uint64_t origin_polls = 0;    // the source's InboxHeader::polls then
+  };
+  std::vector<StageIn> stage_in;
+  std::size_t stage_in_count = 0;  // open records over all sources
   std::uint64_t staged_sent = 0;
   std::uint64_t staged_received = 0;
   std::uint64_t staged_pulled = 0;

@@ -183,12 +183,8 @@ void Context::Impl::land_staged_locked(TaskId src, const SplitWire& split, void*
                             Errc::success, {}, buffer, split.addr, split.len, 0};
   rec->staged = true;
   const std::uint64_t token = split_.recvs.insert(rec);
-  if (split_.stage_in.size() < npeers()) {
-    split_.stage_in.resize(npeers());
-    split_.stage_quiet_since_ns.resize(npeers());
-    split_.stage_origin_polls.resize(npeers());
-  }
-  split_.stage_in[src].push_back(token);
+  if (split_.stage_in.size() < npeers()) split_.stage_in.resize(npeers());
+  split_.stage_in[src].open.push_back(token);
   ++split_.stage_in_count;
   const SplitGoWire go{me_, kStageCell, split.id, token, reinterpret_cast<std::uint64_t>(buffer),
                        kChunk, rec->parts, 0};
@@ -198,7 +194,7 @@ void Context::Impl::land_staged_locked(TaskId src, const SplitWire& split, void*
 bool Context::Impl::drain_stages_locked() {
   bool any = false;
   for (TaskId s = 0; s < split_.stage_in.size() && split_.stage_in_count != 0; ++s) {
-    if (!split_.stage_in[s].empty()) any |= drain_stage_locked(s);
+    if (!split_.stage_in[s].open.empty()) any |= drain_stage_locked(s);
   }
   return any;
 }
@@ -206,7 +202,7 @@ bool Context::Impl::drain_stages_locked() {
 bool Context::Impl::stage_waiting_locked() const {
   ShmChannel::StageChunk chunk;
   for (TaskId s = 0; s < split_.stage_in.size() && split_.stage_in_count != 0; ++s) {
-    if (!split_.stage_in[s].empty() && shm_.stage_peek(s, chunk)) return true;
+    if (!split_.stage_in[s].open.empty() && shm_.stage_peek(s, chunk)) return true;
   }
   return false;
 }
@@ -214,7 +210,8 @@ bool Context::Impl::stage_waiting_locked() const {
 bool Context::Impl::drain_stage_locked(TaskId src) {
   bool any = false;
   ShmChannel::StageChunk chunk;
-  while (!split_.stage_in[src].empty() && shm_.stage_peek(src, chunk)) {
+  SplitCopyState::StageIn& in = split_.stage_in[src];
+  while (!in.open.empty() && shm_.stage_peek(src, chunk)) {
     any = true;
     if (split_.recently_pulled.has(chunk.token)) {  // pushed while we pulled it
       if (shm_.stage_release(src) == ShmSend::done_wake) send_wake_locked(src);
@@ -242,15 +239,15 @@ bool Context::Impl::drain_stage_locked(TaskId src) {
     if (rec != nullptr && rec->landed == rec->len) settle_staged_locked(src, chunk.token);
   }
   if (any) {
-    split_.stage_quiet_since_ns[src] = 0;
-  } else if (!integrity_.on && !split_.stage_in[src].empty()) {
+    in.quiet_since_ns = 0;
+  } else if (!integrity_.on && !in.open.empty()) {
     pull_staged_if_quiet_locked(src);
   }
   return any;
 }
 
 void Context::Impl::settle_staged_locked(TaskId src, std::uint64_t token) {
-  std::deque<std::uint64_t>& open = split_.stage_in[src];
+  std::deque<std::uint64_t>& open = split_.stage_in[src].open;
   open.erase(std::find(open.begin(), open.end(), token));
   --split_.stage_in_count;
   std::unique_ptr<SplitRecv> done(*split_.recvs.take(token));
@@ -268,13 +265,14 @@ void Context::Impl::settle_staged_locked(TaskId src, std::uint64_t token) {
 // checked against, and a checked Amsend waits for its origin instead.
 void Context::Impl::pull_staged_if_quiet_locked(TaskId src) {
   const std::uint64_t now = monotonic_ns();
-  std::uint64_t& since = split_.stage_quiet_since_ns[src];
+  SplitCopyState::StageIn& in = split_.stage_in[src];
+  std::uint64_t& since = in.quiet_since_ns;
   // An origin still polling is busy (its own pushes to us or others, both
   // ways streaming): it will push. Pulling from it would only race it.
   const std::uint64_t polls = shm_.peer_polls(src);
-  if (since == 0 || polls != split_.stage_origin_polls[src]) {
+  if (since == 0 || polls != in.origin_polls) {
     since = now;
-    split_.stage_origin_polls[src] = polls;
+    in.origin_polls = polls;
     return;
   }
   if (now - since < kStagePullAfterNs) return;
@@ -284,7 +282,7 @@ void Context::Impl::pull_staged_if_quiet_locked(TaskId src) {
   // the time we spend in here for our having left the library (both
   // pulling everything in turn collapsed mpi_bibw at 64 KiB to 0.5 GB/s).
   shm_.note_poll();
-  const std::uint64_t token = split_.stage_in[src].front();
+  const std::uint64_t token = in.open.front();
   SplitRecv& rec = **split_.recvs.find(token);
   if (rec.error == Errc::success && rec.buffer != nullptr &&
       !split_copy_again_locked(src, static_cast<std::byte*>(rec.buffer) + rec.landed,
@@ -331,9 +329,9 @@ void Context::Impl::drop_stages_locked(TaskId task) {
     split_.stage_out_count -= split_.stage_out[task].size();
     split_.stage_out[task].clear();
   }
-  if (task < split_.stage_in.size() && !split_.stage_in[task].empty()) {
-    split_.stage_in_count -= split_.stage_in[task].size();
-    split_.stage_in[task].clear();
+  if (task < split_.stage_in.size() && !split_.stage_in[task].open.empty()) {
+    split_.stage_in_count -= split_.stage_in[task].open.size();
+    split_.stage_in[task] = {};
     split_.recvs.erase_if([&](SplitRecv* rec) {
       if (!rec->staged || rec->src != task) return false;
       delete rec;
