@@ -66,9 +66,9 @@ void Engine::Impl::start_send(Request* r) {
 
 // Blocking send. Its common case — standard mode, eager size, credit to
 // spare, another task, a variant whose sends complete by the origin counter
-// — is this function alone: no request, no outbox, one Amsend. The origin
-// counter lives on this frame; lapi is done with it once it moved, which
-// happens inside amsend for small messages and is waited for otherwise.
+// — is this function alone: no request, no outbox, one Amsend. A small one
+// leaves inside amsend_now; otherwise the origin counter, which lives on
+// this frame, says when lapi is done with the buffer.
 Errc Engine::Impl::send(const void* buf, std::size_t bytes, int dest, int tag,
                         std::uint32_t context, SendMode mode) {
   if (!send_args_ok(buf, bytes, dest, tag, mode)) [[unlikely]] {
@@ -90,12 +90,20 @@ Errc Engine::Impl::send(const void* buf, std::size_t bytes, int dest, int tag,
       !take_eager_slot(to, bytes, env)) {
     return send_general(buf, bytes, dest, tag, context, mode);
   }
+  const lapi::HandlerId handler = handler_base_ + static_cast<lapi::HandlerId>(Msg::eager);
+  // Usually the frame leaves inside the call (the ring, UCX's immediate
+  // send): no origin counter to set up and consume.
+  bool left = false;
+  if (lapi::Status s = ctx_.amsend_now(to, handler, &env, sizeof env, buf, bytes, left);
+      left || !s.ok()) {
+    drain_outbox();
+    return left ? Errc::success : fail(lapi_error(s), "send: {}", s.message());
+  }
   lapi::Counter sent;
   lapi::Counters counters{};
   counters.origin = &sent;
   Errc result = Errc::success;
-  if (lapi::Status s = ctx_.amsend(to, handler_base_ + static_cast<lapi::HandlerId>(Msg::eager),
-                                   &env, sizeof env, buf, bytes, counters);
+  if (lapi::Status s = ctx_.amsend(to, handler, &env, sizeof env, buf, bytes, counters);
       !s.ok()) [[unlikely]] {
     result = fail(lapi_error(s), "send: {}", s.message());
   } else if (!(concurrent() ? sent.try_consume(1) : sent.try_consume_unshared(1))) {
