@@ -54,6 +54,16 @@ lapi::Landing unmapped(lapi::Context&, const lapi::AmHeaderInfo&) {
   return l;
 }
 
+// Each task sends `sizes` to the next one (origin counters on) and checks
+// what the one before sent it; returns its shm_stats() then.
+lapi::ShmStats send_to_next(Setup& s, const std::vector<std::size_t>& sizes) {
+  const lapi::TaskId next = (s.ctx.task_id() + 1) % s.ctx.num_tasks();
+  send_all(s.ctx, next, sizes, {s.counters[next]});
+  LAPI_OK(s.ctx.waitcntr(s.landed, static_cast<int>(sizes.size())));
+  check_inbox(sizes);
+  return s.ctx.shm_stats();
+}
+
 }  // namespace
 
 TEST_CASE("large amsends to tasks on this node are split-copied; LAPIS_SPLIT_COPY=0 keeps UCX") {
@@ -98,12 +108,8 @@ TEST_CASE("unchecked, split copy keeps amsends of up to two staging chunks; stag
   const std::vector<std::size_t> sizes = {128u << 10, (128u << 10) + 1};
   const lapi::ShmStats before = rank_context().shm_stats();
   Setup& s = setup(sizes.size());
-  const lapi::TaskId me = s.ctx.task_id();
   const std::uint32_t n = s.ctx.num_tasks();
-  send_all(s.ctx, (me + 1) % n, sizes, {s.counters[(me + 1) % n]});
-  LAPI_OK(s.ctx.waitcntr(s.landed, static_cast<int>(sizes.size())));
-  check_inbox(sizes);
-  const lapi::ShmStats after = s.ctx.shm_stats();
+  const lapi::ShmStats after = send_to_next(s, sizes);
   std::int64_t interrupt = 1;
   LAPI_OK(s.ctx.qenv(lapi::Query::interrupt_mode, interrupt));
   // (In interrupt mode a frame to a target asleep goes through UCX: not staged.)
@@ -139,12 +145,8 @@ TEST_CASE("split_min: below a larger eager limit, data from split_min up is spli
   CHECK(bad.message().find("split_min") != std::string::npos);
   LAPI_OK(s.ctx.senv(lapi::Query::split_min, 32768));
 
-  const lapi::TaskId me = s.ctx.task_id();
   const std::uint32_t n = s.ctx.num_tasks();
-  send_all(s.ctx, (me + 1) % n, sizes, {s.counters[(me + 1) % n]});
-  LAPI_OK(s.ctx.waitcntr(s.landed, static_cast<int>(sizes.size())));
-  check_inbox(sizes);
-  const lapi::ShmStats after = s.ctx.shm_stats();
+  const lapi::ShmStats after = send_to_next(s, sizes);
   const std::uint64_t split = split_on(n) && n > 1 ? sizes.size() - 1 : 0;  // all but 16 KiB
   CHECK(after.split_sent - before.split_sent == split);
   CHECK(after.split_received - before.split_received == split);
