@@ -112,11 +112,18 @@ TEST_CASE("unchecked, split copy keeps amsends of up to two staging chunks; stag
   const lapi::ShmStats after = send_to_next(s, sizes);
   std::int64_t interrupt = 1;
   LAPI_OK(s.ctx.qenv(lapi::Query::interrupt_mode, interrupt));
-  // (In interrupt mode a frame to a target asleep goes through UCX: not staged.)
   if (split_on(n) && n > 1 && interrupt == 0) {
     CHECK(after.split_sent - before.split_sent == sizes.size());
-    CHECK(after.staged_sent - before.staged_sent == 1);
-    CHECK(after.staged_received - before.staged_received == 1);
+    // The 128 KiB one is never staged, the larger one is unless its frame
+    // found the ring full or the target asleep in its wait and went another
+    // way (a polling task sleeps too after a while: under a sanitizer, or
+    // with more tasks than cores).
+    const std::uint64_t staged = after.staged_sent - before.staged_sent;
+    const std::uint64_t turned_away =
+        after.peer_asleep - before.peer_asleep + after.ring_full - before.ring_full;
+    CHECK(staged <= 1);
+    if (turned_away == 0) CHECK(staged == 1);
+    CHECK(after.staged_received - before.staged_received <= 1);
   }
   LAPI_OK(s.ctx.barrier());
 }
