@@ -416,14 +416,7 @@ class Context::Impl {
   // Whether an Amsend of `data_len` to `tgt` may be staged.
   bool stages_to(TaskId tgt, std::size_t data_len, const Counters& counters) const {
     return config_.staged_copy && counters.origin != nullptr && peers_[tgt].split &&
-           data_len >= std::min(kStageMin, split_threshold()) && stage_beats_split(data_len) &&
-           shm_.stages_to(tgt);
-  }
-  // Unchecked, split copy keeps what fits in two chunks: its two tasks copy a
-  // half each at once, where staging's two chunks barely overlap (staged_copy.cc).
-  bool stage_beats_split(std::size_t data_len) const {
-    return integrity_.on || data_len < split_threshold() ||
-           data_len > 2 * internal::ShmChannel::kStageChunk;
+           data_len >= std::min(kStageMin, split_threshold()) && shm_.stages_to(tgt);
   }
   // Origin: the frame through the ring (nothing sent: false, the caller
   // takes split copy or UCX).

@@ -3,9 +3,8 @@
 // origin copies it in 64 KiB chunks, the target copies each out as it
 // comes, on another core, so the two copies overlap.
 //
-// Where: what split copy would take but, without checksums, what fits in
-// two chunks; and from kStageMin (64 KiB) below split copy's threshold, where
-// the other way is UCX's eager copies.
+// Where: what split copy would take, and from kStageMin (64 KiB) below
+// split copy's threshold, where the other way is UCX's eager copies.
 // Measured on an AMD Zen 5 VM (2 cores), LAPIS_STAGED_COPY=0 against 1
 // alternated in one build, medians of 4-5 rounds:
 // - without checksums, where split copy starts at the MPI layer's 128 KiB
@@ -13,11 +12,11 @@
 //   26.9 -> 37.4 GB/s, 128 KiB 21.0 -> 40.5, 1 MiB 23.6 -> 42.5, 4 MiB
 //   21.2 -> 34.3; mpi_latency 96 KiB 6.6 -> 5.5 us, 256 KiB 14.3 -> 10.1,
 //   1 MiB 89 -> 31, 4 MiB 481 -> 115, but 128 KiB 7.0 -> 8.4 (split copy's
-//   two cores copy half each; two chunks barely overlap). So split copy
-//   keeps Amsends of up to two chunks unchecked: mpi_latency 128 KiB
-//   9.6-10.2 us split against 11.7-12.1 staged, Open MPI 9.3-11.2 (a slow
-//   hour), mpi_bw 18 GB/s split against 23 staged, Open MPI 14.4-15.1;
-//   from 136 KiB (MPI's rendezvous) staging led, 12.5 us against 14.6;
+//   two cores copy half each; two chunks barely overlap). Keeping 128 KiB
+//   on split copy was tried (2026-12-02, builds alternated, 3-4 rounds): in
+//   one machine state split led there, 9.6-10.2 us against 11.7-12.1 (but
+//   18 GB/s against 23), in another staging led by far, 6.6-6.9 us against
+//   11.8-14.3, so staging keeps it;
 // - below 64 KiB staging lost latency to UCX (16-48 KiB +0.6-1.4 us: the
 //   split_go round trip before the first chunk) and won bandwidth by less,
 //   so kStageMin is 64 KiB; chunks of 16 or 32 KiB were slower than 64 KiB

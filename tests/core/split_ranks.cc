@@ -54,16 +54,6 @@ lapi::Landing unmapped(lapi::Context&, const lapi::AmHeaderInfo&) {
   return l;
 }
 
-// Each task sends `sizes` to the next one (origin counters on) and checks
-// what the one before sent it; returns its shm_stats() then.
-lapi::ShmStats send_to_next(Setup& s, const std::vector<std::size_t>& sizes) {
-  const lapi::TaskId next = (s.ctx.task_id() + 1) % s.ctx.num_tasks();
-  send_all(s.ctx, next, sizes, {s.counters[next]});
-  LAPI_OK(s.ctx.waitcntr(s.landed, static_cast<int>(sizes.size())));
-  check_inbox(sizes);
-  return s.ctx.shm_stats();
-}
-
 }  // namespace
 
 TEST_CASE("large amsends to tasks on this node are split-copied; LAPIS_SPLIT_COPY=0 keeps UCX") {
@@ -101,33 +91,6 @@ TEST_CASE("large amsends to tasks on this node are split-copied; LAPIS_SPLIT_COP
   LAPI_OK(s.ctx.barrier());
 }
 
-TEST_CASE("unchecked, split copy keeps amsends of up to two staging chunks; staging takes larger") {
-  // Both have origin counters. 128 KiB: split copy's two tasks copy a half
-  // each at once, where staging's two chunks barely overlap; one byte more
-  // takes three chunks and is staged.
-  const std::vector<std::size_t> sizes = {128u << 10, (128u << 10) + 1};
-  const lapi::ShmStats before = rank_context().shm_stats();
-  Setup& s = setup(sizes.size());
-  const std::uint32_t n = s.ctx.num_tasks();
-  const lapi::ShmStats after = send_to_next(s, sizes);
-  std::int64_t interrupt = 1;
-  LAPI_OK(s.ctx.qenv(lapi::Query::interrupt_mode, interrupt));
-  if (split_on(n) && n > 1 && interrupt == 0) {
-    CHECK(after.split_sent - before.split_sent == sizes.size());
-    // The 128 KiB one is never staged, the larger one is unless its frame
-    // found the ring full or the target asleep in its wait and went another
-    // way (a polling task sleeps too after a while: under a sanitizer, or
-    // with more tasks than cores).
-    const std::uint64_t staged = after.staged_sent - before.staged_sent;
-    const std::uint64_t turned_away =
-        after.peer_asleep - before.peer_asleep + after.ring_full - before.ring_full;
-    CHECK(staged <= 1);
-    if (turned_away == 0) CHECK(staged == 1);
-    CHECK(after.staged_received - before.staged_received <= 1);
-  }
-  LAPI_OK(s.ctx.barrier());
-}
-
 TEST_CASE("split_min: below a larger eager limit, data from split_min up is split-copied") {
   // As the MPI layer sets it up: a 128 KiB eager limit (UCX eager), split
   // copy from split_min. 16 KiB stays eager here; 32 KiB and up are split.
@@ -152,8 +115,12 @@ TEST_CASE("split_min: below a larger eager limit, data from split_min up is spli
   CHECK(bad.message().find("split_min") != std::string::npos);
   LAPI_OK(s.ctx.senv(lapi::Query::split_min, 32768));
 
+  const lapi::TaskId me = s.ctx.task_id();
   const std::uint32_t n = s.ctx.num_tasks();
-  const lapi::ShmStats after = send_to_next(s, sizes);
+  send_all(s.ctx, (me + 1) % n, sizes, {s.counters[(me + 1) % n]});
+  LAPI_OK(s.ctx.waitcntr(s.landed, static_cast<int>(sizes.size())));
+  check_inbox(sizes);
+  const lapi::ShmStats after = s.ctx.shm_stats();
   const std::uint64_t split = split_on(n) && n > 1 ? sizes.size() - 1 : 0;  // all but 16 KiB
   CHECK(after.split_sent - before.split_sent == split);
   CHECK(after.split_received - before.split_received == split);
