@@ -377,6 +377,12 @@ class Context::Impl {
   // counters that move with the frame (the origin counter waits for split_done).
   internal::SplitSend* new_split_send_locked(TaskId tgt, const void* data, std::size_t data_len,
                                              const Counters& counters, Counters& later);
+  // Its frame into tgt's ring, sealed when `flags` has kChecksummed; a full ring is counted.
+  internal::RingSend split_frame_to_ring_locked(TaskId tgt, HandlerId handler, std::uint16_t flags,
+                                                const void* uhdr, std::size_t uhdr_len,
+                                                internal::SplitSend& op, const Counters& later);
+  // Forgets a split or staged Amsend whose frame never left.
+  void drop_unsent_split_locked(internal::SplitSend* op);
   // Target side, once the header handler named `buffer` (null: discard).
   void land_split_locked(TaskId src, const internal::SplitWire& split, void* buffer,
                          const CompletionJob& job, std::uint32_t split_crc);

@@ -156,7 +156,8 @@ class ShmChannel {
   }
   // The owner's polls while it has split sends out (InboxHeader::polls).
   void note_poll() {
-    if (my_polls_ != nullptr) std::atomic_ref<std::uint64_t>(*my_polls_).store(++polls_, std::memory_order_relaxed);
+    if (my_polls_ == nullptr) return;
+    std::atomic_ref<std::uint64_t>(*my_polls_).store(++polls_, std::memory_order_relaxed);
   }
   std::uint64_t peer_polls(std::uint32_t src) const {
     return std::atomic_ref<std::uint64_t>(*out_[src].polls).load(std::memory_order_relaxed);

@@ -198,12 +198,30 @@ SplitSend* Context::Impl::new_split_send_locked(TaskId tgt, const void* data, st
   return op;
 }
 
+RingSend Context::Impl::split_frame_to_ring_locked(TaskId tgt, HandlerId handler,
+                                                   std::uint16_t flags, const void* uhdr,
+                                                   std::size_t uhdr_len, SplitSend& op,
+                                                   const Counters& later) {
+  const RingSend ring =
+      (flags & kChecksummed) != 0
+          ? amsend_shm_locked<true>(tgt, handler, flags, uhdr, uhdr_len, &op.wire, sizeof op.wire,
+                                    later)
+          : amsend_shm_locked<false>(tgt, handler, flags, uhdr, uhdr_len, &op.wire,
+                                     sizeof op.wire, later);
+  if (ring == RingSend::full) shm_.note_ring_full();
+  return ring;
+}
+
+void Context::Impl::drop_unsent_split_locked(SplitSend* op) {
+  (void)split_.sends.take(op->wire.id);
+  delete op;
+}
+
 Status Context::Impl::amsend_split_locked(TaskId tgt, HandlerId handler, const void* uhdr,
                                           std::size_t uhdr_len, const void* data,
                                           std::size_t data_len, const Counters& counters) {
   Counters later;
   SplitSend* op = new_split_send_locked(tgt, data, data_len, counters, later);
-  const std::uint64_t id = op->wire.id;
   // LAPIS_CHECKSUM: the frame carries the data's CRC; the target checks
   // what landed against it (check_split_locked).
   std::uint16_t flags = kSplitData;
@@ -212,23 +230,16 @@ Status Context::Impl::amsend_split_locked(TaskId tgt, HandlerId handler, const v
     integrity_.next_split_crc = crc32c_extend(0, data, data_len);
   }
   // A full ring sends it through UCX: split frames do not queue (ring_backlog.hpp).
-  const RingSend ring =
-      uhdr_len > kPackedUhdrLimit ? RingSend::refused
-      : (flags & kChecksummed) != 0
-          ? amsend_shm_locked<true>(tgt, handler, flags, uhdr, uhdr_len, &op->wire,
-                                    sizeof op->wire, later)
-          : amsend_shm_locked<false>(tgt, handler, flags, uhdr, uhdr_len, &op->wire,
-                                     sizeof op->wire, later);
-  if (ring == RingSend::full) shm_.note_ring_full();
-  const bool in_ring = ring == RingSend::sent;
+  const bool in_ring = uhdr_len <= kPackedUhdrLimit &&
+                       split_frame_to_ring_locked(tgt, handler, flags, uhdr, uhdr_len, *op, later) ==
+                           RingSend::sent;
   const Status s = in_ring ? Status(Errc::success)
                            : amsend_ucx_locked(tgt, handler, flags, uhdr, uhdr_len, &op->wire,
                                                sizeof op->wire, later);
   if (s.ok()) {
     ++split_.sent;
   } else {
-    (void)split_.sends.take(id);
-    delete op;
+    drop_unsent_split_locked(op);
   }
   return s;
 }

@@ -64,7 +64,9 @@ struct RecentIds {
   std::array<std::uint64_t, 64> ids{};
   std::size_t next = 0;
   void note(std::uint64_t id) { ids[next++ % ids.size()] = id; }
-  bool has(std::uint64_t id) const { return id != 0 && std::find(ids.begin(), ids.end(), id) != ids.end(); }
+  bool has(std::uint64_t id) const {
+    return id != 0 && std::find(ids.begin(), ids.end(), id) != ids.end();
+  }
 };
 
 struct SplitCopyState {

@@ -99,15 +99,10 @@ bool Context::Impl::amsend_staged_locked(TaskId tgt, HandlerId handler, const vo
   Counters later;
   SplitSend* op = new_split_send_locked(tgt, data, data_len, counters, later);
   integrity_.next_split_crc = 0;  // each chunk carries its own
-  const RingSend ring =
-      integrity_.on ? amsend_shm_locked<true>(tgt, handler, kSplitData | kChecksummed | kStagedData,
-                                              uhdr, uhdr_len, &op->wire, sizeof op->wire, later)
-                    : amsend_shm_locked<false>(tgt, handler, kSplitData | kStagedData, uhdr,
-                                               uhdr_len, &op->wire, sizeof op->wire, later);
-  if (ring != RingSend::sent) {
-    if (ring == RingSend::full) shm_.note_ring_full();
-    (void)split_.sends.take(op->wire.id);
-    delete op;
+  const std::uint16_t flags = kSplitData | kStagedData | (integrity_.on ? kChecksummed : 0);
+  if (split_frame_to_ring_locked(tgt, handler, flags, uhdr, uhdr_len, *op, later) !=
+      RingSend::sent) {
+    drop_unsent_split_locked(op);
     return false;
   }
   op->staged = true;
@@ -265,17 +260,16 @@ void Context::Impl::settle_staged_locked(TaskId src, std::uint64_t token) {
 void Context::Impl::pull_staged_if_quiet_locked(TaskId src) {
   const std::uint64_t now = monotonic_ns();
   SplitCopyState::StageIn& in = split_.stage_in[src];
-  std::uint64_t& since = in.quiet_since_ns;
   // An origin still polling is busy (its own pushes to us or others, both
   // ways streaming): it will push. Pulling from it would only race it.
   const std::uint64_t polls = shm_.peer_polls(src);
-  if (since == 0 || polls != in.origin_polls) {
-    since = now;
+  if (in.quiet_since_ns == 0 || polls != in.origin_polls) {
+    in.quiet_since_ns = now;
     in.origin_polls = polls;
     return;
   }
-  if (now - since < kStagePullAfterNs) return;
-  since = 0;
+  if (now - in.quiet_since_ns < kStagePullAfterNs) return;
+  in.quiet_since_ns = 0;
   // One record per look, our own poll count moving: a pull by cross-memory
   // read is slow, and an origin that is itself our target must not take
   // the time we spend in here for our having left the library (both
