@@ -68,11 +68,16 @@ inline void copy_aligned(void* dst, const void* src, std::size_t n) {
   pieces(d, s, n);
 }
 
-// From 32 bytes (below, a frame's data rarely spans two lines) to 1 KiB:
-// from 2 KiB up libc's wider accesses win (mpi_latency 2 KiB 0.44 against
-// 0.39 us, mpi_bw 2-8 KiB 6.7-7.3 against 7.8-8.9 GB/s, alternated).
+// From 32 bytes (below, a frame's data rarely spans two lines) to 512 B:
+// above, libc's wider accesses win. 2 KiB: mpi_latency 0.44 against 0.39
+// us, mpi_bw 2-8 KiB 6.7-7.3 against 7.8-8.9 GB/s. 513 B-1 KiB (AMD EPYC
+// with AVX-512, slow latency mode, 6 rounds alternated): mpi_bw 768 B
+// 2.2-2.4 against 2.6-3.1 GB/s, 1 KiB 2.4-2.6 against 2.7-3.2, latency
+// unchanged (1 KiB 0.69-0.76 against 0.66-0.75 us); fast mode, 2 rounds:
+// 1 KiB 12.9 against 12.6-13.9 GB/s. From 257 to 512 B neither led (bw
+// 384 B 1.46-1.64 line-copied against 1.32-1.53).
 inline constexpr std::size_t kMin = 32;
-inline constexpr std::size_t kMax = 1024;
+inline constexpr std::size_t kMax = 512;
 
 // kMin <= n <= kMax in one compare.
 inline bool aligned_length(std::size_t n) { return n - kMin <= kMax - kMin; }
@@ -80,7 +85,7 @@ inline bool aligned_length(std::size_t n) { return n - kMin <= kMax - kMin; }
 }  // namespace line_copy_detail
 
 // Every store into dst is aligned to its own size (at most 16 bytes) for
-// 32 bytes to 1 KiB; other lengths are memcpy's.
+// 32 to 512 bytes; other lengths are memcpy's.
 inline void copy_into_shared(void* dst, const void* src, std::size_t n) {
   if (line_copy_detail::aligned_length(n)) {
     line_copy_detail::copy_aligned<true>(dst, src, n);
@@ -90,7 +95,7 @@ inline void copy_into_shared(void* dst, const void* src, std::size_t n) {
 }
 
 // Every load from src is aligned to its own size (at most 16 bytes) for
-// 32 bytes to 1 KiB; other lengths are memcpy's.
+// 32 to 512 bytes; other lengths are memcpy's.
 inline void copy_out_of_shared(void* dst, const void* src, std::size_t n) {
   if (line_copy_detail::aligned_length(n)) {
     line_copy_detail::copy_aligned<false>(dst, src, n);
