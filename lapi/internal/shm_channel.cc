@@ -244,7 +244,7 @@ std::byte* ShmChannel::begin_send(std::uint32_t tgt, std::size_t len, ShmSend& w
   if (pad != 0) {  // the frame would wrap: skip the ring's tail
     Slot& skip = o.ring[at % kSlots];
     skip.len = kPad;
-    std::atomic_ref<std::uint64_t>(skip.ticket).store(at + 1, std::memory_order_release);
+    std::atomic_ref<std::uint32_t>(skip.ticket).store(ticket_for(at), std::memory_order_release);
     at += pad;
     o.next = at;
   }
@@ -259,14 +259,15 @@ ShmSend ShmChannel::end_send(std::uint32_t tgt, std::size_t len, bool quiet) {
 
 // Sequentially consistent, or, where the watched task's sleeps run
 // membarrier, a release store kept before the load by the compiler alone.
-inline std::uint32_t ShmChannel::publish_then_watch(const Outbox& o, std::uint64_t& word,
-                                                    std::uint64_t value, std::uint32_t* watched) {
+template <typename Word>
+inline std::uint32_t ShmChannel::publish_then_watch(const Outbox& o, Word& word, Word value,
+                                                    std::uint32_t* watched) {
   if (o.light_publish) [[likely]] {
-    std::atomic_ref<std::uint64_t>(word).store(value, std::memory_order_release);
+    std::atomic_ref<Word>(word).store(value, std::memory_order_release);
     std::atomic_signal_fence(std::memory_order_seq_cst);
     return std::atomic_ref<std::uint32_t>(*watched).load(std::memory_order_relaxed);
   }
-  std::atomic_ref<std::uint64_t>(word).store(value, std::memory_order_seq_cst);
+  std::atomic_ref<Word>(word).store(value, std::memory_order_seq_cst);
   return std::atomic_ref<std::uint32_t>(*watched).load(std::memory_order_seq_cst);
 }
 
@@ -276,7 +277,7 @@ ShmSend ShmChannel::publish(std::uint32_t tgt, std::size_t len, std::uint32_t st
   Slot& slot = o.ring[at % kSlots];
   slot.len = stored_len;
   const std::uint32_t sleepers =
-      publish_then_watch(o, slot.ticket, at + 1, quiet ? o.waiters_asleep : o.sleepers);
+      publish_then_watch(o, slot.ticket, ticket_for(at), quiet ? o.waiters_asleep : o.sleepers);
   o.next = at + slots_for(len);
   // The first line of a slot a few frames ahead: the target read it a lap
   // ago, so a store there would wait for the line to come back from its
@@ -308,7 +309,7 @@ ShmSend ShmChannel::send(std::uint32_t tgt, const void* header, std::size_t head
 
 void ShmChannel::release(const Inbox& in, std::uint64_t first, std::uint64_t count) {
   for (std::uint64_t i = 1; i < count; ++i) {
-    std::atomic_ref<std::uint64_t>(in.ring[(first + i) % kSlots].ticket)
+    std::atomic_ref<std::uint32_t>(in.ring[(first + i) % kSlots].ticket)
         .store(0, std::memory_order_relaxed);
   }
   std::atomic_ref<std::uint64_t>(*in.consumed).store(first + count, std::memory_order_release);
@@ -335,8 +336,9 @@ ShmSend ShmChannel::stage_publish(std::uint32_t tgt, std::uint64_t token, std::u
   slot.offset = offset;
   slot.len = len;
   slot.crc = crc;
-  return publish_then_watch(o, slot.ticket, at + 1, o.sleepers) != 0 ? ShmSend::done_wake
-                                                                     : ShmSend::done;
+  return publish_then_watch<std::uint64_t>(o, slot.ticket, at + 1, o.sleepers) != 0
+             ? ShmSend::done_wake
+             : ShmSend::done;
 }
 
 bool ShmChannel::stage_peek(std::uint32_t src, StageChunk& out) const {
@@ -370,8 +372,8 @@ ShmSend ShmChannel::stage_release(std::uint32_t src) {
 bool ShmChannel::pending() const {
   for (const Inbox& in : in_) {
     Slot& slot = in.ring[in.next % kSlots];
-    if (std::atomic_ref<std::uint64_t>(slot.ticket).load(std::memory_order_seq_cst) ==
-        in.next + 1) {
+    if (std::atomic_ref<std::uint32_t>(slot.ticket).load(std::memory_order_seq_cst) ==
+        ticket_for(in.next)) {
       return true;
     }
   }

@@ -14,10 +14,11 @@
 // source. A sender maps only the header and its own ring. Positions count
 // slots; a frame takes one or more consecutive slots (never wrapping: a pad
 // record fills the ring's tail first). A frame at position n is complete
-// once the ticket of its first slot equals n + 1 (release store after the
-// bytes); the target lands it in place, zeroes the ticket words the frame
-// covered (so stale payload can never pass for a ticket) and then
-// publishes its consumed count.
+// once the ticket of its first slot equals n + 1 in 32 bits (ticket_for;
+// release store after the bytes); the target lands it in place, zeroes the
+// ticket words of the slots after the first that the frame covered (so
+// stale payload can never pass for a ticket) and then publishes its
+// consumed count.
 //
 // Sleeping targets: a waiter that blocks on the UCX event fd first raises
 // its inbox's sleeper count and then checks its rings once more; a sender
@@ -81,7 +82,10 @@ class ShmChannel {
  public:
   static constexpr std::size_t kSlotBytes = 576;  // 9 cache lines; 64 slots = 9 pages
   static constexpr std::size_t kSlots = 128;
-  static constexpr std::size_t kSlotHeader = 16;  // ticket, length
+  // ticket, length: 8 bytes, so that a small frame fits the slot's first line with 8 more
+  // bytes (an MPI message of up to 32 B, or of 8 B with LAPIS_CHECKSUM's 24-byte words; a
+  // second line cost about 50 ns of latency in the slow latency mode).
+  static constexpr std::size_t kSlotHeader = 8;
   // Largest frame: 15 slots, so a ring holds at least 8 of them.
   static constexpr std::size_t kFrameLimit = 15 * kSlotBytes - kSlotHeader;
   // Prefetch distances, in slots (one small frame each), for a stream of
@@ -186,6 +190,15 @@ class ShmChannel {
   // which every task of the job must agree on (LAPIS_CHECKSUM=crc32c):
   // attach refuses an inbox laid out otherwise.
   void enable_stages() { stages_ = true; }
+  // Tests, once attached and before any frame: every ring to and from this task starts at
+  // `position` (a job that has sent that many slots), to cross the 32-bit ticket's wrap.
+  void start_rings_at(std::uint64_t position) {
+    for (Outbox& o : out_) o.next = o.writing = o.consumed_seen = position;
+    for (Inbox& in : in_) {
+      in.next = position;
+      std::atomic_ref<std::uint64_t>(*in.consumed).store(position, std::memory_order_release);
+    }
+  }
   // Whether this task's sleeps run membarrier, and whether publishing to
   // `tgt` goes without a barrier (tests, stats).
   bool sleeps_with_membarrier() const { return membarrier_; }
@@ -248,12 +261,17 @@ class ShmChannel {
 
  private:
   struct alignas(64) Slot {
-    std::uint64_t ticket;  // position + 1 once the frame starting here is complete
+    std::uint32_t ticket;  // ticket_for(position) once the frame starting here is complete
     std::uint32_t len;     // frame bytes, or kPad
-    std::uint32_t reserved;
     std::byte frame[kSlotBytes - kSlotHeader];  // runs on over the following slots
   };
-  static_assert(sizeof(Slot) == kSlotBytes);
+  static_assert(sizeof(Slot) == kSlotBytes && offsetof(Slot, frame) == kSlotHeader);
+  // Position + 1 in 32 bits, never 0 (a slot covered by the middle of a frame has its ticket
+  // word zeroed): a first slot's stale ticket is a lap (128 positions) old, so it differs.
+  static constexpr std::uint32_t ticket_for(std::uint64_t at) {
+    const auto t = static_cast<std::uint32_t>(at + 1);
+    return t != 0 ? t : 1;
+  }
   static constexpr std::uint32_t kPad = UINT32_MAX;  // skip to the ring's start
   static constexpr std::uint64_t slots_for(std::size_t len) {
     return (len + kSlotHeader + kSlotBytes - 1) / kSlotBytes;
@@ -308,8 +326,10 @@ class ShmChannel {
   };
   // Stores `value` to `word` (a publication) and then reads `watched`; the
   // two must not pass each other (see the header comment).
-  static std::uint32_t publish_then_watch(const Outbox& o, std::uint64_t& word,
-                                          std::uint64_t value, std::uint32_t* watched);
+  // Word: a ring slot's 32-bit ticket or a staging slot's 64-bit one.
+  template <typename Word>
+  static std::uint32_t publish_then_watch(const Outbox& o, Word& word, Word value,
+                                          std::uint32_t* watched);
   // A source's ring and its claim cells; then (enable_stages) its staging area.
   static constexpr std::size_t kStageOffset =
       shm_page_round(kSlots * kSlotBytes + kSplitCells * sizeof(SplitCell));
@@ -350,7 +370,7 @@ bool ShmChannel::poll(Deliver&& deliver) {
       const std::uint64_t at = in.next;
       const std::uint64_t index = at % kSlots;
       Slot& slot = in.ring[index];
-      if (std::atomic_ref<std::uint64_t>(slot.ticket).load(std::memory_order_acquire) != at + 1) {
+      if (std::atomic_ref<std::uint32_t>(slot.ticket).load(std::memory_order_acquire) != ticket_for(at)) {
         break;
       }
       // The sender's lines come one by one from its core; ask for a later

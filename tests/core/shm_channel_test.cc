@@ -71,9 +71,32 @@ std::vector<unsigned char> payload(std::size_t len, unsigned seed) {
 
 }  // namespace
 
+// Tickets are the position + 1 in 32 bits, never 0: at the position where that wraps, a
+// fresh (zeroed) slot must not pass for a frame, and frames from there on arrive as sent.
+TEST_CASE("frames arrive in order and intact across the 32-bit ticket wrap") {
+  Pair p;
+  const std::uint64_t wrap = (std::uint64_t{1} << 32) - 1;  // ticket (wrap + 1) mod 2^32 = 0
+  for (auto& c : p.ch) c.start_rings_at(wrap);
+  CHECK(p.take(1).empty());  // nothing sent yet
+  unsigned seed = 0;
+  // Several laps of the 128-slot ring past the wrap, at odd offsets.
+  for (int round = 0; round < 120; ++round) {
+    std::vector<std::vector<unsigned char>> sent;
+    for (std::size_t len : {std::size_t{8}, std::size_t{700}, std::size_t{8}}) {
+      sent.push_back(payload(len, ++seed));
+      REQUIRE(p.ch[0].send(1, sent.back().data(), len, nullptr, 0) == ShmSend::done);
+    }
+    const auto got = p.take(1);
+    REQUIRE(got.size() == sent.size());
+    for (std::size_t i = 0; i < sent.size(); ++i) CHECK(got[i].bytes == sent[i]);
+    CHECK(p.take(1).empty());
+  }
+}
+
 TEST_CASE("frames arrive in order and intact across slot counts and wrap-around") {
   Pair p;
-  const std::size_t sizes[] = {1, 8, 560, 561, 1200, 3000, 8000, ShmChannel::kFrameLimit};
+  constexpr std::size_t one_slot = ShmChannel::kSlotBytes - ShmChannel::kSlotHeader;
+  const std::size_t sizes[] = {1, 8, one_slot, one_slot + 1, 1200, 3000, 8000, ShmChannel::kFrameLimit};
   unsigned seed = 0;
   // Enough rounds to wrap the 128-slot ring many times at odd offsets.
   for (int round = 0; round < 200; ++round) {
