@@ -126,6 +126,30 @@ TEST_CASE("the progress thread is named lapis-progress and runs at LAPIS_PROGRES
   LAPI_OK(ctx.barrier());
 }
 
+// Runs `body` on this task and counts the looks its parked progress thread
+// took at the application meanwhile (the thread's voluntary switches).
+struct Looks {
+  double us;
+  long looks;
+};
+template <typename Body>
+Looks count_looks(Body body) {
+  const auto tid = thread_named("lapis-progress");
+  REQUIRE(tid.has_value());
+  const long before = voluntary_switches(*tid);
+  const auto start = std::chrono::steady_clock::now();
+  body();
+  const double us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  return {us, voluntary_switches(*tid) - before};
+}
+
+// One look per 50-100 us without the back-off: thousands in 300 ms.
+void check_backed_off(const Looks& l) {
+  CAPTURE(l.us);
+  CHECK(l.looks < l.us / 400 + 20);
+}
+
 // Task 0 waits about 300 ms in a barrier while task 1 computes; a poke at
 // the start wakes task 0's progress thread, which then parks, looking at
 // the waiter from time to time. Those looks back off to one per
@@ -136,18 +160,9 @@ TEST_CASE("a parked progress thread looks at a long wait less and less often") {
   LAPI_OK(ctx.register_handler(4, on_poke));
   LAPI_OK(ctx.barrier());
   if (ctx.task_id() == 0) {
-    const auto tid = thread_named("lapis-progress");
-    REQUIRE(tid.has_value());
-    const long before = voluntary_switches(*tid);
-    const auto start = std::chrono::steady_clock::now();
-    LAPI_OK(ctx.barrier());
-    const double waited_us =
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-    const long looks = voluntary_switches(*tid) - before;
-    CAPTURE(waited_us);
-    CHECK(waited_us > 100'000);  // task 1 computes for 300 ms; a loaded host may start us late
-    // One look per 50-100 us without the back-off: thousands.
-    CHECK(looks < waited_us / 400 + 20);
+    const Looks l = count_looks([&] { LAPI_OK(ctx.barrier()); });
+    CHECK(l.us > 100'000);  // task 1 computes for 300 ms; a loaded host may start us late
+    check_backed_off(l);
   } else {
     if (ctx.task_id() == 1) {
       lapi::Counter sent;
@@ -173,31 +188,24 @@ TEST_CASE("a parked progress thread looks less and less often at an application 
   LAPI_OK(ctx.register_handler(4, on_poke));
   LAPI_OK(ctx.barrier());
   if (ctx.task_id() == 0) {
-    const auto tid = thread_named("lapis-progress");
-    REQUIRE(tid.has_value());
-    const long before = voluntary_switches(*tid);
-    const auto start = std::chrono::steady_clock::now();
-    const auto until = start + std::chrono::milliseconds(300);
     long rounds = 0;
-    while (std::chrono::steady_clock::now() < until) {
-      lapi::Counter done;
-      LAPI_OK(ctx.amsend(1, 4, nullptr, 0, nullptr, 0, {{}, nullptr, &done}));
-      LAPI_OK(ctx.waitcntr(done, 1));
-      const auto computed = std::chrono::steady_clock::now() + std::chrono::microseconds(30);
-      while (std::chrono::steady_clock::now() < computed) {  // outside the library
+    const Looks l = count_looks([&] {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+      while (std::chrono::steady_clock::now() < until) {
+        lapi::Counter done;
+        LAPI_OK(ctx.amsend(1, 4, nullptr, 0, nullptr, 0, {{}, nullptr, &done}));
+        LAPI_OK(ctx.waitcntr(done, 1));
+        const auto computed = std::chrono::steady_clock::now() + std::chrono::microseconds(30);
+        while (std::chrono::steady_clock::now() < computed) {  // outside the library
+        }
+        ++rounds;
       }
-      ++rounds;
-    }
-    const double busy_us =
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-    const long looks = voluntary_switches(*tid) - before;
-    CAPTURE(busy_us);
-    CAPTURE(rounds);
+    });
     // Alone on the host: thousands of rounds. A loaded host (tests run side
     // by side) lets only a hundred or so through, and then fewer looks too.
+    CAPTURE(rounds);
     CHECK(rounds >= 10);
-    // One look per 50-100 us without the back-off: thousands.
-    CHECK(looks < busy_us / 400 + 20);
+    check_backed_off(l);
   }
   LAPI_OK(ctx.barrier());
   LAPI_OK(ctx.gfence());
