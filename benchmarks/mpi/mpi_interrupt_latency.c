@@ -164,8 +164,8 @@ int main(int argc, char** argv) {
         "%8s %8s %12s %12s %12s %12s %12s\n",
         spec.name, o.impl, strcmp(o.impl, "lapis") == 0 ? " (LAPIS_MODE=" : "",
         strcmp(o.impl, "lapis") == 0 ? getenv("LAPIS_MODE") : "",
-        strcmp(o.impl, "lapis") == 0 ? ")" : "", "size", "iters", "mean_us", "p50_us", "p90_us", "p99_us",
-        "max_us");
+        strcmp(o.impl, "lapis") == 0 ? ")" : "", "size", "iters", "mean_us", "p50_us", "p90_us",
+        "p99_us", "max_us");
   }
   for (int s = 0; s < o.nsizes; ++s) {
     const size_t size = o.sizes[s];

@@ -370,7 +370,9 @@ bool ShmChannel::poll(Deliver&& deliver) {
       const std::uint64_t at = in.next;
       const std::uint64_t index = at % kSlots;
       Slot& slot = in.ring[index];
-      if (std::atomic_ref<std::uint32_t>(slot.ticket).load(std::memory_order_acquire) != ticket_for(at)) {
+      const std::uint32_t ticket =
+          std::atomic_ref<std::uint32_t>(slot.ticket).load(std::memory_order_acquire);
+      if (ticket != ticket_for(at)) {
         break;
       }
       // The sender's lines come one by one from its core; ask for a later

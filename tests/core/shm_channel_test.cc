@@ -96,7 +96,8 @@ TEST_CASE("frames arrive in order and intact across the 32-bit ticket wrap") {
 TEST_CASE("frames arrive in order and intact across slot counts and wrap-around") {
   Pair p;
   constexpr std::size_t one_slot = ShmChannel::kSlotBytes - ShmChannel::kSlotHeader;
-  const std::size_t sizes[] = {1, 8, one_slot, one_slot + 1, 1200, 3000, 8000, ShmChannel::kFrameLimit};
+  const std::size_t sizes[] = {1,    8,    one_slot, one_slot + 1,
+                               1200, 3000, 8000,     ShmChannel::kFrameLimit};
   unsigned seed = 0;
   // Enough rounds to wrap the 128-slot ring many times at odd offsets.
   for (int round = 0; round < 200; ++round) {
