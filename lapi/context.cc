@@ -341,6 +341,8 @@ ShmStats Context::shm_stats() const {
   for (const internal::Peer& peer : impl_->peers_) {
     stats.peers += peer.path == Path::shm;
     stats.split_peers += peer.split;
+    stats.rma_mapped += peer.rma_mapped;
+    stats.rma_cma += peer.rma_cma;
   }
   return stats;
 }

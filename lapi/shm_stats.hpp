@@ -26,6 +26,12 @@ struct ShmStats {
   // Staged Amsends whose rest the target read itself (their origin stayed
   // out of the library).
   std::uint64_t staged_pulled = 0;
+  // Puts and Gets to tasks on this node that this task moved itself: by a
+  // copy into or out of UCX's mapping of the target's region (memory from
+  // alloc_registered), or by cross-memory attach (other registered memory).
+  // The rest went through UCX.
+  std::uint64_t rma_mapped = 0;
+  std::uint64_t rma_cma = 0;
 };
 
 }  // namespace lapi

@@ -184,8 +184,14 @@ class Context::Impl {
                          const void* org_addr, ucp_rkey_h rkey, const Counters& counters);
   Status get_host_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
                          ucp_rkey_h rkey, RemoteCounter tgt_cntr, Counter* org_cntr);
-  // Whether a Put or Get of `len` bytes at `addr` to `tgt` goes by cross-memory attach.
-  bool rma_by_cma_locked(TaskId tgt, ucp_rkey_h rkey, std::uint64_t addr, std::size_t len);
+  // How a Put or Get of `len` bytes at `addr` to `tgt` moves (host_rma.cc); `at` is the
+  // range as mapped here when it is HostRma::mapped.
+  enum class HostRma : std::uint8_t { ucx, mapped, cma };
+  HostRma host_rma_way_locked(TaskId tgt, ucp_rkey_h rkey, std::uint64_t addr, std::size_t len,
+                              std::byte*& at);
+  // A Put or Get moved in place by this task: the counters, as UCX's completion would.
+  void host_rma_done_locked(TaskId tgt, Counter* origin, std::uint64_t target_counter,
+                            Counter* completion);
 
   // ---- ucx_path.cc: the UCX method's operations (PathOps, path_ops.hpp says what each does)
   // Amsend through UCX (eager or rendezvous; always eager with
@@ -272,9 +278,11 @@ class Context::Impl {
   void finish_job_locked(const CompletionJob& job);
 
   // ---- rma.cc
-  // Validates a Put/Get and resolves the target region's rkey.
-  Status prepare_transfer(const char* fn, TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
-                          const void* org_addr, ucp_rkey_h& rkey);
+  // Validates a Put/Get (before its lock), then resolves the target region's rkey (under it).
+  Status check_transfer_call(const char* fn, TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
+                             const void* org_addr) const;
+  Status transfer_rkey(std::unique_lock<internal::MaybeMutex>& guard, TaskId tgt,
+                       std::uint64_t tgt_addr, std::size_t len, ucp_rkey_h& rkey);
   Status check_transfer_args(const char* fn, TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
                              const void* org_addr) const;
   Status put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, const void* org_addr,
@@ -294,6 +302,17 @@ class Context::Impl {
   // Looks up (fetching once from the target if needed) the rkey covering the
   // remote range. Blocks with progress on a miss.
   Status remote_key(TaskId tgt, std::uint64_t addr, std::size_t len, ucp_rkey_h& out);
+  // remote_key's look at the region last used (inline: every Put and Get asks) and, failing
+  // that, at the regions known, without asking the target.
+  bool cached_rkey_locked(TaskId tgt, std::uint64_t addr, std::size_t len, ucp_rkey_h& out) {
+    const internal::RkeyHit& hit = peers_[tgt].rkey_hit;
+    if (hit.rkey != nullptr && addr - hit.base <= hit.len && len <= hit.len - (addr - hit.base)) {
+      out = hit.rkey;
+      return true;
+    }
+    return known_rkey_locked(tgt, addr, len, out);
+  }
+  bool known_rkey_locked(TaskId tgt, std::uint64_t addr, std::size_t len, ucp_rkey_h& out);
   Status map_remote(TaskId tgt, std::uint64_t addr, std::size_t len, void*& local);
   void on_rkey_request_locked(const internal::RkeyRequestWire& req);
   void on_rkey_invalidate_locked(const internal::RkeyInvalidateWire& msg);

@@ -228,23 +228,23 @@ Status Context::Impl::map_remote(TaskId tgt, std::uint64_t addr, std::size_t len
   return Errc::success;
 }
 
+bool Context::Impl::known_rkey_locked(TaskId tgt, std::uint64_t addr, std::size_t len,
+                                      ucp_rkey_h& out) {
+  RkeyHit& hit = peers_[tgt].rkey_hit;
+  auto& peer = peers_[tgt].remote_regions;
+  auto it = covering(peer, addr, len);
+  if (it == peer.end()) return false;
+  hit = RkeyHit{it->first, it->second.len, it->second.rkey};
+  out = it->second.rkey;
+  return true;
+}
+
 Status Context::Impl::remote_key(TaskId tgt, std::uint64_t addr, std::size_t len,
                                  ucp_rkey_h& out) {
   std::uint64_t token;
   {
     Guard guard(lock_);
-    RkeyHit& hit = peers_[tgt].rkey_hit;
-    if (hit.rkey != nullptr && addr - hit.base <= hit.len && len <= hit.len - (addr - hit.base)) {
-      out = hit.rkey;
-      return Errc::success;
-    }
-    auto& peer = peers_[tgt].remote_regions;
-    auto it = covering(peer, addr, len);
-    if (it != peer.end()) [[likely]] {
-      hit = RkeyHit{it->first, it->second.len, it->second.rkey};
-      out = it->second.rkey;
-      return Errc::success;
-    }
+    if (cached_rkey_locked(tgt, addr, len, out)) [[likely]] return Errc::success;
     token = regions_.next_token++;
     regions_.rkey_waits[token] = {};
     const RkeyRequestWire req{me_, 0, addr, len, token};

@@ -7,6 +7,7 @@
 
 #include <ucp/api/ucp.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -32,6 +33,7 @@ struct RkeyHit {
   // Whether UCX maps the region here (ucp_rkey_ptr): 1 yes, 0 no, -1 not
   // asked yet (host_rma.cc).
   std::int8_t maps = -1;
+  std::byte* mapped = nullptr;  // maps == 1: where `base` is mapped here
 };
 
 struct Peer {
@@ -55,6 +57,9 @@ struct Peer {
   // Its memory: regions by base address, and the last one used.
   std::map<std::uint64_t, RemoteRegion> remote_regions;
   RkeyHit rkey_hit;
+  // Puts and Gets to it that this task moved itself (host_rma.cc; ShmStats).
+  std::uint64_t rma_mapped = 0;
+  std::uint64_t rma_cma = 0;
 
   // Split copy: its pid when its memory is reachable (else 0: split Amsends
   // from it are refused), and our free claim cells in its ring.

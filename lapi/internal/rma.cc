@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <mutex>
 
 #include "lapi/internal/engine.hpp"
 #include "lapi/internal/rmw_apply.hpp"
@@ -12,17 +13,27 @@ namespace lapi {
 
 using namespace internal;
 
-Status Context::Impl::prepare_transfer(const char* fn, TaskId tgt, std::size_t len,
-                                       std::uint64_t tgt_addr, const void* org_addr,
-                                       ucp_rkey_h& rkey) {
+Status Context::Impl::check_transfer_call(const char* fn, TaskId tgt, std::size_t len,
+                                          std::uint64_t tgt_addr, const void* org_addr) const {
   if (tl_header_handler_depth > 0) {
     return fail(Errc::in_header_handler, "{}: called from inside a header handler", fn);
   }
   if (config_.error_checking || failures_.any_failed.load(std::memory_order_relaxed)) {
-    if (Status s = check_transfer_args(fn, tgt, len, tgt_addr, org_addr); !s.ok()) return s;
+    return check_transfer_args(fn, tgt, len, tgt_addr, org_addr);
   }
-  // The target's region covering the range; fetched once, then cached.
-  return len > 0 ? remote_key(tgt, tgt_addr, len, rkey) : Status(Errc::success);
+  return Errc::success;
+}
+
+// The target region's rkey under the operation's own lock: the last region
+// used, else (fetched once from the target, which blocks with progress)
+// remote_key() with the lock let go meanwhile.
+Status Context::Impl::transfer_rkey(std::unique_lock<MaybeMutex>& guard, TaskId tgt,
+                                    std::uint64_t tgt_addr, std::size_t len, ucp_rkey_h& rkey) {
+  if (len == 0 || cached_rkey_locked(tgt, tgt_addr, len, rkey)) [[likely]] return Errc::success;
+  guard.unlock();
+  Status s = remote_key(tgt, tgt_addr, len, rkey);
+  guard.lock();
+  return s;
 }
 
 Status Context::Impl::check_transfer_args(const char* fn, TaskId tgt, std::size_t len,
@@ -36,11 +47,12 @@ Status Context::Impl::check_transfer_args(const char* fn, TaskId tgt, std::size_
 
 Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
                           const void* org_addr, const Counters& counters) {
-  ucp_rkey_h rkey = nullptr;
-  if (Status s = prepare_transfer("put", tgt, len, tgt_addr, org_addr, rkey); !s.ok()) [[unlikely]] {
+  if (Status s = check_transfer_call("put", tgt, len, tgt_addr, org_addr); !s.ok()) [[unlikely]] {
     return s;
   }
-  Guard guard(lock_);
+  std::unique_lock guard(lock_);
+  ucp_rkey_h rkey = nullptr;
+  if (Status s = transfer_rkey(guard, tgt, tgt_addr, len, rkey); !s.ok()) [[unlikely]] return s;
   if (integrity_.on) [[unlikely]] {
     return put_checked_locked(tgt, len, tgt_addr, org_addr, rkey, counters);
   }
@@ -49,11 +61,12 @@ Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
 
 Status Context::Impl::get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
                           RemoteCounter tgt_cntr, Counter* org_cntr) {
-  ucp_rkey_h rkey = nullptr;
-  if (Status s = prepare_transfer("get", tgt, len, tgt_addr, org_addr, rkey); !s.ok()) [[unlikely]] {
+  if (Status s = check_transfer_call("get", tgt, len, tgt_addr, org_addr); !s.ok()) [[unlikely]] {
     return s;
   }
-  Guard guard(lock_);
+  std::unique_lock guard(lock_);
+  ucp_rkey_h rkey = nullptr;
+  if (Status s = transfer_rkey(guard, tgt, tgt_addr, len, rkey); !s.ok()) [[unlikely]] return s;
   if (integrity_.on && len > 0) [[unlikely]] {
     return get_checked_locked(tgt, len, tgt_addr, org_addr, rkey, tgt_cntr, org_cntr);
   }

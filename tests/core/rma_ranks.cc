@@ -53,6 +53,15 @@ void release_window(lapi::Context& ctx, const Window& w, bool transport_allocate
   }
 }
 
+// Whether UCX can map a peer's memory depends on the transports it found
+// (test hosts in network namespaces still share /dev/shm; UCX_TLS=tcp does
+// not map at all). rma_test runs on one host with UCX's defaults and says
+// the mapping must work there.
+bool expects_mapping() {
+  const char* expect = std::getenv("LAPIS_TEST_EXPECT_MAPPED");
+  return expect != nullptr && std::string(expect) == "1";
+}
+
 }  // namespace
 
 TEST_CASE("put and get move data between registered regions") {
@@ -61,9 +70,14 @@ TEST_CASE("put and get move data between registered regions") {
   const std::uint32_t n = ctx.num_tasks();
   const lapi::TaskId right = (me + 1) % n, left = (me + n - 1) % n;
   constexpr std::size_t kLen = 1 << 20;
+  constexpr std::uint64_t kTransfers = 6;  // a Put and a Get of each size below
+  std::int64_t checksum = 0;
+  LAPI_OK(ctx.qenv(lapi::Query::checksum, checksum));  // checked Puts keep their own way
+  const bool must_map = expects_mapping() && checksum == 0 && n > 1;
 
   for (bool allocated : {true, false}) {
     CAPTURE(allocated);
+    const lapi::ShmStats before = ctx.shm_stats();
     std::vector<unsigned char> user;
     Window w = make_window(ctx, kLen, allocated, user);
     lapi::Counter target;
@@ -97,6 +111,11 @@ TEST_CASE("put and get move data between registered regions") {
       LAPI_OK(ctx.waitcntr(target, 1));
       LAPI_OK(ctx.barrier());
     }
+    // Where UCX maps the neighbour's allocated region, this task's CPU
+    // copies into and out of the mapping, with no call into UCX.
+    const lapi::ShmStats after = ctx.shm_stats();
+    if (must_map && allocated) CHECK(after.rma_mapped - before.rma_mapped == kTransfers);
+    if (!allocated) CHECK(after.rma_mapped == before.rma_mapped);
     LAPI_OK(ctx.unregister_counter(target));
     LAPI_OK(ctx.gfence());
     release_window(ctx, w, allocated);
@@ -282,12 +301,7 @@ TEST_CASE("map_remote: stores through the mapping reach the task; where it canno
   Window w = make_window(ctx, kLen, true, unused);
   std::int64_t checksum = 0;
   LAPI_OK(ctx.qenv(lapi::Query::checksum, checksum));  // checked transfers only: no direct access
-  // Whether UCX can map a peer's memory depends on the transports it found
-  // (test hosts in network namespaces still share /dev/shm; UCX_TLS=tcp does
-  // not map at all). rma_test runs on one host with UCX's defaults and says
-  // the mapping must work there.
-  const char* expect = std::getenv("LAPIS_TEST_EXPECT_MAPPED");
-  const bool must_map = expect != nullptr && std::string(expect) == "1" && checksum == 0;
+  const bool must_map = expects_mapping() && checksum == 0;
   void* p = nullptr;
   const lapi::Status s = ctx.map_remote(right, w.bases[right], kLen, p);
   if (must_map) CHECK_MESSAGE(s.ok(), s.message());
