@@ -26,6 +26,9 @@ struct ShmStats {
   // Staged Amsends whose rest the target read itself (their origin stayed
   // out of the library).
   std::uint64_t staged_pulled = 0;
+  // Chunks an origin copied into the staging area with streaming stores
+  // (where its cached copy ran slower; lapi/internal/stage_copy_choice.hpp).
+  std::uint64_t staged_streamed = 0;
   // Puts and Gets to tasks on this node that this task moved itself: by a
   // copy into or out of UCX's mapping of the target's region (memory from
   // alloc_registered), or by cross-memory attach (other registered memory).

@@ -24,6 +24,7 @@
 
 #include <limits>
 
+#include "lapi/line_copy.hpp"
 #include "mpcpi/internal/engine_impl.hpp"
 #include "mpcpi/internal/errors.hpp"
 
@@ -133,7 +134,7 @@ void Engine::Impl::hold_locked(lapi::TaskId dest, Msg type, Request* r) {
     // Standard eager semantics: the data is copied, the send completes now.
     if (r->bytes > kHeldInline) {
       h.copy.reset(new std::byte[r->bytes]);
-      std::memcpy(h.copy.get(), r->send_buf, r->bytes);
+      lapi::copy_bulk(h.copy.get(), r->send_buf, r->bytes);
     } else if (r->bytes > 0) {
       std::memcpy(h.small.data(), r->send_buf, r->bytes);
     }

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstring>
 
+#include "lapi/line_copy.hpp"
 #include "mpcpi/internal/engine_impl.hpp"
 #include "mpcpi/internal/handlers_table.hpp"
 
@@ -223,7 +224,7 @@ lapi::Landing Engine::Impl::land_in_message_locked(Message* m, const void* data)
     return lapi::Landing{m->data};
   }
   if (data != nullptr && copy_in_handler_) {
-    std::memcpy(m->data, data, m->size);
+    lapi::copy_bulk(m->data, data, m->size);
     message_landed_locked(m);
     return {};
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lapi/line_copy.hpp"
 #include "mpcpi/internal/engine_impl.hpp"
 #include "mpcpi/internal/errors.hpp"
 
@@ -225,12 +226,12 @@ void Engine::Impl::take_message_locked(Request* r, Message* m) {
       free_message_locked(m);
       break;
     case Message::Kind::self_eager:
-      if (r->status.bytes > 0) std::memcpy(r->recv_buf, m->data, r->status.bytes);
+      if (r->status.bytes > 0) lapi::copy_bulk(r->recv_buf, m->data, r->status.bytes);
       complete(r);
       free_message_locked(m);
       break;
     case Message::Kind::self_rndv:
-      if (r->status.bytes > 0) std::memcpy(r->recv_buf, m->sender_buf, r->status.bytes);
+      if (r->status.bytes > 0) lapi::copy_bulk(r->recv_buf, m->sender_buf, r->status.bytes);
       complete(r);
       complete(m->self_sender, m->self_sender->expected);
       free_message_locked(m);
@@ -267,7 +268,7 @@ void Engine::Impl::message_landed_locked(Message* m) {
 
 void Engine::Impl::finish_matched_eager_locked(Message* m) {
   Request* r = m->matched;
-  if (r->status.bytes > 0) std::memcpy(r->recv_buf, m->data, r->status.bytes);
+  if (r->status.bytes > 0) lapi::copy_bulk(r->recv_buf, m->data, r->status.bytes);
   r->counter_poll = false;
   complete(r);
   return_credit_locked(static_cast<lapi::TaskId>(m->source), m->credit);

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "lapi/line_copy.hpp"
 #include "mpcpi/internal/engine_impl.hpp"
 #include "mpcpi/internal/errors.hpp"
 
@@ -352,7 +353,7 @@ void Engine::Impl::send_self(Request* r) {
   EngineLock lock(*this);
   if (Request* recv = match_posted_locked(r->context, me_, r->tag)) {
     fill_recv_status(recv, me_, r->tag, r->bytes);
-    if (recv->status.bytes > 0) std::memcpy(recv->recv_buf, r->send_buf, recv->status.bytes);
+    if (recv->status.bytes > 0) lapi::copy_bulk(recv->recv_buf, r->send_buf, recv->status.bytes);
     complete(recv);
     complete(r, r->expected);
     return;
@@ -373,7 +374,7 @@ void Engine::Impl::send_self(Request* r) {
     m->kind = Message::Kind::self_eager;
     if (r->bytes > 0) {
       m->data = new std::byte[r->bytes];
-      std::memcpy(m->data, r->send_buf, r->bytes);
+      lapi::copy_bulk(m->data, r->send_buf, r->bytes);
     }
     m->landed = true;
     complete(r);
@@ -422,7 +423,7 @@ Errc Engine::Impl::send_buffered(const void* buf, std::size_t bytes, int dest, i
                   bytes, kBsendOverhead, bsend_.size(), bsend_.in_use());
     }
     block = *got;
-    if (bytes > 0) std::memcpy(block, buf, bytes);
+    if (bytes > 0) lapi::copy_bulk(block, buf, bytes);
     // The carrier is an internal standard send from the attached buffer; the
     // user's request is complete as soon as the data is copied.
     carrier = new_send(block, bytes, dest, tag, context, SendMode::standard);

@@ -453,6 +453,9 @@ class Context::Impl {
   // Origin: pushes chunks while staging areas have room; whether any.
   bool push_stages_locked();
   bool push_stage_locked(TaskId tgt);
+  // Origin: one chunk into its slot to `tgt`, the way that is cheaper now
+  // (stage_copy_choice.hpp); whether by streaming stores.
+  bool copy_chunk_in_locked(TaskId tgt, std::byte* slot, const std::byte* from, std::uint32_t len);
   // Target side, once the header handler named `buffer` (null: discard).
   void land_staged_locked(TaskId src, const internal::SplitWire& split, void* buffer,
                           const CompletionJob& job);

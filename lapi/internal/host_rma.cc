@@ -24,6 +24,7 @@
 
 #include "lapi/internal/cma.hpp"
 #include "lapi/internal/engine.hpp"
+#include "lapi/line_copy.hpp"
 
 namespace lapi {
 
@@ -68,7 +69,7 @@ Status Context::Impl::put_host_locked(TaskId tgt, std::size_t len, std::uint64_t
   std::byte* at = nullptr;
   switch (host_rma_way_locked(tgt, rkey, tgt_addr, len, at)) {
     case HostRma::mapped:
-      std::memcpy(at, org_addr, len);
+      copy_bulk(at, org_addr, len);
       ++peers_[tgt].rma_mapped;
       break;
     case HostRma::cma:
@@ -92,7 +93,7 @@ Status Context::Impl::get_host_locked(TaskId tgt, std::size_t len, std::uint64_t
   std::byte* at = nullptr;
   switch (host_rma_way_locked(tgt, rkey, tgt_addr, len, at)) {
     case HostRma::mapped:
-      std::memcpy(org_addr, at, len);
+      copy_bulk(org_addr, at, len);
       ++peers_[tgt].rma_mapped;
       break;
     case HostRma::cma:

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "lapi/internal/stage_copy_choice.hpp"
 #include "runtime/shm_names.hpp"
 
 namespace lapi::internal {
@@ -328,7 +329,7 @@ std::byte* ShmChannel::stage_begin(std::uint32_t tgt) {
 }
 
 ShmSend ShmChannel::stage_publish(std::uint32_t tgt, std::uint64_t token, std::uint64_t offset,
-                                  std::uint32_t len, std::uint32_t crc) {
+                                  std::uint32_t len, std::uint32_t crc, bool streamed) {
   Outbox& o = out_[tgt];
   const std::uint64_t at = o.stage_next++;
   StageSlot& slot = stage_after(o.ring)->slots[at % kStageSlots];
@@ -336,6 +337,7 @@ ShmSend ShmChannel::stage_publish(std::uint32_t tgt, std::uint64_t token, std::u
   slot.offset = offset;
   slot.len = len;
   slot.crc = crc;
+  slot.streamed = streamed;
   return publish_then_watch<std::uint64_t>(o, slot.ticket, at + 1, o.sleepers) != 0
              ? ShmSend::done_wake
              : ShmSend::done;
@@ -348,7 +350,7 @@ bool ShmChannel::stage_peek(std::uint32_t src, StageChunk& out) const {
   if (std::atomic_ref<std::uint64_t>(slot.ticket).load(std::memory_order_acquire) != in.next + 1) {
     return false;
   }
-  out = StageChunk{slot.token, slot.offset, slot.len, slot.crc, slot.data};
+  out = StageChunk{slot.token, slot.offset, slot.len, slot.crc, slot.streamed != 0, slot.data};
   return true;
 }
 
@@ -367,6 +369,20 @@ ShmSend ShmChannel::stage_release(std::uint32_t src) {
                              .load(std::memory_order_seq_cst) != 0
              ? ShmSend::done_wake
              : ShmSend::done;
+}
+
+void ShmChannel::stage_note_copy_out(std::uint32_t src, bool streamed, std::uint64_t ns) {
+  std::atomic_ref<std::uint64_t> mean(stage_in_[src].area->copy_out_ns[streamed]);
+  std::uint64_t m = mean.load(std::memory_order_relaxed);
+  StageCopyChoice::ewma(m, ns);
+  mean.store(m, std::memory_order_relaxed);
+}
+
+void ShmChannel::stage_copy_out_ns(std::uint32_t tgt, std::uint64_t (&ns)[2]) const {
+  const StageArea* area = stage_after(out_[tgt].ring);
+  for (int way = 0; way < 2; ++way) {
+    ns[way] = std::atomic_ref<const std::uint64_t>(area->copy_out_ns[way]).load(std::memory_order_relaxed);
+  }
 }
 
 bool ShmChannel::pending() const {

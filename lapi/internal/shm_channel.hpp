@@ -241,6 +241,7 @@ class ShmChannel {
     std::uint64_t offset;  // of the chunk in the Amsend's data
     std::uint32_t len;
     std::uint32_t crc;     // CRC32C of the chunk at the origin
+    bool streamed;         // written with streaming stores (stage_copy_choice.hpp)
     std::byte* data;       // in the staging area
   };
   bool stages_to(std::uint32_t tgt) const { return stages_ && reaches(tgt); }
@@ -252,12 +253,17 @@ class ShmChannel {
   // (done_wake: the target sleeps, wake it).
   std::byte* stage_begin(std::uint32_t tgt);
   ShmSend stage_publish(std::uint32_t tgt, std::uint64_t token, std::uint64_t offset,
-                        std::uint32_t len, std::uint32_t crc);
+                        std::uint32_t len, std::uint32_t crc, bool streamed);
   // Consumer: `src`'s next published chunk, if any; stage_release frees it
   // (done_wake: every slot had been taken and `src` sleeps, maybe waiting
   // for room: wake it).
   bool stage_peek(std::uint32_t src, StageChunk& out) const;
   ShmSend stage_release(std::uint32_t src);
+  // Consumer: copying a full chunk from `src` out took `ns` (written the
+  // `streamed` way); the producer reads the recent means (0: none yet) to
+  // choose how to write the next ones.
+  void stage_note_copy_out(std::uint32_t src, bool streamed, std::uint64_t ns);
+  void stage_copy_out_ns(std::uint32_t tgt, std::uint64_t (&ns)[2]) const;
 
  private:
   struct alignas(64) Slot {
@@ -314,10 +320,12 @@ class ShmChannel {
     std::uint64_t offset;
     std::uint32_t len;
     std::uint32_t crc;
+    std::uint32_t streamed;
     alignas(64) std::byte data[kStageChunk];
   };
   struct StageArea {
     alignas(64) std::uint64_t consumed;  // written by the consumer
+    std::uint64_t copy_out_ns[2];         // written by the consumer: recent, [streamed]
     StageSlot slots[kStageSlots];
   };
   struct StageIn {  // consumer side, per source

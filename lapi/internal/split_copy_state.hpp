@@ -20,6 +20,7 @@
 #include "handlers/handler.hpp"
 #include "lapi/internal/completion.hpp"
 #include "lapi/internal/slot_table.hpp"
+#include "lapi/internal/stage_copy_choice.hpp"
 #include "lapi/internal/wire.hpp"
 #include "lapi/status.hpp"
 
@@ -100,6 +101,8 @@ struct SplitCopyState {
   // source, a StageIn.
   std::vector<std::deque<SplitSend*>> stage_out;
   std::size_t stage_out_count = 0;
+  StageCopyChoice stage_copy;  // how the origin copies a chunk in
+  std::uint64_t staged_streamed = 0;  // chunks it copied in by streaming stores
   struct StageIn {
     std::deque<std::uint64_t> open;   // records that still take chunks, in the order they opened
     std::uint64_t quiet_since_ns = 0;  // since when no chunk came (0: one did last poll)

@@ -67,6 +67,7 @@
 
 #include "lapi/internal/crc32c.hpp"
 #include "lapi/internal/engine.hpp"
+#include "lapi/line_copy.hpp"
 
 namespace lapi {
 
@@ -144,11 +145,12 @@ bool Context::Impl::push_stage_locked(TaskId tgt) {
     SplitSend& op = *queue.front();
     const auto* from = reinterpret_cast<const std::byte*>(op.wire.addr) + op.pushed;
     const auto len = static_cast<std::uint32_t>(std::min<std::uint64_t>(kChunk, op.wire.len - op.pushed));
-    // The CPU's string copy, then the CRC from this core's cache: the fused
-    // copy's vector stores stall on the lines the target read a lap ago.
-    std::memcpy(slot, from, len);
+    // The CPU's string copy or streaming stores (stage_copy_choice.hpp),
+    // then the CRC from the source: the fused copy's vector stores stall on
+    // the lines the target read a lap ago.
+    const bool streamed = copy_chunk_in_locked(tgt, slot, from, len);
     const std::uint32_t crc = integrity_.on ? crc32c_extend(0, from, len) : 0;
-    if (shm_.stage_publish(tgt, op.token, op.pushed, len, crc) == ShmSend::done_wake) {
+    if (shm_.stage_publish(tgt, op.token, op.pushed, len, crc, streamed) == ShmSend::done_wake) {
       send_wake_locked(tgt);
     }
     op.pushed += len;
@@ -159,6 +161,26 @@ bool Context::Impl::push_stage_locked(TaskId tgt) {
     }
   }
   return any;
+}
+
+bool Context::Impl::copy_chunk_in_locked(TaskId tgt, std::byte* slot, const std::byte* from,
+                                         std::uint32_t len) {
+  if (len != kChunk) {  // a message's last piece: not timed, the chunks are
+    copy_bulk(slot, from, len);
+    return false;
+  }
+  std::uint64_t target_ns[2];
+  shm_.stage_copy_out_ns(tgt, target_ns);
+  const bool streaming = split_.stage_copy.next(target_ns);
+  const std::uint64_t start = monotonic_ns();
+  if (streaming) {
+    copy_streaming(slot, from, len);
+    ++split_.staged_streamed;
+  } else {
+    copy_bulk(slot, from, len);
+  }
+  split_.stage_copy.timed(streaming, monotonic_ns() - start);
+  return streaming;
 }
 
 void Context::Impl::land_staged_locked(TaskId src, const SplitWire& split, void* buffer,
@@ -294,7 +316,10 @@ void Context::Impl::pull_staged_if_quiet_locked(TaskId src) {
 void Context::Impl::land_chunk_locked(SplitRecv& rec, const ShmChannel::StageChunk& chunk) {
   if (rec.error != Errc::success || rec.buffer == nullptr) return;  // failed, or discarded
   if (!integrity_.on) {
-    std::memcpy(static_cast<std::byte*>(rec.buffer) + chunk.offset, chunk.data, chunk.len);
+    // A full chunk's copy is timed for the origin's choice of how to write the next ones.
+    const std::uint64_t start = chunk.len == kChunk ? monotonic_ns() : 0;
+    copy_bulk(static_cast<std::byte*>(rec.buffer) + chunk.offset, chunk.data, chunk.len);
+    if (start != 0) shm_.stage_note_copy_out(rec.src, chunk.streamed, monotonic_ns() - start);
     return;
   }
   integrity_.corrupt_if_due(kCorruptSplit, 0, chunk.data, chunk.len);  // on the way, before the check

@@ -48,7 +48,7 @@ Status stage_send_raw(Context& ctx, TaskId tgt, std::uint64_t token, std::uint64
   std::byte* slot = e.shm_.stage_begin(tgt);
   if (slot == nullptr) return fail(Errc::transport, "stage_send_raw: every slot taken");
   std::memcpy(slot, data, len);
-  if (e.shm_.stage_publish(tgt, token, offset, len, crc) == internal::ShmSend::done_wake) {
+  if (e.shm_.stage_publish(tgt, token, offset, len, crc, false) == internal::ShmSend::done_wake) {
     e.send_wake_locked(tgt);
   }
   return Errc::success;

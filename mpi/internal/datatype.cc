@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lapi/line_copy.hpp"
 #include "mpi.h"
 
 namespace mpi {
@@ -392,7 +393,7 @@ void pack(const Datatype& type, const void* base, std::int64_t count, void* out)
   const auto* src = static_cast<const char*>(base);
   if (type.contiguous_for(count)) {
     if (type.size() > 0 && count > 0) {
-      std::memcpy(dst, src + type.data_offset(), count * type.size());
+      lapi::copy_bulk(dst, src + type.data_offset(), count * type.size());
     }
     return;
   }
@@ -419,7 +420,7 @@ void unpack(const Datatype& type, void* base, std::int64_t count, const void* in
   nbytes = std::min(nbytes, count * type.size());
   if (nbytes <= 0) return;
   if (type.contiguous_for(count)) {
-    std::memcpy(dst + type.data_offset(), src, nbytes);
+    lapi::copy_bulk(dst + type.data_offset(), src, nbytes);
     return;
   }
   const FlatType& flat = type.flat();

@@ -5,7 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -42,6 +44,34 @@ TEST_CASE("copy_into_shared and copy_out_of_shared copy every length at every al
         check_copy(lapi::copy_into_shared, n, s_off, d_off);
         check_copy(lapi::copy_out_of_shared, n, d_off, s_off);
       }
+    }
+  }
+}
+
+TEST_CASE("copy_bulk copies backwards where memcpy's rep movsb would crawl, and copies exactly") {
+  using lapi::line_copy_detail::aliased;
+  constexpr std::size_t kSpan = 80 * 1024;
+  std::vector<unsigned char> src(kSpan + 8192), dst(kSpan + 8192 + 2 * kGuard);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 131 + 7);
+  // A source 4 KiB-aligned, the destination `ahead` bytes past it modulo 4 KiB.
+  unsigned char* s = src.data() + (-reinterpret_cast<std::uintptr_t>(src.data()) & 4095);
+  unsigned char* d0 = dst.data() + kGuard + (-reinterpret_cast<std::uintptr_t>(dst.data() + kGuard) & 4095);
+  for (std::size_t ahead : {0u, 1u, 8u, 15u, 16u, 63u, 64u, 200u, 4095u}) {
+    unsigned char* d = d0 + ahead;
+    const bool backward = ahead >= 1 && ahead <= 63;
+    CHECK(aliased(d, s, 64 * 1024) == backward);
+    CHECK(aliased(d, s, 2048) == backward);
+    CHECK_FALSE(aliased(d, s, 2047));         // memcpy moves these without rep movsb
+    CHECK_FALSE(aliased(d, s, std::size_t{1} << 20));  // and these at full speed anyway
+    for (std::size_t n : {2048u, 2049u, 2063u, 4096u, 4100u, 65536u, 65536u + 17u, 70000u}) {
+      std::fill(dst.begin(), dst.end(), 0xA5);
+      lapi::copy_bulk(d, s, n);
+      INFO("length ", n, ", destination ", ahead, " bytes ahead");
+      REQUIRE(std::memcmp(d, s, n) == 0);
+      bool guards_intact = true;
+      for (unsigned char* p = d - kGuard; p < d; ++p) guards_intact &= *p == 0xA5;
+      for (unsigned char* p = d + n; p < d + n + kGuard; ++p) guards_intact &= *p == 0xA5;
+      REQUIRE(guards_intact);
     }
   }
 }

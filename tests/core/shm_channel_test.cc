@@ -323,7 +323,8 @@ TEST_CASE("staged chunks arrive in order and intact; a full area refuses until o
     const auto data = payload(len, static_cast<unsigned>(next_token));
     std::memcpy(slot, data.data(), len);
     CHECK(p.ch[0].stage_publish(1, next_token, next_token * 10, static_cast<std::uint32_t>(len),
-                                static_cast<std::uint32_t>(len) ^ 0x5a5a) == ShmSend::done);
+                                static_cast<std::uint32_t>(len) ^ 0x5a5a,
+                                next_token % 3 == 0) == ShmSend::done);
     ++next_token;
     return true;
   };
@@ -332,6 +333,7 @@ TEST_CASE("staged chunks arrive in order and intact; a full area refuses until o
     CHECK(chunk.token == next_taken);
     CHECK(chunk.offset == next_taken * 10);
     CHECK(chunk.crc == (chunk.len ^ 0x5a5a));
+    CHECK(chunk.streamed == (next_taken % 3 == 0));
     const auto want = payload(chunk.len, static_cast<unsigned>(next_taken));
     CHECK(std::memcmp(chunk.data, want.data(), chunk.len) == 0);
     ++next_taken;
@@ -352,6 +354,17 @@ TEST_CASE("staged chunks arrive in order and intact; a full area refuses until o
   CHECK(next_taken + 1 == next_token);  // one chunk still in
   take();
   CHECK_FALSE(p.ch[1].stage_peek(0, chunk));
+  // The consumer's copy-out times reach the producer, by the way each chunk was written.
+  std::uint64_t ns[2];
+  p.ch[0].stage_copy_out_ns(1, ns);
+  CHECK(ns[0] == 0);
+  CHECK(ns[1] == 0);
+  p.ch[1].stage_note_copy_out(0, true, 4000);
+  p.ch[1].stage_note_copy_out(0, false, 1000);
+  p.ch[1].stage_note_copy_out(0, false, 2000);
+  p.ch[0].stage_copy_out_ns(1, ns);
+  CHECK(ns[1] == 4001);
+  CHECK(ns[0] == (3 * 1001 + 2000) / 4 + 1);
 }
 
 TEST_CASE("staging wake-ups: a chunk for a target asleep, a freed slot for a full source asleep") {
@@ -361,7 +374,7 @@ TEST_CASE("staging wake-ups: a chunk for a target asleep, a freed slot for a ful
     ShmChannel::StageChunk chunk{};
     p.ch[1].sleep_begin(false);
     REQUIRE(p.ch[0].stage_begin(1) != nullptr);
-    CHECK(p.ch[0].stage_publish(1, 1, 0, 8, 0) == ShmSend::done_wake);
+    CHECK(p.ch[0].stage_publish(1, 1, 0, 8, 0, false) == ShmSend::done_wake);
     p.ch[1].sleep_end(false);
     // A source asleep with room left waits for nothing: no wake-up.
     p.ch[0].sleep_begin(false);
@@ -371,7 +384,7 @@ TEST_CASE("staging wake-ups: a chunk for a target asleep, a freed slot for a ful
     // Every slot taken, then the source sleeps: the first slot freed wakes it.
     for (std::uint64_t i = 0; i < ShmChannel::kStageSlots; ++i) {
       REQUIRE(p.ch[0].stage_begin(1) != nullptr);
-      CHECK(p.ch[0].stage_publish(1, 2 + i, 0, 8, 0) == ShmSend::done);
+      CHECK(p.ch[0].stage_publish(1, 2 + i, 0, 8, 0, false) == ShmSend::done);
     }
     CHECK(p.ch[0].stage_begin(1) == nullptr);
     p.ch[0].sleep_begin(false);

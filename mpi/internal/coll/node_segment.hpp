@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "lapi/line_copy.hpp"
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/coll/channel.hpp"
 #include "mpi/internal/coll/node.hpp"
@@ -176,7 +177,7 @@ template <typename Fill>
 
 [[nodiscard]] inline bool publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g,
                            std::size_t announced = SIZE_MAX) {
-  return publish_with(s, bytes, g, [&](std::byte* slot) { std::memcpy(slot, in, bytes); }, announced);
+  return publish_with(s, bytes, g, [&](std::byte* slot) { lapi::copy_bulk(slot, in, bytes); }, announced);
 }
 
 // Bytes rank r published in collective g (after published(r, g)).

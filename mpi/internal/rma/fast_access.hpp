@@ -19,6 +19,7 @@
 #include <cstring>
 #include <limits>
 
+#include "lapi/line_copy.hpp"
 #include "mpi.h"
 #include "mpi/internal/rma/window.hpp"
 #include "mpi/internal/state.hpp"
@@ -52,9 +53,9 @@ struct Span {
 [[gnu::always_inline]] inline void copy_mapped(Window& w, std::size_t r, bool put, std::byte* at,
                                               void* local, std::size_t len) {
   if (put) {
-    std::memcpy(at, local, len);
+    lapi::copy_bulk(at, local, len);
   } else {
-    std::memcpy(local, at, len);
+    lapi::copy_bulk(local, at, len);
   }
   // Before whatever synchronisation call follows (its own atomics order
   // the stores for the other CPUs; this keeps the compiler from sinking them).
