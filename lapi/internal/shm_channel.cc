@@ -381,7 +381,8 @@ void ShmChannel::stage_note_copy_out(std::uint32_t src, bool streamed, std::uint
 void ShmChannel::stage_copy_out_ns(std::uint32_t tgt, std::uint64_t (&ns)[2]) const {
   const StageArea* area = stage_after(out_[tgt].ring);
   for (int way = 0; way < 2; ++way) {
-    ns[way] = std::atomic_ref<const std::uint64_t>(area->copy_out_ns[way]).load(std::memory_order_relaxed);
+    ns[way] = std::atomic_ref<const std::uint64_t>(area->copy_out_ns[way])
+                  .load(std::memory_order_relaxed);
   }
 }
 

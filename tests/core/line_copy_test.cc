@@ -55,7 +55,8 @@ TEST_CASE("copy_bulk copies backwards where memcpy's rep movsb would crawl, and 
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 131 + 7);
   // A source 4 KiB-aligned, the destination `ahead` bytes past it modulo 4 KiB.
   unsigned char* s = src.data() + (-reinterpret_cast<std::uintptr_t>(src.data()) & 4095);
-  unsigned char* d0 = dst.data() + kGuard + (-reinterpret_cast<std::uintptr_t>(dst.data() + kGuard) & 4095);
+  unsigned char* d0 =
+      dst.data() + kGuard + (-reinterpret_cast<std::uintptr_t>(dst.data() + kGuard) & 4095);
   for (std::size_t ahead : {0u, 1u, 8u, 15u, 16u, 63u, 64u, 200u, 4095u}) {
     unsigned char* d = d0 + ahead;
     const bool backward = ahead >= 1 && ahead <= 63;

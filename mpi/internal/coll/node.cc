@@ -144,7 +144,9 @@ int bcast_from_root(NodeSegment& s, std::byte* data, std::size_t bytes, int root
     if (!wait_until(s, [&] { return published(from, g); })) return broken_error(s);
     if (done == 0) total = published_bytes(from, g);
     const std::size_t chunk = std::min(kNodeSlotBytes, total - done);
-    if (done < bytes) lapi::copy_bulk(data + done, data_of(from, g, chunk), std::min(chunk, bytes - done));
+    if (done < bytes) {
+      lapi::copy_bulk(data + done, data_of(from, g, chunk), std::min(chunk, bytes - done));
+    }
     finish(s, g);
     done += chunk;
   } while (done < total);

@@ -177,7 +177,8 @@ template <typename Fill>
 
 [[nodiscard]] inline bool publish(NodeSegment& s, const void* in, std::size_t bytes, std::uint64_t g,
                            std::size_t announced = SIZE_MAX) {
-  return publish_with(s, bytes, g, [&](std::byte* slot) { lapi::copy_bulk(slot, in, bytes); }, announced);
+  return publish_with(
+      s, bytes, g, [&](std::byte* slot) { lapi::copy_bulk(slot, in, bytes); }, announced);
 }
 
 // Bytes rank r published in collective g (after published(r, g)).
