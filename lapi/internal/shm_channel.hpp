@@ -259,7 +259,7 @@ class ShmChannel {
   // for room: wake it).
   bool stage_peek(std::uint32_t src, StageChunk& out) const;
   ShmSend stage_release(std::uint32_t src);
-  // Consumer: copying a full chunk from `src` out took `ns` (written the
+  // Consumer: copying a chunk from `src` out took `ns` (scaled to a full one; written the
   // `streamed` way); the producer reads the recent means (0: none yet) to
   // choose how to write the next ones.
   void stage_note_copy_out(std::uint32_t src, bool streamed, std::uint64_t ns);

@@ -1,5 +1,5 @@
 #pragma once
-// How a staged Amsend's origin copies a full chunk into the target's
+// How a staged Amsend's origin copies a chunk (of 16 KiB or more) into the target's
 // staging slot (staged_copy.cc): the CPU's cached string copy, or streaming
 // stores that send the lines to memory instead of first taking them back
 // from the target's cache, where the target read them a lap ago.
@@ -26,13 +26,13 @@ class StageCopyChoice {
   static constexpr std::uint32_t kBatch = 8;
   static constexpr std::uint32_t kProbeEvery = 32;  // batches
 
-  // Whether the next full chunk goes by streaming stores, given the
+  // Whether the next chunk goes by streaming stores, given the
   // target's recent ns to copy a chunk out, [streaming] (0: not yet known).
   bool next(const std::uint64_t (&target_ns)[2]) {
     if (chunks_++ % kBatch == 0) decide(target_ns);
     return streaming_;
   }
-  // The origin copied a full chunk the `streaming` way in `ns`.
+  // The origin copied a chunk the `streaming` way in `ns` (scaled to a full chunk).
   void timed(bool streaming, std::uint64_t ns) { ewma(ns_[streaming], ns); }
 
   // A recent mean: 3/4 the old one, never 0 once anything was timed.
