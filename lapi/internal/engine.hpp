@@ -184,14 +184,10 @@ class Context::Impl {
                          const void* org_addr, ucp_rkey_h rkey, const Counters& counters);
   Status get_host_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
                          ucp_rkey_h rkey, RemoteCounter tgt_cntr, Counter* org_cntr);
-  // How a Put or Get of `len` bytes at `addr` to `tgt` moves (host_rma.cc); `at` is the
-  // range as mapped here when it is HostRma::mapped.
-  enum class HostRma : std::uint8_t { ucx, mapped, cma };
-  HostRma host_rma_way_locked(TaskId tgt, ucp_rkey_h rkey, std::uint64_t addr, std::size_t len,
-                              std::byte*& at);
-  // A Put or Get moved in place by this task: the counters, as UCX's completion would.
-  void host_rma_done_locked(TaskId tgt, Counter* origin, std::uint64_t target_counter,
-                            Counter* completion);
+  // Moves a Put (`put`) or Get of `len` bytes at `addr` itself, into or out of UCX's mapping
+  // or by cross-memory attach; false: UCX must.
+  bool move_in_place_locked(TaskId tgt, ucp_rkey_h rkey, std::uint64_t addr, std::size_t len,
+                            void* local, bool put);
 
   // ---- ucx_path.cc: the UCX method's operations (PathOps, path_ops.hpp says what each does)
   // Amsend through UCX (eager or rendezvous; always eager with
@@ -283,8 +279,6 @@ class Context::Impl {
                              const void* org_addr) const;
   Status transfer_rkey(std::unique_lock<internal::MaybeMutex>& guard, TaskId tgt,
                        std::uint64_t tgt_addr, std::size_t len, ucp_rkey_h& rkey);
-  Status check_transfer_args(const char* fn, TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
-                             const void* org_addr) const;
   Status put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, const void* org_addr,
              const Counters& counters);
   Status get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
@@ -302,16 +296,9 @@ class Context::Impl {
   // Looks up (fetching once from the target if needed) the rkey covering the
   // remote range. Blocks with progress on a miss.
   Status remote_key(TaskId tgt, std::uint64_t addr, std::size_t len, ucp_rkey_h& out);
-  // remote_key's look at the region last used (inline: every Put and Get asks) and, failing
-  // that, at the regions known, without asking the target.
-  bool cached_rkey_locked(TaskId tgt, std::uint64_t addr, std::size_t len, ucp_rkey_h& out) {
-    const internal::RkeyHit& hit = peers_[tgt].rkey_hit;
-    if (hit.rkey != nullptr && addr - hit.base <= hit.len && len <= hit.len - (addr - hit.base)) {
-      out = hit.rkey;
-      return true;
-    }
-    return known_rkey_locked(tgt, addr, len, out);
-  }
+  // remote_key's look at the region last used (inline, ucx_rma.hpp: every Put and Get asks)
+  // and, failing that, at the regions known, without asking the target.
+  bool cached_rkey_locked(TaskId tgt, std::uint64_t addr, std::size_t len, ucp_rkey_h& out);
   bool known_rkey_locked(TaskId tgt, std::uint64_t addr, std::size_t len, ucp_rkey_h& out);
   Status map_remote(TaskId tgt, std::uint64_t addr, std::size_t len, void*& local);
   void on_rkey_request_locked(const internal::RkeyRequestWire& req);
@@ -453,9 +440,6 @@ class Context::Impl {
   // Origin: pushes chunks while staging areas have room; whether any.
   bool push_stages_locked();
   bool push_stage_locked(TaskId tgt);
-  // Origin: one chunk into its slot to `tgt`, the way that is cheaper now
-  // (stage_copy_choice.hpp); whether by streaming stores.
-  bool copy_chunk_in_locked(TaskId tgt, std::byte* slot, const std::byte* from, std::uint32_t len);
   // Target side, once the header handler named `buffer` (null: discard).
   void land_staged_locked(TaskId src, const internal::SplitWire& split, void* buffer,
                           const CompletionJob& job);

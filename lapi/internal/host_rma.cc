@@ -30,12 +30,16 @@ namespace lapi {
 
 using namespace internal;
 
-Context::Impl::HostRma Context::Impl::host_rma_way_locked(TaskId tgt, ucp_rkey_h rkey,
-                                                          std::uint64_t addr, std::size_t len,
-                                                          std::byte*& at) {
-  if (len == 0) return HostRma::ucx;
-  RkeyHit& hit = peers_[tgt].rkey_hit;
-  if (hit.rkey == rkey && addr - hit.base < hit.len) [[likely]] {
+namespace {
+
+enum class Way : std::uint8_t { ucx, mapped, cma };
+
+// How a Put or Get of [addr, +len) in `peer`'s region `rkey` moves; `at` is
+// the range as mapped here when it is Way::mapped.
+Way way_of(Peer& peer, ucp_rkey_h rkey, std::uint64_t addr, std::size_t len, std::byte*& at) {
+  if (len == 0) return Way::ucx;
+  RkeyHit& hit = peer.rkey_hit;
+  if (hit.rkey == rkey && hit.covers(addr, len)) [[likely]] {
     if (hit.maps < 0) {
       void* mapped = nullptr;
       hit.maps = ucp_rkey_ptr(rkey, hit.base, &mapped) == UCS_OK ? 1 : 0;
@@ -43,69 +47,71 @@ Context::Impl::HostRma Context::Impl::host_rma_way_locked(TaskId tgt, ucp_rkey_h
     }
     if (hit.maps == 1) {
       at = hit.mapped + (addr - hit.base);
-      return HostRma::mapped;
+      return Way::mapped;
     }
   } else if (void* mapped = nullptr; ucp_rkey_ptr(rkey, addr, &mapped) == UCS_OK) {
     at = static_cast<std::byte*>(mapped);
-    return HostRma::mapped;
+    return Way::mapped;
   }
-  return split_reaches(tgt) ? HostRma::cma : HostRma::ucx;
+  return peer.split_pid != 0 ? Way::cma : Way::ucx;
 }
 
-void Context::Impl::host_rma_done_locked(TaskId tgt, Counter* origin,
-                                         std::uint64_t target_counter, Counter* completion) {
+// A Put or Get moved in place: the counters, as UCX's completion would move them.
+void moved_in_place(Context::Impl* e, TaskId tgt, Counter* origin, std::uint64_t target_counter,
+                    Counter* completion) {
   if (origin) origin->add();
   if (target_counter || completion) {
     // Sent after the copy: a ring frame or UCX message is published after
     // the data's stores, so the target reads the data once it sees it.
-    ucx::RmaOp op{this, tgt, nullptr, target_counter, completion};
+    ucx::RmaOp op{e, tgt, nullptr, target_counter, completion};
     ucx::notify_target_locked(&op);
   }
+}
+
+}  // namespace
+
+bool Context::Impl::move_in_place_locked(TaskId tgt, ucp_rkey_h rkey, std::uint64_t addr,
+                                         std::size_t len, void* local, bool put) {
+  Peer& peer = peers_[tgt];
+  std::byte* at = nullptr;
+  switch (way_of(peer, rkey, addr, len, at)) {
+    case Way::mapped:
+      if (put) {
+        copy_bulk(at, local, len);
+      } else {
+        copy_bulk(local, at, len);
+      }
+      ++peer.rma_mapped;
+      return true;
+    case Way::cma:
+      if (cma_copy(peer.split_pid, local, addr, len, put) != 0) return false;
+      ++peer.rma_cma;
+      return true;
+    case Way::ucx:
+      break;
+  }
+  return false;
 }
 
 Status Context::Impl::put_host_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
                                       const void* org_addr, ucp_rkey_h rkey,
                                       const Counters& counters) {
-  std::byte* at = nullptr;
-  switch (host_rma_way_locked(tgt, rkey, tgt_addr, len, at)) {
-    case HostRma::mapped:
-      copy_bulk(at, org_addr, len);
-      ++peers_[tgt].rma_mapped;
-      break;
-    case HostRma::cma:
-      if (cma_copy(peers_[tgt].split_pid, const_cast<void*>(org_addr), tgt_addr, len, true) == 0) {
-        ++peers_[tgt].rma_cma;
-        break;
-      }
-      [[fallthrough]];
-    case HostRma::ucx:
-      return put_ucx_locked(tgt, len, tgt_addr, org_addr, rkey, counters);
+  if (!move_in_place_locked(tgt, rkey, tgt_addr, len, const_cast<void*>(org_addr), true)) {
+    return put_ucx_locked(tgt, len, tgt_addr, org_addr, rkey, counters);
   }
   // In place at the target already: the origin buffer is free, and the
   // target counter's update may go at once.
-  host_rma_done_locked(tgt, counters.origin, counters.target.handle, counters.completion);
+  moved_in_place(this, tgt, counters.origin, counters.target.handle, counters.completion);
   return Errc::success;
 }
 
 Status Context::Impl::get_host_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
                                       void* org_addr, ucp_rkey_h rkey, RemoteCounter tgt_cntr,
                                       Counter* org_cntr) {
-  std::byte* at = nullptr;
-  switch (host_rma_way_locked(tgt, rkey, tgt_addr, len, at)) {
-    case HostRma::mapped:
-      copy_bulk(org_addr, at, len);
-      ++peers_[tgt].rma_mapped;
-      break;
-    case HostRma::cma:
-      if (cma_copy(peers_[tgt].split_pid, org_addr, tgt_addr, len, false) == 0) {
-        ++peers_[tgt].rma_cma;
-        break;
-      }
-      [[fallthrough]];
-    case HostRma::ucx:
-      return get_ucx_locked(tgt, len, tgt_addr, org_addr, rkey, tgt_cntr, org_cntr);
+  if (!move_in_place_locked(tgt, rkey, tgt_addr, len, org_addr, false)) {
+    return get_ucx_locked(tgt, len, tgt_addr, org_addr, rkey, tgt_cntr, org_cntr);
   }
-  host_rma_done_locked(tgt, org_cntr, tgt_cntr.handle, nullptr);
+  moved_in_place(this, tgt, org_cntr, tgt_cntr.handle, nullptr);
   return Errc::success;
 }
 

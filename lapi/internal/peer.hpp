@@ -34,6 +34,9 @@ struct RkeyHit {
   // asked yet (host_rma.cc).
   std::int8_t maps = -1;
   std::byte* mapped = nullptr;  // maps == 1: where `base` is mapped here
+  bool covers(std::uint64_t addr, std::size_t n) const {
+    return addr - base <= len && n <= len - (addr - base);
+  }
 };
 
 struct Peer {

@@ -18,10 +18,14 @@ Status Context::Impl::check_transfer_call(const char* fn, TaskId tgt, std::size_
   if (tl_header_handler_depth > 0) {
     return fail(Errc::in_header_handler, "{}: called from inside a header handler", fn);
   }
-  if (config_.error_checking || failures_.any_failed.load(std::memory_order_relaxed)) {
-    return check_transfer_args(fn, tgt, len, tgt_addr, org_addr);
+  if (!config_.error_checking && !failures_.any_failed.load(std::memory_order_relaxed)) {
+    return Errc::success;
   }
-  return Errc::success;
+  if (terminated_.load(std::memory_order_relaxed)) return fail(Errc::terminated, "{}: context already terminated", fn);
+  if (tgt >= npeers()) return fail(Errc::tgt, "{}: tgt={} is not a task (0..{})", fn, tgt, npeers() - 1);
+  if (len > 0 && org_addr == nullptr) return fail(Errc::org_addr_null, "{}: org_addr is null but len={}", fn, len);
+  if (len > 0 && tgt_addr == 0) return fail(Errc::tgt_addr_null, "{}: tgt_addr is null but len={}", fn, len);
+  return failures_.any_failed.load(std::memory_order_relaxed) ? check_peer(fn, tgt) : Status(Errc::success);
 }
 
 // The target region's rkey under the operation's own lock: the last region
@@ -34,15 +38,6 @@ Status Context::Impl::transfer_rkey(std::unique_lock<MaybeMutex>& guard, TaskId 
   Status s = remote_key(tgt, tgt_addr, len, rkey);
   guard.lock();
   return s;
-}
-
-Status Context::Impl::check_transfer_args(const char* fn, TaskId tgt, std::size_t len,
-                                          std::uint64_t tgt_addr, const void* org_addr) const {
-  if (terminated_.load(std::memory_order_relaxed)) return fail(Errc::terminated, "{}: context already terminated", fn);
-  if (tgt >= npeers()) return fail(Errc::tgt, "{}: tgt={} is not a task (0..{})", fn, tgt, npeers() - 1);
-  if (len > 0 && org_addr == nullptr) return fail(Errc::org_addr_null, "{}: org_addr is null but len={}", fn, len);
-  if (len > 0 && tgt_addr == 0) return fail(Errc::tgt_addr_null, "{}: tgt_addr is null but len={}", fn, len);
-  return failures_.any_failed.load(std::memory_order_relaxed) ? check_peer(fn, tgt) : Status(Errc::success);
 }
 
 Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,

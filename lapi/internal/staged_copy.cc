@@ -98,6 +98,28 @@ std::uint64_t monotonic_ns() {
                                         .count());
 }
 
+// Origin: one chunk into its slot to `tgt`, the way that is cheaper now
+// (stage_copy_choice.hpp); whether by streaming stores.
+bool copy_chunk_in(SplitCopyState& split, const ShmChannel& shm, TaskId tgt, std::byte* slot,
+                   const std::byte* from, std::uint32_t len) {
+  if (len < kTimedChunk) {  // a message's short last piece: the longer ones are timed
+    copy_bulk(slot, from, len);
+    return false;
+  }
+  std::uint64_t target_ns[2];
+  shm.stage_copy_out_ns(tgt, target_ns);
+  const bool streaming = split.stage_copy.next(target_ns);
+  const std::uint64_t start = monotonic_ns();
+  if (streaming) {
+    copy_streaming(slot, from, len);
+    ++split.staged_streamed;
+  } else {
+    copy_bulk(slot, from, len);
+  }
+  split.stage_copy.timed(streaming, per_full_chunk(monotonic_ns() - start, len));
+  return streaming;
+}
+
 }  // namespace
 
 bool Context::Impl::amsend_staged_locked(TaskId tgt, HandlerId handler, const void* uhdr,
@@ -155,7 +177,7 @@ bool Context::Impl::push_stage_locked(TaskId tgt) {
     // The CPU's string copy or streaming stores (stage_copy_choice.hpp),
     // then the CRC from the source: the fused copy's vector stores stall on
     // the lines the target read a lap ago.
-    const bool streamed = copy_chunk_in_locked(tgt, slot, from, len);
+    const bool streamed = copy_chunk_in(split_, shm_, tgt, slot, from, len);
     const std::uint32_t crc = integrity_.on ? crc32c_extend(0, from, len) : 0;
     if (shm_.stage_publish(tgt, op.token, op.pushed, len, crc, streamed) == ShmSend::done_wake) {
       send_wake_locked(tgt);
@@ -168,26 +190,6 @@ bool Context::Impl::push_stage_locked(TaskId tgt) {
     }
   }
   return any;
-}
-
-bool Context::Impl::copy_chunk_in_locked(TaskId tgt, std::byte* slot, const std::byte* from,
-                                         std::uint32_t len) {
-  if (len < kTimedChunk) {  // a message's short last piece: the longer ones are timed
-    copy_bulk(slot, from, len);
-    return false;
-  }
-  std::uint64_t target_ns[2];
-  shm_.stage_copy_out_ns(tgt, target_ns);
-  const bool streaming = split_.stage_copy.next(target_ns);
-  const std::uint64_t start = monotonic_ns();
-  if (streaming) {
-    copy_streaming(slot, from, len);
-    ++split_.staged_streamed;
-  } else {
-    copy_bulk(slot, from, len);
-  }
-  split_.stage_copy.timed(streaming, per_full_chunk(monotonic_ns() - start, len));
-  return streaming;
 }
 
 void Context::Impl::land_staged_locked(TaskId src, const SplitWire& split, void* buffer,

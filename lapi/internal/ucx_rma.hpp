@@ -64,6 +64,14 @@ inline void on_put_local_done(void* request, ucs_status_t status, void* user_dat
 
 }  // namespace internal::ucx
 
+inline bool Context::Impl::cached_rkey_locked(TaskId tgt, std::uint64_t addr, std::size_t len,
+                                              ucp_rkey_h& out) {
+  const internal::RkeyHit& hit = peers_[tgt].rkey_hit;
+  if (hit.rkey == nullptr || !hit.covers(addr, len)) return known_rkey_locked(tgt, addr, len, out);
+  out = hit.rkey;
+  return true;
+}
+
 [[gnu::always_inline]] inline Status Context::Impl::put_ucx_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
                                             const void* org_addr, ucp_rkey_h rkey,
                                             const Counters& counters) {
