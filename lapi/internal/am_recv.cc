@@ -58,7 +58,10 @@ void on_rndv_landed(void* request, ucs_status_t status, std::size_t, void* user_
     send_checksum_ack_locked(src, accepting_held_, code);
     accepting_held_ = 0;
   }
-  if (split_id != 0 && src < npeers()) release_split_locked(src, split_id, code);
+  if (split_id != 0 && src < npeers()) {
+    drop_staged_chunks_locked(src, split_id);  // those of a staged one come regardless
+    release_split_locked(src, split_id, code);
+  }
   if (src < npeers()) {
     // A refused Amsend still counts as done here, so its sender's fence
     // does not wait for it forever.
@@ -223,7 +226,8 @@ inline ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed,
   }
   DataCheck check;
   if (auto refused = check_frame_locked(rndv, f.wire.src, bytes, f.sum_offset, f.uhdr_len,
-                                        f.wire_data, f.wire_length, f.cookie, check)) {
+                                        f.wire_data, f.wire_length, f.cookie,
+                                        f.staged ? f.split.id : 0, check)) {
     return *refused;
   }
   return deliver_amsend_locked<true>(rndv, bytes, f, check);

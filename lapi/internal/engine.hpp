@@ -435,11 +435,14 @@ class Context::Impl {
   bool amsend_staged_locked(TaskId tgt, HandlerId handler, const void* uhdr,
                             std::size_t uhdr_len, const void* data, std::size_t data_len,
                             const Counters& counters);
-  // Origin: the target's split_go for staged Amsend `op` came.
-  void on_stage_go_locked(internal::SplitSend& op, const internal::SplitGoWire& msg);
   // Origin: pushes chunks while staging areas have room; whether any.
   bool push_stages_locked();
   bool push_stage_locked(TaskId tgt);
+  // Target: the chunks of `src`'s staged Amsend `id` (its record) are
+  // dropped as they come (the Amsend was refused), or wait for its frame to
+  // come again (it arrived damaged).
+  void drop_staged_chunks_locked(TaskId src, std::uint64_t id);
+  void await_staged_frame_locked(TaskId src, std::uint64_t id);
   // Target side, once the header handler named `buffer` (null: discard).
   void land_staged_locked(TaskId src, const internal::SplitWire& split, void* buffer,
                           const CompletionJob& job);
@@ -527,13 +530,15 @@ class Context::Impl {
                                                  const std::byte* bytes, std::size_t sum_off,
                                                  std::size_t uhdr_len, void* data,
                                                  std::size_t length, std::uint64_t cookie,
+                                                 std::uint64_t staged_id,
                                                  internal::DataCheck& check);
   [[gnu::cold, gnu::noinline]] void inject_frame_fault_locked(bool rndv, const std::byte* uhdr,
                                                               std::size_t uhdr_len, void* data,
                                                               std::size_t length,
                                                               std::uint16_t attempt);
   [[gnu::cold, gnu::noinline]] ucs_status_t frame_damaged_locked(
-      bool rndv, std::uint32_t src, const internal::ChecksumWire& sum, std::uint64_t cookie);
+      bool rndv, std::uint32_t src, const internal::ChecksumWire& sum, std::uint64_t cookie,
+      std::uint64_t staged_id);
   // Data of a held Amsend is in `buffer`: check it, then land, NACK or fail.
   void land_checked_locked(const CompletionJob& job, void* buffer, std::size_t len,
                            const internal::DataCheck& check);

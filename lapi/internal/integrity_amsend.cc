@@ -278,6 +278,7 @@ void Context::Impl::release_failed_split_locked(TaskId tgt, const std::byte* fra
   if ((w.flags & kSplitData) == 0 || len < data_off + sizeof split) return;
   std::memcpy(&split, frame + data_off, sizeof split);
   const std::unique_ptr<SplitSend> op = split_.take_send(split.id, tgt);
+  if (op && op->staged) forget_staged_send_locked(*op);  // its chunks stop here
   if (op && op->origin) op->origin->set_error(static_cast<int>(Errc::data_corrupt));
 }
 
@@ -338,7 +339,7 @@ inline void Context::Impl::note_verified_locked(TaskId src, std::uint64_t seq,
 std::optional<ucs_status_t> Context::Impl::check_frame_locked(
     bool rndv, std::uint32_t src, const std::byte* bytes, std::size_t sum_off,
     std::size_t uhdr_len, void* data, std::size_t length, std::uint64_t cookie,
-    DataCheck& check) {
+    std::uint64_t staged_id, DataCheck& check) {
   ChecksumWire sum;
   std::memcpy(&sum, bytes + sum_off, sizeof sum);
   const bool held = sum.repair == static_cast<std::uint8_t>(Repair::held);
@@ -359,7 +360,7 @@ std::optional<ucs_status_t> Context::Impl::check_frame_locked(
           : sum.scope == static_cast<std::uint8_t>(CrcScope::uhdr) &&
                 head_crc(bytes, sum_off, uhdr_len) == sum.head_crc &&
                 (rndv || crc32c_extend(0, data, length) == sum.data_crc);
-  if (!intact) [[unlikely]] return frame_damaged_locked(rndv, src, sum, cookie);
+  if (!intact) [[unlikely]] return frame_damaged_locked(rndv, src, sum, cookie, staged_id);
   if (sum.attempt != 0) integrity_.stats.repaired.fetch_add(1, std::memory_order_relaxed);
   if (!held) note_verified_locked(src, sum.record, sum_off + sizeof sum + uhdr_len + length);
   // A rendezvous' data is checked (and counted) on its own once pulled:
@@ -388,7 +389,8 @@ void Context::Impl::inject_frame_fault_locked(bool rndv, const std::byte* uhdr,
 // A frame that failed its check: the origin is asked to send it again,
 // until kMaxAttempts, then it is refused.
 ucs_status_t Context::Impl::frame_damaged_locked(bool rndv, std::uint32_t src,
-                                                 const ChecksumWire& sum, std::uint64_t cookie) {
+                                                 const ChecksumWire& sum, std::uint64_t cookie,
+                                                 std::uint64_t staged_id) {
   const bool held = sum.repair == static_cast<std::uint8_t>(Repair::held);
   count_mismatch(src, "amsend frame", sum.attempt);
   if (attempt_after(sum.attempt) >= kMaxAttempts) {
@@ -398,6 +400,8 @@ ucs_status_t Context::Impl::frame_damaged_locked(bool rndv, std::uint32_t src,
       // record, whose origin counter waits for this task).
       const ChecksumNackWire gave_up{me_, sum.attempt, sum.repair, kNackGaveUp, sum.record, 0};
       send_control_locked(src, Proto::checksum_nack, &gave_up, sizeof gave_up);
+      // A staged Amsend's chunks came anyway (its id, as the frame says).
+      if (staged_id != 0 && src < npeers()) drop_staged_chunks_locked(src, staged_id);
     }
     return refuse_amsend_locked(rndv, src, Errc::data_corrupt, cookie,
                                 fmt::format("amsend from task {} arrived damaged (checksum "
@@ -407,6 +411,7 @@ ucs_status_t Context::Impl::frame_damaged_locked(bool rndv, std::uint32_t src,
   // Dropped unseen; the origin sends it again. (A rendezvous frame's data
   // is dropped by UCX when the callback returns without pulling it.)
   accepting_held_ = 0;
+  if (staged_id != 0 && src < npeers()) await_staged_frame_locked(src, staged_id);
   const ChecksumNackWire nack{me_, sum.attempt, sum.repair, static_cast<std::uint8_t>(held),
                               sum.record, 0};
   send_control_locked(src, Proto::checksum_nack, &nack, sizeof nack);

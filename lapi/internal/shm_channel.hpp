@@ -237,7 +237,7 @@ class ShmChannel {
   static constexpr std::size_t kStageChunk = 64 * 1024;
   static constexpr std::uint64_t kStageSlots = 8;
   struct StageChunk {
-    std::uint64_t token;   // the target's record of the Amsend
+    std::uint64_t token;   // the origin's record of the Amsend (SplitWire::id)
     std::uint64_t offset;  // of the chunk in the Amsend's data
     std::uint32_t len;
     std::uint32_t crc;     // CRC32C of the chunk at the origin

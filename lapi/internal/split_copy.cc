@@ -376,11 +376,8 @@ void Context::Impl::on_split_go_locked(const SplitGoWire& msg) {
   SplitSend** found = split_.sends.find(msg.id);
   ShmChannel::SplitCell* cells = shm_.cells_to(msg.src);
   if (found == nullptr && split_.recently_done.has(msg.id)) return;  // came after its split_done
-  if (msg.cell == kStageCell && found != nullptr && (*found)->tgt == msg.src) {
-    on_stage_go_locked(**found, msg);
-    return;
-  }
-  const bool sane = found != nullptr && (*found)->tgt == msg.src && cells != nullptr &&
+  const bool sane = found != nullptr && (*found)->tgt == msg.src && !(*found)->staged &&
+                    cells != nullptr &&
                     split_reaches(msg.src) && msg.cell < ShmChannel::kSplitCells &&
                     msg.buffer != 0 && msg.part_bytes != 0 &&
                     msg.parts == ((*found)->wire.len + msg.part_bytes - 1) / msg.part_bytes;

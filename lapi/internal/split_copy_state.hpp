@@ -32,10 +32,8 @@ struct SplitSend {  // origin side, until split_done
   // The origin buffer, and the Amsend's data: must outlive a queued send.
   SplitWire wire;
   bool striped = false;  // over the links (stripes.cc), not by cross-memory attach
-  // Through the target's staging area (staged_copy.cc): the target's record
-  // once its split_go came, and how much is pushed.
+  // Through the target's staging area (staged_copy.cc): how much is pushed.
   bool staged = false;
-  std::uint64_t token = 0;
   std::uint64_t pushed = 0;
 };
 
@@ -96,9 +94,8 @@ struct SplitCopyState {
   // once the poll that found them has released their slots (a split_go's
   // copy asks whether frames wait there).
   std::vector<std::variant<SplitGoWire, SplitDoneWire>> ring_controls;
-  // Staged Amsends (staged_copy.cc). Origin: per target, those whose
-  // split_go came, in that order, until every chunk is pushed. Target: per
-  // source, a StageIn.
+  // Staged Amsends (staged_copy.cc). Origin: per target, in the order their
+  // frames left, until every chunk is pushed. Target: per source, a StageIn.
   std::vector<std::deque<SplitSend*>> stage_out;
   std::size_t stage_out_count = 0;
   StageCopyChoice stage_copy;  // how the origin copies a chunk in
@@ -107,6 +104,12 @@ struct SplitCopyState {
     std::deque<std::uint64_t> open;   // records that still take chunks, in the order they opened
     std::uint64_t quiet_since_ns = 0;  // since when no chunk came (0: one did last poll)
     std::uint64_t origin_polls = 0;    // the source's InboxHeader::polls then
+    // The source's records (its ids) whose chunks are dropped: Amsends
+    // refused here, or pulled (pull_staged_if_quiet_locked) while it pushed.
+    RecentIds dropped;
+    // Its records whose frame arrived damaged and comes again
+    // (LAPIS_CHECKSUM): their chunks wait for it.
+    RecentIds resent;
   };
   std::vector<StageIn> stage_in;
   std::size_t stage_in_count = 0;  // open records over all sources
@@ -118,9 +121,6 @@ struct SplitCopyState {
   // split_go may come after its split_done: it is then dropped, where one
   // naming a record never sent is refused.
   RecentIds recently_done;
-  // Target: the last staged records it pulled itself (pull_staged_if_quiet_locked);
-  // chunks their origins pushed meanwhile are dropped, not refused.
-  RecentIds recently_pulled;
 
   // The record of split Amsend `id` to `tgt`, taken out of the table;
   // null (the table unchanged) when `id` names no such Amsend.

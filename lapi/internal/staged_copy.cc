@@ -37,16 +37,21 @@
 //
 //   origin                                   target
 //   Amsend frame: kSplitData | kStagedData -> header handler names the buffer
-//                                         <-  split_go (cell kStageCell, record)
-//   chunks, each with its CRC32C          ->  each copied out and checked
+//   chunks at once, each with the frame's    (chunks wait in the area until
+//   record and its CRC32C                ->   then), each copied out, checked
 //                                         <-  split_done after the last one
 //   origin counter: buffer free again
 //
-// A damaged chunk is read again from the origin's buffer, which stays put
-// until split_done, by cross-memory read (as split copy repairs). The origin
-// pushes chunks only for records the target's split_go named, so every
-// chunk in the area belongs to a receive the target knows; one that does
-// not, or that is out of place, is refused and its Amsend fails.
+// The chunks do not wait for the target to answer the frame (as split
+// copy's parts wait for its split_go): that round trip cost 16-64 KiB
+// messages 0.6-1.4 us of latency. The area is filled in frame order, so
+// the head chunk belongs to the oldest record still open from its origin,
+// or to a frame not taken yet (it waits). Chunks of an Amsend the target
+// refused, or pulled itself, are dropped (StageIn::dropped); one that
+// belongs to nothing else, or is out of place, is refused and the Amsend
+// it claims fails. A damaged chunk is read again from the origin's buffer,
+// which stays put until split_done, by cross-memory read (as split copy
+// repairs).
 //
 // Only an Amsend with an origin counter is staged: its caller comes back to
 // the library to wait for it, and those polls push the chunks (what the
@@ -138,23 +143,13 @@ bool Context::Impl::amsend_staged_locked(TaskId tgt, HandlerId handler, const vo
   op->staged = true;
   ++split_.sent;
   ++split_.staged_sent;
-  return true;
-}
-
-void Context::Impl::on_stage_go_locked(SplitSend& op, const SplitGoWire& msg) {
-  if (!op.staged || op.token != 0 || msg.token == 0 || msg.part_bytes != kChunk ||
-      msg.parts != chunks_of(op.wire.len)) [[unlikely]] {
-    refuse_locked(msg.src, Errc::hndl_invalid, 0,
-                  fmt::format("split_go for staging names split amsend {:#x} to task {}, which "
-                              "is not one this task stages, or not in {} chunks of {} bytes",
-                              msg.id, msg.src, msg.parts, msg.part_bytes));
-    return;
-  }
-  op.token = msg.token;
+  // The chunks follow the frame at once, named by the origin's record: the
+  // target takes them once its header handler has named the landing.
   if (split_.stage_out.size() < npeers()) split_.stage_out.resize(npeers());
-  split_.stage_out[op.tgt].push_back(&op);
+  split_.stage_out[tgt].push_back(op);
   ++split_.stage_out_count;
-  push_stage_locked(op.tgt);
+  push_stage_locked(tgt);
+  return true;
 }
 
 bool Context::Impl::push_stages_locked() {
@@ -179,7 +174,7 @@ bool Context::Impl::push_stage_locked(TaskId tgt) {
     // the lines the target read a lap ago.
     const bool streamed = copy_chunk_in(split_, shm_, tgt, slot, from, len);
     const std::uint32_t crc = integrity_.on ? crc32c_extend(0, from, len) : 0;
-    if (shm_.stage_publish(tgt, op.token, op.pushed, len, crc, streamed) == ShmSend::done_wake) {
+    if (shm_.stage_publish(tgt, op.wire.id, op.pushed, len, crc, streamed) == ShmSend::done_wake) {
       send_wake_locked(tgt);
     }
     op.pushed += len;
@@ -211,9 +206,16 @@ void Context::Impl::land_staged_locked(TaskId src, const SplitWire& split, void*
   if (split_.stage_in.size() < npeers()) split_.stage_in.resize(npeers());
   split_.stage_in[src].open.push_back(token);
   ++split_.stage_in_count;
-  const SplitGoWire go{me_, kStageCell, split.id, token, reinterpret_cast<std::uint64_t>(buffer),
-                       kChunk, rec->parts, 0};
-  send_control_near_locked(src, Proto::split_go, &go, sizeof go);
+}
+
+void Context::Impl::drop_staged_chunks_locked(TaskId src, std::uint64_t id) {
+  if (split_.stage_in.size() < npeers()) split_.stage_in.resize(npeers());
+  split_.stage_in[src].dropped.note(id);
+}
+
+void Context::Impl::await_staged_frame_locked(TaskId src, std::uint64_t id) {
+  if (split_.stage_in.size() < npeers()) split_.stage_in.resize(npeers());
+  split_.stage_in[src].resent.note(id);
 }
 
 bool Context::Impl::drain_stages_locked() {
@@ -237,13 +239,26 @@ bool Context::Impl::drain_stage_locked(TaskId src) {
   ShmChannel::StageChunk chunk;
   SplitCopyState::StageIn& in = split_.stage_in[src];
   while (!in.open.empty() && shm_.stage_peek(src, chunk)) {
-    any = true;
-    if (split_.recently_pulled.has(chunk.token)) {  // pushed while we pulled it
+    if (in.dropped.has(chunk.token)) {  // its Amsend was refused, or pulled meanwhile
+      any = true;
       if (shm_.stage_release(src) == ShmSend::done_wake) send_wake_locked(src);
       continue;
     }
-    SplitRecv** found = split_.recvs.find(chunk.token);
-    SplitRecv* rec = found != nullptr && (*found)->staged && (*found)->src == src ? *found : nullptr;
+    // Chunks come in the order of their frames, so the head chunk belongs to
+    // an open record (the oldest), or to a frame not taken yet: while no
+    // record is open the loop does not look, and a frame that arrived
+    // damaged comes again after the ones behind it (LAPIS_CHECKSUM).
+    std::uint64_t token = 0;
+    SplitRecv* rec = nullptr;
+    for (const std::uint64_t t : in.open) {
+      if (SplitRecv* r = *split_.recvs.find(t); r->id == chunk.token) {
+        token = t;
+        rec = r;
+        break;
+      }
+    }
+    if (rec == nullptr && in.resent.has(chunk.token)) break;
+    any = true;
     const bool in_place = rec != nullptr && chunk.offset == rec->landed &&
                           chunk.len == std::min<std::uint64_t>(kChunk, rec->len - rec->landed);
     if (in_place) [[likely]] {
@@ -257,11 +272,12 @@ bool Context::Impl::drain_stage_locked(TaskId src) {
       if (rec != nullptr) {
         rec->error = Errc::hdr_len;
         rec->detail = fmt::format("staged amsend from task {}: a chunk out of place", src);
-        rec->landed = rec->len;  // the rest of its chunks are refused as strays
+        rec->landed = rec->len;
+        in.dropped.note(rec->id);  // the rest of its chunks
       }
     }
     if (shm_.stage_release(src) == ShmSend::done_wake) send_wake_locked(src);
-    if (rec != nullptr && rec->landed == rec->len) settle_staged_locked(src, chunk.token);
+    if (rec != nullptr && rec->landed == rec->len) settle_staged_locked(src, token);
   }
   if (any) {
     in.quiet_since_ns = 0;
@@ -285,7 +301,7 @@ void Context::Impl::settle_staged_locked(TaskId src, std::uint64_t token) {
 // (InboxHeader::polls), the target reads what is left of the oldest record
 // from that origin by cross-memory read, as split copy's target does with
 // parts nobody claimed. The chunks the origin pushes before its
-// split_done comes are dropped (recently_pulled). Without checksums only:
+// split_done comes are dropped (StageIn::dropped). Without checksums only:
 // a chunk's CRC is taken as it is pushed, so a pulled range has none to be
 // checked against, and a checked Amsend waits for its origin instead.
 void Context::Impl::pull_staged_if_quiet_locked(TaskId src) {
@@ -317,7 +333,7 @@ void Context::Impl::pull_staged_if_quiet_locked(TaskId src) {
                              src, kStagePullAfterNs / 1000);
   }
   rec.landed = rec.len;
-  split_.recently_pulled.note(token);
+  in.dropped.note(rec.id);
   ++split_.staged_pulled;
   settle_staged_locked(src, token);
 }

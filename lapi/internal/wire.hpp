@@ -60,10 +60,9 @@ inline constexpr std::uint16_t kStripedData = 1u << 4;
 // holds its Proto and its wire struct follows the AmsendWire
 // (send_control_near_locked).
 inline constexpr std::uint16_t kControlFrame = 1u << 5;
-// AmsendWire only, with kSplitData and kChecksummed: the origin copies the
-// data through the target's staging area once the target's split_go (cell
-// kStageCell) names its record; each chunk carries its own CRC32C
-// (staged_copy.cc).
+// AmsendWire only, with kSplitData: the origin copies the data through the
+// target's staging area right after the frame, each chunk named by the
+// origin's record (and with LAPIS_CHECKSUM its own CRC32C; staged_copy.cc).
 inline constexpr std::uint16_t kStagedData = 1u << 6;
 
 // Proto::amsend_packed: an Amsend with little data travels as one UCX
@@ -130,8 +129,7 @@ inline constexpr std::uint64_t kSplitProbe = 0x6c61706973706c74;  // "lapisplt"
 
 struct SplitGoWire {
   std::uint32_t src;
-  std::uint32_t cell;        // claim cell, after the origin's ring in the target's inbox, or
-                             // kStageCell: push the data through the staging area
+  std::uint32_t cell;        // claim cell, after the origin's ring in the target's inbox
   std::uint64_t id;          // origin's record
   std::uint64_t token;       // target's record, echoed in split_last
   std::uint64_t buffer;      // landing buffer at the target
@@ -139,8 +137,6 @@ struct SplitGoWire {
   std::uint32_t parts;
   std::uint32_t generation;  // of the cell
 };
-
-inline constexpr std::uint32_t kStageCell = UINT32_MAX;
 
 struct SplitDoneWire {
   std::uint32_t src;
