@@ -328,6 +328,16 @@ std::byte* ShmChannel::stage_begin(std::uint32_t tgt) {
   return stage_after(o.ring)->slots[at % kStageSlots].data;
 }
 
+bool ShmChannel::stage_idle(std::uint32_t tgt) {
+  Outbox& o = out_[tgt];
+  if (o.stage_consumed_seen != o.stage_next) {
+    const std::uint64_t c =
+        std::atomic_ref<std::uint64_t>(stage_after(o.ring)->consumed).load(std::memory_order_acquire);
+    if (c <= o.stage_next) o.stage_consumed_seen = c;
+  }
+  return o.stage_consumed_seen == o.stage_next;
+}
+
 ShmSend ShmChannel::stage_publish(std::uint32_t tgt, std::uint64_t token, std::uint64_t offset,
                                   std::uint32_t len, std::uint32_t crc, bool streamed) {
   Outbox& o = out_[tgt];

@@ -252,6 +252,8 @@ class ShmChannel {
   // nullptr while every slot is taken; stage_publish then publishes it
   // (done_wake: the target sleeps, wake it).
   std::byte* stage_begin(std::uint32_t tgt);
+  // Producer: whether `tgt` has taken every chunk published to it.
+  bool stage_idle(std::uint32_t tgt);
   ShmSend stage_publish(std::uint32_t tgt, std::uint64_t token, std::uint64_t offset,
                         std::uint32_t len, std::uint32_t crc, bool streamed);
   // Consumer: `src`'s next published chunk, if any; stage_release frees it

@@ -32,8 +32,10 @@ struct SplitSend {  // origin side, until split_done
   // The origin buffer, and the Amsend's data: must outlive a queued send.
   SplitWire wire;
   bool striped = false;  // over the links (stripes.cc), not by cross-memory attach
-  // Through the target's staging area (staged_copy.cc): how much is pushed.
+  // Through the target's staging area (staged_copy.cc): how much is pushed,
+  // and whether its first chunks are short (the area was empty).
   bool staged = false;
+  bool short_start = false;
   std::uint64_t pushed = 0;
 };
 

@@ -89,8 +89,20 @@ constexpr std::uint32_t kTimedChunk = 16 * 1024;
 
 std::uint64_t per_full_chunk(std::uint64_t ns, std::uint32_t len) { return ns * kChunk / len; }
 
-std::uint32_t chunks_of(std::uint64_t len) {
-  return static_cast<std::uint32_t>((len + kChunk - 1) / kChunk);
+// The next chunk of `op`. A message that finds the staging area empty (the
+// target idle, as in a ping-pong) starts with shorter chunks, each as long
+// as all before it (16, 16, 32 KiB, then 64): the target starts its copy
+// out after 16 KiB are in, not 64, so the two copies overlap in the first
+// 64 KiB too (mpi_latency 64 KiB 4.5-5.3 -> 3.4-3.6 us where copies are
+// fast). Behind other chunks the target has work meanwhile, and full
+// chunks cost less per byte (mpi_bw 64 KiB 12.7 -> 10.9 GB/s when every
+// message started short).
+constexpr std::uint64_t kFirstChunk = 16 * 1024;
+
+std::uint32_t next_chunk_len(const SplitSend& op) {
+  const std::uint64_t left = op.wire.len - op.pushed;
+  const std::uint64_t most = op.short_start ? std::max(kFirstChunk, op.pushed) : kChunk;
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>({kChunk, left, most}));
 }
 
 // An origin that pushes fills a chunk every few microseconds (64 KiB at
@@ -146,6 +158,8 @@ bool Context::Impl::amsend_staged_locked(TaskId tgt, HandlerId handler, const vo
   // The chunks follow the frame at once, named by the origin's record: the
   // target takes them once its header handler has named the landing.
   if (split_.stage_out.size() < npeers()) split_.stage_out.resize(npeers());
+  op->short_start =
+      data_len > kFirstChunk && split_.stage_out[tgt].empty() && shm_.stage_idle(tgt);
   split_.stage_out[tgt].push_back(op);
   ++split_.stage_out_count;
   push_stage_locked(tgt);
@@ -168,7 +182,7 @@ bool Context::Impl::push_stage_locked(TaskId tgt) {
     if (slot == nullptr) break;
     SplitSend& op = *queue.front();
     const auto* from = reinterpret_cast<const std::byte*>(op.wire.addr) + op.pushed;
-    const auto len = static_cast<std::uint32_t>(std::min<std::uint64_t>(kChunk, op.wire.len - op.pushed));
+    const std::uint32_t len = next_chunk_len(op);
     // The CPU's string copy or streaming stores (stage_copy_choice.hpp),
     // then the CRC from the source: the fused copy's vector stores stall on
     // the lines the target read a lap ago.
@@ -199,7 +213,7 @@ void Context::Impl::land_staged_locked(TaskId src, const SplitWire& split, void*
                                split.id);
     return;
   }
-  auto* rec = new SplitRecv{src, job, split.id, SplitRecv::kNoCell, chunks_of(split.len),
+  auto* rec = new SplitRecv{src, job, split.id, SplitRecv::kNoCell, 0,
                             Errc::success, {}, buffer, split.addr, split.len, 0};
   rec->staged = true;
   const std::uint64_t token = split_.recvs.insert(rec);
@@ -260,7 +274,8 @@ bool Context::Impl::drain_stage_locked(TaskId src) {
     if (rec == nullptr && in.resent.has(chunk.token)) break;
     any = true;
     const bool in_place = rec != nullptr && chunk.offset == rec->landed &&
-                          chunk.len == std::min<std::uint64_t>(kChunk, rec->len - rec->landed);
+                          chunk.len != 0 && chunk.len <= kChunk &&
+                          chunk.len <= rec->len - rec->landed;
     if (in_place) [[likely]] {
       land_chunk_locked(*rec, chunk);
       rec->landed += chunk.len;
