@@ -425,10 +425,20 @@ class Context::Impl {
   // other way is UCX's eager copies, whose latency beats staging's extra
   // round trip up to 64 KiB (staged_copy.cc has the figures).
   static constexpr std::size_t kStageMin = 65536;
+  // From here split copy beats staging where a cross-memory read is cheap
+  // (staged_copy.cc): one copy shared by two cores against two copies.
+  static constexpr std::size_t kSplitOverStageMin = 128 * 1024;
   // Whether an Amsend of `data_len` to `tgt` may be staged.
   bool stages_to(TaskId tgt, std::size_t data_len, const Counters& counters) const {
     return config_.staged_copy && counters.origin != nullptr && peers_[tgt].split &&
-           data_len >= std::min(kStageMin, split_threshold()) && shm_.stages_to(tgt);
+           data_len >= std::min(kStageMin, split_threshold()) &&
+           (data_len < kSplitOverStageMin || !cma_cheap() || integrity_.on) &&
+           shm_.stages_to(tgt);
+  }
+  // Whether start-up found a cross-memory read cheap against a copy (it is
+  // timed where split copy may start below the eager limit).
+  bool cma_cheap() const {
+    return split_.cma_copy_ratio != 0 && split_.cma_copy_ratio <= config_.split_cma_ratio_max;
   }
   // Origin: the frame through the ring (nothing sent: false, the caller
   // takes split copy or UCX).
