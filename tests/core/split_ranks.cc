@@ -156,6 +156,19 @@ TEST_CASE("split_min_auto: where a cross-memory read costs too many copies, spli
     LAPI_OK(ctx->amsend((ctx->task_id() + 1) % n, 2, nullptr, 0, data.data(), data.size()));
     LAPI_OK(ctx->gfence());
     CHECK(ctx->shm_stats().split_sent == (split && !raised ? 1u : 0u));
+    // With an origin counter, 128 KiB and up: where the read is cheap split
+    // copy takes it, not the staging area (one copy shared, not two).
+    if (split && !raised) {
+      const std::vector<char> large(256 * 1024, 'y');
+      lapi::Counter origin;
+      const lapi::ShmStats before = ctx->shm_stats();
+      LAPI_OK(ctx->amsend((ctx->task_id() + 1) % n, 2, nullptr, 0, large.data(), large.size(),
+                          {{}, &origin, nullptr}));
+      LAPI_OK(ctx->waitcntr(origin, 1));
+      LAPI_OK(ctx->gfence());
+      CHECK(ctx->shm_stats().staged_sent == before.staged_sent);
+      CHECK(ctx->shm_stats().split_sent == before.split_sent + 1);
+    }
     LAPI_OK(ctx->term());
   }
 }
