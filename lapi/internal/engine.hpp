@@ -432,9 +432,21 @@ class Context::Impl {
   bool stages_to(TaskId tgt, std::size_t data_len, const Counters& counters) const {
     return config_.staged_copy && counters.origin != nullptr && peers_[tgt].split &&
            data_len >= std::min(kStageMin, split_threshold()) &&
-           (data_len < kSplitOverStageMin || !cma_cheap() || integrity_.on) &&
-           shm_.stages_to(tgt);
+           !split_beats_staging(tgt, data_len) && shm_.stages_to(tgt);
   }
+  // Where a cross-memory read is cheap, without checksums (whose CRCs ride
+  // on staging's copies): from kSplitOverStageMin, and from kStageMin while
+  // large Amsends go both ways (both cores busy: the copying in all decides).
+  bool split_beats_staging(TaskId tgt, std::size_t data_len) const {
+    if (integrity_.on || !cma_cheap()) return false;
+    return data_len >= kSplitOverStageMin || (data_len >= kStageMin && both_ways_locked(tgt));
+  }
+  // Our last large Amsend to `tgt` is still out, and one of its landed here
+  // within kBothWaysNs. (Not in a ping-pong: each side's send is done
+  // before it sends again.)
+  bool both_ways_locked(TaskId tgt) const;
+  // Target: a split or staged Amsend from `src` lands (both_ways_locked).
+  void note_split_in_locked(TaskId src);
   // Whether start-up found a cross-memory read cheap against a copy (it is
   // timed where split copy may start below the eager limit).
   bool cma_cheap() const {

@@ -68,6 +68,11 @@ struct Peer {
   // from it are refused), and our free claim cells in its ring.
   std::uint32_t split_pid = 0;
   std::vector<std::uint32_t> split_free_cells;
+  // Whether large Amsends go both ways (Context::Impl::both_ways_locked):
+  // our last split or staged one to it (its record, while out), and when
+  // its last one to us landed (steady clock, ns).
+  std::uint64_t split_last_out = 0;
+  std::uint64_t split_last_in_ns = 0;
 
   // Jobs that connect (join.cc): a task of another job, numbered here from num_tasks() up by
   // join_tasks, not a member of this job (no barrier, fence at leave_tasks), always reached

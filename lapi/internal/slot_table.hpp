@@ -45,10 +45,13 @@ class SlotTable {
 
   // The live record named by `cookie`, or null.
   T* find(std::uint64_t cookie) {
+    return const_cast<T*>(static_cast<const SlotTable*>(this)->find(cookie));
+  }
+  const T* find(std::uint64_t cookie) const {
     const std::uint32_t index = static_cast<std::uint32_t>(cookie) - 1u;
     const std::uint32_t generation = static_cast<std::uint32_t>(cookie >> 32);
     if (index >= slots_.size()) return nullptr;
-    Slot& s = slots_[index];
+    const Slot& s = slots_[index];
     return s.used && s.generation == generation ? &s.value : nullptr;
   }
 

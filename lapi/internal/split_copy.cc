@@ -192,6 +192,7 @@ SplitSend* Context::Impl::new_split_send_locked(TaskId tgt, const void* data, st
                                               const Counters& counters, Counters& later) {
   auto* op = new SplitSend{tgt, counters.origin, {}};
   op->wire = SplitWire{reinterpret_cast<std::uint64_t>(data), data_len, split_.sends.insert(op)};
+  peers_[tgt].split_last_out = op->wire.id;
   // The origin counter moves once every part is copied, not when the frame is sent.
   later = counters;
   later.origin = nullptr;
@@ -247,6 +248,7 @@ Status Context::Impl::amsend_split_locked(TaskId tgt, HandlerId handler, const v
 void Context::Impl::land_split_locked(TaskId src, const SplitWire& split, void* buffer,
                                       const CompletionJob& job, std::uint32_t split_crc) {
   ++split_.received;
+  note_split_in_locked(src);
   // Every path runs the checks held back (finish_split_recv_locked) before
   // this one lands, so landings keep their order; one that hands the origin
   // parts to copy runs them only once its split_go is out.
