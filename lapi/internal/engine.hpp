@@ -435,11 +435,11 @@ class Context::Impl {
            !split_beats_staging(tgt, data_len) && shm_.stages_to(tgt);
   }
   // Where a cross-memory read is cheap, without checksums (whose CRCs ride
-  // on staging's copies): from kSplitOverStageMin, and from kStageMin while
+  // on staging's copies): from kSplitOverStageMin, and from kSplitMin while
   // large Amsends go both ways (both cores busy: the copying in all decides).
   bool split_beats_staging(TaskId tgt, std::size_t data_len) const {
     if (integrity_.on || !cma_cheap()) return false;
-    return data_len >= kSplitOverStageMin || (data_len >= kStageMin && both_ways_locked(tgt));
+    return data_len >= kSplitOverStageMin || (data_len >= kSplitMin && both_ways_locked(tgt));
   }
   // Our last large Amsend to `tgt` is still out, and one of its landed here
   // within kBothWaysNs. (Not in a ping-pong: each side's send is done
