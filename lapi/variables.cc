@@ -28,7 +28,7 @@ constexpr std::array kVariables = {
     Variable{"LAPIS_STAGED_COPY", "1", "core",
              "large Amsends with an origin counter to a task on this node (what split copy would "
              "take, and from 64 KiB below its threshold; where a cross-memory read is cheap and "
-             "checksums are off, only below 128 KiB, and not at all while large Amsends go both "
+             "checksums are off, only below 96 KiB, and not at all while large Amsends go both "
              "ways) go through the target's staging area, "
              "64 KiB chunks copied in and out at once; with `LAPIS_CHECKSUM=crc32c` a CRC per "
              "chunk taken beside the copies (`0`: split copy and UCX, with checksums a CRC pass "

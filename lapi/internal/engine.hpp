@@ -427,7 +427,7 @@ class Context::Impl {
   static constexpr std::size_t kStageMin = 65536;
   // From here split copy beats staging where a cross-memory read is cheap
   // (staged_copy.cc): one copy shared by two cores against two copies.
-  static constexpr std::size_t kSplitOverStageMin = 128 * 1024;
+  static constexpr std::size_t kSplitOverStageMin = 96 * 1024;
   // Whether an Amsend of `data_len` to `tgt` may be staged.
   bool stages_to(TaskId tgt, std::size_t data_len, const Counters& counters) const {
     return config_.staged_copy && counters.origin != nullptr && peers_[tgt].split &&

@@ -22,13 +22,15 @@
 //   bandwidth by less, so kStageMin is 64 KiB; chunks of 16 or 32 KiB were
 //   slower than 64 KiB at every size from 64 KiB up.
 // Where a cross-memory read is cheap (split copy from 16 KiB: the start-up
-// ratio at most 8 copies), split copy takes 128 KiB and up instead
+// ratio at most 8 copies), split copy takes 96 KiB and up instead
 // (kSplitOverStageMin): staging is two copies on two cores, split copy one
 // copy shared by them, and here a read is no dearer than a copy in
 // throughput. On a 2-core AMD EPYC VM (ratio 6-7), 2026-12-03, builds
 // alternated 3 times: mpi_bw 128 KiB 12.8 -> 19.9 GB/s, 1 MiB 15.5 ->
 // 21.3, mpi_bibw 128 KiB 13.2 -> 20.4, 1 MiB 15.2 -> 24.8, mpi_latency
-// 128 KiB 13.8 -> 7.2 us, 1 MiB 65.8 -> 50.8, 4 MiB 299 -> 239. At 64 KiB
+// 128 KiB 13.8 -> 7.2 us, 1 MiB 65.8 -> 50.8, 4 MiB 299 -> 239; from 96
+// KiB rather than 128 (4 rounds): mpi_latency 96 / 112 KiB 13.5 / 15.1 ->
+// 8.6 / 8.4 us, mpi_bw 9.3 / 8.9 -> 11.2 / 13.0 GB/s. At 64 KiB
 // staging still led mpi_bw (13.0 against 10.1 GB/s with
 // LAPIS_STAGED_COPY=0; latency even, mpi_bibw 14.2 against 19.0), so
 // there split copy takes over only while large Amsends go both ways
