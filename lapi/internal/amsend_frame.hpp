@@ -114,6 +114,7 @@ inline FrameFault parse_amsend_frame(bool rndv, bool packed, const std::byte* by
     length = f.split.len;
   } else {
     f.split.id = 0;
+    f.striped = f.staged = false;
   }
   f.data = data;
   f.length = length;
