@@ -27,7 +27,7 @@ constexpr std::array kVariables = {
              "has more tasks than cores, `1` always, `0` never (UCX's rendezvous pulls alone)"},
     Variable{"LAPIS_STAGED_COPY", "1", "core",
              "large Amsends with an origin counter to a task on this node (what split copy would "
-             "take, and from 64 KiB below its threshold; where a cross-memory read is cheap and "
+             "take, and from 16 KiB below its threshold; where a cross-memory read is cheap and "
              "checksums are off, only below 96 KiB, and not at all while large Amsends go both "
              "ways) go through the target's staging area, "
              "64 KiB chunks copied in and out at once; with `LAPIS_CHECKSUM=crc32c` a CRC per "

@@ -421,17 +421,16 @@ class Context::Impl {
 
   // ---- staged_copy.cc: large Amsends with an origin counter to a task on
   // this node, copied in and out through the target's staging area.
-  // Below split copy's threshold staging starts at kStageMin: there the
-  // other way is UCX's eager copies, whose latency beats staging's extra
-  // round trip up to 64 KiB (staged_copy.cc has the figures).
-  static constexpr std::size_t kStageMin = 65536;
+  // Staging takes what split copy could (from kSplitMin), below split
+  // copy's threshold too, where the other way is UCX's eager copies
+  // (staged_copy.cc has the figures).
   // From here split copy beats staging where a cross-memory read is cheap
   // (staged_copy.cc): one copy shared by two cores against two copies.
   static constexpr std::size_t kSplitOverStageMin = 96 * 1024;
   // Whether an Amsend of `data_len` to `tgt` may be staged.
   bool stages_to(TaskId tgt, std::size_t data_len, const Counters& counters) const {
     return config_.staged_copy && counters.origin != nullptr && peers_[tgt].split &&
-           data_len >= std::min(kStageMin, split_threshold()) &&
+           data_len >= kSplitMin &&
            !split_beats_staging(tgt, data_len) && shm_.stages_to(tgt);
   }
   // Where a cross-memory read is cheap, without checksums (whose CRCs ride

@@ -3,8 +3,8 @@
 // origin copies it in 64 KiB chunks, the target copies each out as it
 // comes, on another core, so the two copies overlap.
 //
-// Where: what split copy would take, and from kStageMin (64 KiB) below
-// split copy's threshold, where the other way is UCX's eager copies.
+// Where: what split copy would take, and from split copy's 16 KiB minimum
+// below its threshold, where the other way is UCX's eager copies.
 // Measured on an AMD Zen 5 VM (2 cores), LAPIS_STAGED_COPY=0 against 1
 // alternated in one build, medians of 4-5 rounds:
 // - without checksums, where split copy starts at the MPI layer's 128 KiB
@@ -17,10 +17,17 @@
 //   one machine state split led there, 9.6-10.2 us against 11.7-12.1 (but
 //   18 GB/s against 23), in another staging led by far, 6.6-6.9 us against
 //   11.8-14.3, so staging keeps it;
-// - below 64 KiB staging lost latency to UCX (16-48 KiB +0.6-1.4 us: the
-//   split_go round trip before the first chunk, gone since) and won
-//   bandwidth by less, so kStageMin is 64 KiB; chunks of 16 or 32 KiB were
-//   slower than 64 KiB at every size from 64 KiB up.
+// - below 64 KiB staging lost latency to UCX (16-48 KiB +0.6-1.4 us) while
+//   the first chunk waited for the target's split_go. Since the chunks
+//   follow the frame it wins there too: from 16 KiB rather than 64, a
+//   2-core AMD EPYC VM where split copy starts at 128 KiB (a read costs
+//   17.5 copies), 4 rounds alternated: mpi_latency 16 / 32 / 48 / 56 KiB
+//   3.44 / 4.79 / 6.34 / 6.81 -> 2.76 / 3.54 / 4.52 / 4.70 us, mpi_bw
+//   16 / 32 / 48 KiB 9.9 / 12.8 / 13.6 -> 12.2 / 17.5 / 21.4 GB/s,
+//   mpi_bibw 12.6 / 13.2 / 13.8 -> 14.7 / 18.2 / 21.5; 64 KiB unchanged.
+//   Chunks of 16 or 32 KiB were slower than 64 KiB at every size from
+//   64 KiB up; all 16 KiB (or 8 KiB) after a short start, rather than 16,
+//   16, 32, 64 (below), cost mpi_latency 64 / 80 KiB 10-20%.
 // Where a cross-memory read is cheap (split copy from 16 KiB: the start-up
 // ratio at most 8 copies), split copy takes 96 KiB and up instead
 // (kSplitOverStageMin): staging is two copies on two cores, split copy one
