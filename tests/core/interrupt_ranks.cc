@@ -144,10 +144,21 @@ Looks count_looks(Body body) {
   return {us, voluntary_switches(*tid) - before};
 }
 
-// One look per 50-100 us without the back-off: thousands in 300 ms.
+// One look per 50-100 us without the back-off: thousands in 300 ms. Under
+// ThreadSanitizer (everything several times slower, tests side by side) a
+// CI rehearsal saw 1022 in 300 ms (2026-12-04): an application thread
+// descheduled for longer than a park lets the progress thread take over,
+// which starts its back-off again, and every wait for the engine's lock
+// is a voluntary switch too. There the bound is looser, still a third of
+// one look per grace period.
+#if defined(__SANITIZE_THREAD__)
+constexpr double kUsPerLook = 150;
+#else
+constexpr double kUsPerLook = 400;
+#endif
 void check_backed_off(const Looks& l) {
   CAPTURE(l.us);
-  CHECK(l.looks < l.us / 400 + 20);
+  CHECK(l.looks < l.us / kUsPerLook + 20);
 }
 
 // Task 0 waits about 300 ms in a barrier while task 1 computes; a poke at
