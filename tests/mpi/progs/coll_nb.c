@@ -4,7 +4,8 @@
  * collective messages) and with a blocking collective, completed with
  * Waitall, Test loops or Waitany; persistent collectives restarted many
  * times; bad arguments under MPI_ERRORS_RETURN.
- * argv[1], if given, runs one family: nonblocking, persistent, errors;
+ * argv[1], if given, runs one family: nonblocking, persistent, errors (all:
+ * every family, as without arguments);
  * argv[2] the number of persistent restarts (default 1000). */
 #include <mpi.h>
 #include <stdlib.h>
@@ -382,7 +383,7 @@ int main(int argc, char** argv) {
   CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   CHECK_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   CHECK_OK(MPI_Op_create(compose_fn, 0, &compose_op));
-  const char* only = argc > 1 ? argv[1] : NULL;
+  const char* only = argc > 1 && strcmp(argv[1], "all") ? argv[1] : NULL;
   if (argc > 2) restarts = atoi(argv[2]);
   if (!only || !strcmp(only, "nonblocking")) test_nonblocking();
   if (!only || !strcmp(only, "persistent")) test_persistent();
