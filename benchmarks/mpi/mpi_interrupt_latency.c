@@ -169,8 +169,11 @@ int main(int argc, char** argv) {
   }
   for (int s = 0; s < o.nsizes; ++s) {
     const size_t size = o.sizes[s];
-    /* Wake-ups cost tens of us here: a tenth of the polling iterations. */
-    const long iters = o.iters > 0 ? o.iters : (bench_iters_latency(&o, size) + 9) / 10;
+    /* As many round trips as the polling test, and at least 1000: the mean
+     * of a few dozen is hostage to one preemption of the watching rank (at
+     * 64 KiB, 63 round trips of ~13 us, one of 300 us added 5 us to it). */
+    const long scaled = bench_iters_latency(&o, size);
+    const long iters = o.iters > 0 ? o.iters : scaled < 1000 ? 1000 : scaled;
     const long warmup = bench_warmup(&o, iters);
     bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     memset(rbuf, 0, size);
