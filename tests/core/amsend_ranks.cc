@@ -146,7 +146,7 @@ TEST_CASE("amsend of 1 GiB lands intact" * doctest::skip(std::getenv("LAPIS_TEST
   // OOM-killed beside other tests, and at 256 MiB the case took 38 s of a
   // CI run. 64 MiB keeps the same protocol path (rendezvous, zero-copy,
   // many CMA fragments).
-  constexpr std::size_t kSize = lapis::testing::kThreadSanitizer ? std::size_t{64} << 20
+  constexpr std::size_t kSize = lapis::testing::kSanitized ? std::size_t{64} << 20
                                                                  : std::size_t{1} << 30;
   std::vector<unsigned char> out(kSize);
   for (std::size_t i = 0; i < kSize; i += 4096) out[i] = static_cast<unsigned char>(me + i / 4096);

@@ -28,8 +28,11 @@ std::size_t near_limit(long delta);
 // shadows every memcpy: 64 MiB messages put this test past its time limit
 // under ThreadSanitizer and made it the longest of CI's AddressSanitizer
 // run (200 s). 4 MiB is still many rendezvous fragments, with the same
-// protocol steps and threads.
-constexpr std::size_t kLargest = kSanitized ? std::size_t{4} << 20 : std::size_t{64} << 20;
+// protocol steps and threads. In the default build 16 MiB: 64 MiB made the
+// 12 jobs of variants_test's first case 65 s (a 2-rank job 2.3 s, 0.3 at
+// 4 MiB) and tested no further step; mpcpi's early-arrival cap, which a
+// bigger eager message would reach, is flood_test's.
+constexpr std::size_t kLargest = kSanitized ? std::size_t{4} << 20 : std::size_t{16} << 20;
 
 std::vector<std::size_t> sizes_across_eager_limit() {
   return {0, 1, 8, 1000, near_limit(-1), near_limit(0), near_limit(1), std::size_t{65536},
