@@ -29,13 +29,14 @@ void on_rndv_landed(void* request, ucs_status_t status, std::size_t, void* user_
   auto* op = static_cast<RndvRecv*>(user_data);
   if (status == UCS_OK) {
     if (op->check.on) [[unlikely]] {
-      op->impl->land_checked_locked(op->job, op->buffer, op->length, op->check);
+      op->impl->checked_.land_checked_locked(op->job, op->buffer, op->length, op->check);
     } else {
       op->impl->landed_locked(op->job);
     }
   } else {
     Context::Impl& e = *op->impl;
-    if (op->check.on) e.send_checksum_ack_locked(op->job.src, op->check.record, Errc::transport);
+    if (op->check.on)
+      e.checked_.send_checksum_ack_locked(op->job.src, op->check.record, Errc::transport);
     e.refuse_locked(op->job.src, Errc::transport, op->job.cookie,
                     fmt::format("rendezvous receive failed: {}", ucs_status_string(status)));
     CompletionJob nothing{};
@@ -55,7 +56,7 @@ void on_rndv_landed(void* request, ucs_status_t status, std::size_t, void* user_
   refuse_locked(src, code, cookie, std::move(detail));
   if (accepting_held_ != 0 && src < npeers()) {
     // A held Amsend's origin counter waits for the target's word.
-    send_checksum_ack_locked(src, accepting_held_, code);
+    checked_.send_checksum_ack_locked(src, accepting_held_, code);
     accepting_held_ = 0;
   }
   if (split_id != 0 && src < npeers()) {
@@ -174,7 +175,7 @@ template <bool kChecked>
   // check.on: a held send (LAPIS_CHECKSUM), whose origin waits for this task's word.
   if (kChecked && check.on) accepting_held_ = 0;  // refusals are behind us
   if (length == 0 || landing.buffer == nullptr) {
-    if (kChecked && check.on) send_checksum_ack_locked(w.src, check.record, Errc::success);
+    if (kChecked && check.on) checked_.send_checksum_ack_locked(w.src, check.record, Errc::success);
     landed_locked(job);  // nothing to move, or the handler discarded it
     return UCS_OK;       // for rendezvous: UCX drops the data, the send completes
   }
@@ -225,9 +226,9 @@ inline ucs_status_t Context::Impl::accept_amsend_locked(bool rndv, bool packed,
     check_held_splits_locked();
   }
   DataCheck check;
-  if (auto refused = check_frame_locked(rndv, f.wire.src, bytes, f.sum_offset, f.uhdr_len,
-                                        f.wire_data, f.wire_length, f.cookie,
-                                        f.staged ? f.split.id : 0, check)) {
+  if (auto refused = checked_.check_frame_locked(rndv, f.wire.src, bytes, f.sum_offset, f.uhdr_len,
+                                                 f.wire_data, f.wire_length, f.cookie,
+                                                 f.staged ? f.split.id : 0, check)) {
     return *refused;
   }
   return deliver_amsend_locked<true>(rndv, bytes, f, check);
@@ -244,14 +245,14 @@ ucs_status_t Context::Impl::pull_rendezvous_locked(void* desc, void* buffer, std
   ucs_status_ptr_t r = ucp_am_recv_data_nbx(worker_, desc, buffer, length, &p);
   if (r == nullptr) {
     if (check.on) [[unlikely]] {
-      land_checked_locked(job, buffer, length, check);
+      checked_.land_checked_locked(job, buffer, length, check);
     } else {
       landed_locked(job);
     }
     delete op;
   } else if (UCS_PTR_IS_ERR(r)) {
     delete op;
-    if (check.on) send_checksum_ack_locked(job.src, check.record, Errc::transport);
+    if (check.on) checked_.send_checksum_ack_locked(job.src, check.record, Errc::transport);
     (void)refuse_amsend_locked(false, job.src, Errc::transport, job.cookie,
                                fmt::format("rendezvous receive failed: {}",
                                            ucs_status_string(UCS_PTR_STATUS(r))));

@@ -52,14 +52,14 @@ RingSend Context::Impl::amsend_shm_locked(TaskId tgt, HandlerId handler,
       p, handler, static_cast<std::uint16_t>(extra_flags | uhdr_len << kPackedUhdrShift), uhdr,
       uhdr_len, counters);
   if constexpr (kChecked) {
-    seal_ring_frame_locked(tgt, extra_flags, p, off, uhdr_len, data, data_len);
+    checked_.seal_ring_frame_locked(tgt, extra_flags, p, off, uhdr_len, data, data_len);
   } else if (data_len) {
     copy_into_shared(p + off, data, data_len);
   }
   if (!counted) ++peers_[tgt].sent_to;
   end_ring_send_locked(tgt, len);
   if constexpr (kChecked) {
-    keep_ring_frame_locked(tgt, p, off, uhdr, uhdr_len, data, data_len);
+    checked_.keep_ring_frame_locked(tgt, p, off, uhdr, uhdr_len, data, data_len);
   }
   // The data is in the ring: the origin buffer is free.
   if (counters.origin) bump(*counters.origin);

@@ -7,6 +7,8 @@
 // and rkeys), progress.cc (poll, wait, interrupt thread), sync.cc (fence,
 // barrier, address_init), faults.cc (refusal and reporting), stripes.cc
 // (large Amsends striped over network links; links.hpp owns the sockets).
+// LAPIS_CHECKSUM's checked transfers are a class of their own
+// (checked_transfers.hpp, the member checked_).
 //
 // Its state: what every file reads (the task, the UCX worker, the peers,
 // lock_) at the end of the class, then one member per component (peer
@@ -36,6 +38,7 @@
 #include "counters/counter.hpp"
 #include "handlers/handler.hpp"
 #include "lapi/context.hpp"
+#include "lapi/internal/checked_transfers.hpp"
 #include "lapi/internal/completion.hpp"
 #include "lapi/internal/completion_runner.hpp"
 #include "lapi/internal/fault_state.hpp"
@@ -131,6 +134,10 @@ class Context::Impl {
   template <bool kChecked>
   std::size_t write_frame_locked(std::byte* at, HandlerId handler, std::uint16_t extra_flags,
                                  const void* uhdr, std::size_t uhdr_len, const Counters& counters);
+  // write_frame_locked<checked>, out of line (that one is inlined into am_send.cc).
+  std::size_t write_frame_out_of_line_locked(bool checked, std::byte* at, HandlerId handler,
+                                             std::uint16_t extra_flags, const void* uhdr,
+                                             std::size_t uhdr_len, const Counters& counters);
   // Amsend to a task on this node through its shared-memory ring; nothing
   // is sent when the frame is too long, the ring full or the target asleep
   // (RingSend says which). kChecked: LAPIS_CHECKSUM, extra_flags has
@@ -289,6 +296,12 @@ class Context::Impl {
                   void* prev, unsigned width, Counter* org_cntr);
   void on_counter_update_locked(const internal::CounterUpdateWire& msg);
   void on_completion_ack_locked(const internal::CompletionAckWire& msg);
+  // A Put's counter update (or a checked Put's intact verify) from `src`:
+  // its target counter moves and its completion cookie is acked. False
+  // (refused: a fault message names the cookie) for unknown flags or an
+  // unregistered counter.
+  bool count_remote_locked(TaskId src, std::uint16_t flags, std::uint64_t counter,
+                           std::uint64_t cookie);
 
   // ---- memory.cc
   Status register_memory(void* addr, std::size_t len, bool allocate, void** out);
@@ -511,97 +524,7 @@ class Context::Impl {
                               const std::byte* data, std::size_t len);
   LinkStats link_stats();
 
-  // ---- integrity_amsend.cc: LAPIS_CHECKSUM=crc32c for Amsend (integrity.hpp)
-  // Origin. A checksummed Amsend through UCX: small frames eager with a
-  // replay copy, larger data by rendezvous with the buffer held.
-  Status amsend_ucx_checked_locked(TaskId tgt, HandlerId handler, std::uint16_t extra_flags,
-                                   const void* uhdr, std::size_t uhdr_len, const void* data,
-                                   std::size_t data_len, const Counters& counters);
-  // write_frame_locked<checked>, out of line (that one is inlined into am_send.cc).
-  std::size_t write_frame_out_of_line_locked(bool checked, std::byte* at, HandlerId handler,
-                                             std::uint16_t extra_flags, const void* uhdr,
-                                             std::size_t uhdr_len, const Counters& counters);
-  // A frame written in a ring up to its data (`head_len` bytes, user header
-  // last): copies the data with its CRC and seals the frame as the next
-  // replay frame to `tgt` (its next_seq, which keep_ring_frame_locked commits).
-  void seal_ring_frame_locked(TaskId tgt, std::uint16_t flags, std::byte* frame,
-                              std::size_t head_len, std::size_t uhdr_len, const void* data,
-                              std::size_t data_len);
-  // The replay copy of that frame, once published (off the latency path):
-  // Lapis' words from the ring, the user header and data from the caller's
-  // buffers, which the target never touches.
-  void keep_ring_frame_locked(TaskId tgt, const std::byte* frame, std::size_t head_len,
-                              const void* uhdr, std::size_t uhdr_len, const void* data,
-                              std::size_t data_len);
-  internal::ReplayRing& replay_for(TaskId tgt);
-  Status send_replay_frame_locked(TaskId tgt, const internal::ReplayRing::Frame& frame);
-  void on_checksum_nack_locked(const internal::ChecksumNackWire& msg);
-  void release_failed_split_locked(TaskId tgt, const std::byte* frame, std::size_t len,
-                                   std::size_t data_off);
-  void on_checksum_ack_locked(const internal::ChecksumAckWire& msg);
-  // Target: replay frame `seq` from `src` arrived intact (reported in batches).
-  void note_verified_locked(TaskId src, std::uint64_t seq, std::size_t frame_len);
-  void report_verified_locked(TaskId src);  // sends src the batch and starts a new one
-  // Origin: the target's batch; those frames leave the replay ring's care.
-  void on_checksum_verified_locked(const internal::ChecksumVerifiedWire& msg);
-  // Target. Checks a checksummed frame as it arrived (rendezvous: its head
-  // only). Nothing when intact; otherwise it was NACKed or refused, and the
-  // value is what the UCX callback returns.
-  std::optional<ucs_status_t> check_frame_locked(bool rndv, std::uint32_t src,
-                                                 const std::byte* bytes, std::size_t sum_off,
-                                                 std::size_t uhdr_len, void* data,
-                                                 std::size_t length, std::uint64_t cookie,
-                                                 std::uint64_t staged_id,
-                                                 internal::DataCheck& check);
-  [[gnu::cold, gnu::noinline]] void inject_frame_fault_locked(bool rndv, const std::byte* uhdr,
-                                                              std::size_t uhdr_len, void* data,
-                                                              std::size_t length,
-                                                              std::uint16_t attempt);
-  [[gnu::cold, gnu::noinline]] ucs_status_t frame_damaged_locked(
-      bool rndv, std::uint32_t src, const internal::ChecksumWire& sum, std::uint64_t cookie,
-      std::uint64_t staged_id);
-  // Data of a held Amsend is in `buffer`: check it, then land, NACK or fail.
-  void land_checked_locked(const CompletionJob& job, void* buffer, std::size_t len,
-                           const internal::DataCheck& check);
-  void send_checksum_ack_locked(TaskId src, std::uint64_t record, Errc code);
-  ucs_status_t on_checksum_resend(const void* header, std::size_t header_len, void* data,
-                                  std::size_t length, const ucp_am_recv_param_t* param);
-  // Split copy: checks the landed data, copying it again from the origin's
-  // buffer at `addr` while damaged. Returns whether it is intact in the end.
-  // Staged copy's chunks pass `landed_crc`, the CRC taken while they were
-  // copied out, for the first look.
-  bool check_split_locked(TaskId src, void* buffer, std::uint64_t addr, std::size_t len,
-                          std::uint32_t crc, std::string& detail,
-                          const std::uint32_t* landed_crc = nullptr);
-  void count_mismatch(TaskId src, const char* what, std::uint16_t attempt);
-  // An operation of this task with `peer` failed for good: the remote
-  // error handler hears of it (or stderr with LAPIS_DEBUG).
-  void report_integrity_failure_locked(TaskId peer, Errc code, const std::string& detail);
-
-  // ---- integrity_rma.cc: LAPIS_CHECKSUM=crc32c for Put and Get
-  Status put_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
-                            const void* org_addr, ucp_rkey_h rkey, const Counters& counters);
-  void post_held_put_locked(std::uint64_t token);
-  void send_put_verify_locked(std::uint64_t token, const internal::HeldPut& h);
-  void on_put_verify_locked(const internal::PutVerifyWire& msg);
-  // A Put's counter update (or a checked Put's intact verify) from `src`:
-  // its target counter moves and its completion cookie is acked. False
-  // (refused: a fault message names the cookie) for unknown flags or an
-  // unregistered counter.
-  bool count_remote_locked(TaskId src, std::uint16_t flags, std::uint64_t counter,
-                           std::uint64_t cookie);
-  void on_put_verdict_locked(const internal::ChecksumAckWire& msg);
-  Status get_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
-                            ucp_rkey_h rkey, RemoteCounter tgt_cntr, Counter* org_cntr);
-  void post_held_get_locked(std::uint64_t token);
-  void on_get_check_locked(const internal::GetCheckWire& msg);
-  void on_get_check_reply_locked(const internal::GetCheckReplyWire& msg);
-  // ---- integrity_rmw.cc: LAPIS_CHECKSUM=crc32c for Rmw
-  Status rmw_checked_locked(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::uint64_t operand,
-                            std::uint64_t compare, void* prev, unsigned width, Counter* org_cntr);
-  void post_held_rmw_locked(std::uint64_t token);
-  void on_rmw_request_locked(const internal::RmwRequestWire& msg);
-  void on_rmw_reply_locked(const internal::RmwReplyWire& msg);
+  // LAPIS_CHECKSUM=crc32c's methods: checked_ (checked_transfers.hpp).
 
   // ---- peer_failures.cc: tasks that failed (lapirun --continue-on-failure)
   // Any thread (the bootstrap's listener): takes note, wakes a sleeper.
@@ -696,6 +619,7 @@ class Context::Impl {
   internal::LinkWatch watch_;          // link_watch.hpp: links to other hosts, under PMIx
 
   internal::Integrity integrity_;
+  internal::CheckedTransfers checked_{*this, integrity_};  // checked_transfers.hpp
   // The held-send token of the Amsend frame being accepted (0: none), for
   // refuse_amsend_locked to ack it.
   std::uint64_t accepting_held_ = 0;

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "lapi/internal/crc32c.hpp"
@@ -36,7 +37,8 @@ std::string ucx_settings_hint() {
 
 // Trampolines from UCX's untyped callbacks to the engine. Each control
 // message kind gets a fixed-size header check before it is read.
-template <typename Wire, void (Context::Impl::*Handler)(const Wire&)>
+// Handler: a method of the engine or of its checked transfers (checked_).
+template <typename Wire, auto Handler>
 ucs_status_t on_fixed(void* arg, const void* header, size_t header_len, void*, size_t,
                       const ucp_am_recv_param_t*) {
   auto* impl = static_cast<Context::Impl*>(arg);
@@ -54,7 +56,11 @@ ucs_status_t on_fixed(void* arg, const void* header, size_t header_len, void*, s
     impl->refuse_locked(UINT32_MAX, Errc::tgt, 0, fmt::format("bad source task {}", msg.src));
     return UCS_OK;
   }
-  (impl->*Handler)(msg);
+  if constexpr (std::is_invocable_v<decltype(Handler), CheckedTransfers&, const Wire&>) {
+    (impl->checked_.*Handler)(msg);
+  } else {
+    (impl->*Handler)(msg);
+  }
   return UCS_OK;
 }
 
@@ -86,8 +92,8 @@ ucs_status_t on_amsend_cb(void* arg, const void* header, size_t header_len, void
 
 ucs_status_t on_checksum_resend_cb(void* arg, const void* header, size_t header_len, void* data,
                                   size_t length, const ucp_am_recv_param_t* param) {
-  return static_cast<Context::Impl*>(arg)->on_checksum_resend(header, header_len, data, length,
-                                                              param);
+  return static_cast<Context::Impl*>(arg)->checked_.on_checksum_resend(header, header_len, data,
+                                                                       length, param);
 }
 
 ucs_status_t on_stripe_frag_cb(void* arg, const void* header, size_t header_len, void* data,
@@ -219,11 +225,13 @@ Status Context::Impl::start() {
       {Proto::amsend_packed, on_amsend_packed_cb},
       {Proto::counter_update,
        on_fixed<CounterUpdateWire, &Context::Impl::on_counter_update_locked>},
-      {Proto::completion_ack, on_fixed<CompletionAckWire, &Context::Impl::on_completion_ack_locked>},
+      {Proto::completion_ack,
+       on_fixed<CompletionAckWire, &Context::Impl::on_completion_ack_locked>},
       {Proto::fault, on_variable<FaultWire, &Context::Impl::on_fault_bytes_locked>},
       {Proto::rkey_request, on_fixed<RkeyRequestWire, &Context::Impl::on_rkey_request_locked>},
       {Proto::rkey_reply, on_variable<RkeyReplyWire, &Context::Impl::on_rkey_reply_bytes_locked>},
-      {Proto::rkey_invalidate, on_fixed<RkeyInvalidateWire, &Context::Impl::on_rkey_invalidate_locked>},
+      {Proto::rkey_invalidate,
+       on_fixed<RkeyInvalidateWire, &Context::Impl::on_rkey_invalidate_locked>},
       {Proto::rkey_dropped, on_fixed<RkeyInvalidateWire, &Context::Impl::on_rkey_dropped_locked>},
       {Proto::fence_request, on_fixed<FenceWire, &Context::Impl::on_fence_request_locked>},
       {Proto::fence_reply, on_fixed<FenceWire, &Context::Impl::on_fence_reply_locked>},
@@ -236,18 +244,19 @@ Status Context::Impl::start() {
       {Proto::split_done, on_fixed<SplitDoneWire, &Context::Impl::on_split_done_locked>},
       {Proto::stripe_go, on_fixed<SplitGoWire, &Context::Impl::on_stripe_go_locked>},
       {Proto::stripe_frag, on_stripe_frag_cb},
-      {Proto::checksum_nack, on_fixed<ChecksumNackWire, &Context::Impl::on_checksum_nack_locked>},
+      {Proto::checksum_nack,
+       on_fixed<ChecksumNackWire, &CheckedTransfers::on_checksum_nack_locked>},
       {Proto::checksum_resend, on_checksum_resend_cb},
-      {Proto::checksum_ack, on_fixed<ChecksumAckWire, &Context::Impl::on_checksum_ack_locked>},
+      {Proto::checksum_ack, on_fixed<ChecksumAckWire, &CheckedTransfers::on_checksum_ack_locked>},
       {Proto::checksum_verified,
-       on_fixed<ChecksumVerifiedWire, &Context::Impl::on_checksum_verified_locked>},
-      {Proto::put_verify, on_fixed<PutVerifyWire, &Context::Impl::on_put_verify_locked>},
-      {Proto::put_verdict, on_fixed<ChecksumAckWire, &Context::Impl::on_put_verdict_locked>},
-      {Proto::get_check, on_fixed<GetCheckWire, &Context::Impl::on_get_check_locked>},
+       on_fixed<ChecksumVerifiedWire, &CheckedTransfers::on_checksum_verified_locked>},
+      {Proto::put_verify, on_fixed<PutVerifyWire, &CheckedTransfers::on_put_verify_locked>},
+      {Proto::put_verdict, on_fixed<ChecksumAckWire, &CheckedTransfers::on_put_verdict_locked>},
+      {Proto::get_check, on_fixed<GetCheckWire, &CheckedTransfers::on_get_check_locked>},
       {Proto::get_check_reply,
-       on_fixed<GetCheckReplyWire, &Context::Impl::on_get_check_reply_locked>},
-      {Proto::rmw_request, on_fixed<RmwRequestWire, &Context::Impl::on_rmw_request_locked>},
-      {Proto::rmw_reply, on_fixed<RmwReplyWire, &Context::Impl::on_rmw_reply_locked>},
+       on_fixed<GetCheckReplyWire, &CheckedTransfers::on_get_check_reply_locked>},
+      {Proto::rmw_request, on_fixed<RmwRequestWire, &CheckedTransfers::on_rmw_request_locked>},
+      {Proto::rmw_reply, on_fixed<RmwReplyWire, &CheckedTransfers::on_rmw_reply_locked>},
   };
   for (const Entry& e : table) {
     st = register_am(worker_, e.id, e.cb, this);

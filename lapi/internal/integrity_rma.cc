@@ -44,7 +44,7 @@ void on_put_flushed(void* request, ucs_status_t status, void* user_data) {
       if (h.completion) h.completion->set_error(static_cast<int>(Errc::transport));
       e.integrity_.held_puts.erase(it);
     } else {
-      e.send_put_verify_locked(op->token, h);
+      e.checked_.send_put_verify_locked(op->token, h);
     }
   }
   delete op;
@@ -75,15 +75,16 @@ void on_get_landed(void* request, ucs_status_t status, void* user_data) {
 
 // ---------------------------------------------------------------- Put
 
-Status Context::Impl::put_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
-                                         const void* org_addr, ucp_rkey_h rkey,
-                                         const Counters& counters) {
+Status CheckedTransfers::put_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
+                                            const void* org_addr, ucp_rkey_h rkey,
+                                            const Counters& counters) {
   const std::uint64_t token = integrity_.next_token++;
   void* mapped = nullptr;
   if (len > 0 && ucp_rkey_ptr(rkey, tgt_addr, &mapped) != UCS_OK) mapped = nullptr;
   // A mapped target's CRC comes out of the copy (post_held_put_locked).
   const std::uint32_t crc = len && mapped == nullptr ? crc32c_extend(0, org_addr, len) : 0;
-  const std::uint64_t cookie = counters.completion ? completions_.insert(counters.completion) : 0;
+  const std::uint64_t cookie =
+      counters.completion ? e_.completions_.insert(counters.completion) : 0;
   integrity_.held_puts.emplace(token, HeldPut{tgt, org_addr, len, tgt_addr, crc, 0, counters.origin,
                                               counters.target.handle, counters.completion, cookie,
                                               rkey, mapped});
@@ -91,7 +92,7 @@ Status Context::Impl::put_checked_locked(TaskId tgt, std::size_t len, std::uint6
   return Errc::success;
 }
 
-void Context::Impl::post_held_put_locked(std::uint64_t token) {
+void CheckedTransfers::post_held_put_locked(std::uint64_t token) {
   HeldPut& h = integrity_.held_puts.at(token);
   if (h.mapped != nullptr) {
     // This CPU's stores are complete before the control frame is published
@@ -102,34 +103,35 @@ void Context::Impl::post_held_put_locked(std::uint64_t token) {
   }
   if (h.len > 0) {
     ucp_request_param_t now{};
-    ucs_status_ptr_t r = ucp_put_nbx(peers_[h.tgt].ep, h.data, h.len, h.tgt_addr,
+    ucs_status_ptr_t r = ucp_put_nbx(e_.peers_[h.tgt].ep, h.data, h.len, h.tgt_addr,
                                      static_cast<ucp_rkey_h>(h.rkey), &now);
     // Completion is awaited through the flush below; UCX frees the request.
     if (UCS_PTR_IS_PTR(r)) ucp_request_free(r);
   }
-  auto* op = new HeldRmaOp{this, token};
+  auto* op = new HeldRmaOp{&e_, token};
   ucp_request_param_t p;
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.send = on_put_flushed;
   p.user_data = op;
-  ucs_status_ptr_t r = ucp_ep_flush_nbx(peers_[h.tgt].ep, &p);
+  ucs_status_ptr_t r = ucp_ep_flush_nbx(e_.peers_[h.tgt].ep, &p);
   if (r == nullptr || UCS_PTR_IS_ERR(r)) on_put_flushed(nullptr, UCS_PTR_STATUS(r), op);
 }
 
-void Context::Impl::send_put_verify_locked(std::uint64_t token, const HeldPut& h) {
-  PutVerifyWire msg{me_, h.attempt, 0, token, h.tgt_addr, h.len, h.crc, 0, h.target_counter, h.cookie};
+void CheckedTransfers::send_put_verify_locked(std::uint64_t token, const HeldPut& h) {
+  PutVerifyWire msg{e_.me_, h.attempt,        0,       token, h.tgt_addr, h.len, h.crc,
+                    0,      h.target_counter, h.cookie};
   if (h.target_counter) msg.flags |= kHasTargetCounter;
   if (h.cookie) msg.flags |= kHasCompletion;
-  send_control_locked(h.tgt, Proto::put_verify, &msg, sizeof msg);
+  e_.send_control_locked(h.tgt, Proto::put_verify, &msg, sizeof msg);
 }
 
-void Context::Impl::on_put_verify_locked(const PutVerifyWire& msg) {
-  ChecksumAckWire verdict{me_, 0, msg.token};
-  if (msg.len > 0 && !regions_.covers(msg.addr, msg.len)) {
+void CheckedTransfers::on_put_verify_locked(const PutVerifyWire& msg) {
+  ChecksumAckWire verdict{e_.me_, 0, msg.token};
+  if (msg.len > 0 && !e_.regions_.covers(msg.addr, msg.len)) {
     verdict.code = static_cast<std::int32_t>(Errc::not_registered);
-    refuse_locked(msg.src, Errc::not_registered, 0,
-                  fmt::format("put_verify names [{:#x}, +{}), not registered memory here",
-                              msg.addr, msg.len));
+    e_.refuse_locked(msg.src, Errc::not_registered, 0,
+                     fmt::format("put_verify names [{:#x}, +{}), not registered memory here",
+                                 msg.addr, msg.len));
   } else {
     auto* p = reinterpret_cast<void*>(msg.addr);
     if (msg.len != 0) integrity_.corrupt_if_due(kCorruptPut, msg.attempt, p, msg.len);
@@ -138,22 +140,22 @@ void Context::Impl::on_put_verify_locked(const PutVerifyWire& msg) {
       // The data is in place and intact: what the unchecked Put's counter
       // update would do, without waiting for the origin to hear the verdict
       // (a refused counter is reported to the origin as it would be there).
-      if (msg.flags != 0) (void)count_remote_locked(msg.src, msg.flags, msg.counter, msg.cookie);
+      if (msg.flags != 0) (void)e_.count_remote_locked(msg.src, msg.flags, msg.counter, msg.cookie);
     } else {
       count_mismatch(msg.src, "put data", msg.attempt);
       if (msg.attempt + 1 >= kMaxAttempts) integrity_.stats.failures.fetch_add(1, std::memory_order_relaxed);
       verdict.code = static_cast<std::int32_t>(Errc::data_corrupt);
     }
   }
-  send_control_locked(msg.src, Proto::put_verdict, &verdict, sizeof verdict);
+  e_.send_control_locked(msg.src, Proto::put_verdict, &verdict, sizeof verdict);
 }
 
-void Context::Impl::on_put_verdict_locked(const ChecksumAckWire& msg) {
+void CheckedTransfers::on_put_verdict_locked(const ChecksumAckWire& msg) {
   auto it = integrity_.held_puts.find(msg.record);
   if (it == integrity_.held_puts.end() || it->second.tgt != msg.src) [[unlikely]] {
-    refuse_locked(msg.src, Errc::hndl_invalid, 0,
-                  fmt::format("put_verdict names no put of this task to task {} (record {:#x})",
-                              msg.src, msg.record));
+    e_.refuse_locked(msg.src, Errc::hndl_invalid, 0,
+                     fmt::format("put_verdict names no put of this task to task {} (record {:#x})",
+                                 msg.src, msg.record));
     return;
   }
   HeldPut& h = it->second;
@@ -169,7 +171,7 @@ void Context::Impl::on_put_verdict_locked(const ChecksumAckWire& msg) {
   if (code != Errc::success) {
     if (done.origin) done.origin->set_error(msg.code);
     // The target moved no counter: no ack will name the cookie.
-    if (done.cookie) (void)completions_.take(done.cookie);
+    if (done.cookie) (void)e_.completions_.take(done.cookie);
     if (done.completion) done.completion->set_error(msg.code);
     report_integrity_failure_locked(
         done.tgt, code,
@@ -178,14 +180,14 @@ void Context::Impl::on_put_verdict_locked(const ChecksumAckWire& msg) {
                                                : errc_name(code)));
     return;
   }
-  if (done.origin) bump(*done.origin);
+  if (done.origin) e_.bump(*done.origin);
 }
 
 // ---------------------------------------------------------------- Get
 
-Status Context::Impl::get_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
-                                         void* org_addr, ucp_rkey_h rkey, RemoteCounter tgt_cntr,
-                                         Counter* org_cntr) {
+Status CheckedTransfers::get_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
+                                            void* org_addr, ucp_rkey_h rkey, RemoteCounter tgt_cntr,
+                                            Counter* org_cntr) {
   const std::uint64_t token = integrity_.next_token++;
   integrity_.held_gets.emplace(
       token, HeldGet{tgt, org_addr, len, tgt_addr, 0, org_cntr, tgt_cntr.handle, rkey});
@@ -193,38 +195,38 @@ Status Context::Impl::get_checked_locked(TaskId tgt, std::size_t len, std::uint6
   return Errc::success;
 }
 
-void Context::Impl::post_held_get_locked(std::uint64_t token) {
+void CheckedTransfers::post_held_get_locked(std::uint64_t token) {
   const HeldGet& h = integrity_.held_gets.at(token);
-  auto* op = new HeldRmaOp{this, token};
+  auto* op = new HeldRmaOp{&e_, token};
   ucp_request_param_t p;
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.send = on_get_landed;
   p.user_data = op;
-  ucs_status_ptr_t r =
-      ucp_get_nbx(peers_[h.tgt].ep, h.data, h.len, h.tgt_addr, static_cast<ucp_rkey_h>(h.rkey), &p);
+  ucs_status_ptr_t r = ucp_get_nbx(e_.peers_[h.tgt].ep, h.data, h.len, h.tgt_addr,
+                                   static_cast<ucp_rkey_h>(h.rkey), &p);
   if (r == nullptr || UCS_PTR_IS_ERR(r)) on_get_landed(nullptr, UCS_PTR_STATUS(r), op);
 }
 
-void Context::Impl::on_get_check_locked(const GetCheckWire& msg) {
-  GetCheckReplyWire reply{me_, 0, msg.token, 0, 0};
-  if (!regions_.covers(msg.addr, msg.len)) {
+void CheckedTransfers::on_get_check_locked(const GetCheckWire& msg) {
+  GetCheckReplyWire reply{e_.me_, 0, msg.token, 0, 0};
+  if (!e_.regions_.covers(msg.addr, msg.len)) {
     reply.code = static_cast<std::int32_t>(Errc::not_registered);
-    refuse_locked(msg.src, Errc::not_registered, 0,
-                  fmt::format("get_check names [{:#x}, +{}), not registered memory here", msg.addr,
-                              msg.len));
+    e_.refuse_locked(
+        msg.src, Errc::not_registered, 0,
+        fmt::format("get_check names [{:#x}, +{}), not registered memory here", msg.addr, msg.len));
   } else {
     reply.crc = crc32c_extend(0, reinterpret_cast<const void*>(msg.addr), msg.len);
   }
-  send_control_locked(msg.src, Proto::get_check_reply, &reply, sizeof reply);
+  e_.send_control_locked(msg.src, Proto::get_check_reply, &reply, sizeof reply);
 }
 
-void Context::Impl::on_get_check_reply_locked(const GetCheckReplyWire& msg) {
+void CheckedTransfers::on_get_check_reply_locked(const GetCheckReplyWire& msg) {
   auto it = integrity_.held_gets.find(msg.token);
   if (it == integrity_.held_gets.end() || it->second.tgt != msg.src) [[unlikely]] {
-    refuse_locked(msg.src, Errc::hndl_invalid, 0,
-                  fmt::format("get_check_reply names no get of this task from task {} "
-                              "(record {:#x})",
-                              msg.src, msg.token));
+    e_.refuse_locked(msg.src, Errc::hndl_invalid, 0,
+                     fmt::format("get_check_reply names no get of this task from task {} "
+                                 "(record {:#x})",
+                                 msg.src, msg.token));
     return;
   }
   HeldGet& h = it->second;
@@ -256,10 +258,10 @@ void Context::Impl::on_get_check_reply_locked(const GetCheckReplyWire& msg) {
                                                : errc_name(code)));
     return;
   }
-  if (done.origin) bump(*done.origin);
+  if (done.origin) e_.bump(*done.origin);
   if (done.target_counter) {
-    const CounterUpdateWire update{me_, kHasTargetCounter, 0, done.target_counter, 0};
-    send_control_locked(done.tgt, Proto::counter_update, &update, sizeof update);
+    const CounterUpdateWire update{e_.me_, kHasTargetCounter, 0, done.target_counter, 0};
+    e_.send_control_locked(done.tgt, Proto::counter_update, &update, sizeof update);
   }
 }
 

@@ -27,9 +27,9 @@ std::uint32_t wire_crc(const Wire& w) {
 
 }  // namespace
 
-Status Context::Impl::rmw_checked_locked(RmwOp op, TaskId tgt, std::uint64_t tgt_addr,
-                                         std::uint64_t operand, std::uint64_t compare,
-                                         void* prev, unsigned width, Counter* org_cntr) {
+Status CheckedTransfers::rmw_checked_locked(RmwOp op, TaskId tgt, std::uint64_t tgt_addr,
+                                            std::uint64_t operand, std::uint64_t compare,
+                                            void* prev, unsigned width, Counter* org_cntr) {
   const std::uint64_t token = integrity_.next_token++;
   integrity_.held_rmws.emplace(
       token, HeldRmw{tgt, static_cast<std::uint8_t>(op), static_cast<std::uint8_t>(width), 0,
@@ -38,10 +38,10 @@ Status Context::Impl::rmw_checked_locked(RmwOp op, TaskId tgt, std::uint64_t tgt
   return Errc::success;
 }
 
-void Context::Impl::post_held_rmw_locked(std::uint64_t token) {
+void CheckedTransfers::post_held_rmw_locked(std::uint64_t token) {
   const HeldRmw& h = integrity_.held_rmws.at(token);
   RmwRequestWire msg{};
-  msg.src = me_;
+  msg.src = e_.me_;
   msg.attempt = h.attempt;
   msg.op = h.op;
   msg.width = h.width;
@@ -52,14 +52,14 @@ void Context::Impl::post_held_rmw_locked(std::uint64_t token) {
   msg.oldest = integrity_.held_rmws.begin()->first;
   msg.retry = static_cast<std::uint32_t>(h.retry);
   msg.crc = wire_crc(msg);
-  send_control_locked(h.tgt, Proto::rmw_request, &msg, sizeof msg);
+  e_.send_control_locked(h.tgt, Proto::rmw_request, &msg, sizeof msg);
 }
 
-void Context::Impl::on_rmw_request_locked(const RmwRequestWire& arrived) {
+void CheckedTransfers::on_rmw_request_locked(const RmwRequestWire& arrived) {
   RmwRequestWire msg = arrived;
   integrity_.corrupt_if_due(kCorruptRmw, msg.attempt, &msg.operand, msg.width == 4 ? 4 : 8);
   RmwReplyWire reply{};
-  reply.src = me_;
+  reply.src = e_.me_;
   reply.token = msg.token;
   reply.attempt = msg.attempt;
   if (wire_crc(msg) != msg.crc) {
@@ -70,7 +70,7 @@ void Context::Impl::on_rmw_request_locked(const RmwRequestWire& arrived) {
     if (msg.retry == static_cast<std::uint32_t>(RmwRetry::request_damaged)) {
       integrity_.stats.repaired.fetch_add(1, std::memory_order_relaxed);
     }
-    if (integrity_.rmw_results.size() < ntasks_) integrity_.rmw_results.resize(ntasks_);
+    if (integrity_.rmw_results.size() < e_.ntasks_) integrity_.rmw_results.resize(e_.ntasks_);
     auto& kept = integrity_.rmw_results[msg.src];
     kept.erase(kept.begin(), kept.lower_bound(msg.oldest));
     auto it = kept.find(msg.token);
@@ -80,13 +80,14 @@ void Context::Impl::on_rmw_request_locked(const RmwRequestWire& arrived) {
       RmwResult result{static_cast<std::int32_t>(Errc::success), 0};
       if (!valid_op) {
         result.code = static_cast<std::int32_t>(Errc::rmw_op);
-        refuse_locked(msg.src, Errc::rmw_op, 0,
-                      fmt::format("rmw_request with op {} width {} at {:#x}", msg.op, msg.width, msg.addr));
-      } else if (!regions_.covers(msg.addr, msg.width)) {
+        e_.refuse_locked(
+            msg.src, Errc::rmw_op, 0,
+            fmt::format("rmw_request with op {} width {} at {:#x}", msg.op, msg.width, msg.addr));
+      } else if (!e_.regions_.covers(msg.addr, msg.width)) {
         result.code = static_cast<std::int32_t>(Errc::not_registered);
-        refuse_locked(msg.src, Errc::not_registered, 0,
-                      fmt::format("rmw_request names [{:#x}, +{}), not registered memory here",
-                                  msg.addr, msg.width));
+        e_.refuse_locked(msg.src, Errc::not_registered, 0,
+                         fmt::format("rmw_request names [{:#x}, +{}), not registered memory here",
+                                     msg.addr, msg.width));
       } else {
         result.old = apply_rmw_at(static_cast<RmwOp>(msg.op), msg.addr, msg.width,
                                   static_cast<std::int64_t>(msg.operand),
@@ -98,18 +99,18 @@ void Context::Impl::on_rmw_request_locked(const RmwRequestWire& arrived) {
     reply.old = it->second.old;
   }
   reply.crc = wire_crc(reply);
-  send_control_locked(msg.src, Proto::rmw_reply, &reply, sizeof reply);
+  e_.send_control_locked(msg.src, Proto::rmw_reply, &reply, sizeof reply);
 }
 
-void Context::Impl::on_rmw_reply_locked(const RmwReplyWire& arrived) {
+void CheckedTransfers::on_rmw_reply_locked(const RmwReplyWire& arrived) {
   auto it = integrity_.held_rmws.find(arrived.token);
   if (it == integrity_.held_rmws.end() || it->second.tgt != arrived.src ||
       it->second.attempt != arrived.attempt) [[unlikely]] {
     // A reply to an earlier attempt of a retried Rmw is stale, not an error.
     if (it != integrity_.held_rmws.end() && it->second.tgt == arrived.src) return;
-    refuse_locked(arrived.src, Errc::hndl_invalid, 0,
-                  fmt::format("rmw_reply names no rmw of this task to task {} (record {:#x})",
-                              arrived.src, arrived.token));
+    e_.refuse_locked(arrived.src, Errc::hndl_invalid, 0,
+                     fmt::format("rmw_reply names no rmw of this task to task {} (record {:#x})",
+                                 arrived.src, arrived.token));
     return;
   }
   HeldRmw& h = it->second;
@@ -145,7 +146,7 @@ void Context::Impl::on_rmw_reply_locked(const RmwReplyWire& arrived) {
     return;
   }
   if (done.prev) std::memcpy(done.prev, &reply.old, done.width);
-  if (done.origin) bump(*done.origin);
+  if (done.origin) e_.bump(*done.origin);
 }
 
 }  // namespace lapi

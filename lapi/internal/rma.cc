@@ -49,7 +49,7 @@ Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
   ucp_rkey_h rkey = nullptr;
   if (Status s = transfer_rkey(guard, tgt, tgt_addr, len, rkey); !s.ok()) [[unlikely]] return s;
   if (integrity_.on) [[unlikely]] {
-    return put_checked_locked(tgt, len, tgt_addr, org_addr, rkey, counters);
+    return checked_.put_checked_locked(tgt, len, tgt_addr, org_addr, rkey, counters);
   }
   return via_path<&PathOps::put>(tgt, len, tgt_addr, org_addr, rkey, counters);
 }
@@ -63,7 +63,7 @@ Status Context::Impl::get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, v
   ucp_rkey_h rkey = nullptr;
   if (Status s = transfer_rkey(guard, tgt, tgt_addr, len, rkey); !s.ok()) [[unlikely]] return s;
   if (integrity_.on && len > 0) [[unlikely]] {
-    return get_checked_locked(tgt, len, tgt_addr, org_addr, rkey, tgt_cntr, org_cntr);
+    return checked_.get_checked_locked(tgt, len, tgt_addr, org_addr, rkey, tgt_cntr, org_cntr);
   }
   return via_path<&PathOps::get>(tgt, len, tgt_addr, org_addr, rkey, tgt_cntr, org_cntr);
 }
@@ -91,8 +91,8 @@ Status Context::Impl::rmw(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int
   if (!s.ok()) return s;
   Guard guard(lock_);
   if (integrity_.on) {
-    return rmw_checked_locked(op, tgt, tgt_addr, static_cast<std::uint64_t>(operand),
-                              static_cast<std::uint64_t>(compare), prev, width, org_cntr);
+    return checked_.rmw_checked_locked(op, tgt, tgt_addr, static_cast<std::uint64_t>(operand),
+                                       static_cast<std::uint64_t>(compare), prev, width, org_cntr);
   }
   return via_path<&PathOps::atomic>(tgt, op, tgt_addr, operand, compare, prev, width, rkey,
                                           org_cntr);

@@ -495,7 +495,7 @@ void Context::Impl::check_held_splits_locked() {
 
 void Context::Impl::complete_split_recv_locked(SplitRecv& rec) {
   if (integrity_.on && rec.error == Errc::success &&
-      !check_split_locked(rec.src, rec.buffer, rec.addr, rec.len, rec.crc, rec.detail)) {
+      !checked_.check_split_locked(rec.src, rec.buffer, rec.addr, rec.len, rec.crc, rec.detail)) {
     rec.error = Errc::data_corrupt;
   }
   settle_split_recv_locked(rec);

@@ -411,8 +411,9 @@ void Context::Impl::land_chunk_locked(SplitRecv& rec, const ShmChannel::StageChu
   const std::uint32_t landed = crc32c_copy(dst, chunk.data, chunk.len, 0);
   // Damaged: the origin's buffer stays put until split_done, so split copy's
   // check reads the chunk again from there.
-  if (landed != chunk.crc && !check_split_locked(rec.src, dst, rec.addr + chunk.offset, chunk.len,
-                                                 chunk.crc, rec.detail, &landed)) {
+  if (landed != chunk.crc &&
+      !checked_.check_split_locked(rec.src, dst, rec.addr + chunk.offset, chunk.len, chunk.crc,
+                                   rec.detail, &landed)) {
     rec.error = Errc::data_corrupt;
   }
 }

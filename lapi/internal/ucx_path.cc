@@ -161,8 +161,8 @@ void Context::Impl::send_control_ucx_locked(TaskId tgt, Proto proto, const void*
                                                           const void* data, std::size_t data_len,
                                                           const Counters& counters) {
   if (extra_flags & kChecksummed) [[unlikely]] {
-    return amsend_ucx_checked_locked(tgt, handler, extra_flags, uhdr, uhdr_len, data, data_len,
-                                     counters);
+    return checked_.amsend_ucx_checked_locked(tgt, handler, extra_flags, uhdr, uhdr_len, data,
+                                              data_len, counters);
   }
   // Frame: AmsendWire, optional counter handle and completion cookie, then
   // the user header, built on the stack (with room to append packed data).
