@@ -619,7 +619,6 @@ class Context::Impl {
   internal::LinkWatch watch_;          // link_watch.hpp: links to other hosts, under PMIx
 
   internal::Integrity integrity_;
-  internal::CheckedTransfers checked_{*this, integrity_};  // checked_transfers.hpp
   // The held-send token of the Amsend frame being accepted (0: none), for
   // refuse_amsend_locked to ack it.
   std::uint64_t accepting_held_ = 0;
@@ -635,6 +634,9 @@ class Context::Impl {
 
   internal::PeerFailures failures_;  // peer_failures.hpp: tasks that failed
   internal::FaultState faults_;      // fault_state.hpp: refusals and the remote error handler
+  // Last, so that the members above keep the offsets the hot paths were
+  // measured with.
+  internal::CheckedTransfers checked_{*this, integrity_};  // checked_transfers.hpp
 };
 
 // Set while a header handler runs on this thread (any context).
