@@ -31,6 +31,9 @@ TEST_CASE("every variant and rank count") {
   for (const char* variant : {"enhanced", "base", "counters"}) {
     for (int ranks : {2, 3, 4, 8}) {
       if (ranks == 8 && lapis::testing::kSanitized) continue;
+      // ThreadSanitizer: 87 s of a CI run at 2, 3 and 4 ranks; 3 (a rank without a
+      // ping-pong partner) tests matching, not threads, which 2 and 4 meet as well.
+      if (ranks == 3 && lapis::testing::kThreadSanitizer) continue;
       run(ranks, {std::string("LAPIS_MPI_VARIANT=") + variant});
     }
   }
