@@ -260,6 +260,14 @@ extern "C" int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatyp
   return MPI_Get_elements_x(status, datatype, count);
 }
 
+extern "C" int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype,
+                                         MPI_Count count) {
+  const ApiCall call("MPI_Status_set_elements_c");
+  if (call.overlaps()) [[unlikely]]
+    return call.refuse();
+  return MPI_Status_set_elements_x(status, datatype, count);
+}
+
 extern "C" int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
   const ApiCall call("MPI_Type_size_c");
   if (call.overlaps()) [[unlikely]]

@@ -37,6 +37,13 @@ static void small(void) {
   CHECK(count == N);
   CHECK_OK(MPI_Get_elements_c(&st, MPI_SHORT, &count));
   CHECK(count == 2 * N);
+  /* a count past INT_MAX set and read back (a generalized request's query function's way) */
+  const MPI_Count big = (MPI_Count)INT_MAX * 3 + 5;
+  CHECK_OK(MPI_Status_set_elements_c(&st, MPI_SHORT, big));
+  CHECK_OK(MPI_Get_elements_c(&st, MPI_SHORT, &count));
+  CHECK(count == big);
+  CHECK_OK(MPI_Get_count_c(&st, MPI_SHORT, &count));
+  CHECK(count == big);
   /* the blocking send modes, to self */
   CHECK_OK(MPI_Irecv_c(in, N, MPI_INT, rank, 3, MPI_COMM_WORLD, &r[0]));
   CHECK_OK(MPI_Ssend_c(out, N, MPI_INT, rank, 3, MPI_COMM_WORLD));
@@ -163,6 +170,8 @@ static void errors(void) {
   int x = 0;
   const MPI_Count huge = (MPI_Count)INT_MAX + 1;
   CHECK_CLASS(MPI_Send_c(&x, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
+  MPI_Status st;
+  CHECK_CLASS(MPI_Status_set_elements_c(&st, MPI_SHORT, -1), MPI_ERR_COUNT);
   CHECK_CLASS(MPI_Send_c(&x, huge, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
   CHECK_CLASS(MPI_Recv_c(&x, huge, (MPI_Datatype)0x12345, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
               MPI_ERR_TYPE);
