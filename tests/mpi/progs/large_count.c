@@ -172,6 +172,8 @@ static void errors(void) {
   CHECK_CLASS(MPI_Send_c(&x, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
   MPI_Status st;
   CHECK_CLASS(MPI_Status_set_elements_c(&st, MPI_SHORT, -1), MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Status_set_elements_c(MPI_STATUS_IGNORE, MPI_SHORT, 1), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Status_set_elements_c(&st, MPI_DATATYPE_NULL, 1), MPI_ERR_TYPE);
   CHECK_CLASS(MPI_Send_c(&x, huge, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
   CHECK_CLASS(MPI_Recv_c(&x, huge, (MPI_Datatype)0x12345, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
               MPI_ERR_TYPE);
