@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "tests/support/launch.hpp"
 #include "tests/support/sanitizers.hpp"
@@ -16,27 +17,24 @@
 using lapis::testing::launch;
 
 // Under ThreadSanitizer (66 s of a CI run for the 12 jobs) 2 ranks only,
-// and not polling mode's inline policy, which starts no thread: what it
-// looks for is where the handler thread, the fibers and the progress thread
-// meet the application's, not how many ranks share the cores.
-bool worth_tsan(const std::string& mode, const std::string& policy, int ranks) {
-  return ranks == 2 && !(mode == "polling" && policy == "inline");
-}
+// and not polling mode's inline policy, which starts no thread
+// (worth_running): what it looks for is where the handler thread, the fibers
+// and the progress thread meet the application's, not how many ranks share
+// the cores.
 
 TEST_CASE("amsend in every mode and policy") {
   for (const char* mode : {"polling", "interrupt"}) {
     for (const char* policy : {"inline", "thread", "fiber"}) {
       for (int ranks : {2, 4}) {
-        if (lapis::testing::kThreadSanitizer && !worth_tsan(mode, policy, ranks)) continue;
+        const std::vector<std::string> env = {std::string("LAPIS_MODE=") + mode,
+                                              std::string("LAPIS_POLICY=") + policy};
+        if (lapis::testing::kThreadSanitizer && ranks != 2) continue;
+        if (!lapis::testing::worth_running(env)) continue;
         CAPTURE(mode);
         CAPTURE(policy);
         CAPTURE(ranks);
-        const auto r = launch(
-            {.ranks = ranks,
-             .timeout_s = 120,
-             .env = {std::string("LAPIS_MODE=") + mode, std::string("LAPIS_POLICY=") + policy},
-             .flags = {}},
-            "tests/core/amsend_ranks");
+        const auto r = launch({.ranks = ranks, .timeout_s = 120, .env = env, .flags = {}},
+                              "tests/core/amsend_ranks");
         INFO(r.output);
         CHECK(r.status == 0);
       }
