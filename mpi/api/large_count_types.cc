@@ -1,11 +1,12 @@
 // The MPI-4.0 large-count forms of the datatype constructors, packing and
 // MPI_Op_create (decoding, MPI_Type_get_envelope_c / get_contents_c, is in
 // type_contents.cc).
-//  - Constructors: Type_contiguous_c takes any count (a run type,
-//    internal/large_count.hpp); the others call the int constructor, so
-//    every count, block length, stride, displacement and size must fit an
-//    int (MPI_Aint for the h forms' byte values), else MPI_ERR_COUNT naming
-//    the argument. The new type then describes itself as the _c call that
+//  - Constructors: the layout is built in 64-bit values as the int forms'
+//    (internal/type_build.hpp), so counts, block lengths, strides and
+//    displacements may pass INT_MAX; Type_contiguous_c beyond INT_MAX makes a
+//    run type (internal/large_count.hpp). Type_create_darray_c still calls
+//    the int form: its global sizes must fit an int, else MPI_ERR_COUNT
+//    naming the argument. A new type describes itself as the _c call that
 //    made it (MPI_Type_get_envelope_c: its MPI_Count arguments as large
 //    counts, MPI 4.0 table 5.1).
 //  - Packing: the packed format is the data's bytes with no header, so a
@@ -22,47 +23,11 @@
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/large_count.hpp"
 #include "mpi/internal/state.hpp"
+#include "mpi/internal/type_build.hpp"
 
 using namespace mpi;
 
 namespace {
-
-constexpr const char* kTypeWhy = "the _c type constructors take values that fit an int (not yet)";
-
-// Arguments of one constructor call, checked to fit the int form, and the
-// large counts its envelope reports.
-class Ints {
- public:
-  // One value.
-  int add(MPI_Count value, const char* arg) {
-    counts_.push_back(value);
-    return fits_int(value, arg, -1, kTypeWhy);
-  }
-  // An array of n (null with n > 0 is passed on as null: the int form
-  // names it); its ints in `out`.
-  int add_array(const MPI_Count* values, MPI_Count n, const char* arg, std::vector<int>& out) {
-    if (values == nullptr || n <= 0) return MPI_SUCCESS;
-    for (MPI_Count i = 0; i < n; ++i) {
-      counts_.push_back(values[i]);
-      if (int rc = fits_int(values[i], arg, i, kTypeWhy)) return rc;
-      out.push_back(static_cast<int>(values[i]));
-    }
-    return MPI_SUCCESS;
-  }
-  // A byte value the int form takes as MPI_Aint: recorded only.
-  void add_wide(MPI_Count value) { counts_.push_back(value); }
-  void add_wide_array(const MPI_Count* values, MPI_Count n) {
-    if (values != nullptr && n > 0) counts_.insert(counts_.end(), values, values + n);
-  }
-  std::vector<std::int64_t> take_counts() { return std::move(counts_); }
-
- private:
-  std::vector<std::int64_t> counts_;
-};
-
-const int* data_or_null(const MPI_Count* given, const std::vector<int>& ints) {
-  return given == nullptr ? nullptr : ints.data();
-}
 
 // After the int constructor made `handle`: its envelope says the _c call
 // made it (`ints`: the int arguments the _c form keeps as int).
@@ -77,17 +42,6 @@ void describe_as_large(MPI_Datatype handle, std::vector<int> ints,
   // A new object: nothing else refers to it yet.
   std::const_pointer_cast<Datatype>(*t)->envelope =
       std::make_shared<const Envelope>(std::move(env));
-}
-
-// The constructors' common ending: raise a fitting failure, else call the
-// int form and describe its result.
-template <typename IntForm>
-int construct(const char* fn, int rc, MPI_Datatype* newtype, std::vector<int> ints, Ints& args,
-              IntForm int_form) {
-  if (rc != MPI_SUCCESS) return raise(nullptr, fn, rc);
-  rc = int_form();
-  if (rc == MPI_SUCCESS) describe_as_large(*newtype, std::move(ints), args.take_counts());
-  return rc;
 }
 
 }  // namespace
@@ -112,19 +66,41 @@ extern "C" int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_
   return raise(nullptr, "MPI_Type_contiguous_c", rc);
 }
 
+namespace {
+
+// The envelope of a type a _c constructor made: its MPI_Count arguments as
+// large counts (MPI 4.0 table 5.1), `ints` the ones it keeps as int.
+DescribeArgs large(int combiner, std::vector<int> ints, std::vector<std::int64_t> counts) {
+  return [=] {
+    Envelope env{combiner, ints};
+    env.counts = counts;
+    return env;
+  };
+}
+
+// count, then the first `count` of each given array: an envelope's large counts.
+std::vector<std::int64_t> counts_of(MPI_Count count, std::initializer_list<const MPI_Count*> arrays,
+                                    std::initializer_list<MPI_Count> singles = {}) {
+  std::vector<std::int64_t> out{count};
+  out.insert(out.end(), singles.begin(), singles.end());
+  for (const MPI_Count* a : arrays) {
+    if (a != nullptr && count > 0) out.insert(out.end(), a, a + count);
+  }
+  return out;
+}
+
+}  // namespace
+
 extern "C" int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                                  MPI_Datatype oldtype, MPI_Datatype* newtype) {
   const ApiCall call("MPI_Type_vector_c");
   if (call.overlaps()) [[unlikely]]
     return call.refuse();
-  Ints a;
-  int rc = a.add(count, "count");
-  if (rc == MPI_SUCCESS) rc = a.add(blocklength, "blocklength");
-  if (rc == MPI_SUCCESS) rc = a.add(stride, "stride");
-  return construct("MPI_Type_vector_c", rc, newtype, {}, a, [&] {
-    return MPI_Type_vector(small_count(count), small_count(blocklength), static_cast<int>(stride),
-                           oldtype, newtype);
-  });
+  constexpr const char* kFn = "MPI_Type_vector_c";
+  if (int rc = check_running(kFn)) return rc;
+  return raise(nullptr, kFn,
+               build_vector(count, blocklength, stride, false, MPI_COMBINER_VECTOR, oldtype,
+                            newtype, large(MPI_COMBINER_VECTOR, {}, {count, blocklength, stride})));
 }
 
 extern "C" int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
@@ -132,36 +108,41 @@ extern "C" int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength,
   const ApiCall call("MPI_Type_create_hvector_c");
   if (call.overlaps()) [[unlikely]]
     return call.refuse();
-  Ints a;
-  int rc = a.add(count, "count");
-  if (rc == MPI_SUCCESS) rc = a.add(blocklength, "blocklength");
-  a.add_wide(stride);
-  return construct("MPI_Type_create_hvector_c", rc, newtype, {}, a, [&] {
-    return MPI_Type_create_hvector(small_count(count), small_count(blocklength), stride, oldtype,
-                                   newtype);
-  });
+  constexpr const char* kFn = "MPI_Type_create_hvector_c";
+  if (int rc = check_running(kFn)) return rc;
+  return raise(
+      nullptr, kFn,
+      build_vector(count, blocklength, stride, true, MPI_COMBINER_HVECTOR, oldtype, newtype,
+                   large(MPI_COMBINER_HVECTOR, {}, {count, blocklength, stride})));
 }
 
-// The indexed family: `fixed` (indexed_block) or per-block lengths;
-// displacements in old extents (int) or bytes (MPI_Aint, `bytes`).
+// The indexed family: per-block lengths or one `fixed`; displacements in old
+// extents or bytes. The envelope's large counts: count, the lengths (or the
+// one), the displacements.
+namespace {
+
+int indexed_c(const char* fn, MPI_Count count, const MPI_Count* blocklens, MPI_Count fixed_len,
+              const MPI_Count* displs, bool displs_in_bytes, int combiner, MPI_Datatype oldtype,
+              MPI_Datatype* newtype) {
+  if (int rc = check_running(fn)) return rc;
+  const std::vector<std::int64_t> counts = one_block_length(combiner)
+                                               ? counts_of(count, {displs}, {fixed_len})
+                                               : counts_of(count, {blocklens, displs});
+  return raise(nullptr, fn,
+               build_indexed(count, blocklens, fixed_len, displs, displs_in_bytes, combiner,
+                             oldtype, newtype, large(combiner, {}, counts)));
+}
+
+}  // namespace
+
 extern "C" int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                                   const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                                   MPI_Datatype* newtype) {
   const ApiCall call("MPI_Type_indexed_c");
   if (call.overlaps()) [[unlikely]]
     return call.refuse();
-  Ints a;
-  std::vector<int> lens, displs;
-  int rc = a.add(count, "count");
-  if (rc == MPI_SUCCESS)
-    rc = a.add_array(array_of_blocklengths, count, "array_of_blocklengths", lens);
-  if (rc == MPI_SUCCESS) {
-    rc = a.add_array(array_of_displacements, count, "array_of_displacements", displs);
-  }
-  return construct("MPI_Type_indexed_c", rc, newtype, {}, a, [&] {
-    return MPI_Type_indexed(small_count(count), data_or_null(array_of_blocklengths, lens),
-                            data_or_null(array_of_displacements, displs), oldtype, newtype);
-  });
+  return indexed_c("MPI_Type_indexed_c", count, array_of_blocklengths, 0, array_of_displacements,
+                   false, MPI_COMBINER_INDEXED, oldtype, newtype);
 }
 
 extern "C" int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
@@ -170,16 +151,8 @@ extern "C" int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array
   const ApiCall call("MPI_Type_create_hindexed_c");
   if (call.overlaps()) [[unlikely]]
     return call.refuse();
-  Ints a;
-  std::vector<int> lens;
-  int rc = a.add(count, "count");
-  if (rc == MPI_SUCCESS)
-    rc = a.add_array(array_of_blocklengths, count, "array_of_blocklengths", lens);
-  if (rc == MPI_SUCCESS) a.add_wide_array(array_of_displacements, count);
-  return construct("MPI_Type_create_hindexed_c", rc, newtype, {}, a, [&] {
-    return MPI_Type_create_hindexed(small_count(count), data_or_null(array_of_blocklengths, lens),
-                                    array_of_displacements, oldtype, newtype);
-  });
+  return indexed_c("MPI_Type_create_hindexed_c", count, array_of_blocklengths, 0,
+                   array_of_displacements, true, MPI_COMBINER_HINDEXED, oldtype, newtype);
 }
 
 extern "C" int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
@@ -188,18 +161,8 @@ extern "C" int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blockl
   const ApiCall call("MPI_Type_create_indexed_block_c");
   if (call.overlaps()) [[unlikely]]
     return call.refuse();
-  Ints a;
-  std::vector<int> displs;
-  int rc = a.add(count, "count");
-  if (rc == MPI_SUCCESS) rc = a.add(blocklength, "blocklength");
-  if (rc == MPI_SUCCESS) {
-    rc = a.add_array(array_of_displacements, count, "array_of_displacements", displs);
-  }
-  return construct("MPI_Type_create_indexed_block_c", rc, newtype, {}, a, [&] {
-    return MPI_Type_create_indexed_block(small_count(count), small_count(blocklength),
-                                         data_or_null(array_of_displacements, displs), oldtype,
-                                         newtype);
-  });
+  return indexed_c("MPI_Type_create_indexed_block_c", count, nullptr, blocklength,
+                   array_of_displacements, false, MPI_COMBINER_INDEXED_BLOCK, oldtype, newtype);
 }
 
 extern "C" int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
@@ -208,14 +171,8 @@ extern "C" int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count block
   const ApiCall call("MPI_Type_create_hindexed_block_c");
   if (call.overlaps()) [[unlikely]]
     return call.refuse();
-  Ints a;
-  int rc = a.add(count, "count");
-  if (rc == MPI_SUCCESS) rc = a.add(blocklength, "blocklength");
-  if (rc == MPI_SUCCESS) a.add_wide_array(array_of_displacements, count);
-  return construct("MPI_Type_create_hindexed_block_c", rc, newtype, {}, a, [&] {
-    return MPI_Type_create_hindexed_block(small_count(count), small_count(blocklength),
-                                          array_of_displacements, oldtype, newtype);
-  });
+  return indexed_c("MPI_Type_create_hindexed_block_c", count, nullptr, blocklength,
+                   array_of_displacements, true, MPI_COMBINER_HINDEXED_BLOCK, oldtype, newtype);
 }
 
 extern "C" int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
@@ -225,16 +182,13 @@ extern "C" int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_o
   const ApiCall call("MPI_Type_create_struct_c");
   if (call.overlaps()) [[unlikely]]
     return call.refuse();
-  Ints a;
-  std::vector<int> lens;
-  int rc = a.add(count, "count");
-  if (rc == MPI_SUCCESS)
-    rc = a.add_array(array_of_blocklengths, count, "array_of_blocklengths", lens);
-  if (rc == MPI_SUCCESS) a.add_wide_array(array_of_displacements, count);
-  return construct("MPI_Type_create_struct_c", rc, newtype, {}, a, [&] {
-    return MPI_Type_create_struct(small_count(count), data_or_null(array_of_blocklengths, lens),
-                                  array_of_displacements, array_of_types, newtype);
-  });
+  constexpr const char* kFn = "MPI_Type_create_struct_c";
+  if (int rc = check_running(kFn)) return rc;
+  return raise(
+      nullptr, kFn,
+      build_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype,
+                   large(MPI_COMBINER_STRUCT, {},
+                         counts_of(count, {array_of_blocklengths, array_of_displacements}))));
 }
 
 extern "C" int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
@@ -242,11 +196,17 @@ extern "C" int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI
   const ApiCall call("MPI_Type_create_resized_c");
   if (call.overlaps()) [[unlikely]]
     return call.refuse();
-  Ints a;
-  a.add_wide(lb);
-  a.add_wide(extent);
-  return construct("MPI_Type_create_resized_c", MPI_SUCCESS, newtype, {}, a,
-                   [&] { return MPI_Type_create_resized(oldtype, lb, extent, newtype); });
+  constexpr const char* kFn = "MPI_Type_create_resized_c";
+  if (int rc = check_running(kFn)) return rc;
+  TypePtr old;
+  int rc = common_checks(0, oldtype, newtype, old);
+  if (rc == MPI_SUCCESS) {
+    Envelope env = large(MPI_COMBINER_RESIZED, {}, {lb, extent})();
+    env.type_handles = {oldtype};
+    env.types = {old};
+    rc = store_type(Datatype::resized(old, lb, extent), newtype, std::move(env));
+  }
+  return raise(nullptr, kFn, rc);
 }
 
 extern "C" int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
@@ -256,16 +216,17 @@ extern "C" int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_si
   const ApiCall call("MPI_Type_create_subarray_c");
   if (call.overlaps()) [[unlikely]]
     return call.refuse();
-  Ints a;
-  std::vector<int> sizes, subsizes, starts;
-  int rc = a.add_array(array_of_sizes, ndims, "array_of_sizes", sizes);
-  if (rc == MPI_SUCCESS) rc = a.add_array(array_of_subsizes, ndims, "array_of_subsizes", subsizes);
-  if (rc == MPI_SUCCESS) rc = a.add_array(array_of_starts, ndims, "array_of_starts", starts);
-  return construct("MPI_Type_create_subarray_c", rc, newtype, {ndims, order}, a, [&] {
-    return MPI_Type_create_subarray(ndims, data_or_null(array_of_sizes, sizes),
-                                    data_or_null(array_of_subsizes, subsizes),
-                                    data_or_null(array_of_starts, starts), order, oldtype, newtype);
-  });
+  constexpr const char* kFn = "MPI_Type_create_subarray_c";
+  if (int rc = check_running(kFn)) return rc;
+  // The large counts: sizes, subsizes, starts (each ndims long).
+  std::vector<std::int64_t> counts;
+  for (const MPI_Count* array : {array_of_sizes, array_of_subsizes, array_of_starts}) {
+    if (array != nullptr && ndims > 0) counts.insert(counts.end(), array, array + ndims);
+  }
+  return raise(
+      nullptr, kFn,
+      build_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype,
+                     newtype, large(MPI_COMBINER_SUBARRAY, {ndims, order}, std::move(counts))));
 }
 
 extern "C" int MPI_Type_create_darray_c(int size, int rank, int ndims,
@@ -276,9 +237,21 @@ extern "C" int MPI_Type_create_darray_c(int size, int rank, int ndims,
   const ApiCall call("MPI_Type_create_darray_c");
   if (call.overlaps()) [[unlikely]]
     return call.refuse();
-  Ints a;
+  constexpr const char* kFn = "MPI_Type_create_darray_c";
+  // The int form builds it: global sizes must fit an int (null is passed on: it names it).
   std::vector<int> gsizes;
-  const int rc = a.add_array(array_of_gsizes, ndims, "array_of_gsizes", gsizes);
+  for (int d = 0; array_of_gsizes != nullptr && d < ndims; ++d) {
+    if (int rc =
+            fits_int(array_of_gsizes[d], "array_of_gsizes", d,
+                     "MPI_Type_create_darray_c takes global sizes that fit an int (not yet)")) {
+      return raise(nullptr, kFn, rc);
+    }
+    gsizes.push_back(static_cast<int>(array_of_gsizes[d]));
+  }
+  const int rc = MPI_Type_create_darray(
+      size, rank, ndims, array_of_gsizes != nullptr ? gsizes.data() : nullptr, array_of_distribs,
+      array_of_dargs, array_of_psizes, order, oldtype, newtype);
+  if (rc != MPI_SUCCESS) return rc;
   // The int arguments as MPI_Type_get_contents_c gives them back: size,
   // rank, ndims, distribs, dargs, psizes, order (the arrays when given).
   std::vector<int> ints{size, rank, ndims};
@@ -286,11 +259,9 @@ extern "C" int MPI_Type_create_darray_c(int size, int rank, int ndims,
     if (array != nullptr && ndims > 0) ints.insert(ints.end(), array, array + ndims);
   }
   ints.push_back(order);
-  return construct("MPI_Type_create_darray_c", rc, newtype, std::move(ints), a, [&] {
-    return MPI_Type_create_darray(size, rank, ndims, data_or_null(array_of_gsizes, gsizes),
-                                  array_of_distribs, array_of_dargs, array_of_psizes, order,
-                                  oldtype, newtype);
-  });
+  describe_as_large(*newtype, std::move(ints),
+                    std::vector<std::int64_t>(gsizes.begin(), gsizes.end()));
+  return rc;
 }
 
 // ---- packing

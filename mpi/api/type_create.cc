@@ -9,48 +9,9 @@
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
 #include "mpi/internal/type_attributes.hpp"
+#include "mpi/internal/type_build.hpp"
 
 using namespace mpi;
-
-namespace {
-
-int store(TypePtr t, MPI_Datatype* out, Envelope env) {
-  if (t == nullptr) {
-    return fail(MPI_ERR_ARG, "the new type's size or bounds do not fit in +-2^61 bytes");
-  }
-  // A new object: nothing else refers to it yet.
-  std::const_pointer_cast<Datatype>(t)->envelope = std::make_shared<const Envelope>(std::move(env));
-  MPI_Datatype h = state().types.insert(std::move(t));
-  if (h == MPI_DATATYPE_NULL) return fail(MPI_ERR_INTERN, "too many datatypes");
-  *out = h;
-  return MPI_SUCCESS;
-}
-
-// Checks shared by every constructor: running, count, old type, newtype.
-int common_checks(int count, MPI_Datatype oldtype, MPI_Datatype* newtype, TypePtr& old) {
-  int rc = check_count(count);
-  if (rc == MPI_SUCCESS) rc = lookup_type(oldtype, old, false, "oldtype");
-  if (rc == MPI_SUCCESS) rc = check_not_null(newtype, "newtype");
-  return rc;
-}
-
-int check_blocklength(int value, const char* arg, int index = -1) {
-  if (value >= 0) return MPI_SUCCESS;
-  if (index < 0) return fail(MPI_ERR_ARG, "{}={} is negative", arg, value);
-  return fail(MPI_ERR_ARG, "{}[{}]={} is negative", arg, index, value);
-}
-
-// A count of old extents in bytes; false when it does not fit in 64 bits.
-bool scaled(std::int64_t n, const Datatype& old, std::int64_t& bytes) {
-  return !__builtin_mul_overflow(n, old.extent(), &bytes);
-}
-
-int check_array(int count, const void* array, const char* arg) {
-  if (count == 0 || array != nullptr) return MPI_SUCCESS;
-  return fail(MPI_ERR_ARG, "{} is NULL with count={}", arg, count);
-}
-
-}  // namespace
 
 extern "C" int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   const ApiCall call("MPI_Type_contiguous");
@@ -60,8 +21,8 @@ extern "C" int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype
   TypePtr old;
   int rc = common_checks(count, oldtype, newtype, old);
   if (rc == MPI_SUCCESS) {
-    rc = store(Datatype::contiguous(count, old), newtype,
-               {MPI_COMBINER_CONTIGUOUS, {count}, {}, {oldtype}, {old}});
+    rc = store_type(Datatype::contiguous(count, old), newtype,
+                    {MPI_COMBINER_CONTIGUOUS, {count}, {}, {oldtype}, {old}});
   }
   return raise(nullptr, kFn, rc);
 }
@@ -72,17 +33,10 @@ extern "C" int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datat
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_vector";
   if (int rc = check_running(kFn)) return rc;
-  TypePtr old;
-  int rc = common_checks(count, oldtype, newtype, old);
-  if (rc == MPI_SUCCESS) rc = check_blocklength(blocklength, "blocklength");
-  std::int64_t stride_bytes = 0;
-  if (rc == MPI_SUCCESS && !scaled(stride, *old, stride_bytes)) {
-    rc = fail(MPI_ERR_ARG, "stride={} old extents overflow 64 bits", stride);
-  }
-  if (rc == MPI_SUCCESS) {
-    rc = store(Datatype::hvector(count, blocklength, stride_bytes, old, MPI_COMBINER_VECTOR),
-               newtype, {MPI_COMBINER_VECTOR, {count, blocklength, stride}, {}, {oldtype}, {old}});
-  }
+  const int rc =
+      build_vector(count, blocklength, stride, false, MPI_COMBINER_VECTOR, oldtype, newtype, [&] {
+        return Envelope{MPI_COMBINER_VECTOR, {count, blocklength, stride}};
+      });
   return raise(nullptr, kFn, rc);
 }
 
@@ -92,58 +46,41 @@ extern "C" int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stri
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_create_hvector";
   if (int rc = check_running(kFn)) return rc;
-  TypePtr old;
-  int rc = common_checks(count, oldtype, newtype, old);
-  if (rc == MPI_SUCCESS) rc = check_blocklength(blocklength, "blocklength");
-  if (rc == MPI_SUCCESS) {
-    rc = store(Datatype::hvector(count, blocklength, stride, old, MPI_COMBINER_HVECTOR), newtype,
-               {MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}, {oldtype}, {old}});
-  }
+  const int rc =
+      build_vector(count, blocklength, stride, true, MPI_COMBINER_HVECTOR, oldtype, newtype, [&] {
+        return Envelope{MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}};
+      });
   return raise(nullptr, kFn, rc);
 }
 
 namespace {
 
-// The indexed family: displacements in units of `unit` bytes (old extent for
-// indexed, 1 for hindexed); blocklens null means every block is `fixed_len`.
+// The indexed family's int forms: every block `fixed_len` long for the
+// _BLOCK combiners; displacements in old extents (int) or bytes (MPI_Aint).
 template <typename Disp>
 int indexed_common(const char* fn, int count, const int* blocklens, int fixed_len,
                    const Disp* displs, bool displs_in_bytes, MPI_Datatype oldtype,
                    MPI_Datatype* newtype, int combiner) {
-  TypePtr old;
-  int rc = common_checks(count, oldtype, newtype, old);
-  if (rc == MPI_SUCCESS && blocklens == nullptr) rc = check_blocklength(fixed_len, "blocklength");
-  if (rc == MPI_SUCCESS && blocklens != nullptr) {
-    rc = check_array(count, blocklens, "array_of_blocklengths");
-  }
-  if (rc == MPI_SUCCESS) rc = check_array(count, displs, "array_of_displacements");
-  // Sized for a valid count only: a negative one was refused above.
-  std::vector<std::int64_t> lens(rc == MPI_SUCCESS ? count : 0), bytes(lens.size());
-  for (int i = 0; rc == MPI_SUCCESS && i < count; ++i) {
-    lens[i] = blocklens != nullptr ? blocklens[i] : fixed_len;
-    rc = check_blocklength(static_cast<int>(lens[i]), "array_of_blocklengths", i);
-    bytes[i] = std::int64_t{displs[i]};
-    if (rc == MPI_SUCCESS && !displs_in_bytes && !scaled(displs[i], *old, bytes[i])) {
-      rc = fail(MPI_ERR_ARG, "array_of_displacements[{}]={} old extents overflow 64 bits", i,
-                std::int64_t{displs[i]});
-    }
-  }
-  if (rc != MPI_SUCCESS) return raise(nullptr, fn, rc);
-  // The arguments as MPI_Type_get_contents gives them back.
-  Envelope env{combiner, {count}, {}, {oldtype}, {old}};
-  if (blocklens != nullptr) {
-    env.ints.insert(env.ints.end(), blocklens, blocklens + count);
-  } else {
-    env.ints.push_back(fixed_len);
-  }
-  for (int i = 0; i < count; ++i) {
-    if (displs_in_bytes) {
-      env.aints.push_back(static_cast<std::int64_t>(displs[i]));
-    } else {
-      env.ints.push_back(static_cast<int>(displs[i]));
-    }
-  }
-  rc = store(Datatype::hindexed(lens, bytes, old, combiner), newtype, std::move(env));
+  const std::vector<std::int64_t> lens = widened(blocklens, count), disps = widened(displs, count);
+  const int rc = build_indexed(count, widened_or_null(blocklens, lens), fixed_len,
+                               widened_or_null(displs, disps), displs_in_bytes, combiner, oldtype,
+                               newtype, [&] {
+                                 // The arguments as MPI_Type_get_contents gives them back.
+                                 Envelope env{combiner, {count}};
+                                 if (one_block_length(combiner)) {
+                                   env.ints.push_back(fixed_len);
+                                 } else {
+                                   env.ints.insert(env.ints.end(), blocklens, blocklens + count);
+                                 }
+                                 for (int i = 0; i < count; ++i) {
+                                   if (displs_in_bytes) {
+                                     env.aints.push_back(static_cast<std::int64_t>(displs[i]));
+                                   } else {
+                                     env.ints.push_back(static_cast<int>(displs[i]));
+                                   }
+                                 }
+                                 return env;
+                               });
   return raise(nullptr, fn, rc);
 }
 
@@ -195,28 +132,14 @@ extern "C" int MPI_Type_create_struct(int count, const int blocklens[], const MP
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_create_struct";
   if (int rc = check_running(kFn)) return rc;
-  int rc = check_count(count);
-  if (rc == MPI_SUCCESS) rc = check_array(count, blocklens, "array_of_blocklengths");
-  if (rc == MPI_SUCCESS) rc = check_array(count, displs, "array_of_displacements");
-  if (rc == MPI_SUCCESS) rc = check_array(count, types, "array_of_types");
-  if (rc == MPI_SUCCESS) rc = check_not_null(newtype, "newtype");
-  std::vector<std::int64_t> lens(count > 0 ? count : 0), bytes(lens.size());
-  std::vector<TypePtr> children(lens.size());
-  for (int i = 0; rc == MPI_SUCCESS && i < count; ++i) {
-    rc = check_blocklength(blocklens[i], "array_of_blocklengths", i);
-    if (rc == MPI_SUCCESS && lookup_type(types[i], children[i], false) != MPI_SUCCESS) {
-      rc = fail(MPI_ERR_TYPE, "array_of_types[{}]={:#x} is not a datatype", i, types[i]);
-    }
-    lens[i] = blocklens[i];
-    bytes[i] = displs[i];
-  }
-  if (rc == MPI_SUCCESS) {
-    Envelope env{MPI_COMBINER_STRUCT, {count}, {}, {}, children};
-    env.ints.insert(env.ints.end(), blocklens, blocklens + count);
-    env.aints.assign(displs, displs + count);
-    env.type_handles.assign(types, types + count);
-    rc = store(Datatype::create_struct(lens, bytes, children), newtype, std::move(env));
-  }
+  const std::vector<std::int64_t> lens = widened(blocklens, count), disps = widened(displs, count);
+  const int rc = build_struct(count, widened_or_null(blocklens, lens),
+                              widened_or_null(displs, disps), types, newtype, [&] {
+                                Envelope env{MPI_COMBINER_STRUCT, {count}};
+                                env.ints.insert(env.ints.end(), blocklens, blocklens + count);
+                                env.aints.assign(displs, displs + count);
+                                return env;
+                              });
   return raise(nullptr, kFn, rc);
 }
 
@@ -229,8 +152,8 @@ extern "C" int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Ai
   TypePtr old;
   int rc = common_checks(0, oldtype, newtype, old);
   if (rc == MPI_SUCCESS) {
-    rc = store(Datatype::resized(old, lb, extent), newtype,
-               {MPI_COMBINER_RESIZED, {}, {lb, extent}, {oldtype}, {old}});
+    rc = store_type(Datatype::resized(old, lb, extent), newtype,
+                    {MPI_COMBINER_RESIZED, {}, {lb, extent}, {oldtype}, {old}});
   }
   return raise(nullptr, kFn, rc);
 }
@@ -242,39 +165,17 @@ extern "C" int MPI_Type_create_subarray(int ndims, const int sizes[], const int 
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_create_subarray";
   if (int rc = check_running(kFn)) return rc;
-  TypePtr old;
-  int rc = common_checks(0, oldtype, newtype, old);
-  if (rc == MPI_SUCCESS && ndims <= 0) rc = fail(MPI_ERR_ARG, "ndims={} is not positive", ndims);
-  if (rc == MPI_SUCCESS) rc = check_array(ndims, sizes, "array_of_sizes");
-  if (rc == MPI_SUCCESS) rc = check_array(ndims, subsizes, "array_of_subsizes");
-  if (rc == MPI_SUCCESS) rc = check_array(ndims, starts, "array_of_starts");
-  if (rc == MPI_SUCCESS && order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
-    rc = fail(MPI_ERR_ARG, "order={} is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
-  }
-  std::vector<std::int64_t> sz, sub, st;
-  for (int d = 0; rc == MPI_SUCCESS && d < ndims; ++d) {
-    if (sizes[d] <= 0) {
-      rc = fail(MPI_ERR_ARG, "array_of_sizes[{}]={} is not positive", d, sizes[d]);
-    } else if (subsizes[d] < 0 || subsizes[d] > sizes[d]) {
-      rc = fail(MPI_ERR_ARG, "array_of_subsizes[{}]={} is outside 0..{}", d, subsizes[d],
-                sizes[d]);
-    } else if (starts[d] < 0 || starts[d] > sizes[d] - subsizes[d]) {
-      rc = fail(MPI_ERR_ARG, "array_of_starts[{}]={} is outside 0..{}", d, starts[d],
-                sizes[d] - subsizes[d]);
-    }
-    sz.push_back(sizes[d]);
-    sub.push_back(subsizes[d]);
-    st.push_back(starts[d]);
-  }
-  if (rc == MPI_SUCCESS) {
-    Envelope env{MPI_COMBINER_SUBARRAY, {ndims}, {}, {oldtype}, {old}};
-    env.ints.insert(env.ints.end(), sizes, sizes + ndims);
-    env.ints.insert(env.ints.end(), subsizes, subsizes + ndims);
-    env.ints.insert(env.ints.end(), starts, starts + ndims);
-    env.ints.push_back(order);
-    rc = store(Datatype::subarray(sz, sub, st, order == MPI_ORDER_C, old), newtype,
-               std::move(env));
-  }
+  const std::vector<std::int64_t> sz = widened(sizes, ndims), sub = widened(subsizes, ndims),
+                                  st = widened(starts, ndims);
+  const int rc = build_subarray(ndims, widened_or_null(sizes, sz), widened_or_null(subsizes, sub),
+                                widened_or_null(starts, st), order, oldtype, newtype, [&] {
+                                  Envelope env{MPI_COMBINER_SUBARRAY, {ndims}};
+                                  env.ints.insert(env.ints.end(), sizes, sizes + ndims);
+                                  env.ints.insert(env.ints.end(), subsizes, subsizes + ndims);
+                                  env.ints.insert(env.ints.end(), starts, starts + ndims);
+                                  env.ints.push_back(order);
+                                  return env;
+                                });
   return raise(nullptr, kFn, rc);
 }
 
@@ -290,7 +191,7 @@ extern "C" int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
     // A duplicate of a committed type is committed (MPI 3.1, 4.1.10).
     if (old->committed()) rc = commit_type(*t);
     if (rc == MPI_SUCCESS) {
-      rc = store(std::move(t), newtype, {MPI_COMBINER_DUP, {}, {}, {oldtype}, {old}});
+      rc = store_type(std::move(t), newtype, {MPI_COMBINER_DUP, {}, {}, {oldtype}, {old}});
     }
   }
   if (rc == MPI_SUCCESS) {
@@ -422,7 +323,7 @@ extern "C" int MPI_Type_create_darray(int size, int rank, int ndims, const int a
       env.ints.insert(env.ints.end(), a, a + ndims);
     }
     env.ints.push_back(order);
-    rc = store(std::move(t), newtype, std::move(env));
+    rc = store_type(std::move(t), newtype, std::move(env));
   }
   return raise(nullptr, kFn, rc);
 }

@@ -84,10 +84,10 @@ struct BuiltinSpec {
 // address and datatype arguments in the standard's order).
 struct Envelope {
   int combiner = 0;
-  std::vector<int> ints;
-  std::vector<std::int64_t> aints;
-  std::vector<int> type_handles;  // as the program passed them
-  std::vector<TypePtr> types;     // the objects, kept while this type lives
+  std::vector<int> ints = {};
+  std::vector<std::int64_t> aints = {};
+  std::vector<int> type_handles = {};  // as the program passed them
+  std::vector<TypePtr> types = {};     // the objects, kept while this type lives
   // MPI-4's large counts: the MPI_Count arguments of the _c constructors
   // (MPI_Type_get_contents_c's array_of_large_counts). A type that has any
   // is not described by the int MPI_Type_get_envelope.

@@ -1,11 +1,13 @@
-// The MPI-4.0 large-count ("_c") forms, three programs:
+// The MPI-4.0 large-count ("_c") forms, four programs:
 //  - large_count: point to point, datatype queries and the blocking
 //    one-buffer collectives;
 //  - large_count_coll: nonblocking and persistent collectives, Scan/Exscan,
 //    Reduce_scatter(_block), the v and w forms, the neighbourhood ones;
 //  - large_count_rma: one-sided communication, windows, the _c type
 //    constructors and their decoding, packing, MPI_Op_create_c,
-//    Isendrecv_c and the attached buffer.
+//    Isendrecv_c and the attached buffer;
+//  - large_count_types: the _c type constructors with values beyond
+//    INT_MAX (layouts, envelopes, a type 3e9 bytes wide sent and received).
 // Each: every form with small counts, results checked, at 1-8 ranks;
 // counts beyond INT_MAX at 2 ranks (Send_c/Recv_c contiguous and strided
 // and a reduction in pieces; Ibcast_c; Put_c and Get_c); bad arguments
@@ -55,4 +57,13 @@ TEST_CASE("large-count forms refuse bad arguments with the right class") {
       }
     }
   }
+}
+
+TEST_CASE("_c type constructors take values beyond INT_MAX") {
+  for (int ranks : {1, 2, 3}) {
+    SUBCASE(("layouts ranks=" + std::to_string(ranks)).c_str()) {
+      expect_ok("large_count_types", ranks, {}, {"layouts"});
+    }
+  }
+  SUBCASE("errors") { expect_ok("large_count_types", 2, {}, {"errors"}); }
 }
