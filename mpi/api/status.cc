@@ -105,7 +105,14 @@ extern "C" int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype dataty
   std::int64_t per = t->elements_per_instance();
   std::int64_t bytes = per == 0 ? 0 : (count / per) * t->size();
   std::int64_t rest = per == 0 ? 0 : count % per;
-  for (const ElementRun& run : t->flat().elements) {
+  // Whole rows of the element runs, then the leading runs of a part row.
+  const FlatType& flat = t->flat();
+  if (per != 0) {
+    const std::int64_t row_elements = per / flat.element_reps;
+    bytes += rest / row_elements * (t->size() / flat.element_reps);
+    rest %= row_elements;
+  }
+  for (const ElementRun& run : flat.elements) {
     if (rest == 0) break;
     std::int64_t take = std::min(rest, run.count);
     bytes += take * run.elem_size;

@@ -51,9 +51,9 @@ void append_repeated(FlatType& out, const FlatType& in, std::int64_t base, std::
     for (std::int64_t i = 0; i < n; ++i) append_blocks(out, in, base + i * stride);
   }
   if (in.elements.size() == 1) {
-    emit_run(out, in.elements[0], in.elements[0].count * n);
+    emit_run(out, in.elements[0], in.elements[0].count * in.element_reps * n);
   } else {
-    for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t i = 0; i < n * in.element_reps; ++i) {
       for (const ElementRun& r : in.elements) emit_run(out, r, r.count);
     }
   }
@@ -302,21 +302,22 @@ FlatType Datatype::flatten() const {
     }
   }
   if (count_ == 1 || row.blocks.empty()) return row;
+  // The outermost repetition stays a loop: O(row), not O(count_ * row), for
+  // the blocks (unless dense: one block) and the element runs alike. (row
+  // was built by append_repeated: one repetition, element_reps 1.)
   FlatType out;
   if (row.blocks.size() == 1 && row.blocks[0].len == stride_) {
-    append_repeated(out, row, 0, count_, stride_);  // dense: one block
-    return out;
+    emit_block(out, row.blocks[0].offset, count_ * stride_);
+  } else {
+    out.blocks = std::move(row.blocks);
+    out.reps = count_;
+    out.rep_stride = stride_;
   }
-  // The outermost repetition stays a loop: O(row), not O(count_ * row).
-  out.blocks = std::move(row.blocks);
-  out.reps = count_;
-  out.rep_stride = stride_;
   if (row.elements.size() == 1) {
     emit_run(out, row.elements[0], row.elements[0].count * count_);
   } else {
-    for (std::int64_t i = 0; i < count_; ++i) {
-      for (const ElementRun& r : row.elements) emit_run(out, r, r.count);
-    }
+    out.elements = std::move(row.elements);
+    out.element_reps = count_;
   }
   return out;
 }
@@ -333,6 +334,7 @@ void Datatype::commit() const {
   data_offset_ = blocks.empty() ? 0 : blocks[0].offset;
   elements_per_instance_ = 0;
   for (const ElementRun& r : flat_->elements) elements_per_instance_ += r.count;
+  elements_per_instance_ *= flat_->element_reps;
 }
 
 namespace {
@@ -455,7 +457,12 @@ std::int64_t elements_in(const Datatype& type, std::int64_t nbytes) {
   std::int64_t full = nbytes / type.size();
   std::int64_t rest = nbytes % type.size();
   std::int64_t n = full * type.elements_per_instance();
-  for (const ElementRun& r : type.flat().elements) {
+  // Whole rows of the element runs, then the runs of a part row.
+  const FlatType& flat = type.flat();
+  const std::int64_t row_bytes = type.size() / flat.element_reps;
+  n += rest / row_bytes * (type.elements_per_instance() / flat.element_reps);
+  rest %= row_bytes;
+  for (const ElementRun& r : flat.elements) {
     if (rest == 0) break;
     std::int64_t run_bytes = r.elem_size * r.count;
     if (rest >= run_bytes) {

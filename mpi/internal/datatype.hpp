@@ -46,13 +46,16 @@ struct ElementRun {
 // outermost repetition stays a loop (reps), so committing
 // MPI_Type_vector(1 << 28, 1, 2, MPI_INT) stores one block, not 2^28;
 // repetitions inside a child are expanded when the child is embedded.
-// `elements` covers the whole instance (runs of one size merge, so a
-// repeated row of one element size is one run).
+// `elements` covers the whole instance: its runs `element_reps` times over
+// (runs of one size merge, so a repeated row of one element size is one run;
+// a row of several sizes repeated at the outermost level stays one row, so
+// MPI_Type_contiguous_c(2^40, MPI_DOUBLE_INT) is two runs, not 2^41).
 struct FlatType {
   std::vector<Block> blocks;
   std::vector<ElementRun> elements;
   std::int64_t reps = 1;
   std::int64_t rep_stride = 0;
+  std::int64_t element_reps = 1;
 };
 
 class Datatype;

@@ -153,7 +153,7 @@ void from_external(const ElementRun& r, const char* in, char* out, std::int64_t 
 std::int64_t external32_size(const Datatype& type) {
   std::int64_t n = 0;
   for (const ElementRun& r : type.flat().elements) n += external_size(r) * r.count;
-  return n;
+  return n * type.flat().element_reps;
 }
 
 int pack_external32(const Datatype& type, const void* in, std::int64_t count, char* out) {
@@ -163,7 +163,8 @@ int pack_external32(const Datatype& type, const void* in, std::int64_t count, ch
   }
   pack(type, in, count, native.data.get());
   const char* src = native.data.get();
-  for (std::int64_t i = 0; i < count; ++i) {
+  const std::int64_t rows = count * type.flat().element_reps;
+  for (std::int64_t i = 0; i < rows; ++i) {
     for (const ElementRun& r : type.flat().elements) {
       if (!to_external(r, src, out, r.count)) return MPI_ERR_CONVERSION;
       src += r.elem_size * r.count;
@@ -180,7 +181,8 @@ int unpack_external32(const Datatype& type, const char* in, std::int64_t count, 
     return fail(MPI_ERR_NO_MEM, "no memory to stage {} bytes", bytes);
   }
   char* dst = native.data.get();
-  for (std::int64_t i = 0; i < count; ++i) {
+  const std::int64_t rows = count * type.flat().element_reps;
+  for (std::int64_t i = 0; i < rows; ++i) {
     for (const ElementRun& r : type.flat().elements) {
       from_external(r, in, dst, r.count);
       in += external_size(r) * r.count;

@@ -1,5 +1,6 @@
 // Fuzzes MPI's derived datatypes through the C API (mpi/api/type_create.cc,
-// mpi/api/pack.cc, mpi/internal/datatype.cc): constructors of every kind
+// mpi/api/large_count_types.cc, mpi/internal/type_build.cc, mpi/api/pack.cc,
+// mpi/internal/datatype.cc): constructors of every kind, int and _c forms,
 // nested on each other with arbitrary arguments (negative, huge, zero,
 // overlapping, negative strides and extents), commit, and MPI_Pack /
 // MPI_Unpack of the result.
@@ -45,6 +46,16 @@ class Input {
       }
       default: return b & 15;
     }
+  }
+  // The _c constructors' MPI_Count values: count()'s, now and then beyond an int.
+  MPI_Count big() {
+    const std::uint8_t b = byte();
+    if (b >= 0xf8) {
+      constexpr MPI_Count kEdges[] = {INT64_MAX,    -3000000000ll, 1ll << 40, 1ll << 61,
+                                      3000000000ll, INT_MAX + 1ll, 1ll << 33, 1ll << 62};
+      return kEdges[b & 7];
+    }
+    return count();
   }
   // Displacements and strides: small, signed, sometimes huge.
   MPI_Aint aint() {
@@ -138,6 +149,63 @@ void build(Input& in, Pool& pool, std::uint8_t kind) {
   pool.add(rc, t);
 }
 
+// The same constructors' large-count (_c) forms, whose values may pass INT_MAX.
+void build_large(Input& in, Pool& pool, std::uint8_t kind) {
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  const MPI_Datatype old = pool.pick(in);
+  const int n = std::min(in.count(), 16);
+  std::vector<MPI_Count> lens(static_cast<std::size_t>(std::max(n, 0))), displs(lens.size());
+  std::vector<MPI_Datatype> types(lens.size());
+  for (std::size_t i = 0; i < lens.size(); ++i) {
+    lens[i] = in.big();
+    displs[i] = in.byte() & 1 ? in.aint() : in.big();
+    types[i] = pool.pick(in);
+  }
+  int rc = MPI_ERR_OTHER;
+  switch (kind % 10) {
+    case 0:
+      rc = MPI_Type_contiguous_c(in.big(), old, &t);
+      break;
+    case 1:
+      rc = MPI_Type_vector_c(in.big(), in.big(), in.big(), old, &t);
+      break;
+    case 2:
+      rc = MPI_Type_create_hvector_c(in.big(), in.big(), in.aint(), old, &t);
+      break;
+    case 3:
+      rc = MPI_Type_indexed_c(n, lens.data(), displs.data(), old, &t);
+      break;
+    case 4:
+      rc = MPI_Type_create_hindexed_c(n, lens.data(), displs.data(), old, &t);
+      break;
+    case 5:
+      rc = MPI_Type_create_indexed_block_c(n, in.big(), displs.data(), old, &t);
+      break;
+    case 6:
+      rc = MPI_Type_create_hindexed_block_c(n, in.big(), displs.data(), old, &t);
+      break;
+    case 7:
+      rc = MPI_Type_create_struct_c(n, lens.data(), displs.data(), types.data(), &t);
+      break;
+    case 8:
+      rc = MPI_Type_create_resized_c(old, in.aint(), in.aint(), &t);
+      break;
+    case 9: {
+      std::vector<MPI_Count> sizes(lens.size()), subs(lens.size()), starts(lens.size());
+      for (std::size_t i = 0; i < lens.size(); ++i) {
+        sizes[i] = in.big();
+        subs[i] = in.big();
+        starts[i] = in.big();
+      }
+      rc =
+          MPI_Type_create_subarray_c(n, sizes.data(), subs.data(), starts.data(),
+                                     in.byte() % 3 == 0 ? MPI_ORDER_FORTRAN : MPI_ORDER_C, old, &t);
+      break;
+    }
+  }
+  pool.add(rc, t);
+}
+
 // Pack `count` instances out of a patterned buffer, unpack into a clean
 // one, pack again: the same bytes.
 void round_trip(Input& in, const Pool& pool) {
@@ -202,8 +270,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   pool.types.assign(std::begin(kBuiltins), std::end(kBuiltins));
   for (int ops = 0; !in.empty() && ops < 32; ++ops) {
     const std::uint8_t op = in.byte();
-    if (op < 192) {
+    if (op < 160) {
       build(in, pool, op);
+    } else if (op < 192) {
+      build_large(in, pool, op);
     } else if (op < 224) {
       MPI_Datatype t = pool.pick(in);
       int size = 0;

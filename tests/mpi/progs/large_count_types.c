@@ -112,6 +112,24 @@ static void layouts(void) {
   const MPI_Count subc[3] = {kHuge, 2, kHuge - 5};
   expect_counts(t, MPI_COMBINER_SUBARRAY, 3, subc);
   commit_and_free(&t);
+  /* 2^33 instances of a pair type (two element sizes): built and committed at
+   * once, element counts and external32 size from one row of runs */
+  const MPI_Count many = (MPI_Count)1 << 33;
+  CHECK_OK(MPI_Type_contiguous_c(many, MPI_DOUBLE_INT, &t));
+  MPI_Aint pair_lb, pair_extent;
+  CHECK_OK(MPI_Type_get_extent(MPI_DOUBLE_INT, &pair_lb, &pair_extent));
+  expect_bounds(t, 12 * many, 0, pair_extent * many, 0, pair_extent * (many - 1) + 12);
+  MPI_Status status;
+  MPI_Count elements = -1;
+  CHECK_OK(MPI_Status_set_elements_c(&status, t, 3)); /* double, int, double */
+  CHECK_OK(MPI_Get_elements_c(&status, MPI_BYTE, &elements));
+  CHECK(elements == 20);
+  CHECK_OK(MPI_Get_elements_c(&status, t, &elements));
+  CHECK(elements == 3);
+  MPI_Count ext32 = -1;
+  CHECK_OK(MPI_Pack_external_size_c("external32", 1, t, &ext32));
+  CHECK(ext32 == 12 * many);
+  CHECK_OK(MPI_Type_free(&t));
   /* resized: bounds past INT_MAX */
   CHECK_OK(MPI_Type_create_resized_c(MPI_INT, -kHuge, 2 * kHuge, &t));
   expect_bounds(t, 4, -kHuge, 2 * kHuge, 0, 4);
