@@ -1,5 +1,7 @@
-// Derived datatype constructors. Each validates, converts displacements to
-// bytes and hands the layout to the datatype engine.
+// Derived datatype constructors, the int forms. Each validates, converts
+// displacements to bytes and hands the layout to the datatype engine; vector,
+// hvector, the indexed family, struct and subarray through the 64-bit core
+// they share with the large-count forms (internal/type_build.hpp).
 #include <algorithm>
 #include <vector>
 
