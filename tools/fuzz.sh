@@ -6,7 +6,8 @@
 #
 #   tools/fuzz.sh --seconds 10              # every harness, 10 s each (CI)
 #   tools/fuzz.sh --runs 10000000 NAME...   # these harnesses, so many inputs
-#   tools/fuzz.sh --merge NAME...           # after a run: add new coverage to corpus/NAME
+#   FUZZ_WORK=DIR tools/fuzz.sh --seconds 60 NAME  # a run that keeps its new inputs in DIR
+#   FUZZ_WORK=DIR tools/fuzz.sh --merge NAME...     # then: add their new coverage to corpus/NAME
 #
 # Prints one "//tests/fuzz:NAME  PASSED|FAILED in Ts (fuzz)" line per harness
 # (tools/test.sh counts them) with libFuzzer's figures: executions, cov, ft.
@@ -52,12 +53,20 @@ done
 work=${FUZZ_WORK:-$(mktemp -d /tmp/lapis-fuzz.XXXXXX)}
 mkdir -p "$work"
 failed=0
+# The sanitizers' settings for every run of a harness, merges included (UCX's
+# own allocations at exit are suppressed: tests/fuzz/lsan.supp).
+sanitizer_env=(
+  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
+  UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+  LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0}"
+)
 for n in "${names[@]}"; do
   corpus=tests/fuzz/corpus/$n
   mkdir -p "$work/$n/new" "$work/$n/artifacts"
   if [ $merge -eq 1 ]; then
     # Keeps only inputs that add coverage to what the corpus already has.
-    "$bin/$n" -merge=1 "$corpus" "$work/$n/new" >"$work/$n/merge.log" 2>&1
+    env "${sanitizer_env[@]}" "$bin/$n" -merge=1 -artifact_prefix="$work/$n/artifacts/" \
+      "$corpus" "$work/$n/new" >"$work/$n/merge.log" 2>&1
     echo "fuzz: $n: $(grep -c '' <(ls "$corpus")) inputs in $corpus after merge"
     continue
   fi
@@ -68,9 +77,7 @@ for n in "${names[@]}"; do
   [ -n "$runs" ] && limit+=(-runs="$runs")
   start=$(date +%s)
   # New inputs go to the work folder; the checked-in corpus is only read.
-  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1} \
-  UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
-  LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0} \
+  env "${sanitizer_env[@]}" \
     nice -n "${FUZZ_NICE:-10}" "$bin/$n" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
       -print_final_stats=1 -artifact_prefix="$work/$n/artifacts/" \
       "$work/$n/new" "$corpus" >"$work/$n/log" 2>&1
