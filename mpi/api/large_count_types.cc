@@ -78,13 +78,12 @@ DescribeArgs large(int combiner, std::vector<int> ints, std::vector<std::int64_t
   };
 }
 
-// count, then the first `count` of each given array: an envelope's large counts.
-std::vector<std::int64_t> counts_of(MPI_Count count, std::initializer_list<const MPI_Count*> arrays,
-                                    std::initializer_list<MPI_Count> singles = {}) {
-  std::vector<std::int64_t> out{count};
-  out.insert(out.end(), singles.begin(), singles.end());
+// An envelope's large counts: `head`, then the first n of each array given.
+std::vector<std::int64_t> counts_of(std::initializer_list<MPI_Count> head,
+                                    std::initializer_list<const MPI_Count*> arrays, MPI_Count n) {
+  std::vector<std::int64_t> out(head);
   for (const MPI_Count* a : arrays) {
-    if (a != nullptr && count > 0) out.insert(out.end(), a, a + count);
+    if (a != nullptr && n > 0) out.insert(out.end(), a, a + n);
   }
   return out;
 }
@@ -126,8 +125,8 @@ int indexed_c(const char* fn, MPI_Count count, const MPI_Count* blocklens, MPI_C
               MPI_Datatype* newtype) {
   if (int rc = check_running(fn)) return rc;
   const std::vector<std::int64_t> counts = one_block_length(combiner)
-                                               ? counts_of(count, {displs}, {fixed_len})
-                                               : counts_of(count, {blocklens, displs});
+                                               ? counts_of({count, fixed_len}, {displs}, count)
+                                               : counts_of({count}, {blocklens, displs}, count);
   return raise(nullptr, fn,
                build_indexed(count, blocklens, fixed_len, displs, displs_in_bytes, combiner,
                              oldtype, newtype, large(combiner, {}, counts)));
@@ -186,9 +185,10 @@ extern "C" int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_o
   if (int rc = check_running(kFn)) return rc;
   return raise(
       nullptr, kFn,
-      build_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype,
-                   large(MPI_COMBINER_STRUCT, {},
-                         counts_of(count, {array_of_blocklengths, array_of_displacements}))));
+      build_struct(
+          count, array_of_blocklengths, array_of_displacements, array_of_types, newtype,
+          large(MPI_COMBINER_STRUCT, {},
+                counts_of({count}, {array_of_blocklengths, array_of_displacements}, count))));
 }
 
 extern "C" int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
@@ -198,15 +198,9 @@ extern "C" int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI
     return call.refuse();
   constexpr const char* kFn = "MPI_Type_create_resized_c";
   if (int rc = check_running(kFn)) return rc;
-  TypePtr old;
-  int rc = common_checks(0, oldtype, newtype, old);
-  if (rc == MPI_SUCCESS) {
-    Envelope env = large(MPI_COMBINER_RESIZED, {}, {lb, extent})();
-    env.type_handles = {oldtype};
-    env.types = {old};
-    rc = store_type(Datatype::resized(old, lb, extent), newtype, std::move(env));
-  }
-  return raise(nullptr, kFn, rc);
+  return raise(
+      nullptr, kFn,
+      build_resized(oldtype, lb, extent, newtype, large(MPI_COMBINER_RESIZED, {}, {lb, extent})));
 }
 
 extern "C" int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
@@ -218,15 +212,12 @@ extern "C" int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_si
     return call.refuse();
   constexpr const char* kFn = "MPI_Type_create_subarray_c";
   if (int rc = check_running(kFn)) return rc;
-  // The large counts: sizes, subsizes, starts (each ndims long).
-  std::vector<std::int64_t> counts;
-  for (const MPI_Count* array : {array_of_sizes, array_of_subsizes, array_of_starts}) {
-    if (array != nullptr && ndims > 0) counts.insert(counts.end(), array, array + ndims);
-  }
+  const std::vector<std::int64_t> counts =
+      counts_of({}, {array_of_sizes, array_of_subsizes, array_of_starts}, ndims);
   return raise(
       nullptr, kFn,
       build_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype,
-                     newtype, large(MPI_COMBINER_SUBARRAY, {ndims, order}, std::move(counts))));
+                     newtype, large(MPI_COMBINER_SUBARRAY, {ndims, order}, counts)));
 }
 
 extern "C" int MPI_Type_create_darray_c(int size, int rank, int ndims,
@@ -239,18 +230,14 @@ extern "C" int MPI_Type_create_darray_c(int size, int rank, int ndims,
     return call.refuse();
   constexpr const char* kFn = "MPI_Type_create_darray_c";
   // The int form builds it: global sizes must fit an int (null is passed on: it names it).
-  std::vector<int> gsizes;
-  for (int d = 0; array_of_gsizes != nullptr && d < ndims; ++d) {
-    if (int rc =
-            fits_int(array_of_gsizes[d], "array_of_gsizes", d,
+  IntArray gsizes;
+  if (int rc =
+          gsizes.set(array_of_gsizes, ndims, "array_of_gsizes",
                      "MPI_Type_create_darray_c takes global sizes that fit an int (not yet)")) {
-      return raise(nullptr, kFn, rc);
-    }
-    gsizes.push_back(static_cast<int>(array_of_gsizes[d]));
+    return raise(nullptr, kFn, rc);
   }
-  const int rc = MPI_Type_create_darray(
-      size, rank, ndims, array_of_gsizes != nullptr ? gsizes.data() : nullptr, array_of_distribs,
-      array_of_dargs, array_of_psizes, order, oldtype, newtype);
+  const int rc = MPI_Type_create_darray(size, rank, ndims, gsizes.data(), array_of_distribs,
+                                        array_of_dargs, array_of_psizes, order, oldtype, newtype);
   if (rc != MPI_SUCCESS) return rc;
   // The int arguments as MPI_Type_get_contents_c gives them back: size,
   // rank, ndims, distribs, dargs, psizes, order (the arrays when given).
@@ -259,8 +246,7 @@ extern "C" int MPI_Type_create_darray_c(int size, int rank, int ndims,
     if (array != nullptr && ndims > 0) ints.insert(ints.end(), array, array + ndims);
   }
   ints.push_back(order);
-  describe_as_large(*newtype, std::move(ints),
-                    std::vector<std::int64_t>(gsizes.begin(), gsizes.end()));
+  describe_as_large(*newtype, std::move(ints), counts_of({}, {array_of_gsizes}, ndims));
   return rc;
 }
 

@@ -151,12 +151,9 @@ extern "C" int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Ai
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_create_resized";
   if (int rc = check_running(kFn)) return rc;
-  TypePtr old;
-  int rc = common_checks(0, oldtype, newtype, old);
-  if (rc == MPI_SUCCESS) {
-    rc = store_type(Datatype::resized(old, lb, extent), newtype,
-                    {MPI_COMBINER_RESIZED, {}, {lb, extent}, {oldtype}, {old}});
-  }
+  const int rc = build_resized(oldtype, lb, extent, newtype, [&] {
+    return Envelope{MPI_COMBINER_RESIZED, {}, {lb, extent}};
+  });
   return raise(nullptr, kFn, rc);
 }
 

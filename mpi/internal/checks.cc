@@ -104,7 +104,7 @@ int lookup_type(MPI_Datatype handle, const Datatype*& out, bool need_commit, con
   return rc;
 }
 
-int check_count(int count, const char* arg) {
+int check_count(std::int64_t count, const char* arg) {
   if (count < 0) return fail(MPI_ERR_COUNT, "{}={} is negative", arg, count);
   return MPI_SUCCESS;
 }

@@ -27,7 +27,7 @@ int store_group(GroupPtr g, MPI_Group* out);
 int lookup_type(MPI_Datatype handle, const Datatype*& out, bool need_commit,
                 const char* arg = "datatype");
 int lookup_type(MPI_Datatype handle, TypePtr& out, bool need_commit, const char* arg = "datatype");
-int check_count(int count, const char* arg = "count");
+int check_count(std::int64_t count, const char* arg = "count");
 // A null buffer is an error when count > 0 and the data would start in the
 // null page; MPI_BOTTOM (== NULL) with absolute displacements is fine.
 int check_buffer(const void* buf, int count, const Datatype& type, const char* arg = "buf");

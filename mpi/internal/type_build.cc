@@ -8,15 +8,19 @@ namespace mpi {
 
 namespace {
 
-int check_count64(std::int64_t count, const char* arg = "count") {
-  if (count < 0) return fail(MPI_ERR_COUNT, "{}={} is negative", arg, count);
-  return MPI_SUCCESS;
-}
-
 int check_blocklength(std::int64_t value, const char* arg, std::int64_t index = -1) {
   if (value >= 0) return MPI_SUCCESS;
   if (index < 0) return fail(MPI_ERR_ARG, "{}={} is negative", arg, value);
   return fail(MPI_ERR_ARG, "{}[{}]={} is negative", arg, index, value);
+}
+
+// Stores `t`, described by `describe` and its one old type.
+int store_described(TypePtr t, MPI_Datatype* newtype, const DescribeArgs& describe,
+                    MPI_Datatype oldtype, TypePtr old) {
+  Envelope env = describe();
+  env.type_handles = {oldtype};
+  env.types = {std::move(old)};
+  return store_type(std::move(t), newtype, std::move(env));
 }
 
 // A count of old extents in bytes; false when it does not fit in 64 bits.
@@ -27,7 +31,7 @@ bool scaled(std::int64_t n, const Datatype& old, std::int64_t& bytes) {
 }  // namespace
 
 int common_checks(std::int64_t count, MPI_Datatype oldtype, MPI_Datatype* newtype, TypePtr& old) {
-  int rc = check_count64(count);
+  int rc = check_count(count);
   if (rc == MPI_SUCCESS) rc = lookup_type(oldtype, old, false, "oldtype");
   if (rc == MPI_SUCCESS) rc = check_not_null(newtype, "newtype");
   return rc;
@@ -61,11 +65,8 @@ int build_vector(std::int64_t count, std::int64_t blocklen, std::int64_t stride,
     rc = fail(MPI_ERR_ARG, "stride={} old extents overflow 64 bits", stride);
   }
   if (rc != MPI_SUCCESS) return rc;
-  Envelope env = describe();
-  env.type_handles = {oldtype};
-  env.types = {old};
-  return store_type(Datatype::hvector(count, blocklen, stride_bytes, old, combiner), newtype,
-                    std::move(env));
+  return store_described(Datatype::hvector(count, blocklen, stride_bytes, old, combiner), newtype,
+                         describe, oldtype, old);
 }
 
 int build_indexed(std::int64_t count, const std::int64_t* blocklens, std::int64_t fixed_len,
@@ -90,15 +91,13 @@ int build_indexed(std::int64_t count, const std::int64_t* blocklens, std::int64_
     }
   }
   if (rc != MPI_SUCCESS) return rc;
-  Envelope env = describe();
-  env.type_handles = {oldtype};
-  env.types = {old};
-  return store_type(Datatype::hindexed(lens, bytes, old, combiner), newtype, std::move(env));
+  return store_described(Datatype::hindexed(lens, bytes, old, combiner), newtype, describe, oldtype,
+                         old);
 }
 
 int build_struct(std::int64_t count, const std::int64_t* blocklens, const std::int64_t* displs,
                  const MPI_Datatype* types, MPI_Datatype* newtype, const DescribeArgs& describe) {
-  int rc = check_count64(count);
+  int rc = check_count(count);
   if (rc == MPI_SUCCESS) rc = check_array(count, blocklens, "array_of_blocklengths");
   if (rc == MPI_SUCCESS) rc = check_array(count, displs, "array_of_displacements");
   if (rc == MPI_SUCCESS) rc = check_array(count, types, "array_of_types");
@@ -145,12 +144,17 @@ int build_subarray(int ndims, const std::int64_t* sizes, const std::int64_t* sub
   }
   if (rc != MPI_SUCCESS) return rc;
   const auto dims = static_cast<std::size_t>(ndims);
-  Envelope env = describe();
-  env.type_handles = {oldtype};
-  env.types = {old};
-  return store_type(Datatype::subarray({sizes, dims}, {subsizes, dims}, {starts, dims},
-                                       order == MPI_ORDER_C, old),
-                    newtype, std::move(env));
+  return store_described(Datatype::subarray({sizes, dims}, {subsizes, dims}, {starts, dims},
+                                            order == MPI_ORDER_C, old),
+                         newtype, describe, oldtype, old);
+}
+
+int build_resized(MPI_Datatype oldtype, std::int64_t lb, std::int64_t extent, MPI_Datatype* newtype,
+                  const DescribeArgs& describe) {
+  TypePtr old;
+  const int rc = common_checks(0, oldtype, newtype, old);
+  if (rc != MPI_SUCCESS) return rc;
+  return store_described(Datatype::resized(old, lb, extent), newtype, describe, oldtype, old);
 }
 
 }  // namespace mpi

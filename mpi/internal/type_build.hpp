@@ -45,6 +45,8 @@ inline bool one_block_length(int combiner) {
 }
 int build_struct(std::int64_t count, const std::int64_t* blocklens, const std::int64_t* displs,
                  const MPI_Datatype* types, MPI_Datatype* newtype, const DescribeArgs& describe);
+int build_resized(MPI_Datatype oldtype, std::int64_t lb, std::int64_t extent, MPI_Datatype* newtype,
+                  const DescribeArgs& describe);
 int build_subarray(int ndims, const std::int64_t* sizes, const std::int64_t* subsizes,
                    const std::int64_t* starts, int order, MPI_Datatype oldtype,
                    MPI_Datatype* newtype, const DescribeArgs& describe);

@@ -174,30 +174,14 @@ void build_large(Input& in, Pool& pool, std::uint8_t kind) {
       rc = MPI_Type_contiguous_c(count, old, &t);
       break;
     }
-    case 1:
-      rc = MPI_Type_vector_c(in.big(), in.big(), in.big(), old, &t);
-      break;
-    case 2:
-      rc = MPI_Type_create_hvector_c(in.big(), in.big(), in.aint(), old, &t);
-      break;
-    case 3:
-      rc = MPI_Type_indexed_c(n, lens.data(), displs.data(), old, &t);
-      break;
-    case 4:
-      rc = MPI_Type_create_hindexed_c(n, lens.data(), displs.data(), old, &t);
-      break;
-    case 5:
-      rc = MPI_Type_create_indexed_block_c(n, in.big(), displs.data(), old, &t);
-      break;
-    case 6:
-      rc = MPI_Type_create_hindexed_block_c(n, in.big(), displs.data(), old, &t);
-      break;
-    case 7:
-      rc = MPI_Type_create_struct_c(n, lens.data(), displs.data(), types.data(), &t);
-      break;
-    case 8:
-      rc = MPI_Type_create_resized_c(old, in.aint(), in.aint(), &t);
-      break;
+    case 1: rc = MPI_Type_vector_c(in.big(), in.big(), in.big(), old, &t); break;
+    case 2: rc = MPI_Type_create_hvector_c(in.big(), in.big(), in.aint(), old, &t); break;
+    case 3: rc = MPI_Type_indexed_c(n, lens.data(), displs.data(), old, &t); break;
+    case 4: rc = MPI_Type_create_hindexed_c(n, lens.data(), displs.data(), old, &t); break;
+    case 5: rc = MPI_Type_create_indexed_block_c(n, in.big(), displs.data(), old, &t); break;
+    case 6: rc = MPI_Type_create_hindexed_block_c(n, in.big(), displs.data(), old, &t); break;
+    case 7: rc = MPI_Type_create_struct_c(n, lens.data(), displs.data(), types.data(), &t); break;
+    case 8: rc = MPI_Type_create_resized_c(old, in.aint(), in.aint(), &t); break;
     case 9: {
       std::vector<MPI_Count> sizes(lens.size()), subs(lens.size()), starts(lens.size());
       for (std::size_t i = 0; i < lens.size(); ++i) {
@@ -205,9 +189,9 @@ void build_large(Input& in, Pool& pool, std::uint8_t kind) {
         subs[i] = in.big();
         starts[i] = in.big();
       }
-      rc =
-          MPI_Type_create_subarray_c(n, sizes.data(), subs.data(), starts.data(),
-                                     in.byte() % 3 == 0 ? MPI_ORDER_FORTRAN : MPI_ORDER_C, old, &t);
+      rc = MPI_Type_create_subarray_c(n, sizes.data(), subs.data(), starts.data(),
+                                      in.byte() % 3 == 0 ? MPI_ORDER_FORTRAN : MPI_ORDER_C, old,
+                                      &t);
       break;
     }
   }
