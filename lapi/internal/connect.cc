@@ -111,7 +111,7 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
     peers_[t].stripes = peers_[t].other_host && links_.enabled() &&
                         links_.add_peer(t, cards[t].uid, cards[t].host, cards[t].links);
   }
-  leave_split_copy_if_oversubscribed();
+  note_oversubscription();
   raise_split_min_if_cma_slow();
   for (std::uint32_t t = 0; t < ntasks_; ++t) {
     const PeerCard& card = cards[t];
@@ -138,19 +138,20 @@ Status Context::Impl::connect_peers(lapis::runtime::Bootstrap& boot) {
   return watch_other_hosts(cards);  // nothing unless the watch listens (under PMIx)
 }
 
-// Split copy pays when origin and target copy at the same time, each on a core of its own. On
-// a host with more of the job's tasks than cores online they take turns instead, and the
-// claiming and control messages are overhead: 4 and 8 ranks on 2 cores, all-to-all through
-// point-to-point (mpi_coll, 3 runs, us), 256 KiB per peer 173-180 without against 186-192 with
-// (4 ranks), 1089-1094 / 1161-1307 (8 ranks); 2 MiB 2048-2320 / 2192-2666 (4 ranks). (NPB IS
-// at 4 ranks moved within its run-to-run spread.) Every task of a host counts alike, so all
-// of them leave it. LAPIS_SPLIT_COPY=1 keeps it.
-void Context::Impl::leave_split_copy_if_oversubscribed() {
-  if (!config_.split_copy || config_.split_copy_always) return;
+// More of the job's tasks on this host than cores online: they take turns on the cores, and
+// a task waiting for another must let it run. Waiters then yield early (IdleSpin), and split
+// copy is left off: it pays when origin and target copy at the same time, each on a core of its
+// own; taking turns instead, the claiming and control messages are overhead: 4 and 8 ranks on 2
+// cores, all-to-all through point-to-point (mpi_coll, 3 runs, us), 256 KiB per peer 173-180
+// without against 186-192 with (4 ranks), 1089-1094 / 1161-1307 (8 ranks); 2 MiB 2048-2320 /
+// 2192-2666 (4 ranks). (NPB IS at 4 ranks moved within its run-to-run spread.) Every task of a
+// host counts alike, so all of them leave it. LAPIS_SPLIT_COPY=1 keeps it.
+void Context::Impl::note_oversubscription() {
   long here = 0;
   for (std::uint32_t t = 0; t < ntasks_; ++t) here += !peers_[t].other_host;
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  if (cores <= 0 || here <= cores) return;
+  host_oversubscribed_ = cores > 0 && here > cores;
+  if (!host_oversubscribed_ || !config_.split_copy || config_.split_copy_always) return;
   config_.split_copy = false;  // what qenv(split_copy) reports
   for (Peer& peer : peers_) peer.split = false;
 }

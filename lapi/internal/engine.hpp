@@ -42,6 +42,7 @@
 #include "lapi/internal/completion.hpp"
 #include "lapi/internal/completion_runner.hpp"
 #include "lapi/internal/fault_state.hpp"
+#include "lapi/internal/idle_spin.hpp"
 #include "lapi/internal/integrity.hpp"
 #include "lapi/internal/link_watch.hpp"
 #include "lapi/internal/links.hpp"
@@ -89,7 +90,7 @@ class Context::Impl {
   Status choose_path(TaskId t, const internal::PeerCard& card, const internal::PeerCard& mine,
                      const internal::PathRules& rules);
   // Turns split copy off on a host with more tasks than cores (unless LAPIS_SPLIT_COPY=1).
-  void leave_split_copy_if_oversubscribed();
+  void note_oversubscription();
   // split_copy.cc: Config::split_min_auto's check, once the paths are known.
   void raise_split_min_if_cma_slow();
 
@@ -334,7 +335,7 @@ class Context::Impl {
   // on the worker's event fd when idle, so oversubscribed hosts keep moving.
   template <typename Done>
   Status wait_until(Done done);
-  void idle_backoff(int& idle);
+  void idle_backoff(internal::IdleSpin& spin);
   // wait_until for the job's own rounds (fence, barrier, address_init): a task of another job
   // failing (join.cc) does not end the wait, which never waits for it; one of the job does.
   template <typename Done>
@@ -577,6 +578,9 @@ class Context::Impl {
   std::size_t max_uhdr_ = 0;
   std::atomic<bool> terminated_{false};
   bool entered_job_ = false;  // told the launcher this task is in the job (start())
+  // More of the job's tasks on this host than cores online (start()): waiters yield after
+  // IdleSpin's first polls instead of learning to spin longer (idle_spin.hpp).
+  bool host_oversubscribed_ = false;
 
   ucp_context_h ucp_ = nullptr;
   ucp_worker_h worker_ = nullptr;

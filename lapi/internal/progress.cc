@@ -22,12 +22,9 @@ using namespace internal;
 
 namespace {
 
-// Idle strategy of a waiter: spin (lowest latency), then yield the core
-// (oversubscribed hosts: 8 ranks on 2 cores must all move), then sleep on
-// the event fd with a timeout as a safety net against missed wake-ups.
-constexpr int kSpinPolls = 128;
+// A waiter that found nothing spins, yields, then sleeps on the event fd
+// (idle_spin.hpp), with a timeout as a safety net against missed wake-ups.
 constexpr unsigned kUcxQuietPolls = 256;
-constexpr int kYieldPolls = 4000;
 constexpr int kSleepTimeoutMs = 10;
 // The longest a parked progress thread sleeps between looks at a waiting
 // application thread (progress_loop).
@@ -144,15 +141,11 @@ void Context::Impl::run_job(const CompletionJob& job) {
   }
 }
 
-void Context::Impl::idle_backoff(int& idle) {
-  ++idle;
-  if (idle < kSpinPolls) return;
-  if (idle < kYieldPolls) {
-    sched_yield();
-    return;
+void Context::Impl::idle_backoff(IdleSpin& spin) {
+  if (spin.idle()) {
+    sleep_on_efd(kSleepTimeoutMs, true);
+    spin.after_sleep();
   }
-  idle = kSpinPolls;  // after a sleep, go back to yielding
-  sleep_on_efd(kSleepTimeoutMs, true);
 }
 
 void Context::Impl::sleep_on_efd(int timeout_ms, bool waiter) {
@@ -191,7 +184,7 @@ ucs_status_t Context::Impl::wait_request(ucs_status_ptr_t request) {
   if (request == nullptr) return UCS_OK;
   if (UCS_PTR_IS_ERR(request)) return UCS_PTR_STATUS(request);
   ucs_status_t st;
-  int idle = 0;
+  IdleSpin spin(host_oversubscribed_);
   while (true) {
     {
       Guard guard(lock_);
@@ -202,7 +195,7 @@ ucs_status_t Context::Impl::wait_request(ucs_status_ptr_t request) {
         return st;
       }
     }
-    idle_backoff(idle);
+    idle_backoff(spin);
   }
 }
 

@@ -18,13 +18,13 @@ Status Context::Impl::wait_until(Done done) {
   const bool announced = progress_.enter_wait();
   // A task failing meanwhile interrupts the wait: it may be the one waited for.
   const std::uint32_t failures = failures_.epoch.load(std::memory_order_acquire);
-  int idle = 0;
+  internal::IdleSpin spin(host_oversubscribed_);
   Status result = Errc::success;
   while (!done()) {
     if (poll_once()) {
-      idle = 0;
+      spin.busy();
     } else {
-      idle_backoff(idle);
+      idle_backoff(spin);
     }
     if (failures_.epoch.load(std::memory_order_relaxed) != failures) [[unlikely]] {
       absorb_failures();  // another thread may be at it: its handlers have run, or will
