@@ -150,8 +150,9 @@ void Context::Impl::note_oversubscription() {
   long here = 0;
   for (std::uint32_t t = 0; t < ntasks_; ++t) here += !peers_[t].other_host;
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  host_oversubscribed_ = cores > 0 && here > cores;
-  if (!host_oversubscribed_ || !config_.split_copy || config_.split_copy_always) return;
+  const bool oversubscribed = cores > 0 && here > cores;
+  if (oversubscribed) waiters_yield_early_.store(true, std::memory_order_relaxed);
+  if (!oversubscribed || !config_.split_copy || config_.split_copy_always) return;
   config_.split_copy = false;  // what qenv(split_copy) reports
   for (Peer& peer : peers_) peer.split = false;
 }

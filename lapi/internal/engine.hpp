@@ -578,9 +578,11 @@ class Context::Impl {
   std::size_t max_uhdr_ = 0;
   std::atomic<bool> terminated_{false};
   bool entered_job_ = false;  // told the launcher this task is in the job (start())
-  // More of the job's tasks on this host than cores online (start()): waiters yield after
-  // IdleSpin's first polls instead of learning to spin longer (idle_spin.hpp).
-  bool host_oversubscribed_ = false;
+  // Waiters yield after IdleSpin's first polls instead of learning to spin longer
+  // (idle_spin.hpp): where the job has more tasks on this host than cores online
+  // (note_oversubscription), and once a handler thread runs completions (apply_policy), which
+  // a waiter spinning on its core would keep from running.
+  std::atomic<bool> waiters_yield_early_{false};
 
   ucp_context_h ucp_ = nullptr;
   ucp_worker_h worker_ = nullptr;

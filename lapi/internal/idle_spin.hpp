@@ -15,11 +15,14 @@
 // (kQuietYieldNs: nobody else ran) doubles the time this thread spins
 // before its next first yield, up to kMaxSpinNs; one that lets another
 // task run drops it back to none. Contended cores keep the old
-// behaviour, quiet ones stop paying system calls on short waits. Where the
-// job alone has more tasks on the host than cores, nothing is learnt: a
+// behaviour, quiet ones stop paying system calls on short waits. Nothing is
+// learnt where the job alone has more tasks on the host than cores (a
 // yield that finds its own core free says nothing of the task waited for,
-// queued on the other (mpi_coll alltoall of 8 B at 4 ranks on 2 cores,
-// 9-11 us yielding after 128 polls, 16 us learning).
+// queued on the other: mpi_coll alltoall of 8 B at 4 ranks on 2 cores,
+// 9-11 us yielding after 128 polls, 16 us learning) or where a handler
+// thread runs the completions waited for (its sleeps make the yields look
+// quiet, and then it waits behind the spinner: the thread policy's MPI
+// ping-pong, mpi_paper_latency base, 9 us yielding, 61 us learning).
 
 #include <sched.h>
 

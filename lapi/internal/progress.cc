@@ -184,7 +184,7 @@ ucs_status_t Context::Impl::wait_request(ucs_status_ptr_t request) {
   if (request == nullptr) return UCS_OK;
   if (UCS_PTR_IS_ERR(request)) return UCS_PTR_STATUS(request);
   ucs_status_t st;
-  IdleSpin spin(host_oversubscribed_);
+  IdleSpin spin(waiters_yield_early_.load(std::memory_order_relaxed));
   while (true) {
     {
       Guard guard(lock_);
@@ -276,6 +276,7 @@ void Context::Impl::apply_policy(CompletionPolicy policy) {
   if (policy == CompletionPolicy::thread && !runner_.handler_thread) {
     lock_.enable(true);
     runner_.handler_thread = std::make_unique<HandlerThread>(runner);
+    waiters_yield_early_.store(true, std::memory_order_relaxed);
   }
   if (policy == CompletionPolicy::fiber && !runner_.fibers) {
     runner_.fibers = std::make_unique<FiberScheduler>(runner);

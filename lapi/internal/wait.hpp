@@ -18,7 +18,7 @@ Status Context::Impl::wait_until(Done done) {
   const bool announced = progress_.enter_wait();
   // A task failing meanwhile interrupts the wait: it may be the one waited for.
   const std::uint32_t failures = failures_.epoch.load(std::memory_order_acquire);
-  internal::IdleSpin spin(host_oversubscribed_);
+  internal::IdleSpin spin(waiters_yield_early_.load(std::memory_order_relaxed));
   Status result = Errc::success;
   while (!done()) {
     if (poll_once()) {
