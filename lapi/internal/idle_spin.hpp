@@ -32,7 +32,18 @@
 
 namespace lapi::internal {
 
-class IdleSpin {
+// The clock and the yield, replaceable in tests (tests/core/idle_spin_test.cc).
+struct SystemIdleOs {
+  static std::int64_t now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  static void yield() { sched_yield(); }
+};
+
+template <typename Os = SystemIdleOs>
+class BasicIdleSpin {
  public:
   // Polls spun before anything else (and all the spinning a contended core gets).
   static constexpr int kSpinPolls = 128;
@@ -41,8 +52,9 @@ class IdleSpin {
   static constexpr std::int64_t kQuietYieldNs = 5'000;
   static constexpr std::int64_t kMaxSpinNs = 50'000;
 
-  // `yield_early`: the host is known to be oversubscribed; spin kSpinPolls only.
-  explicit IdleSpin(bool yield_early) : learns_(!yield_early) {}
+  // `yield_early`: spin kSpinPolls only and learn nothing (the engine says when:
+  // Context::Impl::waiters_yield_early_).
+  explicit BasicIdleSpin(bool yield_early) : learns_(!yield_early) {}
 
   // One idle poll; true when the waiter should sleep now (it then calls
   // after_sleep and polls on).
@@ -54,7 +66,8 @@ class IdleSpin {
       return false;
     }
     if (spin_until_ != 0) {
-      // The clock only every 256 polls: a read costs about 25 ns here.
+      // The clock only every 256 polls: a read costs about 25 ns here, and
+      // reading it every 16 cost 1 KiB ping-pongs 5-10% (mpi_latency).
       if ((idle_ & 255) != 0 || now_ns() < spin_until_) return false;
       spin_until_ = 0;
     }
@@ -78,24 +91,22 @@ class IdleSpin {
     spin_until_ = 0;
   }
 
- private:
-  static std::int64_t now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  }
-  // Per thread: what a yield costs is a fact about the core it runs on.
+  // How long this thread spins before its first yield, as learnt (per
+  // thread: what a yield costs is a fact about the core it runs on).
   static std::int64_t& learnt_spin_ns() {
     thread_local std::int64_t ns = 0;
     return ns;
   }
+
+ private:
+  static std::int64_t now_ns() { return Os::now_ns(); }
   static void yield(bool learn) {
     if (!learn) {
-      sched_yield();
+      Os::yield();
       return;
     }
     const std::int64_t start = now_ns();
-    sched_yield();
+    Os::yield();
     std::int64_t& learnt = learnt_spin_ns();
     const bool quiet = now_ns() - start < kQuietYieldNs;
     learnt = quiet ? std::min(std::max<std::int64_t>(2 * learnt, 1'000), kMaxSpinNs) : 0;
@@ -106,5 +117,7 @@ class IdleSpin {
   int yields_ = 0;
   std::int64_t spin_until_ = 0;
 };
+
+using IdleSpin = BasicIdleSpin<>;
 
 }  // namespace lapi::internal
