@@ -89,7 +89,8 @@ class Context::Impl {
   Status connect_peers(lapis::runtime::Bootstrap& boot);
   Status choose_path(TaskId t, const internal::PeerCard& card, const internal::PeerCard& mine,
                      const internal::PathRules& rules);
-  // Turns split copy off on a host with more tasks than cores (unless LAPIS_SPLIT_COPY=1).
+  // On a host with more tasks than cores: waiters yield early (waiters_yield_early_), split
+  // copy is off (unless LAPIS_SPLIT_COPY=1).
   void note_oversubscription();
   // split_copy.cc: Config::split_min_auto's check, once the paths are known.
   void raise_split_min_if_cma_slow();

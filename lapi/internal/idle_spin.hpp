@@ -61,8 +61,9 @@ class BasicIdleSpin {
   bool idle() {
     ++idle_;
     if (idle_ < kSpinPolls) return false;
-    if (idle_ == kSpinPolls) {
-      if (learns_ && learnt_spin_ns() != 0) spin_until_ = now_ns() + learnt_spin_ns();
+    if (idle_ == kSpinPolls) {  // the spin so far ends: what follows starts here
+      spin_until_ = learns_ && learnt_spin_ns() != 0 ? now_ns() + learnt_spin_ns() : 0;
+      yields_ = 0;
       return false;
     }
     if (spin_until_ != 0) {
@@ -84,12 +85,9 @@ class BasicIdleSpin {
     idle_ = kSpinPolls + 1;
     yields_ = 0;
   }
-  // Something happened: the next idle poll starts over.
-  void busy() {
-    idle_ = 0;
-    yields_ = 0;
-    spin_until_ = 0;
-  }
+  // Something happened: the next idle poll starts over. (On the message
+  // path, so one store: the rest is reset when the first spin ends.)
+  void busy() { idle_ = 0; }
 
   // How long this thread spins before its first yield, as learnt (per
   // thread: what a yield costs is a fact about the core it runs on).
