@@ -152,10 +152,14 @@ template <bool kChecked>
   const Landing landing = h.fn(owner_, info);
   --tl_header_handler_depth;
   if (landing.refuse != 0) [[unlikely]] {
-    return refuse_amsend_locked(rndv, w.src, static_cast<Errc>(landing.refuse), cookie,
-                                fmt::format("header handler {} refused the message ({})", w.handler,
-                                            errc_name(static_cast<Errc>(landing.refuse))),
-                                split.id);
+    return refuse_amsend_locked(
+        rndv, w.src, static_cast<Errc>(landing.refuse), cookie,
+        w.handler == kPutFrameHandler
+            ? fmt::format("put of {} bytes refused ({})", length,
+                          errc_name(static_cast<Errc>(landing.refuse)))
+            : fmt::format("header handler {} refused the message ({})", w.handler,
+                          errc_name(static_cast<Errc>(landing.refuse))),
+        split.id);
   }
   const CompletionJob job{load_alone(landing.on_complete), load_alone(landing.user_info),
                           load_alone(landing.completion_arg),

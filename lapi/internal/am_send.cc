@@ -122,6 +122,12 @@ Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
     return s;
   }
   Guard guard(lock_);
+  return amsend_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
+}
+
+Status Context::Impl::amsend_locked(TaskId tgt, HandlerId handler, const void* uhdr,
+                                    std::size_t uhdr_len, const void* data, std::size_t data_len,
+                                    const Counters& counters) {
   // LAPIS_CHECKSUM=crc32c: every frame carries a ChecksumWire (integrity.hpp).
   const bool checked = integrity_.on;
   const std::uint16_t flags = checked ? kChecksummed : 0;

@@ -67,7 +67,8 @@ class CheckedTransfers {
                                                  std::size_t length, std::uint64_t cookie,
                                                  std::uint64_t staged_id,
                                                  internal::DataCheck& check);
-  [[gnu::cold, gnu::noinline]] void inject_frame_fault_locked(bool rndv, const std::byte* uhdr,
+  [[gnu::cold, gnu::noinline]] void inject_frame_fault_locked(bool rndv, const std::byte* frame,
+                                                              const std::byte* uhdr,
                                                               std::size_t uhdr_len, void* data,
                                                               std::size_t length,
                                                               std::uint16_t attempt);
@@ -94,6 +95,9 @@ class CheckedTransfers {
 
 
   // ---- integrity_rma.cc: Put and Get
+  // kPutFrameHandler's header handler (handler_arg: this): lands a Put frame's
+  // data at the address its user header names, in memory registered here.
+  static Landing land_put_frame(Context& ctx, const AmHeaderInfo& info);
   Status put_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
                             const void* org_addr, ucp_rkey_h rkey, const Counters& counters);
   void post_held_put_locked(std::uint64_t token);

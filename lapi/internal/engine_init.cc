@@ -142,6 +142,7 @@ Status Context::Impl::start() {
   if (integrity_.on) {
     integrity_.replay.resize(ntasks_);  // each ring allocates its memory on first use
     integrity_.verified.resize(ntasks_);
+    handlers_[kPutFrameHandler] = {&CheckedTransfers::land_put_frame, &checked_};
   }
   // From here on peers may wait for this task; shutdown() leaves again.
   boot->enter_job(config_.leave_call);

@@ -350,7 +350,7 @@ std::optional<ucs_status_t> CheckedTransfers::check_frame_locked(
   }
   if (held) e_.accepting_held_ = sum.record;
   if (integrity_.injector.armed()) [[unlikely]] {
-    inject_frame_fault_locked(rndv, bytes + sum_off + sizeof sum, uhdr_len, data, length,
+    inject_frame_fault_locked(rndv, bytes, bytes + sum_off + sizeof sum, uhdr_len, data, length,
                               sum.attempt);
   }
   // The scope byte is covered too: a damaged one fails the check.
@@ -372,10 +372,16 @@ std::optional<ucs_status_t> CheckedTransfers::check_frame_locked(
 
 // Fault injection: damages the user's bytes of a first transmission (of a
 // rendezvous frame, its user header: the data is checked once pulled).
-void CheckedTransfers::inject_frame_fault_locked(bool rndv, const std::byte* uhdr,
-                                                 std::size_t uhdr_len, void* data,
-                                                 std::size_t length, std::uint16_t attempt) {
-  const std::uint32_t path = rndv ? kCorruptRndv : e_.shm_.owns(uhdr) ? kCorruptShm : kCorruptEager;
+void CheckedTransfers::inject_frame_fault_locked(bool rndv, const std::byte* frame,
+                                                 const std::byte* uhdr, std::size_t uhdr_len,
+                                                 void* data, std::size_t length,
+                                                 std::uint16_t attempt) {
+  AmsendWire w;
+  std::memcpy(&w, frame, sizeof w);
+  const std::uint32_t path = w.handler == kPutFrameHandler ? kCorruptPut
+                             : rndv                        ? kCorruptRndv
+                             : e_.shm_.owns(uhdr)          ? kCorruptShm
+                                                           : kCorruptEager;
   if ((rndv ? uhdr_len : length + uhdr_len) == 0 || !integrity_.injector.due(path, attempt)) return;
   integrity_.stats.injected.fetch_add(1, std::memory_order_relaxed);
   if (length && !rndv) {

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -469,14 +470,21 @@ TEST_CASE("damaged on every attempt: each operation fails with data_corrupt, non
       expect_corrupt(origin);  // held until the target gave up
     }
   }
-  std::vector<unsigned char> window(4096);
+  constexpr std::size_t kLargePutAt = 4096;
+  constexpr std::size_t kLargePut = 9000;  // a held Put, not a frame (integrity_rma.cc)
+  std::vector<unsigned char> window(kLargePutAt + kLargePut);
   LAPI_OK(ctx.register_memory(window.data(), window.size()));
   const auto bases = exchange(ctx, reinterpret_cast<std::uint64_t>(window.data()));
-  std::vector<unsigned char> out(100, 7), in(100, 0);
+  std::vector<unsigned char> out(kLargePut, 7), in(100, 0);
   lapi::Counter put_done, put_completion, get_done;
   // The target counter must not move (s.landed below), the completion
-  // counter fails like the origin's.
-  LAPI_OK(ctx.put(right, out.size(), bases[right], out.data(),
+  // counter fails; a small Put's origin counter moved at once (its frame
+  // was replayed from a copy), a large one's fails too.
+  LAPI_OK(ctx.put(right, 100, bases[right], out.data(),
+                  {lapi::RemoteCounter{s.counters[right]}, &put_done, &put_completion}));
+  LAPI_OK(ctx.waitcntr(put_done, 1));
+  expect_corrupt(put_completion);
+  LAPI_OK(ctx.put(right, kLargePut, bases[right] + kLargePutAt, out.data(),
                   {lapi::RemoteCounter{s.counters[right]}, &put_done, &put_completion}));
   expect_corrupt(put_done);
   expect_corrupt(put_completion);
@@ -490,16 +498,18 @@ TEST_CASE("damaged on every attempt: each operation fails with data_corrupt, non
   CHECK(old == -1);  // no result reported
   LAPI_OK(ctx.gfence());
   // Nothing was reported landed here; every failure was counted where the
-  // data landed: three Amsends, a Put and an Rmw from the left, this
-  // task's Get. The Rmw was never applied, the Put's target counter never moved.
+  // data landed: three Amsends, two Puts and an Rmw from the left, this
+  // task's Get. The Rmw was never applied, the Puts' target counter never
+  // moved and the small one's bytes never landed (the large one's did, damaged).
   CHECK(s.landed.get() == 0);
   std::int64_t word = -1;
   std::memcpy(&word, window.data() + kRmwWord, sizeof word);
   CHECK(word == 0);
+  CHECK(std::count(window.begin(), window.begin() + 100, 7) == 0);
   const lapi::FaultStats f = ctx.fault_stats();
-  CHECK(f.checksum_failures == 6);
+  CHECK(f.checksum_failures == 7);
   CHECK(f.checksum_repaired == 0);
-  CHECK(f.checksum_mismatches == 6 * 4);
+  CHECK(f.checksum_mismatches == 7 * 4);
   CHECK(f.corruptions_injected == f.checksum_mismatches);
   LAPI_OK(ctx.deregister_memory(window.data()));
   LAPI_OK(ctx.barrier());
