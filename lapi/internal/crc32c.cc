@@ -5,6 +5,7 @@
 #include "lapi/internal/crc32c.hpp"
 
 #include "lapi/internal/crc32c_fold.hpp"
+#include "lapi/line_copy.hpp"
 
 #include <cpuid.h>
 #include <nmmintrin.h>
@@ -283,6 +284,17 @@ std::uint32_t crc32c_copy_uncached(void* dst, const void* src, std::size_t len,
   if (len < kUncachedMin || !crc32c_fold_supported()) {
     crc = crc32c_extend(crc, src, len);
     std::memcpy(dst, src, len);
+    return crc;
+  }
+  return crc32c_copy_streaming(dst, src, len, crc);
+}
+
+std::uint32_t crc32c_copy_streaming(void* dst, const void* src, std::size_t len,
+                                    std::uint32_t crc) {
+  // The fold needs kFoldMin bytes after the head that aligns the stores.
+  if (!crc32c_fold_supported() || len < kFoldMin + 64) {
+    crc = crc32c_extend(crc, src, len);
+    copy_streaming(dst, src, len);
     return crc;
   }
   auto* to = static_cast<unsigned char*>(dst);

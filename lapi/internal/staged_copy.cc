@@ -140,11 +140,13 @@ std::uint64_t monotonic_ns() {
 }
 
 // Origin: one chunk into its slot to `tgt`, the way that is cheaper now
-// (stage_copy_choice.hpp); whether by streaming stores.
+// (stage_copy_choice.hpp), and its CRC32C into *crc unless null (the time taken,
+// timed, covers both); whether by streaming stores.
 bool copy_chunk_in(SplitCopyState& split, const ShmChannel& shm, TaskId tgt, std::byte* slot,
-                   const std::byte* from, std::uint32_t len) {
+                   const std::byte* from, std::uint32_t len, std::uint32_t* crc) {
   if (len < kTimedChunk) {  // a message's short last piece: the longer ones are timed
     copy_bulk(slot, from, len);
+    if (crc) *crc = crc32c_extend(0, from, len);
     return false;
   }
   std::uint64_t target_ns[2];
@@ -152,10 +154,18 @@ bool copy_chunk_in(SplitCopyState& split, const ShmChannel& shm, TaskId tgt, std
   const bool streaming = split.stage_copy.next(target_ns);
   const std::uint64_t start = monotonic_ns();
   if (streaming) {
-    copy_streaming(slot, from, len);
+    // The CRC folded into the streaming copy: its stores wait for no line.
+    if (crc) {
+      *crc = crc32c_copy_streaming(slot, from, len, 0);
+    } else {
+      copy_streaming(slot, from, len);
+    }
     ++split.staged_streamed;
   } else {
+    // The CRC from the source after the copy: a fused copy's vector stores
+    // stall on the lines the target read a lap ago.
     copy_bulk(slot, from, len);
+    if (crc) *crc = crc32c_extend(0, from, len);
   }
   split.stage_copy.timed(streaming, per_full_chunk(monotonic_ns() - start, len));
   return streaming;
@@ -207,11 +217,10 @@ bool Context::Impl::push_stage_locked(TaskId tgt) {
     SplitSend& op = *queue.front();
     const auto* from = reinterpret_cast<const std::byte*>(op.wire.addr) + op.pushed;
     const std::uint32_t len = next_chunk_len(op);
-    // The CPU's string copy or streaming stores (stage_copy_choice.hpp),
-    // then the CRC from the source: the fused copy's vector stores stall on
-    // the lines the target read a lap ago.
-    const bool streamed = copy_chunk_in(split_, shm_, tgt, slot, from, len);
-    const std::uint32_t crc = integrity_.on ? crc32c_extend(0, from, len) : 0;
+    // The CPU's string copy or streaming stores (stage_copy_choice.hpp).
+    std::uint32_t crc = 0;
+    const bool streamed =
+        copy_chunk_in(split_, shm_, tgt, slot, from, len, integrity_.on ? &crc : nullptr);
     if (shm_.stage_publish(tgt, op.wire.id, op.pushed, len, crc, streamed) == ShmSend::done_wake) {
       send_wake_locked(tgt);
     }

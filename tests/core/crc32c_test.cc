@@ -89,23 +89,28 @@ TEST_CASE("crc32c and crc32c_copy match the reference at block boundaries and of
   }
 }
 
-TEST_CASE("crc32c_copy_uncached copies and checksums below and above its streaming size") {
+TEST_CASE("crc32c_copy_uncached and _streaming copy and checksum at every size") {
   std::mt19937 rng(11);
   std::vector<unsigned char> src(kUncachedMin + 4096);
   for (auto& b : src) b = static_cast<unsigned char>(rng());
   // Destination offsets 0 and 64 are aligned for the streaming stores, the
   // others need a head; lengths leave tails of every kind.
   for (std::size_t offset : {0u, 1u, 63u, 64u}) {
-    for (std::size_t len : {std::size_t{0}, std::size_t{100}, kUncachedMin - 1, kUncachedMin,
-                            kUncachedMin + 255, kUncachedMin + 1000}) {
-      CAPTURE(offset);
-      CAPTURE(len);
-      std::vector<unsigned char> dst(len + 128, 0xee);
-      const std::uint32_t want = reference(src.data() + 3, len);
-      CHECK(crc32c_copy_uncached(dst.data() + offset, src.data() + 3, len, 0) == want);
-      CHECK(std::memcmp(dst.data() + offset, src.data() + 3, len) == 0);
-      CHECK(std::count(dst.begin(), dst.begin() + offset, 0xee) == static_cast<long>(offset));
-      CHECK(std::count(dst.begin() + offset + len, dst.end(), 0xee) == 128 - static_cast<long>(offset));
+    for (std::size_t len : {std::size_t{0}, std::size_t{1}, std::size_t{30}, std::size_t{100},
+                            std::size_t{300}, std::size_t{65536 + 7}, kUncachedMin - 1,
+                            kUncachedMin, kUncachedMin + 255, kUncachedMin + 1000}) {
+      for (auto copy : {&crc32c_copy_uncached, &crc32c_copy_streaming}) {
+        CAPTURE(offset);
+        CAPTURE(len);
+        CAPTURE(copy == &crc32c_copy_streaming);
+        std::vector<unsigned char> dst(len + 128, 0xee);
+        const std::uint32_t want = reference(src.data() + 3, len);
+        CHECK(copy(dst.data() + offset, src.data() + 3, len, 0) == want);
+        CHECK(std::memcmp(dst.data() + offset, src.data() + 3, len) == 0);
+        CHECK(std::count(dst.begin(), dst.begin() + offset, 0xee) == static_cast<long>(offset));
+        CHECK(std::count(dst.begin() + offset + len, dst.end(), 0xee) ==
+              128 - static_cast<long>(offset));
+      }
     }
   }
 }
