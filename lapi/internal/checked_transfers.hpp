@@ -93,11 +93,7 @@ class CheckedTransfers {
   // error handler hears of it (or stderr with LAPIS_DEBUG).
   void report_integrity_failure_locked(TaskId peer, Errc code, const std::string& detail);
 
-
   // ---- integrity_rma.cc: Put and Get
-  // kPutFrameHandler's header handler (handler_arg: this): lands a Put frame's
-  // data at the address its user header names, in memory registered here.
-  static Landing land_put_frame(Context& ctx, const AmHeaderInfo& info);
   Status put_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
                             const void* org_addr, ucp_rkey_h rkey, const Counters& counters);
   void post_held_put_locked(std::uint64_t token);

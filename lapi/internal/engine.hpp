@@ -294,6 +294,9 @@ class Context::Impl {
                        std::uint64_t tgt_addr, std::size_t len, ucp_rkey_h& rkey);
   Status put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, const void* org_addr,
              const Counters& counters);
+  // kPutFrameHandler's header handler (handler_arg: the engine): lands a Put
+  // frame's data at the address its user header names, in memory registered here.
+  static Landing land_put_frame(Context& ctx, const AmHeaderInfo& info);
   Status get(TaskId tgt, std::size_t len, std::uint64_t tgt_addr, void* org_addr,
              RemoteCounter tgt_cntr, Counter* org_cntr);
   Status rmw(RmwOp op, TaskId tgt, std::uint64_t tgt_addr, std::int64_t operand,

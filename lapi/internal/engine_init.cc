@@ -142,8 +142,8 @@ Status Context::Impl::start() {
   if (integrity_.on) {
     integrity_.replay.resize(ntasks_);  // each ring allocates its memory on first use
     integrity_.verified.resize(ntasks_);
-    handlers_[kPutFrameHandler] = {&CheckedTransfers::land_put_frame, &checked_};
   }
+  handlers_[kPutFrameHandler] = {&Context::Impl::land_put_frame, this};
   // From here on peers may wait for this task; shutdown() leaves again.
   boot->enter_job(config_.leave_call);
   entered_job_ = true;

@@ -30,10 +30,10 @@
 //     handler never runs twice.
 //   * Split copy: the origin's buffer is held until split_done anyway, so
 //     the target, which can read it, copies the damaged data again itself.
-//   * Small Put (at most 2 KiB, below the eager limit): a small Amsend frame, to
-//     the reserved handler kPutFrameHandler, which lands the data at the
-//     target address the user header carries. Its origin counter moves at
-//     once; nothing waits for a verdict.
+//   * Small Put (at most 2 KiB, below the eager limit): a small Amsend frame
+//     to kPutFrameHandler (wire.hpp), which lands the data at the target
+//     address the frame carries. Its origin counter moves at once; nothing
+//     waits for a verdict.
 //   * Larger Put: the origin checksums its buffer, holds its origin counter,
 //     and after the Put is flushed asks the target to check the range
 //     (put_verify); on a mismatch it puts again. The target moves its
@@ -79,10 +79,6 @@
 namespace lapi::internal {
 
 inline constexpr std::uint16_t kMaxAttempts = 4;  // a transfer and three retransmissions
-
-// The Amsend handler id a checked small Put's frame names (users' ids start
-// at 1): its user header is the target address (CheckedTransfers::land_put_frame).
-inline constexpr HandlerId kPutFrameHandler = 0;
 
 // The last frames sent to one target, overwritten oldest first.
 // Target side of checksum_verified: the replay frames from one origin found

@@ -1,5 +1,5 @@
 // LAPIS_CHECKSUM=crc32c for Put and Get (the scheme is in integrity.hpp).
-//   Small Put: a checked Amsend frame to kPutFrameHandler (land_put_frame),
+//   Small Put: a checked Amsend frame to kPutFrameHandler (rma.cc),
 //        checked and repaired as every small frame is, so that its latency
 //        pays the CRC and no round trip.
 //   Larger Put: CRC of the origin's buffer → put → flush → put_verify; the target
@@ -88,25 +88,14 @@ namespace {
 // three times (into it, into the replay copy, out of it), a held Put once,
 // straight into the target's memory, and from 3 KiB that costs more than
 // the verdict's round trip.
-constexpr std::size_t kPutFrameMax = 2048;
+constexpr std::size_t kCheckedPutFrameMax = 2048;
 
 }  // namespace
-
-Landing CheckedTransfers::land_put_frame(Context&, const AmHeaderInfo& info) {
-  const auto& self = *static_cast<const CheckedTransfers*>(info.handler_arg);
-  std::uint64_t addr = 0;
-  if (info.uhdr_len != sizeof addr) return Landing{.refuse = static_cast<int>(Errc::hdr_len)};
-  std::memcpy(&addr, info.uhdr, sizeof addr);
-  if (info.data_len != 0 && !self.e_.regions_.covers(addr, info.data_len)) {
-    return Landing{.refuse = static_cast<int>(Errc::not_registered)};
-  }
-  return Landing{.buffer = reinterpret_cast<void*>(addr)};
-}
 
 Status CheckedTransfers::put_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
                                             const void* org_addr, ucp_rkey_h rkey,
                                             const Counters& counters) {
-  if (len <= kPutFrameMax && len < e_.config_.eager_limit) {
+  if (len <= kCheckedPutFrameMax && len < e_.config_.eager_limit) {
     return e_.amsend_locked(tgt, kPutFrameHandler, &tgt_addr, sizeof tgt_addr, org_addr, len,
                             counters);
   }

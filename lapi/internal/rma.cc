@@ -40,6 +40,31 @@ Status Context::Impl::transfer_rkey(std::unique_lock<MaybeMutex>& guard, TaskId 
   return s;
 }
 
+namespace {
+
+// The largest Put with a target or completion counter that goes to a task on
+// this node as a ring frame (to kPutFrameHandler) rather than in place: the
+// target reads one line for the data and the counter instead of the frame
+// and then the data, and memory it did not get from alloc_registered costs
+// no cross-memory write (1.1 us or more here). lapi_latency --op put,amsend,
+// fast latency mode: 8 B 0.168 us in place against 0.113 as a frame (Amsend),
+// 256 B 0.164 / 0.130, 1 KiB 0.179 / 0.177, 2 KiB 0.181 / 0.233. A Put
+// with no counter at the target stays in place: no target polls for it.
+constexpr std::size_t kPutFrameMax = 512;
+
+}  // namespace
+
+Landing Context::Impl::land_put_frame(Context&, const AmHeaderInfo& info) {
+  const auto& self = *static_cast<const Context::Impl*>(info.handler_arg);
+  std::uint64_t addr = 0;
+  if (info.uhdr_len != sizeof addr) return Landing{.refuse = static_cast<int>(Errc::hdr_len)};
+  std::memcpy(&addr, info.uhdr, sizeof addr);
+  if (info.data_len != 0 && !self.regions_.covers(addr, info.data_len)) {
+    return Landing{.refuse = static_cast<int>(Errc::not_registered)};
+  }
+  return Landing{.buffer = reinterpret_cast<void*>(addr)};
+}
+
 Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
                           const void* org_addr, const Counters& counters) {
   if (Status s = check_transfer_call("put", tgt, len, tgt_addr, org_addr); !s.ok()) [[unlikely]] {
@@ -50,6 +75,11 @@ Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
   if (Status s = transfer_rkey(guard, tgt, tgt_addr, len, rkey); !s.ok()) [[unlikely]] return s;
   if (integrity_.on) [[unlikely]] {
     return checked_.put_checked_locked(tgt, len, tgt_addr, org_addr, rkey, counters);
+  }
+  if (len <= kPutFrameMax && (counters.target || counters.completion) &&
+      peers_[tgt].path == Path::shm) {
+    return amsend_locked(tgt, kPutFrameHandler, &tgt_addr, sizeof tgt_addr, org_addr, len,
+                         counters);
   }
   return via_path<&PathOps::put>(tgt, len, tgt_addr, org_addr, rkey, counters);
 }

@@ -45,6 +45,10 @@ enum class Proto : unsigned {
   kCount
 };
 
+// The AmsendWire handler id of a small Put sent as a frame (users' ids
+// start at 1): its user header is the target address (rma.cc, land_put_frame).
+inline constexpr std::uint16_t kPutFrameHandler = 0;
+
 // Flags of AmsendWire / CounterUpdateWire.
 inline constexpr std::uint16_t kHasTargetCounter = 1u << 0;  // + u64 counter handle
 inline constexpr std::uint16_t kHasCompletion = 1u << 1;     // + u64 completion cookie
