@@ -24,6 +24,11 @@ TEST_CASE("an exclusive request's next step from what its swap found") {
   // Free after all: swap again from what is there.
   CHECK(exclusive_step(kLockWriterWaiting, 0) == ExclusiveStep::swap_again);
   CHECK(exclusive_step(0, kLockWriterWaiting) == ExclusiveStep::swap_again);
+  // ... unless a new request may still defer to the writer whose flag that is.
+  CHECK(exclusive_step(0, kLockWriterWaiting, true) == ExclusiveStep::defer);
+  CHECK(exclusive_step(kLockWriterWaiting, kLockWriterWaiting, true) == ExclusiveStep::taken);
+  CHECK(exclusive_step(kLockWriterWaiting, 0, true) == ExclusiveStep::swap_again);
+  CHECK(exclusive_step(0, 0, true) == ExclusiveStep::taken);
   // Held, nobody waiting yet (readers; or a writer whose swap cleared the flag).
   CHECK(exclusive_step(0, 2) == ExclusiveStep::raise_flag);
   CHECK(exclusive_step(kLockWriterWaiting, kLockExclusive) == ExclusiveStep::raise_flag);
@@ -48,12 +53,13 @@ struct Word {
   }
   void unlock_shared() { value -= 1; }
   // One round of an exclusive request; `expected` carries over between rounds.
-  bool try_exclusive(std::uint64_t& expected) {
+  bool try_exclusive(std::uint64_t& expected, bool may_defer = false) {
     for (;;) {
       const std::uint64_t seen = value;  // compare-and-swap kLockExclusive for `expected`
       if (seen == expected) value = kLockExclusive;
-      switch (exclusive_step(expected, seen)) {
+      switch (exclusive_step(expected, seen, may_defer)) {
         case ExclusiveStep::taken: return true;
+        case ExclusiveStep::defer: return false;  // expected stays 0
         case ExclusiveStep::swap_again: expected = seen; continue;
         case ExclusiveStep::raise_flag: value |= kLockWriterWaiting; break;
         case ExclusiveStep::back_off: break;
@@ -100,4 +106,27 @@ TEST_CASE("two waiting writers both get in, and the flag never outlives them") {
   CHECK(w.try_exclusive(e2));
   w.unlock_exclusive();
   CHECK(w.value == 0);  // nobody waits: no flag left behind
+}
+
+TEST_CASE("a new writer defers to a waiting one instead of taking the lock again at once") {
+  Word w;
+  std::uint64_t local = 0, remote = 0;
+  REQUIRE(w.try_exclusive(local, true));  // the lock's own rank holds it
+  CHECK_FALSE(w.try_exclusive(remote, true));  // a remote writer waits: flag up
+  w.unlock_exclusive();
+  CHECK(w.value == kLockWriterWaiting);
+  local = 0;
+  CHECK_FALSE(w.try_exclusive(local, true));  // the holder's next epoch defers ...
+  CHECK(local == 0);
+  CHECK(w.value == kLockWriterWaiting);
+  CHECK(w.try_exclusive(remote, true));  // ... so the waiting writer gets in
+  CHECK_FALSE(w.try_exclusive(local, true));  // and the other now waits its turn
+  CHECK(w.value == (kLockExclusive | kLockWriterWaiting));
+  w.unlock_exclusive();
+  CHECK(w.try_exclusive(local, true));
+  // Out of deferrals (window.cc bounds them), a new writer takes a flag alone as before.
+  w.unlock_exclusive();
+  w.value = kLockWriterWaiting;
+  std::uint64_t late = 0;
+  CHECK(w.try_exclusive(late, false));
 }

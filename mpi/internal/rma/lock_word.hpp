@@ -32,9 +32,18 @@ enum class ExclusiveStep {
   swap_again, // nobody holds it (seen is 0 or the flag alone): swap from `seen` at once
   raise_flag, // held, and no writer waits yet: raise the flag, then back off
   back_off,   // held, the flag is up: back off, then swap from the flag alone
+  defer,      // a new request finds another writer's flag alone: back off, then swap from 0
 };
-constexpr ExclusiveStep exclusive_step(std::uint64_t expected, std::uint64_t seen) {
+// `may_defer`: a new request (expected 0) that finds the flag alone leaves the
+// lock to the writer that raised it, for as long as the caller allows. Else a
+// writer at the lock's own rank, whose swaps cost no message, took the lock
+// again at every unlock and starved a remote writer for ever (MPICH's
+// linked_list_bench_lock_excl with LAPIS_CHECKSUM=crc32c, where an Rmw is a
+// request the target serves).
+constexpr ExclusiveStep exclusive_step(std::uint64_t expected, std::uint64_t seen,
+                                       bool may_defer = false) {
   if (seen == expected) return ExclusiveStep::taken;
+  if (may_defer && expected == 0 && seen == kLockWriterWaiting) return ExclusiveStep::defer;
   if (seen == 0 || seen == kLockWriterWaiting) return ExclusiveStep::swap_again;
   return (seen & kLockWriterWaiting) == 0 ? ExclusiveStep::raise_flag : ExclusiveStep::back_off;
 }

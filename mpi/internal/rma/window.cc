@@ -345,10 +345,15 @@ class LockBackoff {
 // leaves); a reader stepping back waits out a whole exclusive epoch.
 constexpr std::chrono::microseconds kWriterBackoffCap{32};
 constexpr std::chrono::microseconds kReaderBackoffCap{256};
+// How often a new writer defers to a waiting one (ExclusiveStep::defer): with
+// the backoff doubling to kWriterBackoffCap, about 130 us, four of the waiting
+// writer's retries at least.
+constexpr int kMaxDefers = 8;
 
 int acquire_exclusive(Window& win, int target) {
   LockBackoff backoff(kWriterBackoffCap);
   std::uint64_t expected = 0;
+  int deferred = 0;
   for (;;) {
     std::int64_t prev = 0;
     if (int rc = lock_rmw(win, target, lapi::RmwOp::compare_and_swap,
@@ -357,9 +362,13 @@ int acquire_exclusive(Window& win, int target) {
       return rc;
     }
     const auto seen = static_cast<std::uint64_t>(prev);
-    switch (exclusive_step(expected, seen)) {
+    switch (exclusive_step(expected, seen, deferred < kMaxDefers)) {
       case ExclusiveStep::taken:
         return MPI_SUCCESS;
+      case ExclusiveStep::defer:
+        ++deferred;
+        backoff.wait();
+        continue;  // expected stays 0: the waiting writer's swap goes first
       case ExclusiveStep::swap_again:
         expected = seen;
         continue;
