@@ -32,6 +32,15 @@ extern "C" const char* __tsan_default_suppressions() { return "race:ucp_put_hand
 
 namespace {
 
+// The same situation when the core lands a small Put itself (as a frame, in
+// its progress thread): the watched word's load is kept out of TSan's view
+// (only this load, not a suppression naming the core's landing code, which
+// would hide real races there); noinline confines the exemption.
+__attribute__((no_sanitize("thread"), noinline)) std::int64_t watched_load(
+    const volatile std::int64_t* p) {
+  return *p;
+}
+
 std::atomic<int> g_flag{0};
 std::int64_t g_landing = 0;
 std::atomic<int> g_go{0};
@@ -237,8 +246,8 @@ TEST_CASE("a spinning task still receives amsend, put and rmw") {
     volatile std::int64_t* mem = user.data();
     CHECK(spin_until([] { return g_flag.load(std::memory_order_acquire) == 1; }));
     CHECK(g_landing == 4242);
-    CHECK(spin_until([&] { return mem[1] == 99; }));
-    CHECK(spin_until([&] { return mem[2] == 7; }));
+    CHECK(spin_until([&] { return watched_load(&mem[1]) == 99; }));
+    CHECK(spin_until([&] { return watched_load(&mem[2]) == 7; }));
   } else if (ctx.task_id() == 0) {
     const std::int64_t ping = 4242, put_value = 99;
     lapi::Counter c;
