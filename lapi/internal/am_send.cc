@@ -115,19 +115,11 @@ template RingSend Context::Impl::amsend_shm_locked<true>(TaskId, HandlerId, std:
   return Errc::success;
 }
 
-Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
-                             std::size_t uhdr_len, const void* data, std::size_t data_len,
-                             const Counters& counters) {
-  if (Status s = check_amsend_call(tgt, handler, uhdr, uhdr_len, data, data_len); !s.ok()) [[unlikely]] {
-    return s;
-  }
-  Guard guard(lock_);
-  return amsend_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
-}
-
-Status Context::Impl::amsend_locked(TaskId tgt, HandlerId handler, const void* uhdr,
-                                    std::size_t uhdr_len, const void* data, std::size_t data_len,
-                                    const Counters& counters) {
+// amsend()'s sending part, inlined there (every message's path) and into
+// amsend_locked (a small Put's frame).
+[[gnu::always_inline]] inline Status Context::Impl::send_amsend_locked(
+    TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len, const void* data,
+    std::size_t data_len, const Counters& counters) {
   // LAPIS_CHECKSUM=crc32c: every frame carries a ChecksumWire (integrity.hpp).
   const bool checked = integrity_.on;
   const std::uint16_t flags = checked ? kChecksummed : 0;
@@ -158,6 +150,22 @@ Status Context::Impl::amsend_locked(TaskId tgt, HandlerId handler, const void* u
   // Anything else: the path's own way (path_ops.hpp).
   return via_path<&PathOps::amsend>(tgt, handler, flags, uhdr, uhdr_len, data, data_len,
                                     counters);
+}
+
+Status Context::Impl::amsend(TaskId tgt, HandlerId handler, const void* uhdr,
+                             std::size_t uhdr_len, const void* data, std::size_t data_len,
+                             const Counters& counters) {
+  if (Status s = check_amsend_call(tgt, handler, uhdr, uhdr_len, data, data_len); !s.ok()) [[unlikely]] {
+    return s;
+  }
+  Guard guard(lock_);
+  return send_amsend_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
+}
+
+Status Context::Impl::amsend_locked(TaskId tgt, HandlerId handler, const void* uhdr,
+                                    std::size_t uhdr_len, const void* data, std::size_t data_len,
+                                    const Counters& counters) {
+  return send_amsend_locked(tgt, handler, uhdr, uhdr_len, data, data_len, counters);
 }
 
 Status Context::Impl::amsend_quiet(TaskId tgt, HandlerId handler, const void* uhdr,

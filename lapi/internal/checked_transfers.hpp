@@ -94,6 +94,9 @@ class CheckedTransfers {
   void report_integrity_failure_locked(TaskId peer, Errc code, const std::string& detail);
 
   // ---- integrity_rma.cc: Put and Get
+  // Whether a checked Put of `len` bytes goes as a frame to kPutFrameHandler
+  // (put() sends it); put_checked_locked moves the others.
+  bool put_as_frame(std::size_t len) const;
   Status put_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
                             const void* org_addr, ucp_rkey_h rkey, const Counters& counters);
   void post_held_put_locked(std::uint64_t token);

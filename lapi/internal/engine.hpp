@@ -118,10 +118,12 @@ class Context::Impl {
   // ---- am_send.cc
   Status amsend(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
                 const void* data, std::size_t data_len, const Counters& counters);
-  // amsend() once its arguments passed, under the lock (also a small Put's frame to
-  // kPutFrameHandler: put() and CheckedTransfers::put_checked_locked).
+  // amsend() once its arguments passed, under the lock, out of line (a small Put's
+  // frame to kPutFrameHandler, put()); send_amsend_locked is the same, inlined.
   Status amsend_locked(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
                        const void* data, std::size_t data_len, const Counters& counters);
+  Status send_amsend_locked(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
+                            const void* data, std::size_t data_len, const Counters& counters);
   // Context::amsend_now: `sent` false and success when it could not leave inside the call.
   Status amsend_now(TaskId tgt, HandlerId handler, const void* uhdr, std::size_t uhdr_len,
                     const void* data, std::size_t data_len, bool& sent);

@@ -1,5 +1,5 @@
 // LAPIS_CHECKSUM=crc32c for Put and Get (the scheme is in integrity.hpp).
-//   Small Put: a checked Amsend frame to kPutFrameHandler (rma.cc),
+//   Small Put (put_as_frame): a checked Amsend frame to kPutFrameHandler (rma.cc),
 //        checked and repaired as every small frame is, so that its latency
 //        pays the CRC and no round trip.
 //   Larger Put: CRC of the origin's buffer → put → flush → put_verify; the target
@@ -92,13 +92,13 @@ constexpr std::size_t kCheckedPutFrameMax = 2048;
 
 }  // namespace
 
+bool CheckedTransfers::put_as_frame(std::size_t len) const {
+  return len <= kCheckedPutFrameMax && len < e_.config_.eager_limit;
+}
+
 Status CheckedTransfers::put_checked_locked(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
                                             const void* org_addr, ucp_rkey_h rkey,
                                             const Counters& counters) {
-  if (len <= kCheckedPutFrameMax && len < e_.config_.eager_limit) {
-    return e_.amsend_locked(tgt, kPutFrameHandler, &tgt_addr, sizeof tgt_addr, org_addr, len,
-                            counters);
-  }
   const std::uint64_t token = integrity_.next_token++;
   void* mapped = nullptr;
   if (len > 0 && ucp_rkey_ptr(rkey, tgt_addr, &mapped) != UCS_OK) mapped = nullptr;

@@ -73,13 +73,16 @@ Status Context::Impl::put(TaskId tgt, std::size_t len, std::uint64_t tgt_addr,
   std::unique_lock guard(lock_);
   ucp_rkey_h rkey = nullptr;
   if (Status s = transfer_rkey(guard, tgt, tgt_addr, len, rkey); !s.ok()) [[unlikely]] return s;
-  if (integrity_.on) [[unlikely]] {
-    return checked_.put_checked_locked(tgt, len, tgt_addr, org_addr, rkey, counters);
-  }
-  if (len <= kPutFrameMax && (counters.target || counters.completion) &&
-      peers_[tgt].path == Path::shm) {
+  const bool as_frame = integrity_.on
+                            ? checked_.put_as_frame(len)
+                            : len <= kPutFrameMax && (counters.target || counters.completion) &&
+                                  peers_[tgt].path == Path::shm;
+  if (as_frame) {
     return amsend_locked(tgt, kPutFrameHandler, &tgt_addr, sizeof tgt_addr, org_addr, len,
                          counters);
+  }
+  if (integrity_.on) [[unlikely]] {
+    return checked_.put_checked_locked(tgt, len, tgt_addr, org_addr, rkey, counters);
   }
   return via_path<&PathOps::put>(tgt, len, tgt_addr, org_addr, rkey, counters);
 }
