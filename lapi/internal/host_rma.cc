@@ -84,7 +84,11 @@ bool Context::Impl::move_in_place_locked(TaskId tgt, ucp_rkey_h rkey, std::uint6
       ++peer.rma_mapped;
       return true;
     case Way::cma:
-      if (cma_copy(peer.split_pid, local, addr, len, put) != 0) return false;
+      // A Put keeps process_vm_writev, which fails on a read-only page (cma.hpp).
+      if ((put ? cma_copy(peer.split_pid, local, addr, len, true)
+               : peer.proc_mem.copy(peer.split_pid, local, addr, len, false)) != 0) {
+        return false;
+      }
       ++peer.rma_cma;
       return true;
     case Way::ucx:

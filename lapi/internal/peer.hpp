@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lapi/context.hpp"
+#include "lapi/internal/cma.hpp"
 
 namespace lapi::internal {
 
@@ -67,6 +68,7 @@ struct Peer {
   // Split copy: its pid when its memory is reachable (else 0: split Amsends
   // from it are refused), and our free claim cells in its ring.
   std::uint32_t split_pid = 0;
+  ProcMem proc_mem;  // small Gets and write_near's writes into it (cma.hpp)
   std::vector<std::uint32_t> split_free_cells;
   // Whether large Amsends go both ways (Context::Impl::both_ways_locked):
   // our last split or staged one to it (its record, while out), and when

@@ -36,7 +36,6 @@
 // could read a probe word from the peer's memory at init (same node, and
 // the kernel allows cross-memory attach between them).
 
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -55,23 +54,6 @@
 namespace lapi {
 
 using namespace internal;
-
-int internal::cma_copy(std::uint32_t pid, void* local, std::uint64_t remote, std::size_t len,
-                       bool write) {
-  auto* here = static_cast<std::byte*>(local);
-  while (len > 0) {
-    iovec l{here, len};
-    iovec r{reinterpret_cast<void*>(remote), len};
-    const ssize_t n = write ? process_vm_writev(static_cast<pid_t>(pid), &l, 1, &r, 1, 0)
-                            : process_vm_readv(static_cast<pid_t>(pid), &l, 1, &r, 1, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return n < 0 ? errno : EFAULT;
-    here += n;
-    remote += static_cast<std::uint64_t>(n);
-    len -= static_cast<std::size_t>(n);
-  }
-  return 0;
-}
 
 namespace {
 
@@ -325,8 +307,11 @@ Status Context::Impl::write_near(TaskId tgt, std::uint64_t tgt_addr, const void*
   if (len == 0) return Errc::success;
   if (data == nullptr) return fail(Errc::org_addr_null, "write_near: data is null but len={}", len);
   if (tgt_addr == 0) return fail(Errc::tgt_addr_null, "write_near: tgt_addr is null but len={}", len);
-  // cma_copy writes from a non-const buffer type only; it does not modify it.
-  if (int e = cma_copy(peers_[tgt].split_pid, const_cast<void*>(data), tgt_addr, len, true); e != 0) {
+  // An announced receive buffer: ProcMem may write it (cma.hpp). Its copy
+  // takes a non-const buffer type only; it does not modify it.
+  Peer& peer = peers_[tgt];
+  if (int e = peer.proc_mem.copy(peer.split_pid, const_cast<void*>(data), tgt_addr, len, true);
+      e != 0) {
     return fail(Errc::transport, "write_near: {} bytes into task {} at {:#x}: {}", len, tgt, tgt_addr,
                 std::strerror(e));
   }
