@@ -289,7 +289,10 @@ Status Context::Impl::shutdown() {
     Guard guard(lock_);
     leave_joined_locked();
   }
-  if (s.ok()) s = barrier();
+  // Even after a failed fence: the others wait for this task's answers in
+  // their own fences until they meet it here (a task that went on to the
+  // out-of-band barrier below instead left them waiting for ever).
+  if (Status b = barrier(); s.ok()) s = b;
   // With failed tasks this barrier cannot complete: the tasks left meet in
   // the bootstrap's barrier of the survivors instead (barrier_without), polling
   // meanwhile, so that a survivor still in its fence gets our answers.

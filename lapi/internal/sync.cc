@@ -31,17 +31,21 @@ Status Context::Impl::fence_tasks(TaskId first, TaskId end) {
       send_control_locked(t, Proto::fence_request, &req, sizeof req);
     }
   }
-  // After a failure, the endpoints of the tasks left one by one: what UCX
+  // The whole worker when this fence covers every task and none failed;
+  // otherwise the endpoints of the fence's live tasks one by one. What UCX
   // holds for a failed task may never leave (free_ucx_sends_to_locked), and
-  // a flush of the whole worker would wait for it forever.
+  // a flush of the whole worker would wait for it forever; and a task of a
+  // job that connected (join.cc) may have gone without a word while this
+  // job fences only itself (at term): a flush of its endpoint fails, which
+  // must not fail this job's fence.
   std::vector<ucs_status_ptr_t> flushes;
   {
     Guard guard(lock_);
     ucp_request_param_t p{};
-    if (!failures_.any_failed.load(std::memory_order_acquire)) {
+    if (first == 0 && end == npeers() && !failures_.any_failed.load(std::memory_order_acquire)) {
       flushes.push_back(ucp_worker_flush_nbx(worker_, &p));
     } else {
-      for (TaskId t = 0; t < peers_.size(); ++t) {
+      for (TaskId t = first; t < end; ++t) {
         if (peers_[t].ep != nullptr && !failures_.failed[t].load(std::memory_order_relaxed))
           flushes.push_back(ucp_ep_flush_nbx(peers_[t].ep, &p));
       }
