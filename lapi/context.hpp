@@ -170,7 +170,9 @@ class Context {
   // Writes len bytes from here into tgt's memory at tgt_addr, unregistered,
   // with no work at tgt; returns once they are in place. Only for memory tgt
   // named for the purpose (MPI announces a posted receive's buffer so that
-  // the sender writes into it while the receiver computes). Errc::tgt for a
+  // the sender writes into it while the receiver computes), and writable:
+  // up to 4 KiB the write goes through tgt's /proc/PID/mem, which writes
+  // even into a page mapped read-only, as a debugger does. Errc::tgt for a
   // task out of range, Errc::no_connectivity where writes_near(tgt) is
   // false, Errc::transport when the kernel refuses the write (tgt gone,
   // tgt_addr not mapped there).
