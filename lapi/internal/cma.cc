@@ -12,13 +12,16 @@
 
 namespace lapi::internal {
 
-int cma_copy(std::uint32_t pid, void* local, std::uint64_t remote, std::size_t len, bool write) {
+namespace {
+
+// Calls move(here, remote, len) (a system call's result: bytes moved, or -1
+// and errno) until all len bytes moved, resuming after a partial transfer
+// or an interruption. 0 moved: nothing mapped there, or the task has gone.
+template <typename Move>
+int move_all(void* local, std::uint64_t remote, std::size_t len, Move move) {
   auto* here = static_cast<std::byte*>(local);
   while (len > 0) {
-    iovec l{here, len};
-    iovec r{reinterpret_cast<void*>(remote), len};
-    const ssize_t n = write ? process_vm_writev(static_cast<pid_t>(pid), &l, 1, &r, 1, 0)
-                            : process_vm_readv(static_cast<pid_t>(pid), &l, 1, &r, 1, 0);
+    const ssize_t n = move(here, remote, len);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return n < 0 ? errno : EFAULT;
     here += n;
@@ -26,6 +29,17 @@ int cma_copy(std::uint32_t pid, void* local, std::uint64_t remote, std::size_t l
     len -= static_cast<std::size_t>(n);
   }
   return 0;
+}
+
+}  // namespace
+
+int cma_copy(std::uint32_t pid, void* local, std::uint64_t remote, std::size_t len, bool write) {
+  return move_all(local, remote, len, [&](std::byte* here, std::uint64_t there, std::size_t n) {
+    iovec l{here, n};
+    iovec r{reinterpret_cast<void*>(there), n};
+    return write ? process_vm_writev(static_cast<pid_t>(pid), &l, 1, &r, 1, 0)
+                 : process_vm_readv(static_cast<pid_t>(pid), &l, 1, &r, 1, 0);
+  });
 }
 
 ProcMem::~ProcMem() { close_file(); }
@@ -58,18 +72,10 @@ int ProcMem::copy(std::uint32_t pid, void* local, std::uint64_t remote, std::siz
       return cma_copy(pid, local, remote, len, write);
     }
   }
-  auto* here = static_cast<std::byte*>(local);
-  while (len > 0) {
-    const auto at = static_cast<off_t>(remote);
-    const ssize_t n = write ? ::pwrite(fd_, here, len, at) : ::pread(fd_, here, len, at);
-    if (n < 0 && errno == EINTR) continue;
-    // 0: nothing mapped there, or the task has gone (its memory with it).
-    if (n <= 0) return n < 0 ? errno : EFAULT;
-    here += n;
-    remote += static_cast<std::uint64_t>(n);
-    len -= static_cast<std::size_t>(n);
-  }
-  return 0;
+  return move_all(local, remote, len, [&](std::byte* here, std::uint64_t there, std::size_t n) {
+    const auto at = static_cast<off_t>(there);
+    return write ? ::pwrite(fd_, here, n, at) : ::pread(fd_, here, n, at);
+  });
 }
 
 }  // namespace lapi::internal
