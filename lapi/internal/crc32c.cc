@@ -198,6 +198,17 @@ template <bool Copy>
 [[gnu::target("sse4.2"), gnu::always_inline]] inline std::uint32_t hw_raw(
     std::uint32_t crc0, unsigned char* dst, const unsigned char* src, std::size_t len) {
   std::uint64_t c0 = crc0;
+  // Not for copies: the streams' 8-byte stores into lines another core
+  // reads next stalled the target's copy out of a staged chunk (mpi_bw
+  // 1 MiB with checksums 20.4 -> 16.6-17.1 GB/s, the origin's hybrid alone
+  // 22.8-23.2).
+  if (!Copy && len >= kHybridMin && crc32c_fold_supported()) {
+    auto raw = static_cast<std::uint32_t>(c0);
+    const std::size_t done = crc32c_hybrid_raw(&raw, src, len);
+    c0 = raw;
+    src += done;
+    len -= done;
+  }
   if (len >= kFoldMin && crc32c_fold_supported()) {
     const std::size_t whole = len & ~std::size_t{255};
     c0 = crc32c_fold_raw(static_cast<std::uint32_t>(c0), Copy ? dst : nullptr, src, whole);

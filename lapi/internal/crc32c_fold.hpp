@@ -30,6 +30,19 @@ inline constexpr std::size_t kFoldMin = 256;
 std::uint32_t crc32c_fold_raw(std::uint32_t raw, unsigned char* dst, const unsigned char* src,
                               std::size_t len);
 
+// The hybrid: a long buffer's front part folded as above while three CRC32
+// chains take the rest, three streams behind it, in the same loop (the fold
+// waits on the carry-less multiplier, the CRC32 instruction runs on another
+// port), the four joined by carry-less products at the end. Each loop turn
+// covers kHybridTurn bytes. Continues the raw register *raw over the
+// longest multiple of kHybridTurn bytes at most `len` (at least
+// kHybridMin) and returns how many that was. Only when
+// crc32c_fold_supported().
+inline constexpr std::size_t kHybridWords = 5;  // per stream and turn
+inline constexpr std::size_t kHybridTurn = 256 + 3 * 8 * kHybridWords;
+inline constexpr std::size_t kHybridMin = 4096;
+std::size_t crc32c_hybrid_raw(std::uint32_t* raw, const unsigned char* src, std::size_t len);
+
 // crc32c_fold_raw copying to `dst` (64-byte aligned) with streaming stores,
 // which bypass this CPU's caches, then a store fence.
 std::uint32_t crc32c_fold_stream_raw(std::uint32_t raw, unsigned char* dst,
