@@ -7,6 +7,7 @@
 #include <cpuid.h>
 #include <immintrin.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -218,7 +219,8 @@ constexpr ShiftKeys kShiftKeys;
 bool crc32c_fold_supported() { return kSupported; }
 
 std::size_t crc32c_hybrid_raw(std::uint32_t* raw, const unsigned char* src, std::size_t len) {
-  const std::size_t turns = len / kHybridTurn;
+  // Streams below 2^47 bytes, which kShiftKeys covers; the caller folds the rest.
+  const std::size_t turns = std::min(len, std::size_t{1} << 46) / kHybridTurn;
   *raw = hybrid_raw(*raw, src, turns);
   return turns * kHybridTurn;
 }
