@@ -7,8 +7,8 @@
 // precomputed "append N zero bytes" operators (Mark Adler's method). From
 // 256 bytes up, a CPU with AVX-512 VPCLMULQDQ folds instead, over twice as
 // fast, and from 4 KiB, where nothing is copied, folds beside three CRC32
-// chains (crc32c_fold.hpp: the hybrid). A CPU without SSE4.2 falls back to a byte-wise
-// table loop.
+// chains (crc32c_fold.hpp: the hybrid). A CPU without SSE4.2 falls back to
+// a byte-wise table loop.
 //
 // crc32c_copy moves the bytes while it checksums them: where the data is
 // copied anyway (into a shared-memory ring, a packed frame, a replay copy)

@@ -17,11 +17,23 @@ namespace {
 
 constexpr std::uint32_t kPoly = 0x82f63b78;  // CRC32C, bit-reflected
 
-// x^e mod P, bit-reflected (bit i holds the coefficient of x^(31-i)).
-constexpr std::uint32_t x_pow_mod(unsigned e) {
-  std::uint32_t r = 0x80000000u;  // x^0
-  for (unsigned i = 0; i < e; ++i) r = r & 1 ? (r >> 1) ^ kPoly : r >> 1;
-  return r;
+// A * B mod P, bit-reflected (bit i holds the coefficient of x^(31-i)); for
+// the constants, computed at compile time.
+constexpr std::uint32_t mul_sw(std::uint32_t a, std::uint32_t b) {
+  std::uint32_t product = 0;
+  for (int k = 0; k < 32; ++k, a = a & 1 ? (a >> 1) ^ kPoly : a >> 1) {
+    if ((b >> (31 - k)) & 1) product ^= a;  // b's coefficient of x^k
+  }
+  return product;
+}
+
+// x^e mod P, by squaring.
+constexpr std::uint32_t x_pow_mod(std::uint64_t e) {
+  std::uint32_t result = 0x80000000u, base = 0x40000000u;  // x^0, x^1
+  for (; e != 0; e >>= 1, base = mul_sw(base, base)) {
+    if (e & 1) result = mul_sw(result, base);
+  }
+  return result;
 }
 
 // A lane holds 128 message bits, the first in bit 0 (the highest power). Its
@@ -56,7 +68,8 @@ bool os_saves_zmm() {
 
 bool cpu_folds() {
   unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid(1, &a, &b, &c, &d) == 0 || (c & bit_SSE4_2) == 0 || (c & bit_PCLMUL) == 0) return false;
+  if (__get_cpuid(1, &a, &b, &c, &d) == 0) return false;
+  if ((c & bit_SSE4_2) == 0 || (c & bit_PCLMUL) == 0) return false;
   if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
   return (b & bit_AVX512F) != 0 && (c & bit_VPCLMULQDQ) != 0 && os_saves_zmm();
 }
@@ -125,29 +138,12 @@ template <Store S>
 
 // ---- The hybrid (crc32c_fold.hpp): the fold beside three CRC32 chains.
 
-// A * B mod P, bit-reflected (constants only).
-constexpr std::uint32_t mul_sw(std::uint32_t a, std::uint32_t b) {
-  std::uint32_t product = 0;
-  for (int k = 0; k < 32; ++k, a = a & 1 ? (a >> 1) ^ kPoly : a >> 1) {
-    if ((b >> (31 - k)) & 1) product ^= a;  // b's coefficient of x^k
-  }
-  return product;
-}
-
-constexpr std::uint32_t x_pow_mod_sw(std::uint64_t e) {
-  std::uint32_t result = 0x80000000u, base = 0x40000000u;  // x^0, x^1
-  for (; e != 0; e >>= 1, base = mul_sw(base, base)) {
-    if (e & 1) result = mul_sw(result, base);
-  }
-  return result;
-}
-
 // x^(8 * 2^i - 33) mod P: what mul_x33 multiplies by to move a register
 // 2^i bytes on (i >= 3: the hybrid's shifts are whole words).
 struct ShiftKeys {
   std::array<std::uint32_t, 48> k{};
   constexpr ShiftKeys() {
-    for (unsigned i = 3; i < k.size(); ++i) k[i] = x_pow_mod_sw((std::uint64_t{8} << i) - 33);
+    for (unsigned i = 3; i < k.size(); ++i) k[i] = x_pow_mod((std::uint64_t{8} << i) - 33);
   }
 };
 constexpr ShiftKeys kShiftKeys;

@@ -1,6 +1,6 @@
 // CRC32C: the SSE4.2 three-stream code, the fold, the hybrid and the
-// copying variant agree with a bit-at-a-time reference at every length and alignment around the block
-// sizes where the streams are joined.
+// copying variant agree with a bit-at-a-time reference at every length and
+// alignment around the block sizes where the streams are joined.
 
 #include <doctest/doctest.h>
 
