@@ -1,8 +1,10 @@
 #pragma once
-// How a staged Amsend's origin copies a chunk (of 16 KiB or more) into the target's
-// staging slot (staged_copy.cc): the CPU's cached string copy, or streaming
-// stores that send the lines to memory instead of first taking them back
-// from the target's cache, where the target read them a lap ago.
+// How a staged Amsend's origin copies a chunk (of 16 KiB or more) into the
+// target's staging slot without checksums (with them it always streams, the
+// CRC folded in: staged_copy.cc's copy_chunk_in): the CPU's cached string
+// copy, or streaming stores that send the lines to memory instead of first
+// taking them back from the target's cache, where the target read them a
+// lap ago.
 //
 // Why both, chosen by timing: on a 2-core AMD EPYC VM the cached copy moved
 // lapi_bandwidth's 64 KiB Amsends at 1.7-2.0 GB/s in some runs (the origin

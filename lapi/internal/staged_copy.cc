@@ -51,13 +51,14 @@
 // needs two passes of its own, the origin's over its buffer before the
 // frame leaves and the target's over what landed: 1 MiB Amsends
 // ran at 0.59x of unchecked (lapi_bandwidth --checksum none,crc32c). Through
-// staging, the origin copies each 64 KiB chunk in and takes its CRC right
-// after, from its cache, and the target copies it out with crc32c_copy,
-// whose CRC costs nothing beside the copy. A prototype of the two copies,
-// two processes streaming 1 MiB messages on an AMD Zen 5 VM: 17-20 GB/s
-// with both CRCs, against 19-23.5 for unchecked split copy. (A CRC fused
-// into the origin's copy ran at 6-9 GB/s: its vector stores into lines the
-// target just read stall where the CPU's string copy does not.)
+// staging, the origin copies each 64 KiB chunk in by streaming stores with
+// the CRC folded in (copy_chunk_in), and the target copies it out with
+// crc32c_copy, whose CRC costs nothing beside the copy. A prototype of the
+// two copies, two processes streaming 1 MiB messages on an AMD Zen 5 VM:
+// 17-20 GB/s with both CRCs, against 19-23.5 for unchecked split copy. (A
+// CRC fused into the origin's copy with cached vector stores ran at 6-9
+// GB/s: those stores into lines the target just read stall where the CPU's
+// string copy and streaming stores do not.)
 //
 //   origin                                   target
 //   Amsend frame: kSplitData | kStagedData -> header handler names the buffer
@@ -139,9 +140,17 @@ std::uint64_t monotonic_ns() {
                                         .count());
 }
 
-// Origin: one chunk into its slot to `tgt`, the way that is cheaper now
-// (stage_copy_choice.hpp), and its CRC32C into *crc unless null (the time taken,
-// timed, covers both); whether by streaming stores.
+// Origin: one chunk into its slot to `tgt`, and its CRC32C into *crc unless
+// null; whether by streaming stores. With a CRC the chunk always streams,
+// the CRC folded into the copy: the cached way takes the CRC in a second
+// pass over the source after the copy (a fused copy's vector stores stall
+// on the lines the target read a lap ago; the CPU's string copy does not).
+// mpi_bw with LAPIS_CHECKSUM=crc32c, always streaming against the choice
+// below (timing the target's checked copies out too), 4 rounds alternated:
+// 64 KiB 18.5-19.4 / 12.8-18.7 GB/s, 1 MiB 21.1-22.9 / 19.4-21.7, 4 MiB
+// 23.3-24.2 / 21.2-22.7; in a slower machine state even (64 KiB 13.5-14.4
+// / 14.2-15.2, 1 MiB 17.4-19.0 / 17.4-18.1); mpi_bibw even. Without a CRC
+// the way that is cheaper now (stage_copy_choice.hpp).
 bool copy_chunk_in(SplitCopyState& split, const ShmChannel& shm, TaskId tgt, std::byte* slot,
                    const std::byte* from, std::uint32_t len, std::uint32_t* crc) {
   if (len < kTimedChunk) {  // a message's short last piece: the longer ones are timed
@@ -149,23 +158,20 @@ bool copy_chunk_in(SplitCopyState& split, const ShmChannel& shm, TaskId tgt, std
     if (crc) *crc = crc32c_extend(0, from, len);
     return false;
   }
+  if (crc != nullptr) {
+    *crc = crc32c_copy_streaming(slot, from, len, 0);
+    ++split.staged_streamed;
+    return true;
+  }
   std::uint64_t target_ns[2];
   shm.stage_copy_out_ns(tgt, target_ns);
   const bool streaming = split.stage_copy.next(target_ns);
   const std::uint64_t start = monotonic_ns();
   if (streaming) {
-    // The CRC folded into the streaming copy: its stores wait for no line.
-    if (crc) {
-      *crc = crc32c_copy_streaming(slot, from, len, 0);
-    } else {
-      copy_streaming(slot, from, len);
-    }
+    copy_streaming(slot, from, len);
     ++split.staged_streamed;
   } else {
-    // The CRC from the source after the copy: a fused copy's vector stores
-    // stall on the lines the target read a lap ago.
     copy_bulk(slot, from, len);
-    if (crc) *crc = crc32c_extend(0, from, len);
   }
   split.stage_copy.timed(streaming, per_full_chunk(monotonic_ns() - start, len));
   return streaming;
