@@ -42,8 +42,9 @@ std::uint32_t crc32c_copy(void* dst, const void* src, std::size_t len, std::uint
 inline constexpr std::size_t kUncachedMin = 512 * 1024;
 std::uint32_t crc32c_copy_uncached(void* dst, const void* src, std::size_t len, std::uint32_t crc);
 
-// crc32c_copy with streaming stores at any length (a staged chunk the
-// origin chose to stream, staged_copy.cc); a store fence ends it.
+// crc32c_copy with streaming stores at any length (every checked staged
+// chunk of 16 KiB or more, staged_copy.cc's copy_chunk_in); a store fence
+// ends it.
 std::uint32_t crc32c_copy_streaming(void* dst, const void* src, std::size_t len, std::uint32_t crc);
 
 // Whether the SSE4.2 instruction is used (tests, lapis_info).
