@@ -335,6 +335,7 @@ ShmStats Context::shm_stats() const {
   stats.staged_sent = impl_->split_.staged_sent;
   stats.staged_received = impl_->split_.staged_received;
   stats.staged_pulled = impl_->split_.staged_pulled;
+  stats.staged_pulls_cut = impl_->split_.staged_pulls_cut;
   stats.staged_streamed = impl_->split_.staged_streamed;
   // Peers whose chosen path is the rings (a LAPIS_PATHS rule may send a peer of this host through
   // UCX; its ring is still watched).

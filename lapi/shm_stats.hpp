@@ -23,9 +23,11 @@ struct ShmStats {
   // (large Amsends with an origin counter, lapi/internal/staged_copy.cc).
   std::uint64_t staged_sent = 0;
   std::uint64_t staged_received = 0;
-  // Staged Amsends whose rest the target read itself (their origin stayed
-  // out of the library).
+  // Staged Amsends whose rest the target began to read itself (their origin
+  // stayed out of the library), and of those the reads it stopped because the
+  // origin came back (it pushes the rest).
   std::uint64_t staged_pulled = 0;
+  std::uint64_t staged_pulls_cut = 0;
   // Chunks an origin copied into the staging area with streaming stores
   // (where its cached copy ran slower; lapi/internal/stage_copy_choice.hpp).
   std::uint64_t staged_streamed = 0;

@@ -396,6 +396,31 @@ void ShmChannel::stage_copy_out_ns(std::uint32_t tgt, std::uint64_t (&ns)[2]) co
   }
 }
 
+void ShmChannel::stage_note_pulled(std::uint32_t src, std::uint64_t token, std::uint64_t offset) {
+  StageArea& area = *stage_in_[src].area;
+  std::atomic_ref<std::uint64_t> seq(area.pulled_seq);
+  const std::uint64_t s = seq.load(std::memory_order_relaxed);
+  seq.store(s + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  std::atomic_ref<std::uint64_t>(area.pulled_token).store(token, std::memory_order_relaxed);
+  std::atomic_ref<std::uint64_t>(area.pulled_to).store(offset, std::memory_order_relaxed);
+  seq.store(s + 2, std::memory_order_release);
+}
+
+std::uint64_t ShmChannel::stage_pulled(std::uint32_t tgt, std::uint64_t token) const {
+  StageArea& area = *stage_after(out_[tgt].ring);
+  std::atomic_ref<std::uint64_t> seq(area.pulled_seq);
+  const std::uint64_t before = seq.load(std::memory_order_acquire);
+  if (before % 2 != 0) return 0;  // being written: the next look sees it
+  const std::uint64_t named =
+      std::atomic_ref<std::uint64_t>(area.pulled_token).load(std::memory_order_relaxed);
+  const std::uint64_t to =
+      std::atomic_ref<std::uint64_t>(area.pulled_to).load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (seq.load(std::memory_order_relaxed) != before || named != token) return 0;
+  return to;
+}
+
 bool ShmChannel::pending() const {
   for (const Inbox& in : in_) {
     Slot& slot = in.ring[in.next % kSlots];

@@ -266,6 +266,11 @@ class ShmChannel {
   // choose how to write the next ones.
   void stage_note_copy_out(std::uint32_t src, bool streamed, std::uint64_t ns);
   void stage_copy_out_ns(std::uint32_t tgt, std::uint64_t (&ns)[2]) const;
+  // Consumer: this task has read the first `offset` bytes of `src`'s Amsend
+  // `token` itself (a pull); the producer need not push those.
+  void stage_note_pulled(std::uint32_t src, std::uint64_t token, std::uint64_t offset);
+  // Producer: how much of Amsend `token` `tgt` has pulled (0: none that it said).
+  std::uint64_t stage_pulled(std::uint32_t tgt, std::uint64_t token) const;
 
  private:
   struct alignas(64) Slot {
@@ -328,6 +333,11 @@ class ShmChannel {
   struct StageArea {
     alignas(64) std::uint64_t consumed;  // written by the consumer
     std::uint64_t copy_out_ns[2];         // written by the consumer: recent, [streamed]
+    // Written by the consumer (stage_note_pulled) under a sequence count,
+    // odd while it writes: the two words change together.
+    alignas(64) std::uint64_t pulled_seq;
+    std::uint64_t pulled_token;
+    std::uint64_t pulled_to;
     StageSlot slots[kStageSlots];
   };
   struct StageIn {  // consumer side, per source

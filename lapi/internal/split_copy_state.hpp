@@ -118,6 +118,7 @@ struct SplitCopyState {
   std::uint64_t staged_sent = 0;
   std::uint64_t staged_received = 0;
   std::uint64_t staged_pulled = 0;
+  std::uint64_t staged_pulls_cut = 0;  // stopped when the origin polled again
   // The last split Amsends whose split_done came. A split_go and split_done
   // may take different ways (ring and UCX, when the ring was full), so a
   // split_go may come after its split_done: it is then dropped, where one

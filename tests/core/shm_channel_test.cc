@@ -365,6 +365,14 @@ TEST_CASE("staged chunks arrive in order and intact; a full area refuses until o
   p.ch[0].stage_copy_out_ns(1, ns);
   CHECK(ns[1] == 4001);
   CHECK(ns[0] == (3 * 1001 + 2000) / 4 + 1);
+  // What the consumer pulled itself reaches the producer, for that Amsend only.
+  CHECK(p.ch[0].stage_pulled(1, 7) == 0);
+  p.ch[1].stage_note_pulled(0, 7, 256 * 1024);
+  CHECK(p.ch[0].stage_pulled(1, 7) == 256 * 1024);
+  CHECK(p.ch[0].stage_pulled(1, 8) == 0);
+  p.ch[1].stage_note_pulled(0, 8, 512 * 1024);
+  CHECK(p.ch[0].stage_pulled(1, 7) == 0);
+  CHECK(p.ch[0].stage_pulled(1, 8) == 512 * 1024);
 }
 
 TEST_CASE("staging wake-ups: a chunk for a target asleep, a freed slot for a full source asleep") {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -52,6 +53,14 @@ lapi::Landing unmapped(lapi::Context&, const lapi::AmHeaderInfo&) {
   lapi::Landing l;
   l.buffer = reinterpret_cast<void*>(std::uintptr_t{4096});
   return l;
+}
+
+// Keeps this thread out of the library for `us` microseconds, as a sender that
+// computes after its Amsend does.
+void compute_for(int us) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  while (std::chrono::steady_clock::now() < until) {
+  }
 }
 
 }  // namespace
@@ -313,6 +322,47 @@ TEST_CASE("the target completes a split amsend while the origin stays out of the
     lapis::runtime::process_bootstrap().barrier();
   }
   LAPI_OK(s.ctx.barrier());
+}
+
+TEST_CASE("a target that pulls stops when the origin comes back, and the origin pushes the rest") {
+  lapi::Context& ctx = rank_context();
+  if (ctx.num_tasks() < 2) return;
+  const lapi::TaskId me = ctx.task_id();
+  // Task 0 sends 16 MiB to task 1 and computes for a while before it waits,
+  // coming back while task 1 reads the rest (a 16 MiB pull takes milliseconds)
+  // or before it starts; rounds go on until one pull was cut short, or 40.
+  const std::vector<std::size_t> sizes = {(16u << 20) + 64 * 1024 + 9};
+  const int compute_us[] = {200, 400, 800, 1600, 3200};
+  std::uint64_t cuts = 0;
+  std::uint64_t staged = 0;
+  int rounds = 0;
+  while (cuts == 0 && rounds < 40) {
+    Setup& s = setup(sizes.size());
+    const lapi::ShmStats before = s.ctx.shm_stats();
+    if (me == 0) {
+      Sender sender;
+      sender.send(s.ctx, 1, sizes, {s.counters[1]});
+      compute_for(compute_us[rounds % 5]);
+      sender.wait(s.ctx);
+    } else if (me == 1) {
+      LAPI_OK(s.ctx.waitcntr(s.landed, 1));
+      check_inbox(sizes);
+    }
+    const lapi::ShmStats after = s.ctx.shm_stats();
+    const std::uint64_t mine = me == 1 ? after.staged_pulls_cut - before.staged_pulls_cut : 0;
+    const std::uint64_t was_staged = me == 1 ? after.staged_received - before.staged_received : 0;
+    cuts += exchange(s.ctx, mine)[1];
+    staged += exchange(s.ctx, was_staged)[1];
+    ++rounds;
+  }
+  std::int64_t interrupt = 1;
+  LAPI_OK(ctx.qenv(lapi::Query::interrupt_mode, interrupt));
+  MESSAGE(rounds, " rounds, ", staged, " staged, ", cuts, " pulls cut short");
+  // Polling, a core each, ten staged rounds (the others went by split copy or UCX, to a
+  // target asleep): the origin came back mid-pull in one of them.
+  const bool cores_each = static_cast<long>(ctx.num_tasks()) <= sysconf(_SC_NPROCESSORS_ONLN);
+  if (interrupt == 0 && cores_each && staged >= 10) CHECK(cuts >= 1);
+  LAPI_OK(ctx.barrier());
 }
 
 TEST_CASE("a discarded, refused or failed split amsend frees the origin's buffer") {
