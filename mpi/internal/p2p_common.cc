@@ -13,7 +13,7 @@ int validate_send(const void* buf, int count, MPI_Datatype datatype, int dest, i
                   MPI_Comm comm, Comm*& c, const Datatype*& t) {
   int rc = lookup_comm(comm, c);
   if (rc == MPI_SUCCESS) rc = check_count(count);
-  if (rc == MPI_SUCCESS) rc = lookup_type(datatype, t, true);
+  if (rc == MPI_SUCCESS) rc = lookup_type(p2p_datatype(datatype, dest), t, true);
   if (rc == MPI_SUCCESS) rc = check_buffer(buf, count, *t);
   if (rc == MPI_SUCCESS) rc = check_dest(*c, dest);
   if (rc == MPI_SUCCESS) rc = check_send_tag(tag);
@@ -24,7 +24,7 @@ int validate_recv(const void* buf, int count, MPI_Datatype datatype, int source,
                   MPI_Comm comm, Comm*& c, const Datatype*& t) {
   int rc = lookup_comm(comm, c);
   if (rc == MPI_SUCCESS) rc = check_count(count);
-  if (rc == MPI_SUCCESS) rc = lookup_type(datatype, t, true);
+  if (rc == MPI_SUCCESS) rc = lookup_type(p2p_datatype(datatype, source), t, true);
   if (rc == MPI_SUCCESS) rc = check_buffer(buf, count, *t);
   if (rc == MPI_SUCCESS) rc = check_source(*c, source);
   if (rc == MPI_SUCCESS) rc = check_recv_tag(tag);

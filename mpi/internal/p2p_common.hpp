@@ -9,6 +9,13 @@
 
 namespace mpi {
 
+// The datatype a call with `peer` works with: MPI_DATATYPE_NULL with
+// MPI_PROC_NULL, where nothing moves, counts as MPI_BYTE (MPICH accepts it, and
+// its test suite's pt2pt/recvnull checks that).
+inline MPI_Datatype p2p_datatype(MPI_Datatype datatype, int peer) {
+  return datatype == MPI_DATATYPE_NULL && peer == MPI_PROC_NULL ? MPI_BYTE : datatype;
+}
+
 // Communicator, count, datatype (committed), buffer, destination, tag.
 // On failure `c` is set when the communicator was valid (for raise()).
 int validate_send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,

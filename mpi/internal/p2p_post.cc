@@ -88,17 +88,9 @@ int post_contiguous(const char* function, const PostArgs& a, const FastP2p& f, M
   return MPI_SUCCESS;
 }
 
-}  // namespace
-
-int post_request(const char* function, const PostArgs& a, bool persistent, MPI_Request* request) {
-  FastP2p f;
-  if (!fast_post_args(a, request, f)) [[unlikely]] {
-    if (int rc = validate_post_args(function, a, request)) return rc;
-    f.comm_slot = state().comms.find(a.comm);
-    f.type_slot = state().types.find(a.datatype);
-  } else if (!persistent) [[likely]] {
-    return post_contiguous(function, a, f, request);
-  }
+// The request for validated arguments (f's table slots set), started unless persistent.
+int post_new_request(const char* function, const PostArgs& a, const FastP2p& f, bool persistent,
+                     MPI_Request* request) {
   MPI_Request h = MPI_REQUEST_NULL;
   Request* r = new_request(a, f, persistent, h);
   if (r == nullptr) return too_many_requests(function, f);
@@ -111,6 +103,22 @@ int post_request(const char* function, const PostArgs& a, bool persistent, MPI_R
   }
   *request = h;
   return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int post_request(const char* function, const PostArgs& args, bool persistent, MPI_Request* request) {
+  FastP2p f;
+  if (fast_post_args(args, request, f)) [[likely]] {
+    if (!persistent) [[likely]] return post_contiguous(function, args, f, request);
+    return post_new_request(function, args, f, persistent, request);
+  }
+  if (int rc = validate_post_args(function, args, request)) return rc;
+  PostArgs a = args;
+  a.datatype = p2p_datatype(a.datatype, a.peer);
+  f.comm_slot = state().comms.find(a.comm);
+  f.type_slot = state().types.find(a.datatype);
+  return post_new_request(function, a, f, persistent, request);
 }
 
 }  // namespace mpi

@@ -179,6 +179,24 @@ static void self_and_null(void) {
   CHECK_OK(MPI_Sendrecv_replace(&w, INT_MAX, MPI_INT, MPI_PROC_NULL, 0, MPI_PROC_NULL, 0,
                                 MPI_COMM_WORLD, &st));
   CHECK(w == 9 && st.MPI_SOURCE == MPI_PROC_NULL);
+  /* With MPI_PROC_NULL even MPI_DATATYPE_NULL will do (MPICH's pt2pt/recvnull), blocking,
+   * nonblocking and persistent; with a real peer it stays MPI_ERR_TYPE (errors.c). */
+  CHECK_OK(MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 10, MPI_COMM_WORLD, &st));
+  CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG);
+  CHECK_OK(MPI_Send(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 10, MPI_COMM_WORLD));
+  CHECK_OK(MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 10, MPI_COMM_WORLD, &r));
+  CHECK_OK(MPI_Wait(&r, &st));
+  CHECK(r == MPI_REQUEST_NULL && st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG);
+  CHECK_OK(MPI_Isend(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 10, MPI_COMM_WORLD, &r));
+  CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  CHECK_OK(MPI_Recv_init(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 10, MPI_COMM_WORLD, &r));
+  CHECK_OK(MPI_Start(&r));
+  CHECK_OK(MPI_Wait(&r, &st));
+  CHECK(st.MPI_SOURCE == MPI_PROC_NULL);
+  CHECK_OK(MPI_Request_free(&r));
+  CHECK_OK(MPI_Sendrecv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 1, NULL, 0, MPI_DATATYPE_NULL,
+                        MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st));
+  CHECK(st.MPI_SOURCE == MPI_PROC_NULL);
   /* Waiting on MPI_REQUEST_NULL is fine, and gives an empty status: source and tag
    * wildcards and MPI_SUCCESS in MPI_ERROR (MPI 3.1 section 3.7.3), whatever MPI_ERROR
    * held before. The same from MPI_Test and MPI_Request_get_status. */
