@@ -55,15 +55,6 @@ int create(const char* fn, void* base, MPI_Aint size, int disp_unit, MPI_Info in
   return MPI_SUCCESS;
 }
 
-const char* flavor_name(int flavor) {
-  switch (flavor) {
-    case MPI_WIN_FLAVOR_CREATE: return "MPI_Win_create (MPI_WIN_FLAVOR_CREATE)";
-    case MPI_WIN_FLAVOR_ALLOCATE: return "MPI_Win_allocate (MPI_WIN_FLAVOR_ALLOCATE)";
-    case MPI_WIN_FLAVOR_DYNAMIC: return "MPI_Win_create_dynamic (MPI_WIN_FLAVOR_DYNAMIC)";
-    default: return "MPI_Win_allocate_shared (MPI_WIN_FLAVOR_SHARED)";
-  }
-}
-
 }  // namespace
 
 extern "C" int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info,
@@ -112,31 +103,32 @@ extern "C" int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* 
   int rc = check_not_null(size, "size");
   if (rc == MPI_SUCCESS) rc = check_not_null(disp_unit, "disp_unit");
   if (rc == MPI_SUCCESS) rc = check_not_null(baseptr, "baseptr");
-  // MPI 3.1 and 4.0 define the query for shared windows only (MPI 4.1 lets
-  // created and allocated windows answer too, with size 0 where the memory
-  // is not shared); Lapis follows 3.1/4.0.
-  if (rc == MPI_SUCCESS && w->flavor != MPI_WIN_FLAVOR_SHARED) {
-    rc = fail(MPI_ERR_RMA_FLAVOR,
-              "win is a {} window; MPI_Win_shared_query needs one made by "
-              "MPI_Win_allocate_shared (MPI_WIN_FLAVOR_SHARED)",
-              flavor_name(w->flavor));
-  }
   const int n = w->size_of_group();
   if (rc == MPI_SUCCESS && rank != MPI_PROC_NULL && (rank < 0 || rank >= n)) {
     rc = fail(MPI_ERR_RANK, "rank={} is not in the window's group (0..{})", rank, n - 1);
   }
   if (rc != MPI_SUCCESS) return raise_win(w, kFn, rc);
+  // MPI 4.1: every flavor answers. Outside a shared window only this rank's own
+  // memory is reachable by loads and stores here; every other rank's is size 0
+  // and NULL, as in MPICH (a pointer to memory we cannot reach would invite
+  // stray stores). A dynamic window's memory is attached, not the window's.
+  const bool shared = w->flavor == MPI_WIN_FLAVOR_SHARED;
+  const auto reachable = [&](int r) -> std::size_t {
+    if (shared) return w->shm_size[static_cast<std::size_t>(r)];
+    return r == w->rank() && w->flavor != MPI_WIN_FLAVOR_DYNAMIC ? static_cast<std::size_t>(w->size)
+                                                                  : 0;
+  };
   if (rank == MPI_PROC_NULL) {  // the first rank with memory
     rank = 0;
-    while (rank < n - 1 && w->shm_size[static_cast<std::size_t>(rank)] == 0) ++rank;
+    while (rank < n - 1 && reachable(rank) == 0) ++rank;
   }
   const auto r = static_cast<std::size_t>(rank);
-  *size = static_cast<MPI_Aint>(w->shm_size[r]);
+  const std::size_t bytes = reachable(rank);
+  *size = static_cast<MPI_Aint>(bytes);
   *disp_unit = static_cast<int>(w->targets[r].disp_unit);
-  // A rank without memory has no segment to point into (MPICH answers NULL
-  // too; a pointer to its neighbour's memory would invite stray stores).
-  *static_cast<void**>(baseptr) =
-      w->shm_size[r] == 0 ? nullptr : static_cast<std::byte*>(w->shm_base) + w->shm_offset[r];
+  void* base = nullptr;
+  if (bytes != 0) base = shared ? static_cast<std::byte*>(w->shm_base) + w->shm_offset[r] : w->base;
+  *static_cast<void**>(baseptr) = base;
   return MPI_SUCCESS;
 }
 

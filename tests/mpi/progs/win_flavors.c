@@ -1,9 +1,9 @@
-/* MPI_Win_shared_query on each window flavor. MPI 3.1 and 4.0 define it for
- * MPI_Win_allocate_shared windows only and raise MPI_ERR_RMA_FLAVOR for the
- * others (MPI 4.1 lets created and allocated windows answer too; Lapis
- * implements 3.1/4.0). With the argument "fatal": the query on an
- * MPI_Win_allocate window under MPI_ERRORS_ARE_FATAL, whose message the
- * test reads. */
+/* MPI_Win_shared_query on each window flavor (MPI 4.1: every flavor answers).
+ * Outside an MPI_Win_allocate_shared window a rank reaches only its own
+ * memory by loads and stores: it gets its own base and size, and size 0 and
+ * NULL for every other rank (with that rank's displacement unit). With the
+ * argument "fatal": a query for a rank outside the window's group under
+ * MPI_ERRORS_ARE_FATAL, whose message the test reads. */
 #include <mpi.h>
 #include <string.h>
 
@@ -11,14 +11,26 @@
 
 static int rank, size;
 
-static void refused(MPI_Win win) {
+/* Each rank's window has `bytes` bytes at `base` with displacement unit `unit`. */
+static void own_memory_only(MPI_Win win, void* base, MPI_Aint bytes, int unit) {
+  for (int r = 0; r < size; ++r) {
+    MPI_Aint sz = -7;
+    int du = -7;
+    void* p = &sz;
+    CHECK_OK(MPI_Win_shared_query(win, r, &sz, &du, &p));
+    CHECK(du == unit);
+    if (r == rank && bytes > 0) {
+      CHECK(sz == bytes && p == base);
+    } else {
+      CHECK(sz == 0 && p == NULL);
+    }
+  }
+  /* MPI_PROC_NULL: the first rank with memory here, which is this one. */
   MPI_Aint sz = -7;
   int du = -7;
   void* p = &sz;
-  CHECK_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
-  for (int r = 0; r < size; ++r) CHECK_CLASS(MPI_Win_shared_query(win, r, &sz, &du, &p), MPI_ERR_RMA_FLAVOR);
-  CHECK_CLASS(MPI_Win_shared_query(win, MPI_PROC_NULL, &sz, &du, &p), MPI_ERR_RMA_FLAVOR);
-  CHECK(sz == -7 && du == -7 && p == &sz); /* outputs untouched */
+  CHECK_OK(MPI_Win_shared_query(win, MPI_PROC_NULL, &sz, &du, &p));
+  CHECK(sz == bytes && p == (bytes > 0 ? base : NULL));
 }
 
 int main(int argc, char** argv) {
@@ -32,18 +44,23 @@ int main(int argc, char** argv) {
     MPI_Aint sz;
     int du;
     void* p;
-    MPI_Win_shared_query(win, 0, &sz, &du, &p); /* ends the job */
+    MPI_Win_shared_query(win, size, &sz, &du, &p); /* ends the job */
     printf("FAILED: MPI_Win_shared_query returned\n");
     return 1;
   }
-  refused(win);
+  own_memory_only(win, base, 64, sizeof(int));
   CHECK_OK(MPI_Win_free(&win));
   int mem[16];
-  CHECK_OK(MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-  refused(win);
+  CHECK_OK(MPI_Win_create(mem, sizeof mem, 2, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  own_memory_only(win, mem, sizeof mem, 2);
+  CHECK_OK(MPI_Win_free(&win));
+  CHECK_OK(MPI_Win_create(mem, 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  own_memory_only(win, mem, 0, 1);
   CHECK_OK(MPI_Win_free(&win));
   CHECK_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-  refused(win);
+  CHECK_OK(MPI_Win_attach(win, mem, sizeof mem));
+  own_memory_only(win, NULL, 0, 1); /* attached memory is not the window's */
+  CHECK_OK(MPI_Win_detach(win, mem));
   CHECK_OK(MPI_Win_free(&win));
   /* The shared flavor answers for every rank. */
   CHECK_OK(MPI_Win_allocate_shared(16, 4, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
