@@ -411,3 +411,38 @@ TEST_CASE("a vector of 2^28 blocks commits to one block and a loop") {
   CHECK(dense->flat().reps == 1);
   CHECK(dense->contiguous_for(3));
 }
+
+// One instance of one child keeps the child's loop: MPICH's datatype/large_count
+// resized a vector of 2^30 blocks, and committing it expanded every block (16 GiB).
+TEST_CASE("resized, dup and a one-block hindexed of a 2^28-block vector commit to a loop") {
+  const TypePtr v =
+      Datatype::hvector(std::int64_t{1} << 28, 1, 12, builtin(MPI_INT), MPI_COMBINER_VECTOR);
+  std::int64_t one = 1;
+  std::int64_t disp = 8;
+  const TypePtr wrapped[] = {
+      committed(Datatype::resized(v, 1 << 30, -1024)),
+      committed(Datatype::dup(v)),
+      committed(Datatype::hindexed({&one, 1}, {&disp, 1}, v, MPI_COMBINER_HINDEXED)),
+  };
+  for (const TypePtr& t : wrapped) {
+    CHECK(t->size() == std::int64_t{1} << 30);
+    REQUIRE(t->flat().blocks.size() == 1);
+    CHECK(t->flat().reps == std::int64_t{1} << 28);
+    CHECK(t->flat().rep_stride == 12);
+    CHECK(t->elements_per_instance() == std::int64_t{1} << 28);
+  }
+  CHECK(wrapped[2]->flat().blocks[0].offset == 8);
+  // Moved by its displacement, such a type packs and unpacks as before.
+  const TypePtr small = Datatype::hvector(3, 1, 8, builtin(MPI_INT), MPI_COMBINER_VECTOR);
+  const TypePtr moved =
+      committed(Datatype::hindexed({&one, 1}, {&disp, 1}, small, MPI_COMBINER_HINDEXED));
+  std::array<int, 8> src{};
+  std::iota(src.begin(), src.end(), 0);
+  std::array<int, 3> packed{};
+  mpi::pack(*moved, src.data(), 1, packed.data());
+  CHECK(packed == std::array<int, 3>{2, 4, 6});
+  std::array<int, 8> back;
+  back.fill(-1);
+  mpi::unpack(*moved, back.data(), 1, packed.data(), sizeof packed);
+  CHECK(back == std::array<int, 8>{-1, -1, 2, -1, 4, -1, 6, -1});
+}
