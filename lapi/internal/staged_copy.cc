@@ -225,7 +225,8 @@ bool Context::Impl::push_stage_locked(TaskId tgt) {
     if (slot == nullptr) break;
     SplitSend& op = *queue.front();
     // The target pulled the start while we stayed away (pull_staged_if_quiet_locked).
-    if (const std::uint64_t pulled = shm_.stage_pulled(tgt, op.wire.id); pulled > op.pushed) {
+    const std::uint64_t pulled = shm_.stage_pulled(tgt, op.wire.id);
+    if (pulled > op.pushed && pulled <= op.wire.len) {
       op.pushed = pulled;
       if (op.pushed == op.wire.len) {
         queue.pop_front();
