@@ -24,8 +24,8 @@ struct ShmStats {
   std::uint64_t staged_sent = 0;
   std::uint64_t staged_received = 0;
   // Staged Amsends whose rest the target began to read itself (their origin
-  // stayed out of the library), and of those the reads it stopped because the
-  // origin came back (it pushes the rest).
+  // stayed out of the library), and the reads it stopped because the origin
+  // came back (it pushes the rest; one Amsend may be read and stopped again).
   std::uint64_t staged_pulled = 0;
   std::uint64_t staged_pulls_cut = 0;
   // Chunks an origin copied into the staging area with streaming stores

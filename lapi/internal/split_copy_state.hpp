@@ -56,6 +56,7 @@ struct SplitRecv {  // target side, until every part is in
   // `landed` bytes of it so far.
   bool staged = false;
   std::uint64_t landed = 0;
+  bool pulled = false;  // the target read some of it itself (pull_staged_if_quiet_locked)
 
   static constexpr std::uint32_t kNoCell = UINT32_MAX;
 };

@@ -423,7 +423,8 @@ void Context::Impl::pull_staged_if_quiet_locked(TaskId src) {
   in.quiet_since_ns = 0;
   const std::uint64_t token = in.open.front();
   SplitRecv& rec = **split_.recvs.find(token);
-  ++split_.staged_pulled;
+  if (!rec.pulled) ++split_.staged_pulled;  // a record once, however many reads it takes
+  rec.pulled = true;
   if (rec.error != Errc::success || rec.buffer == nullptr) rec.landed = rec.len;  // nothing to read
   while (rec.landed < rec.len) {
     shm_.note_poll();
