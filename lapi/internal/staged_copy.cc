@@ -343,16 +343,14 @@ bool Context::Impl::drain_stage_locked(TaskId src) {
     }
     if (rec == nullptr && in.resent.has(chunk.token)) break;
     any = true;
-    if (rec != nullptr && chunk.offset + chunk.len <= rec->landed) {  // we pulled it meanwhile
-      if (shm_.stage_release(src) == ShmSend::done_wake) send_wake_locked(src);
-      continue;
-    }
     const bool in_place = rec != nullptr && chunk.offset == rec->landed &&
                           chunk.len != 0 && chunk.len <= kChunk &&
                           chunk.len <= rec->len - rec->landed;
     if (in_place) [[likely]] {
       land_chunk_locked(*rec, chunk);
       rec->landed += chunk.len;
+    } else if (rec != nullptr && chunk.offset + chunk.len <= rec->landed) {
+      // We pulled it meanwhile (pull_staged_if_quiet_locked): released below, unread.
     } else {
       refuse_locked(src, Errc::hdr_len, 0,
                     fmt::format("staged chunk from task {} (record {:#x}, {} bytes at {}) "

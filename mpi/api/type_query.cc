@@ -166,7 +166,7 @@ extern "C" int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* re
 extern "C" MPI_Count lapis_f_type_dense_size(MPI_Datatype datatype) {
   const ApiCall call("MPI_Type_size_x");
   if (call.overlaps()) [[unlikely]] return 0;
-  TypePtr t;
+  const Datatype* t = nullptr;  // raw, as in query(): this runs per Fortran call
   if (state().phase != Phase::running || lookup_type(datatype, t, false) != MPI_SUCCESS) return 0;
   const bool dense = t->size() > 0 && t->lb() == 0 && t->true_lb() == 0 && t->extent() == t->size() &&
                      t->true_extent() == t->size();
