@@ -48,6 +48,7 @@ void Engine::Impl::release_request(Request* r) {
   r->counter_poll = false;
   r->handle = 0;
   r->bsend_block = nullptr;
+  r->bsend_buffer = nullptr;
   r->send_buf = nullptr;
   r->recv_buf = nullptr;
   request_pool_.put(r);
@@ -99,10 +100,7 @@ void Engine::Impl::reap_locked() {
       ++i;
       continue;
     }
-    if (r->bsend_block != nullptr) {
-      bsend_.release(r->bsend_block);
-      --bsend_requests_;
-    }
+    if (r->bsend_buffer != nullptr) give_back_bsend_locked(r);
     release_request(r);
     reap_[i] = reap_.back();
     reap_.pop_back();

@@ -158,8 +158,8 @@ void Engine::Impl::init_send_peer(std::size_t t, std::uint64_t setup) {
 
 Errc Engine::Impl::finalize() {
   if (finalized_) return Errc::success;
-  // Deliver what flow control still holds and what the attached buffer
-  // still carries; both need the receivers to keep receiving.
+  // Deliver what flow control still holds and what the attached buffers
+  // still carry; both need the receivers to keep receiving.
   int spins = 0;
   while (true) {
     bool busy = false;
@@ -180,37 +180,6 @@ Errc Engine::Impl::finalize() {
   if (options_.variant == Variant::counters) (void)ctx_.unregister_counter(landing_counter_);
   finalized_ = true;
   return Errc::success;
-}
-
-Errc Engine::Impl::buffer_attach(void* buf, std::size_t size) {
-  if (buf == nullptr && size > 0) return fail(Errc::buffer, "buffer_attach: buf is null but size={}", size);
-  EngineLock lock(*this);
-  if (bsend_.attached())
-    return fail(Errc::buffer, "buffer_attach: a buffer of {} bytes is already attached", bsend_.size());
-  bsend_ = detail::BsendPool(static_cast<std::byte*>(buf), size, kBsendOverhead);
-  return Errc::success;
-}
-
-Errc Engine::Impl::buffer_detach(void*& buf, std::size_t& size) {
-  buf = nullptr;
-  size = 0;
-  int spins = 0;
-  while (true) {
-    {
-      EngineLock lock(*this);
-      reap_locked();
-      if (bsend_requests_ == 0) {
-        buf = bsend_.base();
-        size = bsend_.size();
-        bsend_ = detail::BsendPool();
-        return Errc::success;
-      }
-    }
-    if (options_.variant == Variant::counters) poll_landed();
-    (void)ctx_.probe();
-    drain_outbox();
-    idle(spins);
-  }
 }
 
 // ---- Engine ------------------------------------------------------------------
@@ -344,9 +313,27 @@ Errc Engine::imrecv(Message* msg, void* buf, std::size_t capacity, Request*& out
   return impl_->imrecv(msg, buf, capacity, out);
 }
 
-Errc Engine::buffer_attach(void* buf, std::size_t size) { return impl_->buffer_attach(buf, size); }
-Errc Engine::buffer_detach(void*& buf, std::size_t& size) {
-  return impl_->buffer_detach(buf, size);
+Errc Engine::buffer_attach(void* buf, std::size_t size, BufferKey key, bool automatic) {
+  return impl_->buffer_attach(buf, size, key, automatic);
+}
+Errc Engine::buffer_detach(void*& buf, std::size_t& size, BufferKey key) {
+  return impl_->returning(impl_->buffer_detach(buf, size, key));
+}
+Errc Engine::buffer_flush(BufferKey key) { return impl_->returning(impl_->buffer_flush(key)); }
+std::uint64_t Engine::buffer_flush_mark() { return impl_->buffer_flush_mark(); }
+bool Engine::buffer_flushed(BufferKey key, std::uint64_t mark) {
+  return impl_->buffer_flushed(key, mark);
+}
+Errc Engine::ibsend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
+                    BufferKey key, Request*& out) {
+  return impl_->returning(impl_->ibsend(buf, bytes, dest, tag, context, key, out));
+}
+Errc Engine::bsend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
+                   BufferKey key) {
+  Request* r = nullptr;
+  Errc e = impl_->ibsend(buf, bytes, dest, tag, context, key, r);
+  if (e == Errc::success) e = impl_->wait(r, nullptr);
+  return impl_->returning(e);
 }
 
 }  // namespace mpcpi

@@ -323,12 +323,34 @@ class Engine {
   Errc imrecv(Message* msg, void* buf, std::size_t capacity, Request*& out);
 
   // ---- Buffered mode --------------------------------------------------
-  // One buffer at a time (Errc::buffer if one is attached). Each buffered
-  // message takes bytes + kBsendOverhead from it (aligned to 16).
-  Errc buffer_attach(void* buf, std::size_t size);
-  // Waits until every buffered message has left the buffer, then detaches.
+  // Buffered sends copy into a buffer the program attached: the process's
+  // (kProcessBuffer: MPI_Buffer_attach, and isend/send in SendMode::buffered)
+  // or one under any other key the caller chooses (MPI 4.1's communicator
+  // and session buffers: ibsend/bsend name theirs). One buffer per key
+  // (Errc::buffer if one is attached). Each message takes bytes +
+  // kBsendOverhead of it. `automatic`: no memory of the program's, each
+  // message gets a heap block of its own (MPI_BUFFER_AUTOMATIC); buf and
+  // size are only given back by detach.
+  using BufferKey = std::uint64_t;
+  static constexpr BufferKey kProcessBuffer = 0;
+  Errc buffer_attach(void* buf, std::size_t size, BufferKey key = kProcessBuffer,
+                     bool automatic = false);
+  // Waits until every message has left the buffer, then detaches it.
   // buf = nullptr, size = 0 when nothing was attached.
-  Errc buffer_detach(void*& buf, std::size_t& size);
+  Errc buffer_detach(void*& buf, std::size_t& size, BufferKey key = kProcessBuffer);
+  // Waits until every message in the buffer now has left it; the buffer
+  // stays attached (MPI_Buffer_flush). Nothing attached: returns at once.
+  Errc buffer_flush(BufferKey key = kProcessBuffer);
+  // The nonblocking form (MPI_Buffer_iflush): note a mark, then poll
+  // buffer_flushed until it says the messages before the mark have left.
+  // buffer_flushed reaps but does not poll the transport (test and wait do).
+  std::uint64_t buffer_flush_mark();
+  bool buffer_flushed(BufferKey key, std::uint64_t mark);
+  // isend/send in buffered mode into the buffer under `key`.
+  Errc ibsend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
+              BufferKey key, Request*& out);
+  Errc bsend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
+             BufferKey key);
 
   class Impl;
 

@@ -138,7 +138,9 @@ Errc Engine::Impl::send_general(const void* buf, std::size_t bytes, int dest, in
                                 std::uint32_t context, SendMode mode) {
   if (mode == SendMode::buffered) {
     Request* r = nullptr;
-    if (Errc e = send_buffered(buf, bytes, dest, tag, context, r); e != Errc::success) return e;
+    if (Errc e = send_buffered(buf, bytes, dest, tag, context, Engine::kProcessBuffer, r);
+        e != Errc::success)
+      return e;
     return wait(r, nullptr);
   }
   // A blocking send needs no pooled request: every reference the engine
@@ -156,7 +158,8 @@ Errc Engine::Impl::isend(const void* buf, std::size_t bytes, int dest, int tag,
   if (!send_args_ok(buf, bytes, dest, tag, mode)) [[unlikely]] {
     if (Errc e = check_send_args(buf, bytes, dest, tag, mode, "isend"); e != Errc::success) return e;
   }
-  if (mode == SendMode::buffered) return send_buffered(buf, bytes, dest, tag, context, out);
+  if (mode == SendMode::buffered)
+    return send_buffered(buf, bytes, dest, tag, context, Engine::kProcessBuffer, out);
   const auto to = static_cast<lapi::TaskId>(dest);
   if (may_write_to(to)) [[unlikely]] {  // the receive is announced: write into it (direct.cc)
     if (std::optional<Errc> e = send_direct(buf, bytes, to, tag, context, mode, "isend")) {
@@ -369,7 +372,12 @@ void Engine::Impl::send_self(Request* r) {
   m->tag = r->tag;
   m->mode = r->mode;
   m->size = r->bytes;
-  if (r->mode != SendMode::synchronous && r->bytes < options_.eager_limit) {
+  // A buffered message (its carrier) stays in the attached buffer until it
+  // is received, as rendezvous: no second copy, and the buffer holds what
+  // the program sized it for (MPICH does the same; its pt2pt/bsend_iflush
+  // counts on a self-message filling the buffer until it is received).
+  if (r->mode != SendMode::synchronous && r->bytes < options_.eager_limit &&
+      r->bsend_buffer == nullptr) {
     // Like an eager message: the send completes now, the data waits here.
     m->kind = Message::Kind::self_eager;
     if (r->bytes > 0) {
@@ -385,59 +393,6 @@ void Engine::Impl::send_self(Request* r) {
     m->self_sender = r;
   }
   push_arrived_locked(m);
-}
-
-namespace {
-// Transport polls a buffered send makes for room before it gives up.
-constexpr int kBsendPolls = 256;
-}  // namespace
-
-Errc Engine::Impl::send_buffered(const void* buf, std::size_t bytes, int dest, int tag,
-                                 std::uint32_t context, Request*& out) {
-  std::byte* block = nullptr;
-  Request* user;
-  Request* carrier;
-  for (int polls = 0;; ++polls) {
-    EngineLock lock(*this);
-    if (!bsend_.attached())
-      return fail(Errc::buffer, "isend(buffered): no buffer is attached (MPI_Buffer_attach)");
-    auto got = bsend_.allocate(bytes);
-    if (!got) {  // buffered messages that have left may not be reaped yet
-      reap_locked();
-      got = bsend_.allocate(bytes);
-    }
-    if (!got && polls < kBsendPolls) {
-      // Or their completions still wait in this task's inbox: poll for
-      // them, never for a receiver (MPI_Bsend is local). Without this, a
-      // buffer that held a round of messages its receiver had taken was
-      // full for the next round until some other call polled.
-      lock.unlock();
-      (void)ctx_.probe();
-      drain_outbox();
-      continue;
-    }
-    if (!got) {
-      return fail(Errc::buffer,
-                  "isend(buffered): {} bytes (+{} overhead) do not fit in the attached buffer "
-                  "of {} bytes ({} messages pending in it)",
-                  bytes, kBsendOverhead, bsend_.size(), bsend_.in_use());
-    }
-    block = *got;
-    if (bytes > 0) lapi::copy_bulk(block, buf, bytes);
-    // The carrier is an internal standard send from the attached buffer; the
-    // user's request is complete as soon as the data is copied.
-    carrier = new_send(block, bytes, dest, tag, context, SendMode::standard);
-    carrier->internal = true;
-    carrier->bsend_block = block;
-    reap_.push_back(carrier);
-    ++bsend_requests_;
-    user = new_send(buf, bytes, dest, tag, context, SendMode::buffered);
-    complete(user);
-    break;
-  }
-  out = user;
-  start_send(carrier);
-  return Errc::success;
 }
 
 }  // namespace mpcpi

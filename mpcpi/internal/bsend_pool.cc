@@ -1,5 +1,6 @@
 #include "mpcpi/internal/bsend_pool.hpp"
 
+#include <cstdlib>
 #include <iterator>
 
 namespace mpcpi::detail {
@@ -46,6 +47,33 @@ bool BsendPool::release(std::byte* data) {
   }
   free_.emplace(offset, length);
   return true;
+}
+
+BsendBuffer::BsendBuffer(void* base, std::size_t size, std::size_t overhead, bool automatic)
+    : base_(base),
+      size_(size),
+      automatic_(automatic),
+      pool_(automatic ? BsendPool() : BsendPool(static_cast<std::byte*>(base), size, overhead)) {}
+
+std::optional<std::byte*> BsendBuffer::take(std::size_t bytes, std::uint64_t seq) {
+  std::optional<std::byte*> block;
+  if (automatic_) {
+    // At least one byte: a zero-byte message still needs a block to name it.
+    if (void* p = std::malloc(bytes > 0 ? bytes : 1)) block = static_cast<std::byte*>(p);
+  } else {
+    block = pool_.allocate(bytes);
+  }
+  if (block) held_.insert(seq);
+  return block;
+}
+
+void BsendBuffer::give_back(std::byte* block, std::uint64_t seq) {
+  held_.erase(seq);
+  if (automatic_) {
+    std::free(block);
+  } else {
+    pool_.release(block);
+  }
 }
 
 }  // namespace mpcpi::detail

@@ -1,7 +1,8 @@
 #pragma once
 // Engine::Impl: the state of one MPCPI engine and the steps of its message
 // paths. The steps live in files by job:
-//   send.cc        isend: pick protocol → credit or hold → post (and self-sends, bsend)
+//   send.cc        isend: pick protocol → credit or hold → post (and self-sends)
+//   bsend.cc       attached buffers: buffered sends, flush, detach
 //   recv.cc        irecv, probes, matching an arrival against a receive, cancel
 //   handlers.cc    the handler table: one header handler per wire message type
 //   flow.cc        credits, held messages, starvation notices and pulls, outbox
@@ -234,8 +235,21 @@ class Engine::Impl {
               Message** take);
   Errc probe(int source, int tag, std::uint32_t context, Status* status, Message** take);
   Errc imrecv(Message* msg, void* buf, std::size_t capacity, Request*& out);
-  Errc buffer_attach(void* buf, std::size_t size);
-  Errc buffer_detach(void*& buf, std::size_t& size);
+  // ---- bsend.cc: attached buffers ----------------------------------------
+  Errc buffer_attach(void* buf, std::size_t size, Engine::BufferKey key, bool automatic);
+  Errc buffer_detach(void*& buf, std::size_t& size, Engine::BufferKey key);
+  Errc buffer_flush(Engine::BufferKey key);
+  std::uint64_t buffer_flush_mark();
+  bool buffer_flushed(Engine::BufferKey key, std::uint64_t mark);
+  Errc ibsend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
+              Engine::BufferKey key, Request*& out);
+  // Polls the transport (never for a receiver: buffered sends are local)
+  // until `done` holds under the engine lock, reaping first; runs `then`
+  // under that lock.
+  template <typename Done, typename Then>
+  void poll_buffers_until(Done done, Then then);
+  // A buffered send's block goes back to its buffer (under the lock).
+  void give_back_bsend_locked(Request* carrier);
 
   // The application gets control back from a call that may have waited.
   // In interrupt mode, with receives still posted, lapi's progress thread
@@ -289,7 +303,7 @@ class Engine::Impl {
   [[gnu::noinline]] void send_self(Request* req);
   [[gnu::noinline]]
   Errc send_buffered(const void* buf, std::size_t bytes, int dest, int tag,
-                     std::uint32_t context, Request*& out);
+                     std::uint32_t context, Engine::BufferKey key, Request*& out);
   detail::Msg pick_protocol(const Request& req) const;
   bool admit_locked(SendPeer& peer, detail::Msg type, std::size_t bytes, std::uint32_t context,
                     std::uint8_t& flags);
@@ -564,7 +578,9 @@ class Engine::Impl {
   // Blocking probes in progress: (source or kAnySource, context). Pulls
   // consider them like posted receives.
   std::vector<std::pair<int, std::uint32_t>> probing_;
-  detail::BsendPool bsend_;
+  // Attached buffers by key (nodes stay put: carriers point at theirs).
+  std::unordered_map<Engine::BufferKey, detail::BsendBuffer> bsend_buffers_;
+  std::uint64_t bsend_seq_ = 0;     // buffered messages taken so far (flush marks)
   std::size_t bsend_requests_ = 0;  // internal buffered sends not yet reaped
   detail::Pool<Request> request_pool_;  // application thread only, not under mu_
   unsigned releases_ = 0;               // application thread only

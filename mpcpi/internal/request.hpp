@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "counters/counter.hpp"
+#include "mpcpi/internal/bsend_pool.hpp"
 #include "mpcpi/internal/match_queues.hpp"
 #include "mpcpi/mpcpi.hpp"
 
@@ -40,7 +41,11 @@ class Request : public detail::PostedEntry {
   const void* send_buf = nullptr;
   std::size_t bytes = 0;
   lapi::TaskId dest = 0;
-  std::byte* bsend_block = nullptr;  // internal buffered send: block to give back
+  // Internal buffered send: its block, the buffer to give it back to, and
+  // its message number there (BsendBuffer).
+  std::byte* bsend_block = nullptr;
+  detail::BsendBuffer* bsend_buffer = nullptr;
+  std::uint64_t bsend_seq = 0;
 
   // Receive side.
   void* recv_buf = nullptr;

@@ -120,6 +120,7 @@ extern "C" int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag
   Comm members;
   init_group_members(members, g, me, kSessionsSlot, lane_tag(stringtag, 0));
   members.errhandler = report.handler_only.errhandler;
+  members.session = g->session;
   std::vector<CreateEntry> all;
   int slot = -1;
   rc = exchange_and_agree(members, 0, 0, all, slot);
@@ -175,6 +176,7 @@ extern "C" int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local
   Comm members;
   init_group_members(members, local, me, kSessionsSlot, lane_tag(stringtag, 1));
   members.errhandler = report.handler_only.errhandler;
+  members.session = local->session;
   Bridge bridge{remote->world_of(remote_leader), sessions_comm().context(ContextKind::reserved2),
                 lane_tag(stringtag, 2)};
   BridgedEntries e;

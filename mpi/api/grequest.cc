@@ -52,19 +52,23 @@ bool live(const GRequest& g) { return !g.completed && !g.freed; }
 
 int start_grequest(const char* function, std::shared_ptr<GRequest> g, MPI_Request* request) {
   if (int rc = check_running(function)) return rc;
-  if (int rc = check_request_ptr(request)) return raise(nullptr, function, rc);
+  return raise(nullptr, function, open_grequest(std::move(g), request));
+}
+
+int open_grequest(std::shared_ptr<GRequest> g, MPI_Request* request) {
+  if (int rc = check_request_ptr(request)) return rc;
   g->tag = kGrequestTagBase + g_next_tag;
   g_next_tag = (g_next_tag + 1) & 0x3fffffff;
   MPI_Request h = MPI_REQUEST_NULL;
   Request* r = requests().acquire(h);
-  if (r == nullptr) return raise(nullptr, function, fail(MPI_ERR_INTERN, "too many requests"));
+  if (r == nullptr) return fail(MPI_ERR_INTERN, "too many requests");
   r->kind = RequestKind::grequest;
   mpcpi::Errc e = engine().irecv(nullptr, 0, state().world_rank, g->tag, self_context(), r->engine);
   if (e != mpcpi::Errc::success) {
     requests().release(h);
-    return raise(nullptr, function, engine_error(e));
+    return engine_error(e);
   }
-  if (g->poll != nullptr) {
+  if (g->poll != nullptr || g->ready != nullptr) {
     // Below MPI_THREAD_MULTIPLE the engine has an idle hook only while such a
     // request lives (without one, blocking waits may sleep in lapi); one
     // thread is in MPI, so setting it races with no wait.
@@ -85,6 +89,10 @@ void poll_grequests() {
   for (std::size_t i = 0; i < g_polled.size(); ++i) {
     std::shared_ptr<GRequest> g = g_polled[i];
     if (!live(*g)) continue;
+    if (g->ready != nullptr) {
+      if (g->ready(g->extra_state)) (void)complete_grequest(*g);
+      continue;
+    }
     MPI_Status scratch;
     set_empty_status(&scratch);
     if (int rc = g->poll(g->extra_state, &scratch); rc != MPI_SUCCESS)

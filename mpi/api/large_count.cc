@@ -290,26 +290,3 @@ extern "C" int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true
   return MPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
 }
 
-// ---- the attached buffer: its size must fit the int form's
-
-extern "C" int MPI_Buffer_attach_c(void* buffer, MPI_Count size) {
-  const ApiCall call("MPI_Buffer_attach_c");
-  if (call.overlaps()) [[unlikely]]
-    return call.refuse();
-  if (int rc =
-          fits_int(size, "size", -1, "an attached buffer holds at most INT_MAX bytes (not yet)")) {
-    return raise(nullptr, "MPI_Buffer_attach_c", rc);
-  }
-  return MPI_Buffer_attach(buffer, small_count(size));
-}
-
-extern "C" int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
-  const ApiCall call("MPI_Buffer_detach_c");
-  if (call.overlaps()) [[unlikely]]
-    return call.refuse();
-  if (int rc = check_not_null(size, "size")) return raise(nullptr, "MPI_Buffer_detach_c", rc);
-  int small = 0;
-  const int rc = MPI_Buffer_detach(buffer_addr, &small);
-  if (rc == MPI_SUCCESS) *size = small;
-  return rc;
-}

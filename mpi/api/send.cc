@@ -1,6 +1,7 @@
 // Blocking and nonblocking sends in the four modes.
 #include "mpi.h"
 #include "mpi/internal/api_call.hpp"
+#include "mpi/internal/bsend_buffers.hpp"
 #include "mpi/internal/buffers.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
@@ -18,8 +19,7 @@ int blocking_send(const char* fn, const void* buf, int count, MPI_Datatype datat
                   int tag, MPI_Comm comm, mpcpi::SendMode mode) {
   FastP2p f;
   if (fast_send_args(buf, count, datatype, dest, tag, comm, f)) [[likely]] {
-    mpcpi::Errc e = engine().send(f.data, f.bytes, f.comm->peer_world_of(dest), tag,
-                                  f.comm->context(ContextKind::p2p), mode);
+    mpcpi::Errc e = engine_send(*f.comm, f.data, f.bytes, f.comm->peer_world_of(dest), tag, mode);
     if (e == mpcpi::Errc::success) [[likely]] return MPI_SUCCESS;
     return raise(f.comm, fn,
                  describe_failure(e, *f.comm, mpcpi::Status{}, dest, tag, count, f.type));
@@ -31,8 +31,7 @@ int blocking_send(const char* fn, const void* buf, int count, MPI_Datatype datat
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
   Staging staging;
   SendBytes sb = prepare_send(buf, count, *t, staging);
-  mpcpi::Errc e = engine().send(sb.data, sb.bytes, c->peer_world_of(dest), tag,
-                                c->context(ContextKind::p2p), mode);
+  mpcpi::Errc e = engine_send(*c, sb.data, sb.bytes, c->peer_world_of(dest), tag, mode);
   if (e == mpcpi::Errc::success) [[likely]] return MPI_SUCCESS;
   return raise(c, fn, describe_failure(e, *c, mpcpi::Status{}, dest, tag, count, t));
 }
@@ -109,34 +108,6 @@ extern "C" int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int
   if (call.overlaps()) [[unlikely]] return call.refuse();
   return nonblocking_send("MPI_Irsend", buf, count, datatype, dest, tag, comm,
                           mpcpi::SendMode::ready, request);
-}
-
-extern "C" int MPI_Buffer_attach(void* buffer, int size) {
-  const ApiCall call("MPI_Buffer_attach");
-  if (call.overlaps()) [[unlikely]] return call.refuse();
-  constexpr const char* kFn = "MPI_Buffer_attach";
-  if (int rc = check_running(kFn)) return rc;
-  int rc = check_count(size, "size");
-  if (rc == MPI_SUCCESS && size > 0) rc = check_not_null(buffer, "buffer");
-  if (rc == MPI_SUCCESS) rc = engine_error(engine().buffer_attach(buffer, size));
-  return raise(nullptr, kFn, rc);
-}
-
-extern "C" int MPI_Buffer_detach(void* buffer_addr, int* size) {
-  const ApiCall call("MPI_Buffer_detach");
-  if (call.overlaps()) [[unlikely]] return call.refuse();
-  constexpr const char* kFn = "MPI_Buffer_detach";
-  if (int rc = check_running(kFn)) return rc;
-  int rc = check_not_null(buffer_addr, "buffer_addr");
-  if (rc == MPI_SUCCESS) rc = check_not_null(size, "size");
-  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
-  void* buf = nullptr;
-  std::size_t bytes = 0;
-  rc = engine_error(engine().buffer_detach(buf, bytes));
-  if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
-  *static_cast<void**>(buffer_addr) = buf;
-  *size = static_cast<int>(bytes);
-  return MPI_SUCCESS;
 }
 
 static_assert(MPI_BSEND_OVERHEAD >= mpcpi::kBsendOverhead,

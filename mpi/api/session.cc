@@ -11,6 +11,7 @@
 
 #include "mpi.h"
 #include "mpi/internal/api_call.hpp"
+#include "mpi/internal/bsend_buffers.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/session.hpp"
@@ -44,27 +45,6 @@ std::vector<int> pset_members(int index) {
   std::vector<int> all(s.world_size);
   for (int i = 0; i < s.world_size; ++i) all[i] = i;
   return all;
-}
-
-// A live session; MPI_ERR_SESSION naming the argument when there is none
-// (never initialised, finalised, or MPI_SESSION_NULL).
-int lookup_session(MPI_Session handle, Session*& out) {
-  out = nullptr;
-  if (handle == MPI_SESSION_NULL) return fail(MPI_ERR_SESSION, "session is MPI_SESSION_NULL");
-  SessionPtr* p = state().sessions.find(handle);
-  if (p == nullptr) {
-    return fail(MPI_ERR_SESSION, "session={:#x} is not a session (finalized, or never initialized)",
-                handle);
-  }
-  out = p->get();
-  return MPI_SUCCESS;
-}
-
-// Errors of a call on `session`: its handler if it is one, else the
-// handler for errors of no object (MPI_COMM_WORLD's, or fatal).
-int raise_on(const Session* session, const char* function, int code) {
-  if (session == nullptr) return raise(nullptr, function, code);
-  return raise_session(session->errhandler, session->handle, function, code);
 }
 
 // The handler behind `handle`: the predefined ones are known before the
@@ -155,6 +135,11 @@ extern "C" int MPI_Session_finalize(MPI_Session* session) {
   if (int rc = check_not_null(session, "session")) return raise(nullptr, kFn, rc);
   Session* sp = nullptr;
   if (int rc = lookup_session(*session, sp)) return raise(nullptr, kFn, rc);
+  // Its buffer's messages leave first (MPI 4.1: as MPI_Session_detach_buffer).
+  MPI_Count size = 0;
+  void* buffer = nullptr;
+  if (int rc = detach_buffer(BufferOwner{&sp->bsend_key, "the session"}, &buffer, size))
+    return raise_on_session(sp, kFn, rc);
   State& s = state();
   const SessionPtr keep = *s.sessions.find(*session);  // its handler outlives the table
   s.sessions.erase(*session);
@@ -172,7 +157,7 @@ extern "C" int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int
   int rc = lookup_session(session, sp);
   if (rc == MPI_SUCCESS) rc = check_query_info(info);
   if (rc == MPI_SUCCESS) rc = check_not_null(npset_names, "npset_names");
-  if (rc != MPI_SUCCESS) return raise_on(sp, kFn, rc);
+  if (rc != MPI_SUCCESS) return raise_on_session(sp, kFn, rc);
   *npset_names = kPsets;
   return MPI_SUCCESS;
 }
@@ -193,7 +178,7 @@ extern "C" int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int 
     rc = fail(MPI_ERR_ARG, "*pset_len={} is negative", *pset_len);
   }
   if (rc == MPI_SUCCESS && *pset_len > 0) rc = check_not_null(pset_name, "pset_name");
-  if (rc != MPI_SUCCESS) return raise_on(sp, kFn, rc);
+  if (rc != MPI_SUCCESS) return raise_on_session(sp, kFn, rc);
   // *pset_len 0 asks for the length; otherwise the name is copied, cut to
   // fit *pset_len bytes with its terminator. Either way *pset_len becomes
   // the name's length with the terminator (MPI 4.0 11.3.2, as MPICH).
@@ -216,10 +201,10 @@ extern "C" int MPI_Session_get_pset_info(MPI_Session session, const char* pset_n
   int rc = lookup_session(session, sp);
   if (rc == MPI_SUCCESS) rc = find_pset(pset_name, index);
   if (rc == MPI_SUCCESS) rc = check_not_null(info, "info");
-  if (rc != MPI_SUCCESS) return raise_on(sp, kFn, rc);
+  if (rc != MPI_SUCCESS) return raise_on_session(sp, kFn, rc);
   auto pinfo = std::make_shared<Info>();
   pinfo->set("mpi_size", std::to_string(pset_members(index).size()));
-  return raise_on(sp, kFn, new_info(std::move(pinfo), info, "info"));
+  return raise_on_session(sp, kFn, new_info(std::move(pinfo), info, "info"));
 }
 
 extern "C" int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used) {
@@ -229,11 +214,11 @@ extern "C" int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used) {
   Session* sp = nullptr;
   int rc = lookup_session(session, sp);
   if (rc == MPI_SUCCESS) rc = check_not_null(info_used, "info_used");
-  if (rc != MPI_SUCCESS) return raise_on(sp, kFn, rc);
+  if (rc != MPI_SUCCESS) return raise_on_session(sp, kFn, rc);
   // The level the process provides: at least what the session asked for.
   auto used = std::make_shared<Info>();
   used->set("thread_level", thread_level_name(std::max(state().thread_level, sp->thread_level)));
-  return raise_on(sp, kFn, new_info(std::move(used), info_used, "info_used"));
+  return raise_on_session(sp, kFn, new_info(std::move(used), info_used, "info_used"));
 }
 
 extern "C" int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name,
@@ -246,9 +231,10 @@ extern "C" int MPI_Group_from_session_pset(MPI_Session session, const char* pset
   int rc = lookup_session(session, sp);
   if (rc == MPI_SUCCESS) rc = find_pset(pset_name, index);
   if (rc == MPI_SUCCESS) rc = check_not_null(newgroup, "newgroup");
-  if (rc != MPI_SUCCESS) return raise_on(sp, kFn, rc);
-  MPI_Group h = state().groups.insert(std::make_shared<const Group>(pset_members(index)));
-  if (h == MPI_GROUP_NULL) return raise_on(sp, kFn, fail(MPI_ERR_INTERN, "too many groups"));
+  if (rc != MPI_SUCCESS) return raise_on_session(sp, kFn, rc);
+  const SessionPtr& from = *state().sessions.find(session);
+  MPI_Group h = state().groups.insert(std::make_shared<const Group>(pset_members(index), from));
+  if (h == MPI_GROUP_NULL) return raise_on_session(sp, kFn, fail(MPI_ERR_INTERN, "too many groups"));
   *newgroup = h;
   return MPI_SUCCESS;
 }
@@ -280,7 +266,7 @@ extern "C" int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler er
   if (int rc = lookup_session(session, sp)) return raise(nullptr, kFn, rc);
   ErrhandlerPtr handler = find_errhandler(errhandler);
   if (!handler) {
-    return raise_on(sp, kFn,
+    return raise_on_session(sp, kFn,
                     fail(MPI_ERR_ARG, "errhandler={:#x} is not an error handler", errhandler));
   }
   sp->errhandler = std::move(handler);
@@ -294,7 +280,7 @@ extern "C" int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* e
   Session* sp = nullptr;
   int rc = lookup_session(session, sp);
   if (rc == MPI_SUCCESS) rc = check_not_null(errhandler, "errhandler");
-  if (rc != MPI_SUCCESS) return raise_on(sp, kFn, rc);
+  if (rc != MPI_SUCCESS) return raise_on_session(sp, kFn, rc);
   *errhandler = errhandler_handle_for(sp->errhandler);
   return MPI_SUCCESS;
 }

@@ -7,9 +7,18 @@
 
 #include "mpi/internal/fortran_commons.h"
 
+/* MPI_BUFFER_AUTOMATIC (MPI 4.1): MPICH 4.2's common block for it and its
+ * mpi_f08 module's variable, as for the weights values below. */
+__attribute__((aligned(16))) MPI_Fint mpifcmba_[1];
+MPI_Fint __mpi_f08_link_constants_MOD_mpi_buffer_automatic[1];
+
 void *lapis_f_buffer(void *fortran_address) {
   if (fortran_address == (void *)&mpipriv1_[0]) return MPI_BOTTOM;
   if (fortran_address == (void *)&mpipriv1_[1]) return MPI_IN_PLACE;
+  if (fortran_address == (void *)mpifcmba_ ||
+      fortran_address == (void *)__mpi_f08_link_constants_MOD_mpi_buffer_automatic) {
+    return MPI_BUFFER_AUTOMATIC;
+  }
   return fortran_address;
 }
 

@@ -27,7 +27,9 @@ from gen_fortran import FORTRAN_RESULT, input_buffers, large_functions, read_api
 # Buffers whose address is all that counts (memory to expose, attach or
 # take the address of): passed as they are, contiguous or not.
 ADDRESS_ONLY = {'MPI_Get_address', 'MPI_Address', 'MPI_Win_create', 'MPI_Win_attach',
-                'MPI_Win_detach', 'MPI_Buffer_attach', 'MPI_Buffer_detach'}
+                'MPI_Win_detach', 'MPI_Buffer_attach', 'MPI_Buffer_detach',
+                'MPI_Comm_attach_buffer', 'MPI_Comm_detach_buffer', 'MPI_Session_attach_buffer',
+                'MPI_Session_detach_buffer'}
 # Collectives whose count is per rank: the buffer holds several blocks of
 # it, so a section cannot become one instance of a datatype.
 PER_RANK = ('gather', 'scatter', 'alltoall')

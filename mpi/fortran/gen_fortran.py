@@ -452,7 +452,9 @@ SPECIAL = [('MPI_BOTTOM', '', 'mpipriv1'),
            # of one, so it can be passed where the interfaces of the modules
            # take the weights array (MPICH's mpi_f08 declares them so too).
            ('MPI_UNWEIGHTED', '(1)', 'mpifcmb5'),
-           ('MPI_WEIGHTS_EMPTY', '(1)', 'mpifcmb9')]
+           ('MPI_WEIGHTS_EMPTY', '(1)', 'mpifcmb9'),
+           # MPI 4.1's, MPICH 4.2's /MPIFCMBa/ (fortran_support.c).
+           ('MPI_BUFFER_AUTOMATIC', '(1)', 'mpifcmba')]
 # The same for CHARACTER*1 values: MPICH's /MPIPRIVC/.
 SPECIAL_CHARS = [('MPI_ARGVS_NULL', '(1,1)', 'mpiprivc'),
                  ('MPI_ARGV_NULL', '(1)', 'mpiprivc')]

@@ -212,6 +212,7 @@ typedef struct MPI_Status {
 
 #define MPI_BOTTOM ((void *)0)
 #define MPI_IN_PLACE ((void *)-1)
+#define MPI_BUFFER_AUTOMATIC ((void *)-2) /* MPI 4.1; MPICH 4.2's value */
 #define MPI_STATUS_IGNORE ((MPI_Status *)1)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)1)
 #define MPI_ERRCODES_IGNORE ((int *)0)

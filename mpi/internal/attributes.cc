@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "mpi.h"
+#include "mpi/internal/bsend_buffers.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/state.hpp"
 
@@ -51,7 +52,13 @@ int delete_all_attributes(Comm& comm) {
 }
 
 int release_comm(Comm& comm, MPI_Comm* handle) {
-  const int rc = delete_all_attributes(comm);
+  int rc = delete_all_attributes(comm);
+  // Its buffer is detached as MPI_Comm_detach_buffer would (once empty).
+  MPI_Count size = 0;
+  void* buffer = nullptr;
+  if (int rc2 = detach_buffer(BufferOwner{&comm.bsend_key, "the communicator"}, &buffer, size);
+      rc == MPI_SUCCESS)
+    rc = rc2;
   state().comms.erase(*handle);
   if (*handle == state().parent_comm) state().parent_comm = MPI_COMM_NULL;
   *handle = MPI_COMM_NULL;

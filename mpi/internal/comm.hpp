@@ -140,6 +140,12 @@ struct Comm {
   // Tasks of another job it reaches (MPI_Comm_accept/connect/join; connect.hpp), shared by the
   // communicators made from it: left once the last of them is freed or disconnected.
   std::vector<std::shared_ptr<JoinedTasks>> joined;
+  // Buffered sends (MPI 4.1): the engine's key of the buffer attached to
+  // it (MPI_Comm_attach_buffer; 0: none, never inherited), and the session
+  // it derives from (its group's, passed on to the communicators made from
+  // it), whose buffer they use when it has none (bsend_buffer_of).
+  std::uint64_t bsend_key = 0;
+  std::weak_ptr<Session> session;
 
   bool is_inter() const { return remote_group != nullptr; }
   // The group point-to-point ranks address: the remote group of an

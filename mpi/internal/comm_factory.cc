@@ -146,6 +146,7 @@ int register_comm(const Comm& parent, std::vector<int> members, int slot, MPI_Co
   c->slot = slot;
   c->errhandler = parent.errhandler;
   c->joined = parent.joined;
+  c->session = parent.session;
   return install_comm(c, slot, out);
 }
 

@@ -28,6 +28,9 @@ struct GRequest {
   MPI_Grequest_cancel_function* cancel = nullptr;
   MPIX_Grequest_poll_function* poll = nullptr;
   MPIX_Grequest_wait_function* wait = nullptr;
+  // The library's own requests (MPI_Buffer_iflush): polled like poll_fn,
+  // the request completes once it returns true.
+  bool (*ready)(void* extra_state) = nullptr;
   void* extra_state = nullptr;
   int tag = 0;
   int error = MPI_SUCCESS;  // a failed poll_fn or wait_fn, returned at completion
@@ -43,6 +46,8 @@ int free_grequest(GRequest& g);
 
 // A started generalized request in `*request` (callbacks and state in `g`).
 int start_grequest(const char* function, std::shared_ptr<GRequest> g, MPI_Request* request);
+// start_grequest's work once the library runs: an MPI class, raised by the caller.
+int open_grequest(std::shared_ptr<GRequest> g, MPI_Request* request);
 // Calls poll_fn of the live requests that have one (see above).
 void poll_grequests();
 // MPI_Wait/Waitall on `g`: its wait_fn, when it has one and is not complete.

@@ -70,7 +70,7 @@ GroupResult group_incl(const Group& g, std::span<const int> ranks) {
   std::vector<int> members;
   members.reserve(ranks.size());
   for (int r : ranks) members.push_back(g.world_of(r));
-  out.group = std::make_shared<Group>(std::move(members));
+  out.group = std::make_shared<Group>(std::move(members), g.session);
   return out;
 }
 
@@ -83,7 +83,7 @@ GroupResult group_excl(const Group& g, std::span<const int> ranks) {
   for (int r = 0; r < g.size(); ++r) {
     if (!drop[r]) members.push_back(g.world_of(r));
   }
-  out.group = std::make_shared<Group>(std::move(members));
+  out.group = std::make_shared<Group>(std::move(members), g.session);
   return out;
 }
 
@@ -101,12 +101,19 @@ GroupResult group_range_excl(const Group& g, std::span<const int> ranges) {
   return group_excl(g, ranks);
 }
 
+namespace {
+// A group made from two takes the first's session, else the second's.
+std::weak_ptr<Session> session_of(const Group& a, const Group& b) {
+  return a.session.expired() ? b.session : a.session;
+}
+}  // namespace
+
 GroupPtr group_union(const Group& a, const Group& b) {
   std::vector<int> members = a.members();
   for (int w : b.members()) {
     if (a.rank_of(w) < 0) members.push_back(w);
   }
-  return std::make_shared<Group>(std::move(members));
+  return std::make_shared<Group>(std::move(members), session_of(a, b));
 }
 
 GroupPtr group_intersection(const Group& a, const Group& b) {
@@ -114,7 +121,7 @@ GroupPtr group_intersection(const Group& a, const Group& b) {
   for (int w : a.members()) {
     if (b.rank_of(w) >= 0) members.push_back(w);
   }
-  return std::make_shared<Group>(std::move(members));
+  return std::make_shared<Group>(std::move(members), session_of(a, b));
 }
 
 GroupPtr group_difference(const Group& a, const Group& b) {
@@ -122,7 +129,7 @@ GroupPtr group_difference(const Group& a, const Group& b) {
   for (int w : a.members()) {
     if (b.rank_of(w) < 0) members.push_back(w);
   }
-  return std::make_shared<Group>(std::move(members));
+  return std::make_shared<Group>(std::move(members), session_of(a, b));
 }
 
 int group_compare(const Group& a, const Group& b) {

@@ -12,10 +12,16 @@
 
 namespace mpi {
 
+struct Session;
+
 class Group {
  public:
   Group() = default;
   explicit Group(std::vector<int> members);
+  Group(std::vector<int> members, std::weak_ptr<Session> from)
+      : Group(std::move(members)) {
+    session = std::move(from);
+  }
 
   int size() const { return static_cast<int>(members_.size()); }
   // World task id of group rank r (0 <= r < size()).
@@ -23,6 +29,11 @@ class Group {
   // Group rank of world task id w, or -1 when w is not a member.
   int rank_of(int world) const;
   const std::vector<int>& members() const { return members_; }
+
+  // The session it comes from (MPI_Group_from_session_pset, and the groups
+  // made from such a group), passed on to the communicators made from it:
+  // their buffered sends fall back on the session's buffer (MPI 4.1).
+  std::weak_ptr<Session> session;
 
  private:
   std::vector<int> members_;

@@ -205,6 +205,7 @@ int register_inter(const Comm& parent, std::vector<int> local_members,
   c->slot = slot;
   c->errhandler = parent.errhandler;
   c->joined = parent.joined;
+  c->session = parent.session;
   return install_comm(c, slot, out);
 }
 

@@ -1,5 +1,6 @@
 #include "mpi/internal/p2p_post.hpp"
 
+#include "mpi/internal/bsend_buffers.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/comm.hpp"
 #include "mpi/internal/errors.hpp"
@@ -64,7 +65,7 @@ int post_contiguous(const char* function, const PostArgs& a, const FastP2p& f, M
   mpcpi::Errc e;
   if (a.kind == RequestKind::send) {
     bool done_now = false;
-    e = engine().isend(f.data, f.bytes, c.peer_world_of(a.peer), a.tag, context, a.mode, pending, &done_now);
+    e = engine_isend(c, f.data, f.bytes, c.peer_world_of(a.peer), a.tag, a.mode, pending, &done_now);
     if (e == mpcpi::Errc::success && done_now) {
       *request = RequestTable<Request>::kCompletedHandle;
       return MPI_SUCCESS;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "mpi/internal/api_call.hpp"
+#include "mpi/internal/bsend_buffers.hpp"
 #include "mpi/internal/coll/nonblocking.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/grequest.hpp"
@@ -64,8 +65,8 @@ int start_request(Request& r) {
     // A send that completes inside isend leaves r.engine null: like an
     // MPI_PROC_NULL request, it then completes without the engine.
     bool done_now = false;
-    const mpcpi::Errc e = engine().isend(sb.data, sb.bytes, c.peer_world_of(r.peer), r.tag,
-                                         c.context(ContextKind::p2p), r.mode, r.engine, &done_now);
+    const mpcpi::Errc e = engine_isend(c, sb.data, sb.bytes, c.peer_world_of(r.peer), r.tag, r.mode,
+                                       r.engine, &done_now);
     if (e != mpcpi::Errc::success) return engine_error(e);
   } else if (int rc = post_engine_recv(r)) {
     return rc;

@@ -9,6 +9,7 @@
 #include "mpi/internal/attributes.hpp"
 #include "mpi/internal/coll/node.hpp"
 #include "mpi/internal/coll/nonblocking.hpp"
+#include "mpi/internal/errors.hpp"
 #include "mpi/internal/grequest.hpp"
 #include "mpi/internal/request.hpp"
 #include "mpi/internal/runtime.hpp"
@@ -110,6 +111,23 @@ int thread_level_of_name(const char* name) {
     if (strcasecmp(name, kLevelNames[level]) == 0) return level;
   }
   return -1;
+}
+
+int lookup_session(MPI_Session handle, Session*& out) {
+  out = nullptr;
+  if (handle == MPI_SESSION_NULL) return fail(MPI_ERR_SESSION, "session is MPI_SESSION_NULL");
+  SessionPtr* p = state().sessions.find(handle);
+  if (p == nullptr) {
+    return fail(MPI_ERR_SESSION, "session={:#x} is not a session (finalized, or never initialized)",
+                handle);
+  }
+  out = p->get();
+  return MPI_SUCCESS;
+}
+
+int raise_on_session(const Session* session, const char* function, int code) {
+  if (session == nullptr) return raise(nullptr, function, code);
+  return raise_session(session->errhandler, session->handle, function, code);
 }
 
 }  // namespace mpi

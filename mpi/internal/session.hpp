@@ -29,6 +29,8 @@ struct Session {
   // The level this session asked for (MPI_Session_get_info reports what
   // the process provides, which is at least this).
   int thread_level = MPI_THREAD_SINGLE;
+  // The engine's key of the buffer attached to it (MPI_Session_attach_buffer; 0: none).
+  std::uint64_t bsend_key = 0;
 };
 using SessionPtr = std::shared_ptr<Session>;
 
@@ -48,6 +50,13 @@ int start_library(int required);
 // Stops the library if neither the world model nor any session uses it.
 // Collective over the job when it stops. Returns an MPI class.
 int stop_library_if_unused();
+
+// A live session; MPI_ERR_SESSION naming the argument when there is none
+// (never initialised, finalised, or MPI_SESSION_NULL).
+int lookup_session(MPI_Session handle, Session*& out);
+// Errors of a call on `session`: its handler if it is one, else the
+// handler for errors of no object (MPI_COMM_WORLD's, or fatal).
+int raise_on_session(const Session* session, const char* function, int code);
 
 // The hidden communicator of kSessionsSlot.
 const Comm& sessions_comm();

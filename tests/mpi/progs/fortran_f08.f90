@@ -123,6 +123,16 @@ contains
     call MPI_Buffer_detach(detached, big)
     call check(c_associated(detached, c_loc(pool)) .and. big == 4 * 100, &
                'buffer_detach large count')
+    ! MPI 4.1 (lines marked mpi41): automatic buffering on a communicator, flushed.
+    call MPI_Comm_attach_buffer(MPI_COMM_WORLD, MPI_BUFFER_AUTOMATIC, 0)  ! mpi41
+    call MPI_Irecv(got, size(values), MPI_INTEGER, mod(rank + nprocs - 1, nprocs), 8, MPI_COMM_WORLD, req)  ! mpi41
+    call MPI_Bsend(values, size(values), MPI_INTEGER, mod(rank + 1, nprocs), 8, MPI_COMM_WORLD)  ! mpi41
+    call MPI_Comm_flush_buffer(MPI_COMM_WORLD)  ! mpi41
+    call MPI_Wait(req, MPI_STATUS_IGNORE)  ! mpi41
+    call MPI_F_sync_reg(got)  ! mpi41
+    call check(all(got == values - rank + mod(rank + nprocs - 1, nprocs)), 'bsend automatic')  ! mpi41
+    call MPI_Comm_detach_buffer(MPI_COMM_WORLD, detached, n)  ! mpi41
+    call check(n == 0 .and. c_associated(detached), 'comm_detach_buffer automatic')  ! mpi41
   end subroutine buffered
 end module f08_checks
 

@@ -9,19 +9,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "pattern.h"
 
 static int rank, size;
-
-static void fill(unsigned char* buf, size_t n, int seed) {
-  for (size_t i = 0; i < n; ++i) buf[i] = (unsigned char)(seed * 31 + i * 7);
-}
-
-static int matches(const unsigned char* buf, size_t n, int seed) {
-  for (size_t i = 0; i < n; ++i) {
-    if (buf[i] != (unsigned char)(seed * 31 + i * 7)) return 0;
-  }
-  return 1;
-}
 
 /* Ring: everyone sends to the right and receives from the left. */
 static void ring(size_t bytes, int mode) {
