@@ -56,73 +56,81 @@ int detach_count(BufferOwner owner, void* buffer_addr, MPI_Count* size) {
 
 }  // namespace
 
-#define LAPIS_BUFFER_CALL(name)                     \
-  const ApiCall call(name);                         \
-  if (call.overlaps()) [[unlikely]] return call.refuse()
-
 // ---- the process's buffer
 
 extern "C" int MPI_Buffer_attach(void* buffer, int size) {
-  LAPIS_BUFFER_CALL("MPI_Buffer_attach");
+  const ApiCall call("MPI_Buffer_attach");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_process(call.name(), [&](BufferOwner o) { return attach_buffer(o, buffer, size); });
 }
 
 extern "C" int MPI_Buffer_attach_c(void* buffer, MPI_Count size) {
-  LAPIS_BUFFER_CALL("MPI_Buffer_attach_c");
+  const ApiCall call("MPI_Buffer_attach_c");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_process(call.name(), [&](BufferOwner o) { return attach_buffer(o, buffer, size); });
 }
 
 extern "C" int MPI_Buffer_detach(void* buffer_addr, int* size) {
-  LAPIS_BUFFER_CALL("MPI_Buffer_detach");
+  const ApiCall call("MPI_Buffer_detach");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_process(call.name(), [&](BufferOwner o) { return detach_int(o, buffer_addr, size); });
 }
 
 extern "C" int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
-  LAPIS_BUFFER_CALL("MPI_Buffer_detach_c");
+  const ApiCall call("MPI_Buffer_detach_c");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_process(call.name(), [&](BufferOwner o) { return detach_count(o, buffer_addr, size); });
 }
 
 extern "C" int MPI_Buffer_flush(void) {
-  LAPIS_BUFFER_CALL("MPI_Buffer_flush");
+  const ApiCall call("MPI_Buffer_flush");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_process(call.name(), [&](BufferOwner o) { return flush_buffer(o); });
 }
 
 extern "C" int MPI_Buffer_iflush(MPI_Request* request) {
-  LAPIS_BUFFER_CALL("MPI_Buffer_iflush");
+  const ApiCall call("MPI_Buffer_iflush");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_process(call.name(), [&](BufferOwner o) { return iflush_buffer(o, request); });
 }
 
 // ---- a communicator's
 
 extern "C" int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size) {
-  LAPIS_BUFFER_CALL("MPI_Comm_attach_buffer");
+  const ApiCall call("MPI_Comm_attach_buffer");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_comm(call.name(), comm, [&](BufferOwner o) { return attach_buffer(o, buffer, size); });
 }
 
 extern "C" int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size) {
-  LAPIS_BUFFER_CALL("MPI_Comm_attach_buffer_c");
+  const ApiCall call("MPI_Comm_attach_buffer_c");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_comm(call.name(), comm, [&](BufferOwner o) { return attach_buffer(o, buffer, size); });
 }
 
 extern "C" int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size) {
-  LAPIS_BUFFER_CALL("MPI_Comm_detach_buffer");
+  const ApiCall call("MPI_Comm_detach_buffer");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_comm(call.name(), comm,
                  [&](BufferOwner o) { return detach_int(o, buffer_addr, size); });
 }
 
 extern "C" int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size) {
-  LAPIS_BUFFER_CALL("MPI_Comm_detach_buffer_c");
+  const ApiCall call("MPI_Comm_detach_buffer_c");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_comm(call.name(), comm,
                  [&](BufferOwner o) { return detach_count(o, buffer_addr, size); });
 }
 
 extern "C" int MPI_Comm_flush_buffer(MPI_Comm comm) {
-  LAPIS_BUFFER_CALL("MPI_Comm_flush_buffer");
+  const ApiCall call("MPI_Comm_flush_buffer");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_comm(call.name(), comm, [&](BufferOwner o) { return flush_buffer(o); });
 }
 
 extern "C" int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request) {
-  LAPIS_BUFFER_CALL("MPI_Comm_iflush_buffer");
+  const ApiCall call("MPI_Comm_iflush_buffer");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_comm(call.name(), comm,
                  [&](BufferOwner o) { return iflush_buffer(o, request); });
 }
@@ -130,37 +138,43 @@ extern "C" int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request) {
 // ---- a session's
 
 extern "C" int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size) {
-  LAPIS_BUFFER_CALL("MPI_Session_attach_buffer");
+  const ApiCall call("MPI_Session_attach_buffer");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_session(call.name(), session,
                     [&](BufferOwner o) { return attach_buffer(o, buffer, size); });
 }
 
 extern "C" int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size) {
-  LAPIS_BUFFER_CALL("MPI_Session_attach_buffer_c");
+  const ApiCall call("MPI_Session_attach_buffer_c");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_session(call.name(), session,
                     [&](BufferOwner o) { return attach_buffer(o, buffer, size); });
 }
 
 extern "C" int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size) {
-  LAPIS_BUFFER_CALL("MPI_Session_detach_buffer");
+  const ApiCall call("MPI_Session_detach_buffer");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_session(call.name(), session,
                     [&](BufferOwner o) { return detach_int(o, buffer_addr, size); });
 }
 
 extern "C" int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr,
                                            MPI_Count* size) {
-  LAPIS_BUFFER_CALL("MPI_Session_detach_buffer_c");
+  const ApiCall call("MPI_Session_detach_buffer_c");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_session(call.name(), session,
                     [&](BufferOwner o) { return detach_count(o, buffer_addr, size); });
 }
 
 extern "C" int MPI_Session_flush_buffer(MPI_Session session) {
-  LAPIS_BUFFER_CALL("MPI_Session_flush_buffer");
+  const ApiCall call("MPI_Session_flush_buffer");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_session(call.name(), session, [&](BufferOwner o) { return flush_buffer(o); });
 }
 
 extern "C" int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request) {
-  LAPIS_BUFFER_CALL("MPI_Session_iflush_buffer");
+  const ApiCall call("MPI_Session_iflush_buffer");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
   return on_session(call.name(), session,
                     [&](BufferOwner o) { return iflush_buffer(o, request); });
 }
