@@ -6,6 +6,8 @@
 // send (the carrier) then moves it from the buffer, and reap_locked gives
 // the block back when the carrier is done.
 
+#include <limits>
+
 #include "lapi/line_copy.hpp"
 #include "mpcpi/internal/engine_impl.hpp"
 #include "mpcpi/internal/errors.hpp"
@@ -56,14 +58,17 @@ void Engine::Impl::poll_buffers_until(Done done, Then then) {
   }
 }
 
+bool Engine::Impl::flushed_locked(Engine::BufferKey key, std::uint64_t mark) const {
+  auto it = bsend_buffers_.find(key);
+  return it == bsend_buffers_.end() || it->second.flushed(mark);
+}
+
 Errc Engine::Impl::buffer_detach(void*& buf, std::size_t& size, Engine::BufferKey key) {
   buf = nullptr;
   size = 0;
+  // Every message it holds, however late it came (a mark past them all).
   poll_buffers_until(
-      [&] {
-        auto it = bsend_buffers_.find(key);
-        return it == bsend_buffers_.end() || it->second.held() == 0;
-      },
+      [&] { return flushed_locked(key, std::numeric_limits<std::uint64_t>::max()); },
       [&] {
         auto it = bsend_buffers_.find(key);
         if (it == bsend_buffers_.end()) return;
@@ -82,18 +87,12 @@ std::uint64_t Engine::Impl::buffer_flush_mark() {
 bool Engine::Impl::buffer_flushed(Engine::BufferKey key, std::uint64_t mark) {
   EngineLock lock(*this);
   reap_locked();
-  auto it = bsend_buffers_.find(key);
-  return it == bsend_buffers_.end() || it->second.flushed(mark);
+  return flushed_locked(key, mark);
 }
 
 Errc Engine::Impl::buffer_flush(Engine::BufferKey key) {
   const std::uint64_t mark = buffer_flush_mark();
-  poll_buffers_until(
-      [&] {
-        auto it = bsend_buffers_.find(key);
-        return it == bsend_buffers_.end() || it->second.flushed(mark);
-      },
-      [] {});
+  poll_buffers_until([&] { return flushed_locked(key, mark); }, [] {});
   return Errc::success;
 }
 
@@ -104,6 +103,13 @@ Errc Engine::Impl::ibsend(const void* buf, std::size_t bytes, int dest, int tag,
       e != Errc::success)
     return e;
   return send_buffered(buf, bytes, dest, tag, context, key, out);
+}
+
+Errc Engine::Impl::bsend(const void* buf, std::size_t bytes, int dest, int tag,
+                         std::uint32_t context, Engine::BufferKey key) {
+  Request* r = nullptr;
+  if (Errc e = send_buffered(buf, bytes, dest, tag, context, key, r); e != Errc::success) return e;
+  return wait(r, nullptr);
 }
 
 Errc Engine::Impl::send_buffered(const void* buf, std::size_t bytes, int dest, int tag,

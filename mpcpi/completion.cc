@@ -47,8 +47,6 @@ void Engine::Impl::release_request(Request* r) {
   r->user_freed = false;
   r->counter_poll = false;
   r->handle = 0;
-  r->bsend_block = nullptr;
-  r->bsend_buffer = nullptr;
   r->send_buf = nullptr;
   r->recv_buf = nullptr;
   request_pool_.put(r);

@@ -330,10 +330,10 @@ Errc Engine::ibsend(const void* buf, std::size_t bytes, int dest, int tag, std::
 }
 Errc Engine::bsend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
                    BufferKey key) {
-  Request* r = nullptr;
-  Errc e = impl_->ibsend(buf, bytes, dest, tag, context, key, r);
-  if (e == Errc::success) e = impl_->wait(r, nullptr);
-  return impl_->returning(e);
+  if (Errc e = impl_->check_send_args(buf, bytes, dest, tag, SendMode::buffered, "bsend");
+      e != Errc::success)
+    return e;
+  return impl_->returning(impl_->bsend(buf, bytes, dest, tag, context, key));
 }
 
 }  // namespace mpcpi

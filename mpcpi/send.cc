@@ -136,13 +136,8 @@ bool Engine::Impl::take_eager_slot(lapi::TaskId dest, std::size_t bytes, Envelop
 
 Errc Engine::Impl::send_general(const void* buf, std::size_t bytes, int dest, int tag,
                                 std::uint32_t context, SendMode mode) {
-  if (mode == SendMode::buffered) {
-    Request* r = nullptr;
-    if (Errc e = send_buffered(buf, bytes, dest, tag, context, Engine::kProcessBuffer, r);
-        e != Errc::success)
-      return e;
-    return wait(r, nullptr);
-  }
+  if (mode == SendMode::buffered)
+    return bsend(buf, bytes, dest, tag, context, Engine::kProcessBuffer);
   // A blocking send needs no pooled request: every reference the engine
   // keeps to it (handles, landing records) is gone once it completes.
   Request r;

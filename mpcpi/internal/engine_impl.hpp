@@ -243,6 +243,12 @@ class Engine::Impl {
   bool buffer_flushed(Engine::BufferKey key, std::uint64_t mark);
   Errc ibsend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
               Engine::BufferKey key, Request*& out);
+  // A blocking buffered send (arguments checked by the caller).
+  Errc bsend(const void* buf, std::size_t bytes, int dest, int tag, std::uint32_t context,
+             Engine::BufferKey key);
+  // No message before `mark` is still in the buffer under `key` (none
+  // attached: true). Under the lock.
+  bool flushed_locked(Engine::BufferKey key, std::uint64_t mark) const;
   // Polls the transport (never for a receiver: buffered sends are local)
   // until `done` holds under the engine lock, reaping first; runs `then`
   // under that lock.

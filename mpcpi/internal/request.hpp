@@ -42,7 +42,9 @@ class Request : public detail::PostedEntry {
   std::size_t bytes = 0;
   lapi::TaskId dest = 0;
   // Internal buffered send: its block, the buffer to give it back to, and
-  // its message number there (BsendBuffer).
+  // its message number there (BsendBuffer). Set only on carriers, and
+  // cleared when the block goes back (give_back_bsend_locked), so releasing
+  // a request never has to touch them.
   std::byte* bsend_block = nullptr;
   detail::BsendBuffer* bsend_buffer = nullptr;
   std::uint64_t bsend_seq = 0;

@@ -1,11 +1,11 @@
 #include "mpi/internal/bsend_buffers.hpp"
 
-#include <limits>
 #include <memory>
 
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/grequest.hpp"
+#include "mpi/internal/large_count.hpp"
 #include "mpi/internal/runtime.hpp"
 #include "mpi/internal/session.hpp"
 
@@ -52,8 +52,8 @@ int attach_buffer(BufferOwner owner, void* buffer, MPI_Count size) {
   const bool automatic = buffer == MPI_BUFFER_AUTOMATIC;
   if (!automatic) {
     if (int rc = check_count(size, "size")) return rc;
-    if (size > std::numeric_limits<int>::max())
-      return fail(MPI_ERR_COUNT, "size={} is more than an attached buffer holds (INT_MAX)", size);
+    if (int rc = fits_int(size, "size", -1, "an attached buffer holds at most INT_MAX bytes"))
+      return rc;
     if (size > 0 && buffer == nullptr)
       return fail(MPI_ERR_BUFFER, "buffer is NULL but size={} (MPI_BUFFER_AUTOMATIC asks for "
                   "automatic buffering)", size);
