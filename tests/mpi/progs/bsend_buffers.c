@@ -300,6 +300,25 @@ static void bad_arguments(void) {
   CHECK_CLASS(MPI_Session_attach_buffer(MPI_SESSION_NULL, pool, 64), MPI_ERR_SESSION);
   CHECK_CLASS(MPI_Session_flush_buffer(MPI_SESSION_NULL), MPI_ERR_SESSION);
   CHECK_CLASS(MPI_Session_iflush_buffer(MPI_SESSION_NULL, &r), MPI_ERR_SESSION);
+  CHECK_CLASS(MPI_Session_detach_buffer(MPI_SESSION_NULL, &back, &back_size), MPI_ERR_SESSION);
+  /* Each communicator and session call checks its other arguments too, and the _c forms. */
+  MPI_Count back_count = 0;
+  CHECK_CLASS(MPI_Comm_attach_buffer(MPI_COMM_WORLD, NULL, 64), MPI_ERR_BUFFER);
+  CHECK_CLASS(MPI_Comm_attach_buffer(MPI_COMM_WORLD, pool, -1), MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Comm_detach_buffer(MPI_COMM_WORLD, NULL, &back_size), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Comm_detach_buffer(MPI_COMM_WORLD, &back, NULL), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Comm_attach_buffer_c(MPI_COMM_NULL, pool, 64), MPI_ERR_COMM);
+  CHECK_CLASS(MPI_Comm_attach_buffer_c(MPI_COMM_WORLD, pool, (MPI_Count)1 << 40), MPI_ERR_COUNT);
+  CHECK_CLASS(MPI_Comm_detach_buffer_c(MPI_COMM_NULL, &back, &back_count), MPI_ERR_COMM);
+  CHECK_CLASS(MPI_Comm_detach_buffer_c(MPI_COMM_WORLD, &back, NULL), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Session_attach_buffer_c(MPI_SESSION_NULL, pool, 64), MPI_ERR_SESSION);
+  CHECK_CLASS(MPI_Session_detach_buffer_c(MPI_SESSION_NULL, &back, &back_count), MPI_ERR_SESSION);
+  CHECK_CLASS(MPI_Buffer_detach_c(&back, NULL), MPI_ERR_ARG);
+  /* None of them attached anything. */
+  CHECK_OK(MPI_Comm_detach_buffer(MPI_COMM_WORLD, &back, &back_size));
+  CHECK(back == NULL && back_size == 0);
+  CHECK_OK(MPI_Buffer_detach(&back, &back_size));
+  CHECK(back == NULL && back_size == 0);
 }
 
 int main(int argc, char** argv) {
