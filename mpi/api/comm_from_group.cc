@@ -47,7 +47,7 @@ int check_stringtag(const char* stringtag) {
 
 int find_errhandler(MPI_Errhandler handle, ErrhandlerPtr& out) {
   ErrhandlerPtr* h = state().errhandlers.find(handle);
-  if (h == nullptr) return fail(MPI_ERR_ARG, "errhandler={:#x} is not an error handler", handle);
+  if (h == nullptr) return fail(MPI_ERR_ERRHANDLER, "errhandler={:#x} is not an error handler", handle);
   out = *h;
   return MPI_SUCCESS;
 }

@@ -22,7 +22,7 @@ extern "C" int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
   ErrhandlerPtr* h = state().errhandlers.find(errhandler);
   if (h == nullptr) {
     return raise(c, kFn,
-                 fail(MPI_ERR_ARG, "errhandler={:#x} is not an error handler", errhandler));
+                 fail(MPI_ERR_ERRHANDLER, "errhandler={:#x} is not an error handler", errhandler));
   }
   c->errhandler = *h;
   return MPI_SUCCESS;
@@ -110,7 +110,7 @@ extern "C" int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
   }
   if (!s.errhandlers.erase(*errhandler)) {
     return raise(nullptr, kFn,
-                 fail(MPI_ERR_ARG, "errhandler={:#x} is not an error handler", *errhandler));
+                 fail(MPI_ERR_ERRHANDLER, "errhandler={:#x} is not an error handler", *errhandler));
   }
   *errhandler = MPI_ERRHANDLER_NULL;
   return MPI_SUCCESS;

@@ -426,7 +426,7 @@ extern "C" int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
   ErrhandlerPtr* h = state().errhandlers.find(errhandler);
   if (h == nullptr) {
     return raise_file(f, kFn,
-                      fail(MPI_ERR_ARG, "errhandler={:#x} is not an error handler", errhandler));
+                      fail(MPI_ERR_ERRHANDLER, "errhandler={:#x} is not an error handler", errhandler));
   }
   (f != nullptr ? f->errhandler : file_null_errhandler()) = *h;
   return MPI_SUCCESS;

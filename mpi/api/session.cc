@@ -107,7 +107,7 @@ extern "C" int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Se
   ErrhandlerPtr handler = find_errhandler(errhandler);
   if (!handler) {
     return raise(nullptr, kFn,
-                 fail(MPI_ERR_ARG, "errhandler={:#x} is not an error handler", errhandler));
+                 fail(MPI_ERR_ERRHANDLER, "errhandler={:#x} is not an error handler", errhandler));
   }
   int level = MPI_THREAD_SINGLE;
   int rc = check_not_null(session, "session");
@@ -267,7 +267,7 @@ extern "C" int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler er
   ErrhandlerPtr handler = find_errhandler(errhandler);
   if (!handler) {
     return raise_on_session(sp, kFn,
-                    fail(MPI_ERR_ARG, "errhandler={:#x} is not an error handler", errhandler));
+                    fail(MPI_ERR_ERRHANDLER, "errhandler={:#x} is not an error handler", errhandler));
   }
   sp->errhandler = std::move(handler);
   return MPI_SUCCESS;

@@ -409,10 +409,13 @@ extern MPI_F08_status *MPI_F08_STATUSES_IGNORE;
 #define MPI_ERR_PROC_ABORTED 76
 #define MPI_ERR_VALUE_TOO_LARGE 77
 #define MPI_T_ERR_NOT_SUPPORTED 78
+/* MPI 4.1's, at MPICH 4.2's values. */
+#define MPI_T_ERR_NOT_ACCESSIBLE 79
+#define MPI_ERR_ERRHANDLER 80
 /* The last predefined error code; codes from MPI_Add_error_code would lie
  * above it. MPICH_ERR_LAST_CLASS is the last class. */
 #define MPI_ERR_LASTCODE 0x3fffffff
-#define MPICH_ERR_LAST_CLASS 78
+#define MPICH_ERR_LAST_CLASS 80
 /* Process-failure classes of the ULFM proposal, at MPICH's values.
  * MPIX_ERR_PROC_FAILED: a peer the call needed failed (lapirun
  * --continue-on-failure). */

@@ -95,6 +95,8 @@ constexpr std::array<ClassInfo, MPICH_ERR_LAST_CLASS + 1> kClasses = {{
     {MPI_ERR_PROC_ABORTED, "MPI_ERR_PROC_ABORTED", "communication with an aborted process"},
     {MPI_ERR_VALUE_TOO_LARGE, "MPI_ERR_VALUE_TOO_LARGE", "value too large to store"},
     {MPI_T_ERR_NOT_SUPPORTED, "MPI_T_ERR_NOT_SUPPORTED", "tools interface function not supported"},
+    {MPI_T_ERR_NOT_ACCESSIBLE, "MPI_T_ERR_NOT_ACCESSIBLE", "tools interface function not accessible"},
+    {MPI_ERR_ERRHANDLER, "MPI_ERR_ERRHANDLER", "invalid error handler"},
 }};
 
 constexpr bool in_order() {

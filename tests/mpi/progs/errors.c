@@ -96,7 +96,17 @@ static void bad_arguments(void) {
   int flag;
   CHECK_CLASS(MPI_Comm_get_attr(MPI_COMM_WORLD, 5555, &v, &flag), MPI_ERR_KEYVAL);
   CHECK_CLASS(MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_TAG_UB, NULL), MPI_ERR_KEYVAL);
-  CHECK_CLASS(MPI_Comm_set_errhandler(MPI_COMM_WORLD, 1234), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Comm_set_errhandler(MPI_COMM_WORLD, 1234), MPI_ERR_ERRHANDLER);
+  /* Not an error handler: MPI 4.1's class, wherever one is named. */
+  MPI_Errhandler not_handler = (MPI_Errhandler)1234;
+  CHECK_CLASS(MPI_Errhandler_free(&not_handler), MPI_ERR_ERRHANDLER);
+  MPI_Win w;
+  CHECK_OK(MPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, MPI_COMM_SELF, &w));
+  CHECK_OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
+  CHECK_CLASS(MPI_Win_set_errhandler(w, not_handler), MPI_ERR_ERRHANDLER);
+  CHECK_OK(MPI_Win_free(&w));
+  MPI_Session session;
+  CHECK_CLASS(MPI_Session_init(MPI_INFO_NULL, not_handler, &session), MPI_ERR_ERRHANDLER);
   CHECK_CLASS(MPI_Comm_split(MPI_COMM_WORLD, -5, 0, &world), MPI_ERR_ARG);
 
   /* Datatype constructors. */

@@ -246,7 +246,7 @@ static void test_queries_handlers(MPI_Comm comm, int rank, int nranks) {
   CHECK_OK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
   CHECK_OK(MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN));
   CHECK_OK(MPI_Errhandler_free(&eh));
-  CHECK_CLASS(MPI_File_set_errhandler(fh, MPI_ERRHANDLER_NULL), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_File_set_errhandler(fh, MPI_ERRHANDLER_NULL), MPI_ERR_ERRHANDLER);
 
   /* Bad handles. */
   other = fh;
