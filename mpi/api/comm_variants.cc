@@ -11,6 +11,7 @@
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/comm_factory.hpp"
 #include "mpi/internal/errors.hpp"
+#include "mpi/internal/hw_resources.hpp"
 #include "mpi/internal/internal_coll.hpp"
 #include "mpi/internal/state.hpp"
 
@@ -23,20 +24,25 @@ int check_intra(const Comm& c) {
   return fail(MPI_ERR_COMM, "comm is an inter-communicator");
 }
 
-// Colour of this process for MPI_COMM_TYPE_SHARED: the lowest rank of
-// `c` on the same host (collective).
-int host_color(const Comm& c, int& color) {
-  char name[64] = {};
-  gethostname(name, sizeof name - 1);
+// Colour of this process for MPI_COMM_TYPE_SHARED, or for a hardware
+// resource of its host (`instance`, hw_resources.hpp; -1: none): the lowest
+// rank of `c` on the same host in the same resource (collective).
+int host_color(const Comm& c, int& color, int instance = 0) {
+  struct Place {
+    char host[64];
+    int instance;
+  } me{};
+  gethostname(me.host, sizeof me.host - 1);
+  me.instance = instance;
   std::vector<char> all;
-  if (int rc = internal_allgather(c, name, sizeof name, all)) return rc;
-  for (int r = 0; r < c.size(); ++r) {
-    if (std::memcmp(all.data() + r * sizeof name, name, sizeof name) == 0) {
+  if (int rc = internal_allgather(c, &me, sizeof me, all)) return rc;
+  color = instance < 0 ? MPI_UNDEFINED : c.rank;
+  for (int r = 0; instance >= 0 && r < c.size(); ++r) {
+    if (std::memcmp(all.data() + r * sizeof me, &me, sizeof me) == 0) {
       color = r;
-      return MPI_SUCCESS;
+      break;
     }
   }
-  color = c.rank;
   return MPI_SUCCESS;
 }
 
@@ -99,16 +105,23 @@ extern "C" int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_I
               split_type);
   }
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
-  // Every type here ends in shared memory (a host) or nothing: HW_GUIDED
-  // knows only mpi_hw_resource_type=mpi_shared_memory; HW_UNGUIDED gives
-  // the host when it is smaller than comm (else there is nothing finer).
-  int color = MPI_UNDEFINED;
-  rc = host_color(*c, color);
-  if (rc == MPI_SUCCESS && split_type == MPI_UNDEFINED) color = MPI_UNDEFINED;
-  if (rc == MPI_SUCCESS && split_type == MPI_COMM_TYPE_HW_GUIDED) {
+  // HW_GUIDED splits by mpi_hw_resource_type: mpi_shared_memory (the
+  // host), or a type of MPI_Get_hw_resource_info's (hwloc://Core, or
+  // MPICH's bare Core), a process not bound within one such resource, or
+  // naming no type known here, getting MPI_COMM_NULL. HW_UNGUIDED gives
+  // the host when it is smaller than comm (else nothing finer).
+  int instance = 0;
+  if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
     const std::string* v = hints ? hints->find("mpi_hw_resource_type") : nullptr;
-    if (v == nullptr || *v != "mpi_shared_memory") color = MPI_UNDEFINED;
+    if (v == nullptr) {
+      instance = -1;
+    } else if (*v != "mpi_shared_memory") {
+      instance = hw_instance(hw_resources_now(), *v);
+    }
   }
+  int color = MPI_UNDEFINED;
+  rc = host_color(*c, color, instance);
+  if (rc == MPI_SUCCESS && split_type == MPI_UNDEFINED) color = MPI_UNDEFINED;
   if (rc == MPI_SUCCESS && split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
     int on_host = 0;
     std::vector<char> all;

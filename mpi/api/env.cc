@@ -1,4 +1,5 @@
-// Environment: MPI_Init ... MPI_Finalize, versions, processor name, clocks.
+// Environment: MPI_Init ... MPI_Finalize, versions, processor name and
+// hardware, clocks.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +20,8 @@
 #include "mpi/internal/connect.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
+#include "mpi/internal/hw_resources.hpp"
+#include "mpi/internal/info.hpp"
 #include "mpi/internal/request.hpp"
 #include "mpi/internal/runtime.hpp"
 #include "mpi/internal/session.hpp"
@@ -207,6 +210,22 @@ extern "C" int MPI_Get_processor_name(char* name, int* resultlen) {
   host[sizeof host - 1] = '\0';
   std::strcpy(name, host);
   *resultlen = static_cast<int>(std::strlen(name));
+  return MPI_SUCCESS;
+}
+
+// Any time, as MPI_Get_processor_name: the process's CPU binding at the
+// moment of the call, per resource type ("true": all its CPUs lie in one
+// resource of the type). MPI_COMM_TYPE_HW_GUIDED splits by these types.
+extern "C" int MPI_Get_hw_resource_info(MPI_Info* hw_info) {
+  const ApiCall call("MPI_Get_hw_resource_info");
+  if (call.overlaps()) [[unlikely]] return call.refuse();
+  constexpr const char* kFn = "MPI_Get_hw_resource_info";
+  if (int rc = check_not_null(hw_info, "hw_info")) return raise(nullptr, kFn, rc);
+  auto info = std::make_shared<Info>();
+  for (const HwResource& r : hw_resources_now()) info->set(r.type, r.instance >= 0 ? "true" : "false");
+  const int h = state().infos.insert(std::move(info));
+  if (h == MPI_INFO_NULL) return raise(nullptr, kFn, fail(MPI_ERR_INTERN, "too many info objects"));
+  *hw_info = h;
   return MPI_SUCCESS;
 }
 

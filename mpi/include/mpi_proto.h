@@ -23,6 +23,8 @@ int MPI_Is_thread_main(int *flag);
 int MPI_Get_processor_name(char *name, int *resultlen);
 int MPI_Get_version(int *version, int *subversion);
 int MPI_Get_library_version(char *version, int *resultlen);
+/* MPI 4.1: the CPU binding per hardware resource type (hwloc://Core ...). */
+int MPI_Get_hw_resource_info(MPI_Info *hw_info);
 double MPI_Wtime(void);
 double MPI_Wtick(void);
 

@@ -1,8 +1,11 @@
 /* The rest of issue 10 section 2: MPI_Comm_create_group, split_type,
  * dup_with_info, set_info/get_info, attributes on datatypes, window
  * keyvals, MPI_Add_error_class/code/string, generalized requests,
- * MPI_Pcontrol, MPI_Isendrecv(_replace), and their bad arguments. */
+ * MPI_Pcontrol, MPI_Isendrecv(_replace), MPI 4.1's MPI_Get_hw_resource_info,
+ * and their bad arguments. */
+#define _GNU_SOURCE
 #include <mpi.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,13 +162,88 @@ static void split_type(void) {
   CHECK_OK(MPI_Comm_size(c, &n));
   CHECK(n == size);
   CHECK_OK(MPI_Comm_free(&c));
-  CHECK_OK(MPI_Info_set(info, "mpi_hw_resource_type", "L3Cache"));
+  CHECK_OK(MPI_Info_set(info, "mpi_hw_resource_type", "hwloc://Bogus"));
   CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &c));
+  CHECK(c == MPI_COMM_NULL);
+  CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &c));
   CHECK(c == MPI_COMM_NULL);
   /* HW_UNGUIDED: nothing finer than one host. */
   CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c));
   CHECK(c == MPI_COMM_NULL);
   CHECK_OK(MPI_Info_free(&info));
+}
+
+/* This rank's CPUs (its binding), as a bit mask of the first 64. */
+static unsigned long long my_cpus(int* count) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CHECK(sched_getaffinity(0, sizeof set, &set) == 0);
+  unsigned long long mask = 0;
+  for (int cpu = 0; cpu < 64; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) mask |= 1ull << cpu;
+  }
+  *count = CPU_COUNT(&set);
+  return mask;
+}
+
+/* MPI 4.1's MPI_Get_hw_resource_info, and HW_GUIDED by each type it names:
+ * "true" (all this rank's CPUs in one resource of the type) gives the ranks
+ * in the same resource, which include every rank bound exactly as this one;
+ * "false" gives MPI_COMM_NULL. Whether a type is "true" is checked here
+ * without the library where it can be: the machine (one host) always, a
+ * hardware thread when bound to one CPU; and the split by hardware thread
+ * gives exactly the ranks bound to this rank's CPU. */
+static void hw_resources(void) {
+  MPI_Info hw;
+  CHECK_OK(MPI_Get_hw_resource_info(&hw));
+  int nkeys = 0, ncpus = 0, saw_machine = 0, saw_pu = 0;
+  const unsigned long long mine = my_cpus(&ncpus);
+  unsigned long long* all = malloc(sizeof *all * (size_t)size);
+  CHECK_OK(MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG,
+                         MPI_COMM_WORLD));
+  CHECK_OK(MPI_Info_get_nkeys(hw, &nkeys));
+  CHECK(nkeys >= 2);
+  MPI_Info split;
+  CHECK_OK(MPI_Info_create(&split));
+  for (int k = 0; k < nkeys; ++k) {
+    char key[MPI_MAX_INFO_KEY + 1], value[8];
+    int len = sizeof value, flag = 0;
+    CHECK_OK(MPI_Info_get_nthkey(hw, k, key));
+    CHECK_OK(MPI_Info_get_string(hw, key, &len, value, &flag));
+    CHECK(flag && strncmp(key, "hwloc://", 8) == 0);
+    const int restricted = strcmp(value, "true") == 0;
+    CHECK(restricted || strcmp(value, "false") == 0);
+    if (strcmp(key, "hwloc://Machine") == 0) {
+      saw_machine = 1;
+      CHECK(restricted);
+    }
+    if (strcmp(key, "hwloc://PU") == 0) {
+      saw_pu = 1;
+      CHECK(restricted == (ncpus == 1));
+    }
+    /* Every rank lists the same types (one host), in the same order. */
+    MPI_Comm c;
+    CHECK_OK(MPI_Info_set(split, "mpi_hw_resource_type", key));
+    CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, rank, split, &c));
+    CHECK((c != MPI_COMM_NULL) == restricted);
+    if (c == MPI_COMM_NULL) continue;
+    int n = 0, twins = 0, twins_in = 0;
+    CHECK_OK(MPI_Comm_size(c, &n));
+    for (int r = 0; r < size; ++r) twins += all[r] == mine;
+    int* members = malloc(sizeof *members * (size_t)n);
+    CHECK_OK(MPI_Allgather(&rank, 1, MPI_INT, members, 1, MPI_INT, c));
+    for (int i = 0; i < n; ++i) twins_in += all[members[i]] == mine;
+    CHECK(twins_in == twins);
+    if (strcmp(key, "hwloc://Machine") == 0) CHECK(n == size);
+    if (strcmp(key, "hwloc://PU") == 0) CHECK(n == twins);
+    free(members);
+    CHECK_OK(MPI_Comm_free(&c));
+  }
+  CHECK(saw_machine && saw_pu);
+  CHECK_OK(MPI_Info_free(&split));
+  CHECK_OK(MPI_Info_free(&hw));
+  free(all);
+  CHECK_CLASS(MPI_Get_hw_resource_info(NULL), MPI_ERR_ARG);
 }
 
 static void infos(void) {
@@ -502,6 +580,7 @@ int main(int argc, char** argv) {
   idup_with_info();
   disconnect();
   split_type();
+  hw_resources();
   infos();
   type_attributes();
   user_errors();

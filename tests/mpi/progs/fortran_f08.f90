@@ -133,6 +133,15 @@ contains
     call check(all(got == values - rank + mod(rank + nprocs - 1, nprocs)), 'bsend automatic')  ! mpi41
     call MPI_Comm_detach_buffer(MPI_COMM_WORLD, detached, n)  ! mpi41
     call check(n == 0 .and. c_associated(detached), 'comm_detach_buffer automatic')  ! mpi41
+    block  ! mpi41
+      type(MPI_Info) :: hw  ! mpi41
+      logical :: found  ! mpi41
+      character(len=8) :: value  ! mpi41
+      call MPI_Get_hw_resource_info(hw)  ! mpi41
+      call MPI_Info_get(hw, 'hwloc://Machine', 8, value, found)  ! mpi41
+      call check(found .and. value == 'true', 'get_hw_resource_info')  ! mpi41
+      call MPI_Info_free(hw)  ! mpi41
+    end block  ! mpi41
   end subroutine buffered
 end module f08_checks
 
