@@ -130,6 +130,9 @@ constexpr std::array kVariables = {
              "job's size (`MPI_Comm_spawn` itself starts any number)"},
     Variable{"LAPIS_SPAWN_PORT", "set by MPI_Comm_spawn", "mpi",
              "the port a spawned job's ranks connect back to in `MPI_Init` (do not set by hand)"},
+    Variable{"LAPIS_MEMORY_ALLOC_KINDS", "unset", "mpi",
+             "the memory kinds the world model asks for (MPI 4.1; lapirun --memory-alloc-kinds sets "
+             "it); MPI_Comm_get_info says which are supported"},
     Variable{"LAPIS_NAME_SERVER", "set by lapirun", "mpi",
              "the name service of `MPI_Publish_name`, `MPI_Lookup_name` and `MPI_Unpublish_name`: "
              "lapirun serves one per job (shared with the jobs it spawns); jobs started apart share "

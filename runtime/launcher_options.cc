@@ -68,7 +68,8 @@ std::optional<BindTo> parse_bind_to(std::string_view text) {
 
 // Splits "--name=value" into its parts; a short option or one without '=' has no inline value.
 std::pair<std::string_view, std::optional<std::string_view>> split_inline_value(std::string_view arg) {
-  if (arg.starts_with("--")) {
+  // Hydra's -memory-alloc-kinds=LIST is written with '=' too.
+  if (arg.starts_with("--") || arg.starts_with("-memory-alloc-kinds=")) {
     if (const auto eq = arg.find('='); eq != std::string_view::npos) return {arg.substr(0, eq), arg.substr(eq + 1)};
   }
   return {arg, std::nullopt};
@@ -119,7 +120,8 @@ std::optional<ParsedCommandLine> parse_part(std::span<const std::string_view> ar
                        name == "--output-filename" || name == "-output-filename" || name == "-H" ||
                        name == "--host" || name == "-host" || name == "--hostfile" || name == "-hostfile" ||
                        name == "--machinefile" || name == "-machinefile" || name == "-f" || name == "-ppn" ||
-                       name == "--ppn" || name == "--npernode" || name == "-npernode";
+                       name == "--ppn" || name == "--npernode" || name == "-npernode" ||
+                       name == "--memory-alloc-kinds" || name == "-memory-alloc-kinds";
     if (!known) return UsageError{"unknown option '" + std::string(arg) + "'"};
     const auto value = take_value(inline_value);
     if (!value) return UsageError{"option " + std::string(name) + " needs a value"};
@@ -158,6 +160,10 @@ std::optional<ParsedCommandLine> parse_part(std::span<const std::string_view> ar
       if (!options.timeout_seconds) {
         return UsageError{"invalid --timeout '" + std::string(*value) + "': expected a positive number of seconds"};
       }
+    } else if (name == "--memory-alloc-kinds" || name == "-memory-alloc-kinds") {
+      // MPI 4.1's mpiexec option: the kinds every rank asks for (the MPI
+      // library says which it supports, in MPI_Comm_get_info).
+      options.env.push_back(EnvSetting{"LAPIS_MEMORY_ALLOC_KINDS", std::string(*value)});
     } else if (name == "-x") {
       auto setting = parse_env_setting(*value);
       if (!setting) return UsageError{"invalid -x '" + std::string(*value) + "': expected VAR or VAR=VALUE"};
@@ -255,6 +261,8 @@ std::string launcher_usage(std::string_view program_name) {
          "                       when every rank gets a core of its own, else none)\n"
          "  --map-by core|slot   place ranks round-robin over cores (the same on one host)\n"
          "  --report-bindings    say on stderr where each rank is bound\n"
+         "  --memory-alloc-kinds LIST\n"
+         "                       the memory kinds the ranks ask MPI for (MPI 4.1; e.g. mpi:alloc_mem,system)\n"
          "  --output-filename DIR\n"
          "                       write rank N's output to DIR/1/rank.N/stdout and .../stderr (as Open\n"
          "                       MPI does; the directories are made), not to the terminal\n"

@@ -63,7 +63,8 @@ using ParsedCommandLine = std::variant<LauncherOptions, HelpRequested, VersionRe
 // `args` excludes argv[0]. `timeout_env` is the value of LAPIS_TIMEOUT (or, unset, MPICH's
 // MPIEXEC_TIMEOUT: `timeout_env_name` says which, for its error), used when --timeout is absent.
 // Options: -n/-np/--np/-c N, --wdir DIR, --timeout S, -x VAR[=VAL], --tag-output, --bind-to, --map-by,
-// --report-bindings, --continue-on-failure, --output-filename DIR, -H/--host LIST, --hostfile FILE, -ppn N, -h/--help, -V/--version, "--" ends options; --oversubscribe and
+// --report-bindings, --continue-on-failure, --output-filename DIR, -H/--host LIST, --hostfile FILE, -ppn N,
+// --memory-alloc-kinds LIST (sets LAPIS_MEMORY_ALLOC_KINDS in every rank), -h/--help, -V/--version, "--" ends options; --oversubscribe and
 // --allow-run-as-root are accepted for scripts written for Open MPI (they change nothing here).
 // Long options also accept --opt=value, and the single-dash spellings of Open MPI and MPICH
 // (-bind-to, -map-by, -report-bindings). The first non-option argument starts the command. A

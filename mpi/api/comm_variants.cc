@@ -13,6 +13,8 @@
 #include "mpi/internal/errors.hpp"
 #include "mpi/internal/hw_resources.hpp"
 #include "mpi/internal/internal_coll.hpp"
+#include "mpi/internal/memory_kinds.hpp"
+#include "mpi/internal/session.hpp"
 #include "mpi/internal/state.hpp"
 
 using namespace mpi;
@@ -184,6 +186,7 @@ extern "C" int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
   if (rc == MPI_SUCCESS) rc = check_not_null(info_used, "info_used");
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
   auto copy = c->info ? std::make_shared<Info>(*c->info) : std::make_shared<Info>();
+  copy->set(kMemoryKindsKey, memory_kinds_of(*c));
   MPI_Info h = state().infos.insert(copy);
   if (h == MPI_INFO_NULL) return raise(c, kFn, fail(MPI_ERR_INTERN, "too many info objects"));
   *info_used = h;

@@ -13,6 +13,8 @@
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
+#include "mpi/internal/memory_kinds.hpp"
+#include "mpi/internal/session.hpp"
 #include "mpi/internal/file.hpp"
 #include "mpi/internal/state.hpp"
 
@@ -347,8 +349,11 @@ extern "C" int MPI_File_get_info(MPI_File fh, MPI_Info* info_used) {
   File* f = nullptr;
   if (int rc = lookup_file(fh, f)) return raise_file(nullptr, kFn, rc);
   if (int rc = check_not_null(info_used, "info_used")) return raise_file(f, kFn, rc);
-  if (f->info == MPI_INFO_NULL) return raise_file(f, kFn, MPI_Info_create(info_used));
-  return raise_file(f, kFn, MPI_Info_dup(f->info, info_used));
+  int rc = f->info == MPI_INFO_NULL ? MPI_Info_create(info_used) : MPI_Info_dup(f->info, info_used);
+  Comm* c = nullptr;
+  if (rc == MPI_SUCCESS) rc = lookup_comm(f->comm, c);
+  if (rc == MPI_SUCCESS) (*state().infos.find(*info_used))->set(kMemoryKindsKey, memory_kinds_of(*c));
+  return raise_file(f, kFn, rc);
 }
 
 extern "C" int MPI_File_set_atomicity(MPI_File fh, int flag) {

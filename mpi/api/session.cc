@@ -14,6 +14,7 @@
 #include "mpi/internal/bsend_buffers.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
+#include "mpi/internal/memory_kinds.hpp"
 #include "mpi/internal/session.hpp"
 #include "mpi/internal/state.hpp"
 
@@ -75,6 +76,17 @@ int requested_level(MPI_Info info, int& level) {
   return MPI_SUCCESS;
 }
 
+// The "mpi_memory_alloc_kinds" key of MPI_Session_init's info (MPI 4.1),
+// supported; absent, the world model's. Checked by requested_level.
+std::string requested_memory_kinds(MPI_Info info) {
+  InfoPtr hints;
+  if (info == MPI_INFO_NULL || lookup_info(info, hints, "info") != MPI_SUCCESS) {
+    return process_memory_kinds();
+  }
+  const std::string* v = hints->find(kMemoryKindsKey);
+  return v != nullptr ? supported_memory_kinds(*v) : process_memory_kinds();
+}
+
 // An info argument of the pset queries: MPI_INFO_NULL or a live object.
 int check_query_info(MPI_Info info) {
   if (info == MPI_INFO_NULL) return MPI_SUCCESS;
@@ -116,6 +128,7 @@ extern "C" int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Se
   if (rc != MPI_SUCCESS) return raise_session(handler, MPI_SESSION_NULL, kFn, rc);
   State& s = state();
   auto obj = std::make_shared<Session>(Session{MPI_SESSION_NULL, handler, level});
+  obj->memory_kinds = requested_memory_kinds(info);
   const MPI_Session h = s.sessions.insert(obj);
   if (h == MPI_SESSION_NULL) {
     (void)stop_library_if_unused();
@@ -218,6 +231,7 @@ extern "C" int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used) {
   // The level the process provides: at least what the session asked for.
   auto used = std::make_shared<Info>();
   used->set("thread_level", thread_level_name(std::max(state().thread_level, sp->thread_level)));
+  used->set(kMemoryKindsKey, sp->memory_kinds);
   return raise_on_session(sp, kFn, new_info(std::move(used), info_used, "info_used"));
 }
 

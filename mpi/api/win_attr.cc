@@ -6,6 +6,8 @@
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/checks.hpp"
 #include "mpi/internal/errors.hpp"
+#include "mpi/internal/memory_kinds.hpp"
+#include "mpi/internal/session.hpp"
 #include "mpi/internal/rma/window.hpp"
 #include "mpi/internal/state.hpp"
 
@@ -202,6 +204,7 @@ extern "C" int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
   info->set("accumulate_ops", "same_op_no_op");
   info->set("same_size", "false");
   info->set("same_disp_unit", "false");
+  info->set(kMemoryKindsKey, memory_kinds_of(*w->comm));
   const int h = state().infos.insert(std::move(info));
   if (h == MPI_INFO_NULL) return raise_win(w, kFn, fail(MPI_ERR_INTERN, "too many info objects"));
   *info_used = h;

@@ -7,6 +7,7 @@
 
 #include "mpi/internal/api_call.hpp"
 #include "mpi/internal/attributes.hpp"
+#include "mpi/internal/memory_kinds.hpp"
 #include "mpi/internal/coll/node.hpp"
 #include "mpi/internal/coll/nonblocking.hpp"
 #include "mpi/internal/errors.hpp"
@@ -128,6 +129,11 @@ int lookup_session(MPI_Session handle, Session*& out) {
 int raise_on_session(const Session* session, const char* function, int code) {
   if (session == nullptr) return raise(nullptr, function, code);
   return raise_session(session->errhandler, session->handle, function, code);
+}
+
+const std::string& memory_kinds_of(const Comm& c) {
+  const SessionPtr from = c.session.lock();
+  return from ? from->memory_kinds : process_memory_kinds();
 }
 
 }  // namespace mpi

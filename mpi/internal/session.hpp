@@ -16,6 +16,7 @@
 // call (holding the MPI lock under MPI_THREAD_MULTIPLE) touches these.
 
 #include <memory>
+#include <string>
 
 #include "mpi.h"
 #include "mpi/internal/comm.hpp"
@@ -31,6 +32,8 @@ struct Session {
   int thread_level = MPI_THREAD_SINGLE;
   // The engine's key of the buffer attached to it (MPI_Session_attach_buffer; 0: none).
   std::uint64_t bsend_key = 0;
+  // The memory kinds it asked for that Lapis supports (memory_kinds.hpp).
+  std::string memory_kinds;
 };
 using SessionPtr = std::shared_ptr<Session>;
 
@@ -57,6 +60,10 @@ int lookup_session(MPI_Session handle, Session*& out);
 // Errors of a call on `session`: its handler if it is one, else the
 // handler for errors of no object (MPI_COMM_WORLD's, or fatal).
 int raise_on_session(const Session* session, const char* function, int code);
+
+// The memory kinds supported for objects made from `c` (MPI 4.1): its
+// session's, or the world model's.
+const std::string& memory_kinds_of(const Comm& c);
 
 // The hidden communicator of kSessionsSlot.
 const Comm& sessions_comm();

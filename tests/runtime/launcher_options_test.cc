@@ -74,6 +74,11 @@ TEST_CASE("every option, in both spellings") {
   CHECK(*long_forms.timeout_seconds == doctest::Approx(1.0));
   CHECK(parse_ok({"-n", "1", "-n", "6", "prog"}).nranks == 6);  // the last one wins
   CHECK(parse_ok({"-x", "V=a=b", "-n", "1", "prog"}).env == std::vector<EnvSetting>{{"V", "a=b"}});
+  // MPI 4.1's memory kinds reach every rank as LAPIS_MEMORY_ALLOC_KINDS (Hydra's spelling too).
+  const std::vector<EnvSetting> kinds{{"LAPIS_MEMORY_ALLOC_KINDS", "mpi:alloc_mem"}};
+  CHECK(parse_ok({"--memory-alloc-kinds", "mpi:alloc_mem", "-n", "1", "prog"}).env == kinds);
+  CHECK(parse_ok({"--memory-alloc-kinds=mpi:alloc_mem", "-n", "1", "prog"}).env == kinds);
+  CHECK(parse_ok({"-memory-alloc-kinds=mpi:alloc_mem", "-n", "1", "prog"}).env == kinds);
 }
 
 TEST_CASE("LAPIS_TIMEOUT applies only without --timeout") {
@@ -133,7 +138,7 @@ TEST_CASE("the usage text names every option the parser takes") {
   const std::string usage = lapis::runtime::launcher_usage();
   for (const char* option : {"-n", "-np", "-c", "--timeout", "-x", "--tag-output", "--bind-to",
                              "--map-by", "--report-bindings", "--output-filename", "--get-stack-traces", "--continue-on-failure", "--oversubscribe",
-                             "--allow-run-as-root", "--help", "--version"}) {
+                             "--allow-run-as-root", "--memory-alloc-kinds", "--help", "--version"}) {
     CAPTURE(option);
     CHECK(contains(usage, option));
   }
@@ -164,6 +169,7 @@ TEST_CASE("other bad input") {
     CHECK(contains(parse_error({"-n", "2", "-x", bad, "prog"}), "invalid -x"));
   }
   CHECK(contains(parse_error({"-n", "2", "-x"}), "-x needs a value"));
+  CHECK(contains(parse_error({"-n", "2", "--memory-alloc-kinds"}), "--memory-alloc-kinds needs a value"));
   CHECK(contains(parse_error({"-n", "2", "--tag-output=yes", "prog"}), "takes no value"));
 }
 
