@@ -1,5 +1,6 @@
 // MPI_Comm_create_group, MPI_Comm_split_type, MPI_Comm_dup_with_info,
 // MPI_Comm_set_info / MPI_Comm_get_info.
+#include <strings.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -100,10 +101,11 @@ extern "C" int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_I
   if (rc == MPI_SUCCESS) rc = check_not_null(newcomm, "newcomm");
   if (rc == MPI_SUCCESS && info != MPI_INFO_NULL) rc = lookup_info(info, hints, "info");
   if (rc == MPI_SUCCESS && split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED &&
-      split_type != MPI_COMM_TYPE_HW_GUIDED && split_type != MPI_COMM_TYPE_HW_UNGUIDED) {
+      split_type != MPI_COMM_TYPE_HW_GUIDED && split_type != MPI_COMM_TYPE_HW_UNGUIDED &&
+      split_type != MPI_COMM_TYPE_RESOURCE_GUIDED) {
     rc = fail(MPI_ERR_ARG,
               "split_type={} is not MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, "
-              "MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED",
+              "MPI_COMM_TYPE_HW_UNGUIDED, MPI_COMM_TYPE_RESOURCE_GUIDED or MPI_UNDEFINED",
               split_type);
   }
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
@@ -112,9 +114,14 @@ extern "C" int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_I
   // MPICH's bare Core), a process not bound within one such resource, or
   // naming no type known here, getting MPI_COMM_NULL. HW_UNGUIDED gives
   // the host when it is smaller than comm (else nothing finer).
+  // RESOURCE_GUIDED (MPI 4.1) takes a type as HW_GUIDED does, or a
+  // process set by mpi_pset_name: mpi://WORLD (all of comm), mpi://SELF
+  // (each process alone); another name gives MPI_COMM_NULL.
   int instance = 0;
-  if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+  const std::string* pset = nullptr;
+  if (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_RESOURCE_GUIDED) {
     const std::string* v = hints ? hints->find("mpi_hw_resource_type") : nullptr;
+    pset = split_type == MPI_COMM_TYPE_RESOURCE_GUIDED && hints ? hints->find("mpi_pset_name") : nullptr;
     if (v == nullptr) {
       instance = -1;
     } else if (*v != "mpi_shared_memory") {
@@ -124,6 +131,11 @@ extern "C" int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_I
   int color = MPI_UNDEFINED;
   rc = host_color(*c, color, instance);
   if (rc == MPI_SUCCESS && split_type == MPI_UNDEFINED) color = MPI_UNDEFINED;
+  if (rc == MPI_SUCCESS && pset != nullptr) {
+    color = strcasecmp(pset->c_str(), "mpi://WORLD") == 0  ? 0
+            : strcasecmp(pset->c_str(), "mpi://SELF") == 0 ? c->rank
+                                                            : MPI_UNDEFINED;
+  }
   if (rc == MPI_SUCCESS && split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
     int on_host = 0;
     std::vector<char> all;

@@ -276,7 +276,9 @@ extern int *const MPI_WEIGHTS_EMPTY;
 #define MPI_COMM_TYPE_SHARED 1
 #define MPI_COMM_TYPE_HW_GUIDED 2
 #define MPI_COMM_TYPE_HW_UNGUIDED 3
-/* MPICH's MPIX_COMM_TYPE_NEIGHBORHOOD (4) is left out: MPI_Comm_split_type refuses it, and a
+/* MPI 4.1, at MPICH 4.2's value (MPICH 4.0 had MPIX_COMM_TYPE_NEIGHBORHOOD there). */
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 4
+/* MPICH's MPIX_COMM_TYPE_NEIGHBORHOOD is left out: MPI_Comm_split_type refuses it, and a
  * program that tests for the macro (MPICH's cmsplit_type) should not take it for granted. */
 
 #define MPI_MAX_PROCESSOR_NAME 128

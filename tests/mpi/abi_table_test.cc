@@ -33,7 +33,8 @@ const std::map<std::string, long long> kNewerThanDebianMpich = {
     {"MPI_BUFFER_AUTOMATIC", -2},
     {"MPI_T_ERR_NOT_ACCESSIBLE", 79},
     {"MPI_ERR_ERRHANDLER", 80},
-    {"MPICH_ERR_LAST_CLASS", 80}};
+    {"MPICH_ERR_LAST_CLASS", 80},
+    {"MPI_COMM_TYPE_RESOURCE_GUIDED", 4}};
 
 // The object-like MPI_/MPIX_/MPICH_ macros of Lapis' mpi.h.
 std::set<std::string> defined_constants(const std::string& header) {

@@ -103,7 +103,7 @@ static void idup_with_info(void) {
   CHECK_OK(MPI_Comm_get_info(d, &got));
   CHECK_OK(MPI_Info_get_nkeys(got, &nkeys));
   CHECK_OK(MPI_Info_get(got, "lapis_note", MPI_MAX_INFO_VAL - 1, value, &flag));
-  CHECK(nkeys == 2 && flag && !strcmp(value, "child"));
+  CHECK(nkeys == 3 && flag && !strcmp(value, "child"));  /* + mpi_memory_alloc_kinds */
   CHECK_OK(MPI_Info_free(&got));
   int sum = 0;
   CHECK_OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, d));
@@ -167,6 +167,33 @@ static void split_type(void) {
   CHECK(c == MPI_COMM_NULL);
   CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &c));
   CHECK(c == MPI_COMM_NULL);
+  /* RESOURCE_GUIDED (MPI 4.1): by process set, or by hardware as HW_GUIDED. */
+  MPI_Info rg;
+  CHECK_OK(MPI_Info_create(&rg));
+  CHECK_OK(MPI_Info_set(rg, "mpi_pset_name", "mpi://WORLD"));
+  CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, -rank, rg, &c));
+  CHECK_OK(MPI_Comm_size(c, &n));
+  CHECK_OK(MPI_Comm_rank(c, &r));
+  CHECK(n == size && r == size - 1 - rank);
+  CHECK_OK(MPI_Comm_free(&c));
+  CHECK_OK(MPI_Info_set(rg, "mpi_pset_name", "mpi://self"));
+  CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, rg, &c));
+  CHECK_OK(MPI_Comm_size(c, &n));
+  CHECK(n == 1);
+  CHECK_OK(MPI_Comm_free(&c));
+  CHECK_OK(MPI_Info_set(rg, "mpi_pset_name", "app://nothing"));
+  CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, rg, &c));
+  CHECK(c == MPI_COMM_NULL);
+  CHECK_OK(MPI_Info_delete(rg, "mpi_pset_name"));
+  CHECK_OK(MPI_Info_set(rg, "mpi_hw_resource_type", "hwloc://Machine"));
+  CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, rg, &c));
+  CHECK_OK(MPI_Comm_size(c, &n));
+  CHECK(n == size);
+  CHECK_OK(MPI_Comm_free(&c));
+  CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, MPI_INFO_NULL, &c));
+  CHECK(c == MPI_COMM_NULL);
+  CHECK_OK(MPI_Info_free(&rg));
+  CHECK_CLASS(MPI_Comm_split_type(MPI_COMM_WORLD, 99, 0, MPI_INFO_NULL, &c), MPI_ERR_ARG);
   /* HW_UNGUIDED: nothing finer than one host. */
   CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c));
   CHECK(c == MPI_COMM_NULL);
@@ -268,17 +295,18 @@ static void infos(void) {
   CHECK_OK(MPI_Comm_dup(d, &d2));
   CHECK_OK(MPI_Comm_get_info(d2, &got));
   CHECK_OK(MPI_Info_get_nkeys(got, &nkeys));
-  CHECK(nkeys == 2);
+  CHECK(nkeys == 3);  /* two hints, and the memory kinds */
   CHECK_OK(MPI_Info_free(&got));
   int sum = 0;
   CHECK_OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, d2));
   CHECK(sum == size * (size - 1) / 2);
   CHECK_OK(MPI_Comm_free(&d2));
   CHECK_OK(MPI_Comm_free(&d));
-  /* No hints: an empty info object. */
+  /* No hints: only MPI 4.1's memory kinds. */
   CHECK_OK(MPI_Comm_get_info(MPI_COMM_WORLD, &got));
   CHECK_OK(MPI_Info_get_nkeys(got, &nkeys));
-  CHECK(nkeys == 0);
+  CHECK_OK(MPI_Info_get(got, "mpi_memory_alloc_kinds", MPI_MAX_INFO_VAL - 1, value, &flag));
+  CHECK(nkeys == 1 && flag && !strcmp(value, "mpi,system"));
   CHECK_OK(MPI_Info_free(&got));
 }
 
