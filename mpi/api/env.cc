@@ -31,7 +31,7 @@ namespace mpi {
 namespace {
 
 constexpr const char* kLibraryVersion =
-    "Lapis MPI 0.1.0 (MPI 4.0, MPICH 4.0 ABI) over the Lapis one-sided core and UCX";
+    "Lapis MPI 0.1.0 (MPI 4.1, MPICH 4.0 ABI) over the Lapis one-sided core and UCX";
 
 // Builds MPI_COMM_WORLD and MPI_COMM_SELF.
 void create_predefined_comms(State& s) {

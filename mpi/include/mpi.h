@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define MPI_VERSION 4
-#define MPI_SUBVERSION 0
+#define MPI_SUBVERSION 1
 #define LAPIS_MPI 1
 
 /* ---- handle types ------------------------------------------------------ */
