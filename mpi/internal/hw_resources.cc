@@ -130,12 +130,18 @@ std::vector<HwResource> hw_resources(const std::string& sysfs, const std::vector
 }
 
 std::vector<HwResource> hw_resources_now() {
-  cpu_set_t set;
+  // A set as large as the kernel's (more than cpu_set_t's 1024 CPUs on
+  // large machines: sched_getaffinity refuses a smaller one).
   std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  for (int n = CPU_SETSIZE; n <= 1 << 18 && cpus.empty(); n *= 2) {
+    cpu_set_t* set = CPU_ALLOC(n);
+    const std::size_t bytes = CPU_ALLOC_SIZE(n);
+    if (set != nullptr && sched_getaffinity(0, bytes, set) == 0) {
+      for (int c = 0; c < n; ++c) {
+        if (CPU_ISSET_S(c, bytes, set)) cpus.push_back(c);
+      }
     }
+    CPU_FREE(set);
   }
   return hw_resources("/sys", cpus);
 }
