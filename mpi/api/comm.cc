@@ -129,6 +129,9 @@ extern "C" int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Comm_get_name";
   if (int rc = check_running(kFn)) return rc;
+  if (comm == MPI_COMM_NULL) {
+    return raise(nullptr, kFn, name_of_null_handle("MPI_COMM_NULL", comm_name, "comm_name", resultlen));
+  }
   Comm* c = nullptr;
   int rc = lookup_comm(comm, c);
   if (rc == MPI_SUCCESS) rc = check_not_null(comm_name, "comm_name");

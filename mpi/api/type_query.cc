@@ -149,6 +149,9 @@ extern "C" int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* re
   const ApiCall call("MPI_Type_get_name");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Type_get_name";
+  if (datatype == MPI_DATATYPE_NULL) {
+    return raise(nullptr, kFn, name_of_null_handle("MPI_DATATYPE_NULL", type_name, "type_name", resultlen));
+  }
   const Datatype* t = nullptr;
   if (int rc = query(kFn, datatype, t, {{type_name, "type_name"}, {resultlen, "resultlen"}})) {
     return rc;

@@ -229,6 +229,9 @@ extern "C" int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Win_get_name";
   if (int rc = check_running(kFn)) return rc;
+  if (win == MPI_WIN_NULL) {
+    return raise(nullptr, kFn, name_of_null_handle("MPI_WIN_NULL", win_name, "win_name", resultlen));
+  }
   Window* w = nullptr;
   if (int rc = rma::lookup_window(win, w)) return raise(nullptr, kFn, rc);
   int rc = check_not_null(win_name, "win_name");

@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <cstring>
 #include <new>
 
 #include "mpi/internal/api_call.hpp"
@@ -166,6 +167,15 @@ int lookup_info(MPI_Info handle, InfoPtr& out, const char* arg) {
 int check_not_null(const void* p, const char* arg) {
   if (p != nullptr) return MPI_SUCCESS;
   return fail(MPI_ERR_ARG, "{} is NULL", arg);
+}
+
+int name_of_null_handle(const char* null_name, char* name, const char* name_arg, int* resultlen) {
+  int rc = check_not_null(name, name_arg);
+  if (rc == MPI_SUCCESS) rc = check_not_null(resultlen, "resultlen");
+  if (rc != MPI_SUCCESS) return rc;
+  std::strcpy(name, null_name);
+  *resultlen = static_cast<int>(std::strlen(null_name));
+  return MPI_SUCCESS;
 }
 
 int commit_type(const Datatype& type) {

@@ -40,6 +40,9 @@ int check_recv_tag(int tag, const char* arg = "tag");
 int commit_type(const Datatype& type);
 // MPI_ERR_ARG when p is null.
 int check_not_null(const void* p, const char* arg);
+// MPI_Comm/Win/Type_get_name of a null handle (MPI 4.1): its own name
+// ("MPI_COMM_NULL" ...) into `name`, or MPI_ERR_ARG for a null argument.
+int name_of_null_handle(const char* null_name, char* name, const char* name_arg, int* resultlen);
 // An info argument that is only hints: MPI_INFO_NULL or a live info object
 // (unknown keys in it are ignored, as the standard asks).
 int check_info_arg(MPI_Info info);

@@ -97,6 +97,17 @@ static void bad_arguments(void) {
   CHECK_CLASS(MPI_Comm_get_attr(MPI_COMM_WORLD, 5555, &v, &flag), MPI_ERR_KEYVAL);
   CHECK_CLASS(MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_TAG_UB, NULL), MPI_ERR_KEYVAL);
   CHECK_CLASS(MPI_Comm_set_errhandler(MPI_COMM_WORLD, 1234), MPI_ERR_ERRHANDLER);
+  /* MPI 4.1: a null handle's name is its own (MPICH's commname, winname). */
+  char name[MPI_MAX_OBJECT_NAME];
+  int name_len = -1;
+  CHECK_OK(MPI_Comm_get_name(MPI_COMM_NULL, name, &name_len));
+  CHECK(strcmp(name, "MPI_COMM_NULL") == 0 && name_len == 13);
+  CHECK_OK(MPI_Win_get_name(MPI_WIN_NULL, name, &name_len));
+  CHECK(strcmp(name, "MPI_WIN_NULL") == 0 && name_len == 12);
+  CHECK_OK(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &name_len));
+  CHECK(strcmp(name, "MPI_DATATYPE_NULL") == 0 && name_len == 17);
+  CHECK_CLASS(MPI_Comm_get_name(MPI_COMM_NULL, NULL, &name_len), MPI_ERR_ARG);
+  CHECK_CLASS(MPI_Type_get_name(MPI_DATATYPE_NULL, name, NULL), MPI_ERR_ARG);
   /* Not an error handler: MPI 4.1's class, wherever one is named. */
   MPI_Errhandler not_handler = (MPI_Errhandler)1234;
   CHECK_CLASS(MPI_Errhandler_free(&not_handler), MPI_ERR_ERRHANDLER);
