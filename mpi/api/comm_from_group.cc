@@ -45,13 +45,6 @@ int check_stringtag(const char* stringtag) {
   return MPI_SUCCESS;
 }
 
-int find_errhandler(MPI_Errhandler handle, ErrhandlerPtr& out) {
-  ErrhandlerPtr* h = state().errhandlers.find(handle);
-  if (h == nullptr) return fail(MPI_ERR_ERRHANDLER, "errhandler={:#x} is not an error handler", handle);
-  out = *h;
-  return MPI_SUCCESS;
-}
-
 // Every member must be a task of this job (the sessions' communicator):
 // a group of processes of a connected or spawned job has others.
 int check_in_job(const Group& g, const char* arg) {
@@ -99,7 +92,7 @@ extern "C" int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag
   if (int rc = check_running(kFn)) return rc;
   Reporter report;
   report.handler_only.handle = MPI_COMM_NULL;
-  int rc = find_errhandler(errhandler, report.handler_only.errhandler);
+  int rc = lookup_errhandler(errhandler, report.handler_only.errhandler);
   report.have = rc == MPI_SUCCESS;
   GroupPtr g;
   std::shared_ptr<Info> hints;
@@ -140,7 +133,7 @@ extern "C" int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local
   if (int rc = check_running(kFn)) return rc;
   Reporter report;
   report.handler_only.handle = MPI_COMM_NULL;
-  int rc = find_errhandler(errhandler, report.handler_only.errhandler);
+  int rc = lookup_errhandler(errhandler, report.handler_only.errhandler);
   report.have = rc == MPI_SUCCESS;
   GroupPtr local, remote;
   std::shared_ptr<Info> hints;

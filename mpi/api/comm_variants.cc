@@ -199,8 +199,5 @@ extern "C" int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
   if (rc != MPI_SUCCESS) return raise(c, kFn, rc);
   auto copy = c->info ? std::make_shared<Info>(*c->info) : std::make_shared<Info>();
   copy->set(kMemoryKindsKey, memory_kinds_of(*c));
-  MPI_Info h = state().infos.insert(copy);
-  if (h == MPI_INFO_NULL) return raise(c, kFn, fail(MPI_ERR_INTERN, "too many info objects"));
-  *info_used = h;
-  return MPI_SUCCESS;
+  return raise(c, kFn, insert_info(std::move(copy), info_used, "info_used"));
 }

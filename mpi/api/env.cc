@@ -223,10 +223,7 @@ extern "C" int MPI_Get_hw_resource_info(MPI_Info* hw_info) {
   if (int rc = check_not_null(hw_info, "hw_info")) return raise(nullptr, kFn, rc);
   auto info = std::make_shared<Info>();
   for (const HwResource& r : hw_resources_now()) info->set(r.type, r.instance >= 0 ? "true" : "false");
-  const int h = state().infos.insert(std::move(info));
-  if (h == MPI_INFO_NULL) return raise(nullptr, kFn, fail(MPI_ERR_INTERN, "too many info objects"));
-  *hw_info = h;
-  return MPI_SUCCESS;
+  return raise(nullptr, kFn, insert_info(std::move(info), hw_info, "hw_info"));
 }
 
 extern "C" int MPI_Get_version(int* version, int* subversion) {

@@ -19,12 +19,7 @@ extern "C" int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
   if (int rc = check_running(kFn)) return rc;
   Comm* c = nullptr;
   if (int rc = lookup_comm(comm, c)) return raise(c, kFn, rc);
-  ErrhandlerPtr* h = state().errhandlers.find(errhandler);
-  if (h == nullptr) {
-    return raise(c, kFn,
-                 fail(MPI_ERR_ERRHANDLER, "errhandler={:#x} is not an error handler", errhandler));
-  }
-  c->errhandler = *h;
+  if (int rc = lookup_errhandler(errhandler, c->errhandler)) return raise(c, kFn, rc);
   return MPI_SUCCESS;
 }
 
@@ -104,14 +99,9 @@ extern "C" int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
   }
-  if (s.errhandlers.find(*errhandler) != nullptr && settle_errhandler_get(*errhandler)) {
-    *errhandler = MPI_ERRHANDLER_NULL;
-    return MPI_SUCCESS;
-  }
-  if (!s.errhandlers.erase(*errhandler)) {
-    return raise(nullptr, kFn,
-                 fail(MPI_ERR_ERRHANDLER, "errhandler={:#x} is not an error handler", *errhandler));
-  }
+  ErrhandlerPtr found;
+  if (int rc = lookup_errhandler(*errhandler, found)) return raise(nullptr, kFn, rc);
+  if (!settle_errhandler_get(*errhandler)) s.errhandlers.erase(*errhandler);
   *errhandler = MPI_ERRHANDLER_NULL;
   return MPI_SUCCESS;
 }

@@ -349,11 +349,14 @@ extern "C" int MPI_File_get_info(MPI_File fh, MPI_Info* info_used) {
   File* f = nullptr;
   if (int rc = lookup_file(fh, f)) return raise_file(nullptr, kFn, rc);
   if (int rc = check_not_null(info_used, "info_used")) return raise_file(f, kFn, rc);
-  int rc = f->info == MPI_INFO_NULL ? MPI_Info_create(info_used) : MPI_Info_dup(f->info, info_used);
+  InfoPtr hints;
   Comm* c = nullptr;
+  int rc = f->info == MPI_INFO_NULL ? MPI_SUCCESS : lookup_info(f->info, hints, "info");
   if (rc == MPI_SUCCESS) rc = lookup_comm(f->comm, c);
-  if (rc == MPI_SUCCESS) (*state().infos.find(*info_used))->set(kMemoryKindsKey, memory_kinds_of(*c));
-  return raise_file(f, kFn, rc);
+  if (rc != MPI_SUCCESS) return raise_file(f, kFn, rc);
+  auto used = hints ? std::make_shared<Info>(*hints) : std::make_shared<Info>();
+  used->set(kMemoryKindsKey, memory_kinds_of(*c));
+  return raise_file(f, kFn, insert_info(std::move(used), info_used, "info_used"));
 }
 
 extern "C" int MPI_File_set_atomicity(MPI_File fh, int flag) {
@@ -428,12 +431,9 @@ extern "C" int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
   if (file != MPI_FILE_NULL) {
     if (int rc = lookup_file(file, f, "file")) return raise_file(nullptr, kFn, rc);
   }
-  ErrhandlerPtr* h = state().errhandlers.find(errhandler);
-  if (h == nullptr) {
-    return raise_file(f, kFn,
-                      fail(MPI_ERR_ERRHANDLER, "errhandler={:#x} is not an error handler", errhandler));
+  if (int rc = lookup_errhandler(errhandler, f != nullptr ? f->errhandler : file_null_errhandler())) {
+    return raise_file(f, kFn, rc);
   }
-  (f != nullptr ? f->errhandler : file_null_errhandler()) = *h;
   return MPI_SUCCESS;
 }
 

@@ -68,10 +68,7 @@ extern "C" int MPI_Info_create(MPI_Info* info) {
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Info_create";
   if (int rc = check_not_null(info, "info")) return raise(nullptr, kFn, rc);
-  const int h = state().infos.insert(std::make_shared<Info>());
-  if (h == MPI_INFO_NULL) return raise(nullptr, kFn, fail(MPI_ERR_INTERN, "too many info objects"));
-  *info = h;
-  return MPI_SUCCESS;
+  return raise(nullptr, kFn, insert_info(std::make_shared<Info>(), info, "info"));
 }
 
 extern "C" int MPI_Info_set(MPI_Info info, const char* key, const char* value) {
@@ -189,10 +186,7 @@ extern "C" int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
   int rc = lookup_info(info, i);
   if (rc == MPI_SUCCESS) rc = check_not_null(newinfo, "newinfo");
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
-  const int h = state().infos.insert(std::make_shared<Info>(*i));
-  if (h == MPI_INFO_NULL) return raise(nullptr, kFn, fail(MPI_ERR_INTERN, "too many info objects"));
-  *newinfo = h;
-  return MPI_SUCCESS;
+  return raise(nullptr, kFn, insert_info(std::make_shared<Info>(*i), newinfo, "newinfo"));
 }
 
 extern "C" int MPI_Info_delete(MPI_Info info, const char* key) {
@@ -230,8 +224,5 @@ extern "C" int MPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
   if (rc == MPI_SUCCESS && argc < 0) rc = fail(MPI_ERR_ARG, "argc={} is negative", argc);
   if (rc == MPI_SUCCESS && argc > 0 && argv == nullptr) rc = fail(MPI_ERR_ARG, "argv is NULL with argc={}", argc);
   if (rc != MPI_SUCCESS) return raise(nullptr, kFn, rc);
-  const int h = state().infos.insert(make_start_info(job_size(), argc, argv));
-  if (h == MPI_INFO_NULL) return raise(nullptr, kFn, fail(MPI_ERR_INTERN, "too many info objects"));
-  *info = h;
-  return MPI_SUCCESS;
+  return raise(nullptr, kFn, insert_info(make_start_info(job_size(), argc, argv), info, "info"));
 }

@@ -50,11 +50,10 @@ std::vector<int> pset_members(int index) {
 
 // The handler behind `handle`: the predefined ones are known before the
 // library's tables are (MPI_Session_init starts it).
-ErrhandlerPtr find_errhandler(MPI_Errhandler handle) {
-  if (handle == MPI_ERRORS_RETURN) return return_errhandler();
-  if (handle == MPI_ERRORS_ARE_FATAL || handle == MPI_ERRORS_ABORT) return fatal_errhandler();
-  ErrhandlerPtr* h = state().errhandlers.find(handle);
-  return h ? *h : nullptr;
+int find_errhandler(MPI_Errhandler handle, ErrhandlerPtr& out) {
+  if (handle == MPI_ERRORS_RETURN) out = return_errhandler();
+  if (handle == MPI_ERRORS_ARE_FATAL || handle == MPI_ERRORS_ABORT) out = fatal_errhandler();
+  return out ? MPI_SUCCESS : lookup_errhandler(handle, out);
 }
 
 // The "thread_level" key of MPI_Session_init's info (MPI 4.0 11.3.1):
@@ -94,13 +93,6 @@ int check_query_info(MPI_Info info) {
   return lookup_info(info, hints, "info");
 }
 
-int new_info(InfoPtr info, MPI_Info* out, const char* arg) {
-  MPI_Info h = state().infos.insert(std::move(info));
-  if (h == MPI_INFO_NULL) return fail(MPI_ERR_INTERN, "too many info objects for {}", arg);
-  *out = h;
-  return MPI_SUCCESS;
-}
-
 // MPI_Session_init and MPI_Session_finalize may be called by several
 // threads at once whatever the thread level (MPI 4.0 11.3.1: libraries
 // initialise their sessions independently): they take turns here, before
@@ -116,11 +108,8 @@ extern "C" int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Se
   const ApiCall call("MPI_Session_init");
   if (call.overlaps()) [[unlikely]] return call.refuse();
   constexpr const char* kFn = "MPI_Session_init";
-  ErrhandlerPtr handler = find_errhandler(errhandler);
-  if (!handler) {
-    return raise(nullptr, kFn,
-                 fail(MPI_ERR_ERRHANDLER, "errhandler={:#x} is not an error handler", errhandler));
-  }
+  ErrhandlerPtr handler;
+  if (int rc = find_errhandler(errhandler, handler)) return raise(nullptr, kFn, rc);
   int level = MPI_THREAD_SINGLE;
   int rc = check_not_null(session, "session");
   if (rc == MPI_SUCCESS) rc = requested_level(info, level);
@@ -217,7 +206,7 @@ extern "C" int MPI_Session_get_pset_info(MPI_Session session, const char* pset_n
   if (rc != MPI_SUCCESS) return raise_on_session(sp, kFn, rc);
   auto pinfo = std::make_shared<Info>();
   pinfo->set("mpi_size", std::to_string(pset_members(index).size()));
-  return raise_on_session(sp, kFn, new_info(std::move(pinfo), info, "info"));
+  return raise_on_session(sp, kFn, insert_info(std::move(pinfo), info, "info"));
 }
 
 extern "C" int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used) {
@@ -232,7 +221,7 @@ extern "C" int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used) {
   auto used = std::make_shared<Info>();
   used->set("thread_level", thread_level_name(std::max(state().thread_level, sp->thread_level)));
   used->set(kMemoryKindsKey, sp->memory_kinds);
-  return raise_on_session(sp, kFn, new_info(std::move(used), info_used, "info_used"));
+  return raise_on_session(sp, kFn, insert_info(std::move(used), info_used, "info_used"));
 }
 
 extern "C" int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name,
@@ -278,11 +267,8 @@ extern "C" int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler er
   constexpr const char* kFn = "MPI_Session_set_errhandler";
   Session* sp = nullptr;
   if (int rc = lookup_session(session, sp)) return raise(nullptr, kFn, rc);
-  ErrhandlerPtr handler = find_errhandler(errhandler);
-  if (!handler) {
-    return raise_on_session(sp, kFn,
-                    fail(MPI_ERR_ERRHANDLER, "errhandler={:#x} is not an error handler", errhandler));
-  }
+  ErrhandlerPtr handler;
+  if (int rc = find_errhandler(errhandler, handler)) return raise_on_session(sp, kFn, rc);
   sp->errhandler = std::move(handler);
   return MPI_SUCCESS;
 }

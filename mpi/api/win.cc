@@ -264,11 +264,7 @@ extern "C" int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   if (int rc = check_running(kFn)) return rc;
   Window* w = nullptr;
   if (int rc = rma::lookup_window(win, w)) return raise(nullptr, kFn, rc);
-  ErrhandlerPtr* h = state().errhandlers.find(errhandler);
-  if (h == nullptr) {
-    return raise_win(w, kFn, fail(MPI_ERR_ERRHANDLER, "errhandler={:#x} is not an error handler", errhandler));
-  }
-  w->errhandler = *h;
+  if (int rc = lookup_errhandler(errhandler, w->errhandler)) return raise_win(w, kFn, rc);
   return MPI_SUCCESS;
 }
 

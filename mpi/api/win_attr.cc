@@ -205,8 +205,5 @@ extern "C" int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
   info->set("same_size", "false");
   info->set("same_disp_unit", "false");
   info->set(kMemoryKindsKey, memory_kinds_of(*w->comm));
-  const int h = state().infos.insert(std::move(info));
-  if (h == MPI_INFO_NULL) return raise_win(w, kFn, fail(MPI_ERR_INTERN, "too many info objects"));
-  *info_used = h;
-  return MPI_SUCCESS;
+  return raise_win(w, kFn, insert_info(std::move(info), info_used, "info_used"));
 }

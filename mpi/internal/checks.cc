@@ -164,6 +164,20 @@ int lookup_info(MPI_Info handle, InfoPtr& out, const char* arg) {
   return MPI_SUCCESS;
 }
 
+int insert_info(InfoPtr info, MPI_Info* out, const char* arg) {
+  MPI_Info h = state().infos.insert(std::move(info));
+  if (h == MPI_INFO_NULL) return fail(MPI_ERR_INTERN, "too many info objects for {}", arg);
+  *out = h;
+  return MPI_SUCCESS;
+}
+
+int lookup_errhandler(MPI_Errhandler handle, ErrhandlerPtr& out) {
+  ErrhandlerPtr* h = state().errhandlers.find(handle);
+  if (h == nullptr) return fail(MPI_ERR_ERRHANDLER, "errhandler={:#x} is not an error handler", handle);
+  out = *h;
+  return MPI_SUCCESS;
+}
+
 int check_not_null(const void* p, const char* arg) {
   if (p != nullptr) return MPI_SUCCESS;
   return fail(MPI_ERR_ARG, "{} is NULL", arg);

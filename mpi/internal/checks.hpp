@@ -49,5 +49,9 @@ int check_info_arg(MPI_Info info);
 // The info object behind `handle` (shared: the caller copies it if it keeps
 // the hints); MPI_ERR_INFO naming `arg` when there is none.
 int lookup_info(MPI_Info handle, InfoPtr& out, const char* arg);
+// A new handle for `info` in *out (`arg` names out for the error).
+int insert_info(InfoPtr info, MPI_Info* out, const char* arg);
+// The error handler behind `handle`, or MPI_ERR_ERRHANDLER (MPI 4.1).
+int lookup_errhandler(MPI_Errhandler handle, ErrhandlerPtr& out);
 
 }  // namespace mpi
