@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,24 +28,76 @@ int check_intra(const Comm& c) {
   return fail(MPI_ERR_COMM, "comm is an inter-communicator");
 }
 
-// Colour of this process for MPI_COMM_TYPE_SHARED, or for a hardware
-// resource of its host (`instance`, hw_resources.hpp; -1: none): the lowest
-// rank of `c` on the same host in the same resource (collective).
-int host_color(const Comm& c, int& color, int instance = 0) {
-  struct Place {
-    char host[64];
-    int instance;
-  } me{};
-  gethostname(me.host, sizeof me.host - 1);
-  me.instance = instance;
+// This process's colour at one level of the machine: the host
+// (MPI_COMM_TYPE_SHARED) or a hardware resource of it.
+struct LevelColor {
+  int color = MPI_UNDEFINED;  // the lowest rank of comm in the same place; MPI_UNDEFINED: none
+  bool splits = false;        // some rank has a place, and no place holds all of comm
+};
+
+// The colours of this process for levels given by `instances`
+// (hw_resources.hpp; 0 for the host alone, -1: not within one resource of
+// the level): ranks on the same host in the same instance share a colour.
+// Collective over `c`, one allgather for every level.
+int host_colors(const Comm& c, const std::vector<int>& instances, std::vector<LevelColor>& out) {
+  constexpr std::size_t kHost = 64;
+  const std::size_t levels = instances.size(), place = kHost + levels * sizeof(int);
+  std::vector<char> me(place, 0);
+  gethostname(me.data(), kHost - 1);
+  std::memcpy(me.data() + kHost, instances.data(), levels * sizeof(int));
   std::vector<char> all;
-  if (int rc = internal_allgather(c, &me, sizeof me, all)) return rc;
-  color = instance < 0 ? MPI_UNDEFINED : c.rank;
-  for (int r = 0; instance >= 0 && r < c.size(); ++r) {
-    if (std::memcmp(all.data() + r * sizeof me, &me, sizeof me) == 0) {
-      color = r;
-      break;
+  if (int rc = internal_allgather(c, me.data(), place, all)) return rc;
+  const auto instance = [&](int r, std::size_t l) {
+    int v;
+    std::memcpy(&v, all.data() + r * place + kHost + l * sizeof v, sizeof v);
+    return v;
+  };
+  const auto same = [&](int a, int b, std::size_t l) {
+    return std::memcmp(all.data() + a * place, all.data() + b * place, kHost) == 0 &&
+           instance(a, l) == instance(b, l);
+  };
+  out.assign(levels, {});
+  for (std::size_t l = 0; l < levels; ++l) {
+    bool placed = false, whole = instance(0, l) >= 0;
+    for (int r = 0; r < c.size(); ++r) {
+      placed = placed || instance(r, l) >= 0;
+      whole = whole && same(0, r, l);
+      if (out[l].color == MPI_UNDEFINED && instances[l] >= 0 && same(c.rank, r, l)) out[l].color = r;
     }
+    out[l].splits = placed && !whole;
+  }
+  return MPI_SUCCESS;
+}
+
+int host_color(const Comm& c, int& color, int instance = 0) {
+  std::vector<LevelColor> levels;
+  const int rc = host_colors(c, {instance}, levels);
+  if (rc == MPI_SUCCESS) color = levels[0].color;
+  return rc;
+}
+
+// MPI_COMM_TYPE_HW_UNGUIDED: the coarsest level -- the host, then each
+// hardware type, coarse to fine -- at which comm falls apart into strict
+// subsets, and this process's colour there (MPI_UNDEFINED if it is in no
+// resource of that level, or if comm falls apart at no level). `type`
+// names the level as mpi_hw_resource_type does for HW_GUIDED
+// (mpi_shared_memory for the host), so that the answer can be asked for again.
+int unguided_color(const Comm& c, int& color, std::string& type) {
+  const std::vector<HwResource> mine = hw_resources_now();
+  std::vector<std::string> names = {"mpi_shared_memory"};
+  std::vector<int> instances = {0};
+  for (std::string_view t : hw_resource_types().subspan(1)) {  // the machine is the host
+    names.emplace_back(t);
+    instances.push_back(hw_instance(mine, t));
+  }
+  std::vector<LevelColor> levels;
+  if (int rc = host_colors(c, instances, levels)) return rc;
+  color = MPI_UNDEFINED;
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    if (!levels[l].splits) continue;
+    color = levels[l].color;
+    type = names[l];
+    break;
   }
   return MPI_SUCCESS;
 }
@@ -112,8 +165,8 @@ extern "C" int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_I
   // HW_GUIDED splits by mpi_hw_resource_type: mpi_shared_memory (the
   // host), or a type of MPI_Get_hw_resource_info's (hwloc://Core, or
   // MPICH's bare Core), a process not bound within one such resource, or
-  // naming no type known here, getting MPI_COMM_NULL. HW_UNGUIDED gives
-  // the host when it is smaller than comm (else nothing finer).
+  // naming no type known here, getting MPI_COMM_NULL. HW_UNGUIDED takes
+  // the coarsest level that splits comm (unguided_color).
   // RESOURCE_GUIDED (MPI 4.1) takes a type as HW_GUIDED does, or a
   // process set by mpi_pset_name: mpi://WORLD (all of comm), mpi://SELF
   // (each process alone); another name gives MPI_COMM_NULL.
@@ -129,25 +182,25 @@ extern "C" int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_I
     }
   }
   int color = MPI_UNDEFINED;
-  rc = host_color(*c, color, instance);
+  std::string unguided_type;
+  rc = split_type == MPI_COMM_TYPE_HW_UNGUIDED ? unguided_color(*c, color, unguided_type)
+                                               : host_color(*c, color, instance);
   if (rc == MPI_SUCCESS && split_type == MPI_UNDEFINED) color = MPI_UNDEFINED;
   if (rc == MPI_SUCCESS && pset != nullptr) {
     color = strcasecmp(pset->c_str(), "mpi://WORLD") == 0  ? 0
             : strcasecmp(pset->c_str(), "mpi://SELF") == 0 ? c->rank
                                                             : MPI_UNDEFINED;
   }
-  if (rc == MPI_SUCCESS && split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
-    int on_host = 0;
-    std::vector<char> all;
-    rc = internal_allgather(*c, &color, sizeof color, all);
-    for (int r = 0; rc == MPI_SUCCESS && r < c->size(); ++r) {
-      int other;
-      std::memcpy(&other, all.data() + r * sizeof other, sizeof other);
-      if (other == color) ++on_host;
-    }
-    if (on_host == c->size()) color = MPI_UNDEFINED;
-  }
   if (rc == MPI_SUCCESS) rc = split_intra(*c, color, key, newcomm);
+  // HW_UNGUIDED says which level it split at, in the new communicator's
+  // info and -- as MPI 4.0 has it, and MPICH does -- in the info passed in.
+  Comm* created = nullptr;
+  if (rc == MPI_SUCCESS && !unguided_type.empty() && *newcomm != MPI_COMM_NULL &&
+      lookup_comm(*newcomm, created) == MPI_SUCCESS) {
+    if (!created->info) created->info = std::make_shared<Info>();
+    created->info->set("mpi_hw_resource_type", unguided_type);
+    if (hints) hints->set("mpi_hw_resource_type", unguided_type);
+  }
   return raise(c, kFn, rc);
 }
 

@@ -3,6 +3,7 @@
 
 #include <sched.h>
 
+#include <array>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,11 @@ namespace mpi {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Coarse to fine, as hwloc orders them.
+constexpr std::array<std::string_view, 8> kTypes = {
+    "hwloc://Machine", "hwloc://Package", "hwloc://NUMANode", "hwloc://L3Cache",
+    "hwloc://L2Cache", "hwloc://L1Cache", "hwloc://Core",     "hwloc://PU"};
 
 std::string read_line(const fs::path& path) {
   std::ifstream in(path);
@@ -108,26 +114,29 @@ std::vector<HwResource> hw_resources(const std::string& sysfs, const std::vector
     for (int cpu : parse_cpu_list(read_line(node.path() / "cpulist"))) node_of[cpu] = id;
   }
 
-  // Coarse to fine, as hwloc orders them.
-  const std::vector<std::pair<const char*, std::function<int(int)>>> types = {
-      {"Machine", [](int) { return 0; }},
-      {"Package", [&](int c) { return read_int(cpu_dir(c) / "topology/physical_package_id"); }},
-      {"NUMANode", [&](int c) { return node_of.count(c) ? node_of[c] : -1; }},
-      {"L3Cache", [&](int c) { return cache_of(cpu_dir(c), 3); }},
-      {"L2Cache", [&](int c) { return cache_of(cpu_dir(c), 2); }},
-      {"L1Cache", [&](int c) { return cache_of(cpu_dir(c), 1); }},
-      {"Core", [&](int c) { return first_of_list(cpu_dir(c) / "topology/thread_siblings_list"); }},
-      {"PU", [](int c) { return c; }},
+  // In hw_resource_types()' order.
+  const std::function<int(int)> instance_of[] = {
+      [](int) { return 0; },
+      [&](int c) { return read_int(cpu_dir(c) / "topology/physical_package_id"); },
+      [&](int c) { return node_of.count(c) ? node_of[c] : -1; },
+      [&](int c) { return cache_of(cpu_dir(c), 3); },
+      [&](int c) { return cache_of(cpu_dir(c), 2); },
+      [&](int c) { return cache_of(cpu_dir(c), 1); },
+      [&](int c) { return first_of_list(cpu_dir(c) / "topology/thread_siblings_list"); },
+      [](int c) { return c; },
   };
+  static_assert(std::size(instance_of) == kTypes.size());
   std::vector<HwResource> out;
   if (cpus.empty()) return out;
-  for (const auto& [name, instance_of] : types) {
-    if (auto common = common_instance(cpus, instance_of)) {
-      out.push_back({std::string("hwloc://") + name, *common});
+  for (std::size_t t = 0; t < kTypes.size(); ++t) {
+    if (auto common = common_instance(cpus, instance_of[t])) {
+      out.push_back({std::string(kTypes[t]), *common});
     }
   }
   return out;
 }
+
+std::span<const std::string_view> hw_resource_types() { return kTypes; }
 
 std::vector<HwResource> hw_resources_now() {
   // A set as large as the kernel's (more than cpu_set_t's 1024 CPUs on

@@ -6,6 +6,7 @@
 // read from Linux's sysfs as hwloc reads them (no hwloc needed), and for
 // each whether the process's CPUs all lie in one resource of that type.
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,10 @@ struct HwResource {
 // the process may run on) under `sysfs` ("/sys", or a test's tree). Types
 // sysfs says nothing about (caches on some virtual machines) are left out.
 std::vector<HwResource> hw_resources(const std::string& sysfs, const std::vector<int>& cpus);
+
+// Every type hw_resources can list, coarse to fine, whether or not this
+// machine describes it: the same list in every process.
+std::span<const std::string_view> hw_resource_types();
 
 // The same for this process now (its CPU affinity, /sys).
 std::vector<HwResource> hw_resources_now();

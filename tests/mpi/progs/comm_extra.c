@@ -194,9 +194,6 @@ static void split_type(void) {
   CHECK(c == MPI_COMM_NULL);
   CHECK_OK(MPI_Info_free(&rg));
   CHECK_CLASS(MPI_Comm_split_type(MPI_COMM_WORLD, 99, 0, MPI_INFO_NULL, &c), MPI_ERR_ARG);
-  /* HW_UNGUIDED: nothing finer than one host. */
-  CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c));
-  CHECK(c == MPI_COMM_NULL);
   CHECK_OK(MPI_Info_free(&info));
 }
 
@@ -211,6 +208,56 @@ static unsigned long long my_cpus(int* count) {
   }
   *count = CPU_COUNT(&set);
   return mask;
+}
+
+enum { kMaxTypes = 16 };
+
+/* HW_UNGUIDED splits at the coarsest level where comm falls apart: on one
+ * host, the first type (hw's order, coarse to fine) whose HW_GUIDED split
+ * is smaller than the world somewhere and not empty everywhere; it gives
+ * that split and names the type in the info passed in and the new
+ * communicator's. No such type: MPI_COMM_NULL, the info untouched. */
+static void hw_unguided(MPI_Info hw, int ntypes, const int* members_at) {
+  int largest[kMaxTypes];
+  CHECK_OK(MPI_Allreduce(members_at, largest, ntypes, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  char expected[MPI_MAX_INFO_KEY + 1] = "";
+  for (int k = 0; k < ntypes && expected[0] == 0; ++k) {
+    if (largest[k] > 0 && largest[k] < size) CHECK_OK(MPI_Info_get_nthkey(hw, k, expected));
+  }
+  MPI_Info asked, used;
+  MPI_Comm c, guided = MPI_COMM_NULL;
+  char value[MPI_MAX_INFO_VAL + 1];
+  int len = sizeof value, flag = 0;
+  CHECK_OK(MPI_Info_create(&asked));
+  CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, rank, asked, &c));
+  CHECK_OK(MPI_Info_get_string(asked, "mpi_hw_resource_type", &len, value, &flag));
+  if (expected[0] != 0) {
+    MPI_Info by_type;
+    CHECK_OK(MPI_Info_create(&by_type));
+    CHECK_OK(MPI_Info_set(by_type, "mpi_hw_resource_type", expected));
+    CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, rank, by_type, &guided));
+    CHECK_OK(MPI_Info_free(&by_type));
+  }
+  CHECK((c == MPI_COMM_NULL) == (guided == MPI_COMM_NULL));
+  if (c != MPI_COMM_NULL) {
+    int result = MPI_UNEQUAL;
+    CHECK_OK(MPI_Comm_compare(c, guided, &result));
+    CHECK(result == MPI_CONGRUENT);
+    CHECK(flag && strcmp(value, expected) == 0);
+    CHECK_OK(MPI_Comm_get_info(c, &used));
+    len = sizeof value;
+    CHECK_OK(MPI_Info_get_string(used, "mpi_hw_resource_type", &len, value, &flag));
+    CHECK(flag && strcmp(value, expected) == 0);
+    CHECK_OK(MPI_Info_free(&used));
+    CHECK_OK(MPI_Comm_free(&c));
+    CHECK_OK(MPI_Comm_free(&guided));
+  } else {
+    CHECK(!flag);
+  }
+  CHECK_OK(MPI_Info_free(&asked));
+  CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c));
+  CHECK((c == MPI_COMM_NULL) == (expected[0] == 0));
+  if (c != MPI_COMM_NULL) CHECK_OK(MPI_Comm_free(&c));
 }
 
 /* MPI 4.1's MPI_Get_hw_resource_info, and HW_GUIDED by each type it names:
@@ -230,6 +277,7 @@ static void hw_resources(void) {
                          MPI_COMM_WORLD));
   CHECK_OK(MPI_Info_get_nkeys(hw, &nkeys));
   CHECK(nkeys >= 2);
+  int members_at[kMaxTypes] = {0}; /* size of this rank's HW_GUIDED split by each type */
   MPI_Info split;
   CHECK_OK(MPI_Info_create(&split));
   for (int k = 0; k < nkeys; ++k) {
@@ -263,11 +311,13 @@ static void hw_resources(void) {
     CHECK(twins_in == twins);
     if (strcmp(key, "hwloc://Machine") == 0) CHECK(n == size);
     if (strcmp(key, "hwloc://PU") == 0) CHECK(n == twins);
+    if (k < kMaxTypes) members_at[k] = n;
     free(members);
     CHECK_OK(MPI_Comm_free(&c));
   }
   CHECK(saw_machine && saw_pu);
   CHECK_OK(MPI_Info_free(&split));
+  hw_unguided(hw, nkeys < kMaxTypes ? nkeys : kMaxTypes, members_at);
   CHECK_OK(MPI_Info_free(&hw));
   free(all);
   CHECK_CLASS(MPI_Get_hw_resource_info(NULL), MPI_ERR_ARG);
