@@ -85,7 +85,9 @@ tsan_skipped=(-//tests/runtime:hosts_paths_test -//tests/runtime:hosts_links_tes
 hosts_env=()
 [ "$(id -u)" = 0 ] && hosts_env=(--test_env=LAPIS_REQUIRE_TEST_HOSTS=1)
 
-run_suite default "${hosts_env[@]}" //...
+# The default build, its objects fat (.bazelrc's lto_objects: the tests
+# link their ordinary code), so that the LTO stage below only links.
+run_suite default --config=lto_objects "${hosts_env[@]}" //...
 if [ $quick -eq 0 ]; then
   # The build that benchmarks, the demo and tools/install.sh use (.bazelrc).
   # Everything shipped is built so; the test binaries themselves are not
