@@ -188,6 +188,9 @@ static void print_usage(const BenchSpec* spec) {
   if (spec->accept & BENCH_OPT_WIN)
     printf("  --win KIND     window from MPI_Win_allocate (allocate, default) or MPI_Win_create\n"
            "                 on malloc'd memory (create)\n");
+  if (spec->accept & BENCH_OPT_PHASES)
+    printf("  --phases       also time each phase of a round trip on both ranks (a few clock\n"
+           "                 reads per round: slightly slower rounds)\n");
   if (spec->accept & BENCH_OPT_NONBLOCKING)
     printf("  --nonblocking  receive with MPI_Irecv + an MPI_Test loop instead of MPI_Recv\n");
   printf("  --impl NAME    label of the implementation (default: detected)\n");
@@ -216,6 +219,8 @@ static int parse_args(int argc, char** argv, const BenchSpec* spec, BenchOptions
       o->bind = 1;
     } else if (strcmp(a, "--alloc-mem") == 0 && accepts(spec, BENCH_OPT_ALLOC_MEM)) {
       o->alloc_mem = 1;
+    } else if (strcmp(a, "--phases") == 0 && accepts(spec, BENCH_OPT_PHASES)) {
+      o->phases = 1;
     } else if (strcmp(a, "--nonblocking") == 0 && accepts(spec, BENCH_OPT_NONBLOCKING)) {
       o->nonblocking = 1;
     } else if (strcmp(a, "--win") == 0 && accepts(spec, BENCH_OPT_WIN)) {

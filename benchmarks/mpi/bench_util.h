@@ -51,6 +51,7 @@ enum {
   BENCH_OPT_THREADS = 1 << 8,
   BENCH_OPT_COLLS = 1 << 9,
   BENCH_OPT_WIN = 1 << 10,
+  BENCH_OPT_PHASES = 1 << 11,
   /* What the windowed programs (mpi_bw, mpi_bibw, mpi_msgrate) take. */
   BENCH_OPTS_WINDOWED = BENCH_OPT_SIZES | BENCH_OPT_ITERS | BENCH_OPT_WINDOW | BENCH_OPT_BIND |
                         BENCH_OPT_ALLOC_MEM
@@ -71,6 +72,7 @@ typedef struct {
   int threads[8]; /* --threads LIST: threads per rank (BENCH_OPT_THREADS) */
   int nthreads;
   unsigned colls; /* --colls LIST: bit (1 << BenchColl) per collective (BENCH_OPT_COLLS) */
+  int phases;     /* --phases: time each phase of a round too (BENCH_OPT_PHASES) */
   int json;
   int help;
   char impl[32];

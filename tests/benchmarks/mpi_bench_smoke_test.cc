@@ -180,6 +180,20 @@ TEST_CASE("mpi_interrupt_latency: Lapis delivers while the receiver makes no MPI
     CHECK(field(row, "bench") == "mpi_interrupt_latency");
     CHECK(field(row, "progress") == "1");
     for (const char* key : {"size", "iters", "us", "p50_us", "max_us"}) check_positive(row, key);
+    CHECK(row.count("seen_us") == 0);  // phases only when asked
+  }
+  // --phases: each step of a round took time, and none longer than the
+  // longest round trip (a reading of the wrong round or rank would be).
+  const auto phased = run_ranks("mpi_interrupt_latency", 2,
+                                {"--sizes", "8", "--iters", "50", "--timeout", "60", "--phases", "--json"});
+  INFO("output:\n", phased.output);
+  REQUIRE(phased.status == 0);
+  const auto phased_rows = json_rows(phased.output, OtherLines::kSkipped);
+  REQUIRE(phased_rows.size() == 1);
+  const double longest_trip = 2 * number(phased_rows[0], "max_us");
+  for (const char* key : {"send_us", "seen_us", "wait_us", "irecv_us", "reply_send_us", "reply_us"}) {
+    check_positive(phased_rows[0], key);
+    CHECK(number(phased_rows[0], key) <= longest_trip);
   }
 }
 
