@@ -287,6 +287,11 @@ TEST_CASE("bad arguments and wrong rank counts end with a clear message, not a h
     CHECK(r.status == 2);
     CHECK(r.output.find("--nonblocking") != std::string::npos);
   }
+  SUBCASE("--phases belongs to mpi_interrupt_latency only: named, exit 2") {
+    const LaunchResult r = run_alone("mpi_latency", "--phases");
+    CHECK(r.status == 2);
+    CHECK(r.output.find("--phases") != std::string::npos);
+  }
   SUBCASE("bad --variants of mpi_paper_latency is named, exit 2") {
     const LaunchResult r = run_alone("mpi_paper_latency", "--variants fast");
     CHECK(r.status == 2);
