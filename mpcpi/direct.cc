@@ -50,17 +50,26 @@ bool Engine::Impl::may_announce(int source, std::size_t capacity) const {
   return src != me_ && ctx_.writes_near(src);
 }
 
-void Engine::Impl::announce_locked(Request* r, bool blocking) {
+bool Engine::Impl::announce_locked(Request* r, bool blocking, detail::AnnounceHeader& out) {
   const auto src = static_cast<lapi::TaskId>(r->source);
   RecvPeer& peer = recv_peers_[src];
-  if (posted_.size() != 1 || peer.announcement_open()) return;
+  if (posted_.size() != 1 || peer.announcement_open()) return false;
   auto& a = peer.announced;
   a = {true, false, a.id + 1 == 0 ? 1 : a.id + 1, peer.expected_seq, r};
-  const detail::AnnounceHeader h{a.id, a.seq, r->context, r->tag,
-                                 reinterpret_cast<std::uint64_t>(r->recv_buf), r->capacity,
-                                 blocking ? detail::kBlockingRecv : 0u, 0};
-  queue_locked(src, Msg::announce, &h, sizeof h);
+  out = detail::AnnounceHeader{a.id, a.seq, r->context, r->tag,
+                               reinterpret_cast<std::uint64_t>(r->recv_buf), r->capacity,
+                               blocking ? detail::kBlockingRecv : 0u, 0};
   ++stats_.announced;
+  return true;
+}
+
+void Engine::Impl::send_announcement(lapi::TaskId src, const detail::AnnounceHeader& h) {
+  Outgoing out;
+  out.dest = src;
+  out.type = Msg::announce;
+  std::memcpy(out.header.data(), &h, sizeof h);
+  out.header_len = sizeof h;
+  post(out);
 }
 
 std::optional<Errc> Engine::Impl::send_direct(const void* buf, std::size_t bytes, lapi::TaskId to,

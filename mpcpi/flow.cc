@@ -62,13 +62,20 @@ void Engine::Impl::post(Outgoing& out) {
 }
 
 void Engine::Impl::flush_outbox() {
-  std::vector<Outgoing> batch;
+  // The batch's storage is this thread's from its last flush, so a flush
+  // allocates and frees nothing once warm (it did both every time: 150 of
+  // the 1,150 instructions of an MPI_Irecv in interrupt mode, callgrind).
+  // A flush nested in post() finds the spare taken and allocates.
+  static thread_local std::vector<Outgoing> spare;
+  std::vector<Outgoing> batch = std::move(spare);  // leaves spare empty
   {
     EngineLock lock(*this);
     batch.swap(outbox_);
     outbox_pending_.store(false, std::memory_order_relaxed);
   }
   for (Outgoing& out : batch) post(out);
+  batch.clear();
+  spare = std::move(batch);
 }
 
 // ---- Receiver side ---------------------------------------------------------

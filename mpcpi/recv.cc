@@ -118,6 +118,8 @@ detail::Key3 Engine::Impl::init_recv(Request* r, void* buf, std::size_t capacity
 
 void Engine::Impl::post_recv(Request* r, detail::Key3 key, Announce announce) {
   const int source = key.source;
+  detail::AnnounceHeader announcement;
+  bool announce_now = false;
   {
     EngineLock lock(*this);
     auto* m = arrived_.empty() ? nullptr
@@ -128,7 +130,15 @@ void Engine::Impl::post_recv(Request* r, detail::Key3 key, Announce announce) {
     } else if (any_fault_.load(std::memory_order_relaxed) && fail_if_doomed_locked(r, source, "recv from")) [[unlikely]] {
     } else {
       posted_.post(*r, key);
-      if (announce != Announce::no) announce_locked(r, announce == Announce::blocking);
+      if (announce != Announce::no &&
+          announce_locked(r, announce == Announce::blocking, announcement)) {
+        // Straight to lapi once the lock is dropped, unless something queued
+        // before it must go first. Through the outbox it cost a second lock,
+        // an outbox entry and the flush (MPI_Irecv in interrupt mode,
+        // callgrind: 1,150 instructions).
+        announce_now = outbox_.empty();
+        if (!announce_now) queue_locked(static_cast<lapi::TaskId>(source), Msg::announce, &announcement, sizeof announcement);
+      }
       // A sender held back by flow control may hold the message we need.
       if (source != kAnySource) {
         const auto src = static_cast<lapi::TaskId>(source);
@@ -139,6 +149,7 @@ void Engine::Impl::post_recv(Request* r, detail::Key3 key, Announce announce) {
       }
     }
   }
+  if (announce_now) send_announcement(static_cast<lapi::TaskId>(source), announcement);
   drain_outbox();
 }
 

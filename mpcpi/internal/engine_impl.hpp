@@ -392,8 +392,12 @@ class Engine::Impl {
   // Whether irecv should announce a receive from `source` (outside the lock).
   bool may_announce(int source, std::size_t capacity) const;
   // Under the lock, once r is posted: announces it if it is the only posted
-  // receive and nothing is announced to that sender already.
-  void announce_locked(Request* r, bool blocking);
+  // receive and nothing is announced to that sender already. The
+  // announcement goes into `out`, for the caller to queue or send; true if
+  // there is one.
+  bool announce_locked(Request* r, bool blocking, detail::AnnounceHeader& out);
+  // Sends an announcement outside the lock, bypassing the outbox.
+  void send_announcement(lapi::TaskId src, const detail::AnnounceHeader& h);
   // A send that an announcement of `to` may take: written into the receive
   // buffer, its landed message sent. nullopt: not taken, send as usual.
   std::optional<Errc> send_direct(const void* buf, std::size_t bytes, lapi::TaskId to, int tag,
