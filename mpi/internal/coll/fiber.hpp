@@ -37,8 +37,9 @@ class Fiber {
   static Fiber* current();
 
   struct Impl;
-  // The fiber's entry point (called on its own stack).
-  void run_body();
+  // The fiber's entry point (called on its own stack; `caller`: the
+  // context that first resumed it).
+  void run_body(void* caller);
 
  private:
   std::function<void()> body_;
