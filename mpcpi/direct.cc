@@ -63,15 +63,6 @@ bool Engine::Impl::announce_locked(Request* r, bool blocking, detail::AnnounceHe
   return true;
 }
 
-void Engine::Impl::send_announcement(lapi::TaskId src, const detail::AnnounceHeader& h) {
-  Outgoing out;
-  out.dest = src;
-  out.type = Msg::announce;
-  std::memcpy(out.header.data(), &h, sizeof h);
-  out.header_len = sizeof h;
-  post(out);
-}
-
 std::optional<Errc> Engine::Impl::send_direct(const void* buf, std::size_t bytes, lapi::TaskId to,
                                               int tag, std::uint32_t context, SendMode mode,
                                               const char* fn) {

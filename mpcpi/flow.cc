@@ -44,21 +44,34 @@ Outgoing& Engine::Impl::queue_locked(lapi::TaskId dest, Msg type, const void* he
 }
 
 void Engine::Impl::post(Outgoing& out) {
+  if (out.type == detail::Msg::announce) {
+    send_announcement(out.dest, out.header.data(), out.header_len);
+    return;
+  }
   const lapi::HandlerId id = handler_base_ + static_cast<lapi::HandlerId>(out.type);
-  // An announcement is worth nothing to a sender that is not sending: it
-  // takes it in when it next calls in, without being woken (direct.cc).
-  lapi::Status s = out.type == detail::Msg::announce
-                       ? ctx_.amsend_quiet(out.dest, id, out.header.data(), out.header_len)
-                       : ctx_.amsend(out.dest, id, out.header.data(), out.header_len, out.data,
-                                     out.len, out.counters);
+  lapi::Status s = ctx_.amsend(out.dest, id, out.header.data(), out.header_len, out.data, out.len,
+                               out.counters);
   if (!s.ok()) [[unlikely]] {
     if (out.owner != nullptr) {
       fail_request(out.owner, lapi_error(s), out.owner_events);
-    } else if (s.code() != lapi::Errc::tgt_purged) {  // a failed task needs no control messages
-      EngineLock lock(*this);
-      protocol_error_locked(out.dest, "a control message could not be sent");
+    } else {
+      control_send_failed(out.dest, s);
     }
   }
+}
+
+void Engine::Impl::send_announcement(lapi::TaskId dest, const void* header, std::size_t len) {
+  // An announcement is worth nothing to a sender that is not sending: it
+  // takes it in when it next calls in, without being woken (direct.cc).
+  const lapi::HandlerId id = handler_base_ + static_cast<lapi::HandlerId>(detail::Msg::announce);
+  const lapi::Status s = ctx_.amsend_quiet(dest, id, header, len);
+  if (!s.ok()) [[unlikely]] control_send_failed(dest, s);
+}
+
+void Engine::Impl::control_send_failed(lapi::TaskId dest, const lapi::Status& s) {
+  if (s.code() == lapi::Errc::tgt_purged) return;  // a failed task needs no control messages
+  EngineLock lock(*this);
+  protocol_error_locked(dest, "a control message could not be sent");
 }
 
 void Engine::Impl::flush_outbox() {

@@ -137,7 +137,9 @@ void Engine::Impl::post_recv(Request* r, detail::Key3 key, Announce announce) {
         // an outbox entry and the flush (MPI_Irecv in interrupt mode,
         // callgrind: 1,150 instructions).
         announce_now = outbox_.empty();
-        if (!announce_now) queue_locked(static_cast<lapi::TaskId>(source), Msg::announce, &announcement, sizeof announcement);
+        if (!announce_now)
+          queue_locked(static_cast<lapi::TaskId>(source), Msg::announce, &announcement,
+                       sizeof announcement);
       }
       // A sender held back by flow control may hold the message we need.
       if (source != kAnySource) {
@@ -149,7 +151,8 @@ void Engine::Impl::post_recv(Request* r, detail::Key3 key, Announce announce) {
       }
     }
   }
-  if (announce_now) send_announcement(static_cast<lapi::TaskId>(source), announcement);
+  if (announce_now)
+    send_announcement(static_cast<lapi::TaskId>(source), &announcement, sizeof announcement);
   drain_outbox();
 }
 

@@ -393,11 +393,9 @@ class Engine::Impl {
   bool may_announce(int source, std::size_t capacity) const;
   // Under the lock, once r is posted: announces it if it is the only posted
   // receive and nothing is announced to that sender already. The
-  // announcement goes into `out`, for the caller to queue or send; true if
-  // there is one.
+  // announcement goes into `out`, for the caller to queue or send (outside
+  // the lock, send_announcement); true if there is one.
   bool announce_locked(Request* r, bool blocking, detail::AnnounceHeader& out);
-  // Sends an announcement outside the lock, bypassing the outbox.
-  void send_announcement(lapi::TaskId src, const detail::AnnounceHeader& h);
   // A send that an announcement of `to` may take: written into the receive
   // buffer, its landed message sent. nullopt: not taken, send as usual.
   std::optional<Errc> send_direct(const void* buf, std::size_t bytes, lapi::TaskId to, int tag,
@@ -455,6 +453,10 @@ class Engine::Impl {
   Outgoing& queue_locked(lapi::TaskId dest, detail::Msg type, const void* header,
                          std::size_t len);
   void post(Outgoing& out);
+  // An announcement, sent quietly (no wake-up); post() sends queued ones here.
+  void send_announcement(lapi::TaskId dest, const void* header, std::size_t len);
+  // A control message lapi refused: a protocol error, unless its target failed.
+  void control_send_failed(lapi::TaskId dest, const lapi::Status& s);
   // Sends what handlers queued; inline so that the common empty case costs
   // one load on every API path.
   void drain_outbox() {

@@ -53,7 +53,7 @@
 // flattened calls made each of their LTO links minutes longer. LTO alone
 // does not inline these paths: statically linked, MPI_Send still called
 // mpcpi's send, its eager credit and the core's Amsend, 587 instructions
-// per 8 B message against 344 flattened (callgrind, mpi_paper_latency).
+// per 8 B message against 375 flattened (callgrind, mpi_paper_latency).
 // Flattening stops only at functions marked noinline, so the paths these
 // calls rarely take are marked so (rendezvous and buffered sends, the
 // handlers' outbox, collectives, partitioned and generalized requests,

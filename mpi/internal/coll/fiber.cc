@@ -5,7 +5,6 @@
 
 #include <boost/context/detail/fcontext.hpp>
 
-#include <cstdint>
 #include <cstdlib>
 #include <utility>
 #include <vector>
