@@ -255,6 +255,9 @@ Status Context::unregister_counter(Counter& counter) {
   if (tl_header_handler_depth > 0) {
     return fail(Errc::in_header_handler, "probe: called from inside a header handler");
   }
+  if (impl_->progress_.has_thread.load(std::memory_order_relaxed)) {
+    impl_->progress_.note_probe(static_cast<std::int64_t>(impl_->config_.takeover_grace_us) * 1000);
+  }
   (void)impl_->poll_once();
   return Errc::success;
 }
@@ -352,6 +355,10 @@ ShmStats Context::shm_stats() const {
 bool Context::in_header_handler() const { return tl_header_handler_depth > 0; }
 
 [[gnu::noinline]] void Context::hand_over_progress() { impl_->progress_.hand_over(); }
+
+Context::DrivingProgress::DrivingProgress(Context& ctx)
+    : ctx_(ctx), announced_(ctx.impl_->progress_.enter_wait()) {}
+Context::DrivingProgress::~DrivingProgress() { ctx_.impl_->progress_.leave_wait(announced_); }
 
 Status Context::unregister_handler(HandlerId id) {
   if (Status s = check_live(*impl_, "unregister_handler"); !s.ok()) return s;

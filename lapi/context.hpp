@@ -292,6 +292,25 @@ class Context {
   // nothing to do (no progress thread, or it is not parked); a no-op in
   // polling mode.
   void hand_over_progress();
+  // Interrupt mode: while one of these lives, the thread that made it polls
+  // the library in a loop of its own (probe) until something completes, as
+  // waitcntr does inside. The progress thread then stays parked, as during
+  // a waitcntr, instead of waking for every message this thread would poll
+  // anyway: two threads woken per message, and two context switches per
+  // wake-up when tasks outnumber cores. When the loop ends, the progress
+  // thread takes over after its grace period (or at once, with
+  // hand_over_progress()). Costs one load in polling mode.
+  class DrivingProgress {
+   public:
+    explicit DrivingProgress(Context& ctx);
+    ~DrivingProgress();
+    DrivingProgress(const DrivingProgress&) = delete;
+    DrivingProgress& operator=(const DrivingProgress&) = delete;
+
+   private:
+    Context& ctx_;
+    bool announced_;
+  };
 
   // ---- Jobs that connect (MPI_Comm_accept/connect/join; link.hpp has the channel the two
   // jobs meet over). Tasks of another job join this context as tasks num_tasks(), ... of this

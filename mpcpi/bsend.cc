@@ -41,7 +41,7 @@ void Engine::Impl::give_back_bsend_locked(Request* carrier) {
 
 template <typename Done, typename Then>
 void Engine::Impl::poll_buffers_until(Done done, Then then) {
-  int spins = 0;
+  PollLoop loop;
   while (true) {
     {
       EngineLock lock(*this);
@@ -54,7 +54,7 @@ void Engine::Impl::poll_buffers_until(Done done, Then then) {
     if (options_.variant == Variant::counters) poll_landed();
     (void)ctx_.probe();
     drain_outbox();
-    idle(spins);
+    idle(loop);
   }
 }
 

@@ -56,16 +56,17 @@ void Engine::Impl::fill_status(const Request* r, Status* status) const {
   if (status != nullptr) *status = r->status;
 }
 
-void Engine::Impl::idle(int& spins) {
+void Engine::Impl::idle(PollLoop& loop) {
+  if (!loop.driving) [[unlikely]] loop.driving.emplace(ctx_);
   if (idle_hook_ != nullptr) idle_hook_();
-  ++spins;
-  if (spins < kSpinPolls) return;
-  if (spins < kYieldPolls) {
+  ++loop.spins;
+  if (loop.spins < kSpinPolls) return;
+  if (loop.spins < kYieldPolls) {
     sched_yield();
     return;
   }
   std::this_thread::sleep_for(kIdleSleep);
-  spins = kSpinPolls;
+  loop.spins = kSpinPolls;
 }
 
 void Engine::Impl::poll_landed() {
@@ -175,7 +176,7 @@ void Engine::Impl::block_until_done(Request* r) {
     // Polled: the counters variant finds completions only by polling, a
     // progress hook must keep running while this waits, and an idle hook
     // lets other threads in between polls.
-    int spins = 0;
+    PollLoop loop;
     while (!r->done()) {
       if (options_.variant == Variant::counters) poll_landed();
       if (r->done()) break;
@@ -183,7 +184,7 @@ void Engine::Impl::block_until_done(Request* r) {
       drain_outbox();
       run_hook();
       if (r->done()) break;
-      idle(spins);
+      idle(loop);
     }
   } else if (!r->done()) {
     lapi::Status s = ctx_.waitcntr(r->signal, r->expected);
@@ -201,7 +202,7 @@ void Engine::Impl::block_until_done(Request* r) {
 
 Errc Engine::Impl::wait_any(std::span<Request* const> reqs, std::size_t& index, Status* status) {
   index = reqs.size();
-  int spins = 0;
+  PollLoop loop;
   while (true) {
     bool any = false;
     for (std::size_t i = 0; i < reqs.size(); ++i) {
@@ -219,7 +220,7 @@ Errc Engine::Impl::wait_any(std::span<Request* const> reqs, std::size_t& index, 
     (void)ctx_.probe();
     drain_outbox();
     run_hook();
-    idle(spins);
+    idle(loop);
   }
 }
 

@@ -160,7 +160,7 @@ Errc Engine::Impl::finalize() {
   if (finalized_) return Errc::success;
   // Deliver what flow control still holds and what the attached buffers
   // still carry; both need the receivers to keep receiving.
-  int spins = 0;
+  PollLoop loop;
   while (true) {
     bool busy = false;
     {
@@ -173,7 +173,7 @@ Errc Engine::Impl::finalize() {
     if (options_.variant == Variant::counters) poll_landed();
     (void)ctx_.probe();
     drain_outbox();
-    idle(spins);
+    idle(loop);
   }
   drain_outbox();
   poll_landed();

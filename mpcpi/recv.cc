@@ -334,7 +334,7 @@ Errc Engine::Impl::iprobe(int source, int tag, std::uint32_t context, bool& foun
 
 Errc Engine::Impl::probe(int source, int tag, std::uint32_t context, Status* status,
                          Message** take) {
-  int spins = 0;
+  PollLoop loop;
   {
     EngineLock lock(*this);
     probing_.emplace_back(source, context);
@@ -356,7 +356,7 @@ Errc Engine::Impl::probe(int source, int tag, std::uint32_t context, Status* sta
     if (found) return Errc::success;
     // Sleep in lapi until something new is queued as unexpected.
     if (waits_poll()) {
-      idle(spins);
+      idle(loop);
     } else if (lapi::Status s = ctx_.waitcntr(arrivals_, 1); !s.ok()) {
       // Another task's failure interrupts the wait; this probe's own source failing ends it.
       if (s.code() != lapi::Errc::tgt_purged ||

@@ -110,12 +110,12 @@ Errc Engine::Impl::send(const void* buf, std::size_t bytes, int dest, int tag,
   } else if (!(concurrent() ? sent.try_consume(1) : sent.try_consume_unshared(1))) {
     if (idle_hook_ != nullptr) {
       // Other threads may call in while the data leaves (see set_idle_hook).
-      int spins = 0;
+      PollLoop loop;
       while (!sent.try_consume(1)) {
         (void)ctx_.probe();
         drain_outbox();
         if (sent.try_consume(1)) break;
-        idle(spins);
+        idle(loop);
       }
     } else {
       lapi::Status w = ctx_.waitcntr(sent, 1);

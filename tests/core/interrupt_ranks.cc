@@ -231,6 +231,69 @@ TEST_CASE("a parked progress thread looks less and less often at an application 
   LAPI_OK(ctx.gfence());
 }
 
+std::atomic<int> g_pokes{0};
+lapi::Landing on_counted_poke(lapi::Context&, const lapi::AmHeaderInfo&) {
+  g_pokes.fetch_add(1, std::memory_order_relaxed);
+  return {};
+}
+
+// Task 0 runs `poll_loop` (which probes) until 2000 pokes from task 1,
+// 20 us apart, have run, and checks that its progress thread stayed parked
+// meanwhile. Had the loop not kept it parked, each poke would wake it from
+// the worker's event fd: about 2000 looks, where a parked thread's
+// backed-off looks are a few dozen.
+template <typename PollLoop>
+void check_parked_while(PollLoop poll_loop) {
+  constexpr int kPokes = 2000;
+  lapi::Context& ctx = rank_context();
+  g_pokes.store(0);
+  LAPI_OK(ctx.register_handler(5, on_counted_poke));
+  LAPI_OK(ctx.barrier());
+  if (ctx.task_id() == 0) {
+    bool probed = true;
+    const Looks l = count_looks([&] {
+      CHECK(poll_loop(ctx, probed, [] { return g_pokes.load(std::memory_order_relaxed) == kPokes; }));
+    });
+    CHECK(probed);
+    check_backed_off(l);
+  } else if (ctx.task_id() == 1) {
+    for (int i = 0; i < kPokes; ++i) {
+      lapi::Counter sent;
+      LAPI_OK(ctx.amsend(0, 5, nullptr, 0, nullptr, 0, {{}, nullptr, &sent}));
+      LAPI_OK(ctx.waitcntr(sent, 1));
+      const auto computed = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+      while (std::chrono::steady_clock::now() < computed) {  // outside the library
+      }
+    }
+  }
+  LAPI_OK(ctx.barrier());
+  LAPI_OK(ctx.gfence());
+}
+
+// Probes back to back (MPI_Test until done): they count as a wait.
+TEST_CASE("the progress thread stays parked while the application probes in a loop") {
+  check_parked_while([](lapi::Context& ctx, bool& probed, auto done) {
+    return spin_until([&] {
+      probed &= ctx.probe().ok();
+      return done();
+    });
+  });
+}
+
+// A loop that backs off between probes (MPI's waits while nonblocking
+// collectives run sleep 20 us at a time) says so with DrivingProgress.
+TEST_CASE("the progress thread stays parked while a DrivingProgress loop backs off") {
+  check_parked_while([](lapi::Context& ctx, bool& probed, auto done) {
+    lapi::Context::DrivingProgress driving(ctx);
+    return spin_until([&] {
+      probed &= ctx.probe().ok();
+      if (done()) return true;
+      std::this_thread::sleep_for(std::chrono::microseconds(100));  // the loop's back-off
+      return false;
+    });
+  });
+}
+
 TEST_CASE("a spinning task still receives amsend, put and rmw") {
   lapi::Context& ctx = rank_context();
   std::int64_t mode = 0;
