@@ -255,9 +255,6 @@ Status Context::unregister_counter(Counter& counter) {
   if (tl_header_handler_depth > 0) {
     return fail(Errc::in_header_handler, "probe: called from inside a header handler");
   }
-  if (impl_->progress_.has_thread.load(std::memory_order_relaxed)) {
-    impl_->progress_.note_probe(static_cast<std::int64_t>(impl_->config_.takeover_grace_us) * 1000);
-  }
   (void)impl_->poll_once();
   return Errc::success;
 }

@@ -57,7 +57,7 @@ void Engine::Impl::fill_status(const Request* r, Status* status) const {
 }
 
 void Engine::Impl::idle(PollLoop& loop) {
-  if (!loop.driving) [[unlikely]] loop.driving.emplace(ctx_);
+  if (!loop.driving && progress_hook_ != nullptr) [[unlikely]] loop.driving.emplace(ctx_);
   if (idle_hook_ != nullptr) idle_hook_();
   ++loop.spins;
   if (loop.spins < kSpinPolls) return;

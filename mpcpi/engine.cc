@@ -267,6 +267,10 @@ Errc Engine::recv(void* buf, std::size_t capacity, int source, int tag, std::uin
   return impl_->returning(impl_->recv(buf, capacity, source, tag, context, status));
 }
 
+thread_local int t_library_calls = 0;
+Engine::LibraryCall::LibraryCall() { ++t_library_calls; }
+Engine::LibraryCall::~LibraryCall() { --t_library_calls; }
+
 Errc Engine::test(Request* req, bool& completed, Status* status) {
   return impl_->test(req, completed, status, true);
 }

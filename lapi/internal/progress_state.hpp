@@ -9,13 +9,12 @@
 // Hand-off: a waiting application thread counts itself in `app_waiters`
 // and bumps `app_epoch` (enter_wait); the progress thread parks (park())
 // while either moves, and takes over once the application has stayed out of
-// the library for a grace period, or at once when hand_over() asks. Probes
-// back to back bump `app_epoch` too (note_probe): a loop of them polls as a
-// wait does.
+// the library for a grace period, or at once when hand_over() asks. A
+// thread polling in a loop of its own announces itself the same way
+// (Context::DrivingProgress).
 // `app_waiters` is also the futex word the parked thread sleeps on.
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <thread>
 
@@ -30,7 +29,6 @@ struct ProgressState {
   std::atomic<bool> hand_over_asked{false};   // hand_over(): end that grace now
   std::atomic<std::uint32_t> app_epoch{0};    // bumped at every wait's entry
   std::atomic<std::uint32_t> sleepers{0};     // threads blocked on the worker's event fd
-  std::atomic<std::int64_t> last_probe_ns{0};  // note_probe: the latest probe's time
 
   // An application thread starts waiting: with a progress thread, announce
   // that this thread drives progress now, so the progress thread stays
@@ -46,22 +44,6 @@ struct ProgressState {
   // No wake-up on exit: the progress thread notices idleness by itself.
   void leave_wait(bool announced) {
     if (announced) app_waiters.fetch_sub(1, std::memory_order_acq_rel);
-  }
-  // An application thread probes (Context::probe). Probes less than a grace
-  // period apart are a loop of them (MPI_Test until a request is done),
-  // which polls as a wait does: counted as a wait's entry, they keep the
-  // progress thread parked instead of waking for every message the loop
-  // would find anyway. A probe after a longer absence counts for nothing,
-  // so an application that computes and probes now and then keeps the
-  // progress thread's prompt landings.
-  void note_probe(std::int64_t grace_ns) {
-    const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                 std::chrono::steady_clock::now().time_since_epoch())
-                                 .count();
-    if (now - last_probe_ns.load(std::memory_order_relaxed) < grace_ns) {
-      app_epoch.fetch_add(1, std::memory_order_release);
-    }
-    last_probe_ns.store(now, std::memory_order_relaxed);
   }
 
   // Progress thread: parks for up to `grace_ns` (it saw `waiters` waiting).

@@ -270,16 +270,6 @@ void check_parked_while(PollLoop poll_loop) {
   LAPI_OK(ctx.gfence());
 }
 
-// Probes back to back (MPI_Test until done): they count as a wait.
-TEST_CASE("the progress thread stays parked while the application probes in a loop") {
-  check_parked_while([](lapi::Context& ctx, bool& probed, auto done) {
-    return spin_until([&] {
-      probed &= ctx.probe().ok();
-      return done();
-    });
-  });
-}
-
 // A loop that backs off between probes (MPI's waits while nonblocking
 // collectives run sleep 20 us at a time) says so with DrivingProgress.
 TEST_CASE("the progress thread stays parked while a DrivingProgress loop backs off") {

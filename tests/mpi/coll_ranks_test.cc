@@ -63,6 +63,11 @@ TEST_CASE("collectives over the engine's protocol extremes and interrupt mode") 
   }
 }
 
+// (The shared-memory collectives are polling mode's: these go through the engine.)
+TEST_CASE("interrupt mode: collectives leave the progress thread parked") {
+  expect_ok("coll", 2, {"LAPIS_MODE=interrupt"}, {"parked"});
+}
+
 TEST_CASE("bad arguments to collectives at 1, 2, 3 and 4 ranks, with and without the node segment") {
   for (int ranks : {1, 2, 3, 4}) {
     SUBCASE(("ranks=" + std::to_string(ranks)).c_str()) { expect_ok("coll_errors", ranks); }

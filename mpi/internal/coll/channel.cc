@@ -41,6 +41,7 @@ int CollChannel::send(int peer, const void* data, std::size_t bytes) {
     return rc != MPI_SUCCESS ? rc : rc2;
   }
   const Outgoing out = outgoing(data, bytes);
+  const mpcpi::Engine::LibraryCall library;
   return engine_error(engine_.send(out.data, out.bytes, comm_.peer_world_of(peer), tag_, context_,
                                    mpcpi::SendMode::standard));
 }
@@ -52,6 +53,7 @@ int CollChannel::recv(int peer, void* data, std::size_t bytes) {
     return rc != MPI_SUCCESS ? rc : rc2;
   }
   mpcpi::Status status;
+  const mpcpi::Engine::LibraryCall library;
   const int rc = engine_error(engine_.recv(data, bytes, comm_.peer_world_of(peer), tag_, context_, &status));
   return absorb(rc, status, bytes);
 }
@@ -93,6 +95,7 @@ int CollChannel::isend(int peer, const void* data, std::size_t bytes) {
   mpcpi::Request* req = nullptr;
   bool done = false;
   const Outgoing out = outgoing(data, bytes);
+  const mpcpi::Engine::LibraryCall library;
   mpcpi::Errc e = engine_.isend(out.data, out.bytes, comm_.peer_world_of(peer), tag_, context_,
                                 mpcpi::SendMode::standard, req, &done);
   if (e != mpcpi::Errc::success) return engine_error(e);
@@ -102,6 +105,7 @@ int CollChannel::isend(int peer, const void* data, std::size_t bytes) {
 
 int CollChannel::irecv(int peer, void* data, std::size_t bytes) {
   mpcpi::Request* req = nullptr;
+  const mpcpi::Engine::LibraryCall library;
   mpcpi::Errc e = engine_.irecv(data, bytes, comm_.peer_world_of(peer), tag_, context_, req);
   if (e != mpcpi::Errc::success) return engine_error(e);
   pending_.push_back({req, bytes});
@@ -117,6 +121,7 @@ int CollChannel::wait_all() {
       for (std::size_t i = 0; i < pending_.size();) {
         bool done = false;
         mpcpi::Status status;
+        const mpcpi::Engine::LibraryCall library;  // not across the suspend below
         int rc = engine_error(engine_.test(pending_[i].request, done, &status));
         if (done) rc = absorb(rc, status, pending_[i].expect);
         if (!done) {
@@ -131,6 +136,7 @@ int CollChannel::wait_all() {
     }
     return first;
   }
+  const mpcpi::Engine::LibraryCall library;
   for (const Pending& p : pending_) {
     mpcpi::Status status;
     int rc = absorb(engine_error(engine_.wait(p.request, &status)), status, p.expect);

@@ -23,6 +23,7 @@ void signal_done(CollOp& op) {
   const Comm& c = *op.comm;
   mpcpi::Request* req = nullptr;
   bool done = false;
+  const mpcpi::Engine::LibraryCall library;
   mpcpi::Errc e = engine().isend(nullptr, 0, c.world_of(c.rank), op.done_tag,
                                  c.context(ContextKind::reserved2), mpcpi::SendMode::standard,
                                  req, &done);
@@ -50,6 +51,9 @@ int begin(Request& r) {
   g_next_done_tag = (g_next_done_tag + 1) & 0x3fffffff;
   op.rc = MPI_SUCCESS;
   op.detail.clear();
+  // The fiber runs its steps only in MPI calls: the progress thread can
+  // land data but not move the collective on, so no hand-over here.
+  const mpcpi::Engine::LibraryCall library;
   mpcpi::Errc e = engine().irecv(nullptr, 0, c.world_of(c.rank), op.done_tag,
                                  c.context(ContextKind::reserved2), r.engine);
   if (e != mpcpi::Errc::success) return engine_error(e);
