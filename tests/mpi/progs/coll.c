@@ -533,7 +533,7 @@ static long progress_thread_switches(void) {
 /* Interrupt mode: a collective's own sends and receives leave the progress
  * thread parked. Each used to hand progress over to it on return, waking it
  * several times per 8-byte allreduce (37.7 us each at 2 ranks instead of
- * 0.3-0.5). A parked thread looks at the waiting application at most about
+ * 0.56-0.80). A parked thread looks at the waiting application at most about
  * once per millisecond (lapi's back-off); the bound allows one per 400 us. */
 static void test_progress_stays_parked(MPI_Comm comm) {
   /* The thread names itself once it runs (run with LAPIS_MODE=interrupt). */
