@@ -237,13 +237,13 @@ lapi::Landing on_counted_poke(lapi::Context&, const lapi::AmHeaderInfo&) {
   return {};
 }
 
-// Task 0 runs `poll_loop` (which probes) until 2000 pokes from task 1,
-// 20 us apart, have run, and checks that its progress thread stayed parked
-// meanwhile. Had the loop not kept it parked, each poke would wake it from
-// the worker's event fd: about 2000 looks, where a parked thread's
-// backed-off looks are a few dozen.
-template <typename PollLoop>
-void check_parked_while(PollLoop poll_loop) {
+// Task 0 probes in a loop that backs off 100 us between probes (as MPI's
+// waits do while nonblocking collectives run), inside a DrivingProgress,
+// until 2000 pokes from task 1, 20 us apart, have run; its progress thread
+// must stay parked meanwhile. Without the scope each poke woke it from the
+// worker's event fd: about 2000 looks, where a parked thread's backed-off
+// looks are a few hundred at most.
+TEST_CASE("the progress thread stays parked while a DrivingProgress loop backs off") {
   constexpr int kPokes = 2000;
   lapi::Context& ctx = rank_context();
   g_pokes.store(0);
@@ -252,7 +252,13 @@ void check_parked_while(PollLoop poll_loop) {
   if (ctx.task_id() == 0) {
     bool probed = true;
     const Looks l = count_looks([&] {
-      CHECK(poll_loop(ctx, probed, [] { return g_pokes.load(std::memory_order_relaxed) == kPokes; }));
+      lapi::Context::DrivingProgress driving(ctx);
+      CHECK(spin_until([&] {
+        probed &= ctx.probe().ok();
+        if (g_pokes.load(std::memory_order_relaxed) == kPokes) return true;
+        std::this_thread::sleep_for(std::chrono::microseconds(100));  // the loop's back-off
+        return false;
+      }));
     });
     CHECK(probed);
     check_backed_off(l);
@@ -268,20 +274,6 @@ void check_parked_while(PollLoop poll_loop) {
   }
   LAPI_OK(ctx.barrier());
   LAPI_OK(ctx.gfence());
-}
-
-// A loop that backs off between probes (MPI's waits while nonblocking
-// collectives run sleep 20 us at a time) says so with DrivingProgress.
-TEST_CASE("the progress thread stays parked while a DrivingProgress loop backs off") {
-  check_parked_while([](lapi::Context& ctx, bool& probed, auto done) {
-    lapi::Context::DrivingProgress driving(ctx);
-    return spin_until([&] {
-      probed &= ctx.probe().ok();
-      if (done()) return true;
-      std::this_thread::sleep_for(std::chrono::microseconds(100));  // the loop's back-off
-      return false;
-    });
-  });
 }
 
 TEST_CASE("a spinning task still receives amsend, put and rmw") {

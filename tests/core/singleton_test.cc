@@ -116,6 +116,12 @@ TEST_CASE("singleton: one task talks to itself in every policy") {
       const lapi::Status after = ctx->amsend(0, 1, nullptr, 0, nullptr, 0);
       CHECK(after.code() == lapi::Errc::terminated);
       CHECK(ctx->term().code() == lapi::Errc::terminated);
+      {
+        // A DrivingProgress outliving its context's progress thread does
+        // nothing; the calls it scopes are refused as usual.
+        const lapi::Context::DrivingProgress driving(*ctx);
+        CHECK(ctx->probe().code() == lapi::Errc::terminated);
+      }
     }
   }
 }
